@@ -1,0 +1,255 @@
+/* The CLI driver: global options, command lookup, shared setup and teardown, error reporting. */
+#include "base/setup.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+
+#define KP__CMD_PTR(name) &kp_cmd_##name,
+static const struct kp_cmd *const command_table[] = {KP_COMMANDS(KP__CMD_PTR) NULL};
+#undef KP__CMD_PTR
+
+const struct kp_cmd *const *kp_commands(void)
+{
+	return command_table;
+}
+
+const struct kp_cmd *kp_command_find(const char *name)
+{
+	for (const struct kp_cmd *const *c = command_table; *c; c++)
+		if (!strcmp((*c)->name, name))
+			return *c;
+	return NULL;
+}
+
+static void cli_vmsg(struct kp_cli *cli, const char *what, const char *style, const char *fmt, va_list ap)
+{
+	kp_progress_clear(&cli->progress);
+	fprintf(cli->err, "kernelpro: %s%s%s: ", kp_cli_color(cli, style), what, kp_cli_reset(cli));
+	vfprintf(cli->err, fmt, ap);
+	fputc('\n', cli->err);
+	fflush(cli->err);
+}
+
+void kp_cli_error(struct kp_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cli_vmsg(cli, "error", "bad", fmt, ap);
+	va_end(ap);
+}
+
+void kp_cli_warn(struct kp_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+	if (cli->verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	cli_vmsg(cli, "warning", "warn", fmt, ap);
+	va_end(ap);
+}
+
+int kp_exit_for(int code)
+{
+	if (code == 0)
+		return KP_EXIT_OK;
+	if (code == KP_ENOTOOL || code == KP_ENODEV)
+		return KP_EXIT_MISSING;
+	return KP_EXIT_FAIL;
+}
+
+int kp_cli_fail(struct kp_cli *cli, const struct kp_error *err)
+{
+	kp_cli_error(cli, "%s", kp_error_msg(err));
+	return kp_exit_for(err->code ? err->code : KP_EIO);
+}
+
+const char *kp_cli_color(const struct kp_cli *cli, const char *style)
+{
+	if (!cli->color)
+		return "";
+	if (!strcmp(style, "ok"))
+		return "\033[32m";
+	if (!strcmp(style, "warn"))
+		return "\033[33m";
+	if (!strcmp(style, "bad"))
+		return "\033[31m";
+	if (!strcmp(style, "dim"))
+		return "\033[2m";
+	if (!strcmp(style, "bold"))
+		return "\033[1m";
+	return "";
+}
+
+const char *kp_cli_reset(const struct kp_cli *cli)
+{
+	return cli->color ? "\033[0m" : "";
+}
+
+static int want_color(const char *mode, FILE *fp)
+{
+	const char *term = getenv("TERM");
+	if (mode && !strcmp(mode, "always"))
+		return 1;
+	if (mode && !strcmp(mode, "never"))
+		return 0;
+	if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
+		return 0;
+	return isatty(fileno(fp)) && term && strcmp(term, "dumb") != 0;
+}
+
+static void print_main_usage(FILE *fp)
+{
+	fprintf(fp, "usage: kernelpro [-v|-q] [--color=auto|never|always] [--version] [--help] COMMAND [ARGS]\n");
+}
+
+static void print_main_help(FILE *fp)
+{
+	print_main_usage(fp);
+	fprintf(fp, "\nkernelpro makes CUDA kernels faster the way an expert does: it measures,\n"
+		    "classifies the bottleneck, profiles what matters, diagnoses, and searches\n"
+		    "over LLM-written versions.\n\ncommands:\n");
+	for (const struct kp_cmd *const *c = command_table; *c; c++)
+		if (!((*c)->flags & KP_CMD_HIDDEN))
+			fprintf(fp, "  %-12s %s\n", (*c)->name, (*c)->summary);
+	fprintf(fp, "\n'kernelpro COMMAND --help' explains one command.\n"
+		    "exit codes: 0 ok, 1 the job failed, 2 usage error, 3 a required tool or device is missing\n");
+}
+
+static void apply_verbosity(struct kp_cli *cli, int verbose, int quiet)
+{
+	if (quiet)
+		cli->verbosity = -1;
+	else if (verbose > cli->verbosity)
+		cli->verbosity = verbose;
+	kp_log_set_level(cli->verbosity < 0 ? KP_LOG_ERROR
+			 : cli->verbosity == 0 ? KP_LOG_WARN
+			 : cli->verbosity == 1 ? KP_LOG_INFO
+			 : cli->verbosity == 2 ? KP_LOG_DEBUG
+					       : KP_LOG_TRACE);
+}
+
+int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *prefix, int argc, char **argv)
+{
+	struct kp_args args;
+	char sub_prefix[128];
+	int rc;
+
+	if (cmd->subs) {
+		const char *name = argc > 1 ? argv[1] : NULL;
+		if (!name || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+			kp_cmd_print_help(cmd, prefix, name ? cli->out : cli->err);
+			return name ? KP_EXIT_OK : KP_EXIT_USAGE;
+		}
+		for (const struct kp_cmd *const *s = cmd->subs; *s; s++) {
+			if (!strcmp((*s)->name, name)) {
+				snprintf(sub_prefix, sizeof(sub_prefix), "%s %s", prefix, name);
+				return kp_cmd_dispatch(cli, *s, sub_prefix, argc - 1, argv + 1);
+			}
+		}
+		fprintf(cli->err, "%s: unknown command '%s'\n", prefix, name);
+		kp_cmd_print_usage(cmd, prefix, cli->err);
+		return KP_EXIT_USAGE;
+	}
+
+	rc = kp_args_parse(&args, cmd, argc, argv, cli->err, cli->out);
+	if (rc == -1) {
+		kp_args_release(&args);
+		return KP_EXIT_OK;
+	}
+	if (rc) {
+		kp_args_release(&args);
+		return rc;
+	}
+	if (kp_arg_given(&args, "color"))
+		cli->color = want_color(kp_arg_str(&args, "color"), cli->out);
+	apply_verbosity(cli, kp_arg_given(&args, "verbose"), kp_arg_flag(&args, "quiet"));
+	cli->json = (cmd->flags & KP_CMD_JSON) ? kp_arg_flag(&args, "json") : 0;
+	rc = cmd->run(cli, &args);
+	kp_args_release(&args);
+	return rc;
+}
+
+int kp_cli_main(int argc, char **argv, FILE *out, FILE *err)
+{
+	struct kp_cli cli;
+	const char *color_mode = "auto";
+	const struct kp_cmd *cmd;
+	int verbose = 0, quiet = 0, i, rc;
+
+	memset(&cli, 0, sizeof(cli));
+	cli.out = out;
+	cli.err = err;
+	cli.argv0 = argc > 0 ? argv[0] : "kernelpro";
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+			verbose++;
+		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+			quiet = 1;
+		else if (!strncmp(a, "--color=", 8)) {
+			color_mode = a + 8;
+			if (strcmp(color_mode, "auto") && strcmp(color_mode, "never") && strcmp(color_mode, "always")) {
+				fprintf(err, "kernelpro: option '--color' expects one of auto|never|always, not '%s'\n",
+					color_mode);
+				print_main_usage(err);
+				return KP_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--color") && i + 1 < argc) {
+			color_mode = argv[++i];
+		} else if (!strcmp(a, "--version")) {
+			fprintf(out, "kernelpro %s (%s)\n", KP_VERSION, KP_GIT_REV);
+			return KP_EXIT_OK;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			print_main_help(out);
+			return KP_EXIT_OK;
+		} else {
+			fprintf(err, "kernelpro: unknown option '%s'\n", a);
+			print_main_usage(err);
+			return KP_EXIT_USAGE;
+		}
+	}
+	cli.color = want_color(color_mode, out);
+	kp_progress_init(&cli.progress, err, 1);
+	apply_verbosity(&cli, verbose, quiet);
+	kp_log_set_sink(kp_log_stderr_sink, err);
+	kp_progress_set_global(&cli.progress);
+
+	if (i >= argc) {
+		fprintf(err, "kernelpro: no command given\n");
+		print_main_usage(err);
+		return KP_EXIT_USAGE;
+	}
+	if (!strcmp(argv[i], "help")) {
+		if (i + 1 < argc && (cmd = kp_command_find(argv[i + 1]))) {
+			char prefix[64];
+			snprintf(prefix, sizeof(prefix), "kernelpro %s", cmd->name);
+			kp_cmd_print_help(cmd, prefix, out);
+			return KP_EXIT_OK;
+		}
+		print_main_help(out);
+		return KP_EXIT_OK;
+	}
+	cmd = kp_command_find(argv[i]);
+	if (!cmd) {
+		fprintf(err, "kernelpro: unknown command '%s'\n", argv[i]);
+		print_main_usage(err);
+		return KP_EXIT_USAGE;
+	}
+	{
+		char prefix[64];
+		snprintf(prefix, sizeof(prefix), "kernelpro %s", cmd->name);
+		rc = kp_cmd_dispatch(&cli, cmd, prefix, argc - i, argv + i);
+	}
+	kp_progress_set_global(NULL);
+	kp_log_set_sink(NULL, NULL);
+	if (fflush(out) != 0 || ferror(out)) {
+		fprintf(err, "kernelpro: error: cannot write output: %s\n", strerror(errno));
+		if (rc == 0)
+			rc = KP_EXIT_FAIL;
+	}
+	return rc;
+}

@@ -1,0 +1,15 @@
+/* The command table: one X(name) per src/cmd_<name>.c, in the order help lists them. */
+#ifndef KP_COMMANDS_H
+#define KP_COMMANDS_H
+
+#include "cli.h"
+
+#define KP_COMMANDS(X) \
+	X(doctor)      \
+	X(version)
+
+#define KP__DECLARE_CMD(name) extern const struct kp_cmd kp_cmd_##name;
+KP_COMMANDS(KP__DECLARE_CMD)
+#undef KP__DECLARE_CMD
+
+#endif

@@ -1,0 +1,20 @@
+# Sourced by integration and GPU tests: helpers over the built binary ($KP) and the repo root ($KP_ROOT).
+set -u
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "$*"; exit 77; }
+
+# expect_exit CODE CMD...: runs CMD, captures stdout/stderr into ./out ./err, checks the exit code.
+expect_exit() {
+	want=$1; shift
+	"$@" >out 2>err
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "--- stdout"; cat out; echo "--- stderr"; cat err
+		fail "'$*' exited $got, expected $want"
+	fi
+}
+
+# contains FILE TEXT: FILE has the fixed string TEXT.
+contains() { grep -qF -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "'$1' lacks '$2'"; }; }
+lacks() { ! grep -qF -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "'$1' has '$2'"; }; }

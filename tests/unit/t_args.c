@@ -1,0 +1,183 @@
+/* Unit tests: option tables, usage errors (exit 2), help text from the tables, global options. */
+#include "base/setup.h"
+
+#include "kp_test.h"
+#include "cli.h"
+#include "kernelpro/str.h"
+
+static int ran;
+static int run_fake(struct kp_cli *cli, const struct kp_args *a)
+{
+	ran++;
+	return KP_EXIT_OK;
+}
+
+static const struct kp_opt fake_opts[] = {
+	{"budget", 'b', KP_OPT_INT, "N", "evaluations", "10"},
+	{"ratio", 0, KP_OPT_NUM, "X", "a number", NULL},
+	{"mode", 0, KP_OPT_CHOICE, "fast|slow", "how", "fast"},
+	{"tag", 't', KP_OPT_LIST, "TAG", "tags", NULL},
+	{"dry-run", 0, KP_OPT_FLAG, NULL, "do nothing", NULL},
+	{"name", 0, KP_OPT_STR, "NAME", "a name", NULL},
+	KP_OPT_TABLE_END,
+};
+
+static const struct kp_cmd fake = {
+	.name = "fake", .summary = "A command for tests", .usage = "[options] TASK",
+	.flags = KP_CMD_JSON, .opts = fake_opts, .min_args = 1, .max_args = 1, .run = run_fake,
+};
+
+static int parse(struct kp_args *a, char **argv, int argc, char **errtext)
+{
+	size_t n;
+	FILE *err = open_memstream(errtext, &n);
+	FILE *out = fopen("/dev/null", "w");
+	int rc = kp_args_parse(a, &fake, argc, argv, err, out);
+	fclose(err);
+	fclose(out);
+	return rc;
+}
+
+static void test_parse_ok(void **state)
+{
+	struct kp_args a;
+	char *e = NULL;
+	char *argv[] = {"fake", "-b", "5", "--ratio=0.5", "--tag", "x", "-t", "y", "--json", "task.py", "--dry-run"};
+	assert_int_equal(parse(&a, argv, 11, &e), 0);
+	assert_int_equal(kp_arg_int(&a, "budget", 0), 5);
+	assert_true(kp_arg_num(&a, "ratio", 0) == 0.5);
+	assert_string_equal(kp_arg_str(&a, "mode"), "fast"); /* default applied */
+	assert_int_equal(kp_arg_list(&a, "tag")->n, 2);
+	assert_string_equal(kp_arg_list(&a, "tag")->v[1], "y");
+	assert_true(kp_arg_flag(&a, "json"));
+	assert_true(kp_arg_flag(&a, "dry-run"));
+	assert_null(kp_arg_str(&a, "name"));
+	assert_string_equal(kp_arg_pos(&a, 0), "task.py");
+	kp_args_release(&a);
+	free(e);
+}
+
+static void check_usage_error(char **argv, int argc, const char *want)
+{
+	struct kp_args a;
+	char *e = NULL;
+	assert_int_equal(parse(&a, argv, argc, &e), KP_EXIT_USAGE);
+	if (!strstr(e, want))
+		fail_msg("expected '%s' in: %s", want, e);
+	assert_non_null(strstr(e, "usage: kernelpro fake [options] TASK"));
+	kp_args_release(&a);
+	free(e);
+}
+
+static void test_usage_errors(void **state)
+{
+	char *a1[] = {"fake", "--frobnicate", "t"};
+	char *a2[] = {"fake", "-b", "many", "t"};
+	char *a3[] = {"fake", "--mode", "medium", "t"};
+	char *a4[] = {"fake"};
+	char *a5[] = {"fake", "t", "u"};
+	char *a6[] = {"fake", "t", "--budget"};
+	char *a7[] = {"fake", "--dry-run=yes", "t"};
+	char *a8[] = {"fake", "-Z", "t"};
+	check_usage_error(a1, 3, "unknown option '--frobnicate'");
+	check_usage_error(a2, 4, "expects a whole number, not 'many'");
+	check_usage_error(a3, 4, "expects one of fast|slow");
+	check_usage_error(a4, 1, "missing argument");
+	check_usage_error(a5, 3, "unexpected argument 'u'");
+	check_usage_error(a6, 3, "needs a value");
+	check_usage_error(a7, 3, "takes no value");
+	check_usage_error(a8, 3, "unknown option '-Z'");
+}
+
+static void test_help_from_table(void **state)
+{
+	char *buf = NULL;
+	size_t n;
+	FILE *fp = open_memstream(&buf, &n);
+	kp_cmd_print_help(&fake, "kernelpro fake", fp);
+	fclose(fp);
+	/* Every option of the table appears, with its default and choices. */
+	for (const struct kp_opt *o = fake_opts; o->name; o++) {
+		char want[64];
+		snprintf(want, sizeof(want), "--%s", o->name);
+		assert_non_null(strstr(buf, want));
+	}
+	assert_non_null(strstr(buf, "[default: 10]"));
+	assert_non_null(strstr(buf, "(fast|slow)"));
+	assert_non_null(strstr(buf, "--json"));
+	assert_non_null(strstr(buf, "--verbose"));
+	free(buf);
+}
+
+static int run_main(char **argv, int argc, char **out, char **err)
+{
+	size_t n1, n2;
+	FILE *o = open_memstream(out, &n1), *e = open_memstream(err, &n2);
+	int rc = kp_cli_main(argc, argv, o, e);
+	fclose(o);
+	fclose(e);
+	return rc;
+}
+
+static void test_main_dispatch(void **state)
+{
+	char *out = NULL, *err = NULL;
+	char *v[] = {"kernelpro", "--version"};
+	char *u[] = {"kernelpro", "frobnicate"};
+	char *f[] = {"kernelpro", "doctor", "--nope"};
+	char *g[] = {"kernelpro", "--bogus"};
+	char *h[] = {"kernelpro", "--help"};
+	char *c[] = {"kernelpro", "--color=sometimes", "doctor"};
+	char *n[] = {"kernelpro"};
+
+	assert_int_equal(run_main(v, 2, &out, &err), 0);
+	assert_true(kp_starts_with(out, "kernelpro "));
+	free(out), free(err);
+
+	assert_int_equal(run_main(u, 2, &out, &err), KP_EXIT_USAGE);
+	assert_non_null(strstr(err, "unknown command 'frobnicate'"));
+	assert_non_null(strstr(err, "usage: kernelpro"));
+	free(out), free(err);
+
+	assert_int_equal(run_main(f, 3, &out, &err), KP_EXIT_USAGE);
+	assert_non_null(strstr(err, "unknown option '--nope'"));
+	free(out), free(err);
+
+	assert_int_equal(run_main(g, 2, &out, &err), KP_EXIT_USAGE);
+	free(out), free(err);
+
+	assert_int_equal(run_main(h, 2, &out, &err), 0);
+	for (const struct kp_cmd *const *cmd = kp_commands(); *cmd; cmd++)
+		assert_non_null(strstr(out, (*cmd)->name));
+	free(out), free(err);
+
+	assert_int_equal(run_main(c, 3, &out, &err), KP_EXIT_USAGE);
+	free(out), free(err);
+
+	assert_int_equal(run_main(n, 1, &out, &err), KP_EXIT_USAGE);
+	free(out), free(err);
+}
+
+static void test_every_command_has_help(void **state)
+{
+	for (const struct kp_cmd *const *cmd = kp_commands(); *cmd; cmd++) {
+		char *out = NULL, *err = NULL;
+		char *argv[] = {"kernelpro", (char *)(*cmd)->name, "--help"};
+		assert_int_equal(run_main(argv, 3, &out, &err), 0);
+		assert_non_null(strstr(out, "usage: kernelpro"));
+		assert_non_null((*cmd)->summary);
+		free(out), free(err);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_ok),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_help_from_table),
+		cmocka_unit_test(test_main_dispatch),
+		cmocka_unit_test(test_every_command_has_help),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
