@@ -1,0 +1,214 @@
+/*
+ * Profiling data: what the GPU did, read from ncu (raw and details pages),
+ * SASS disassembly, the ptxas resource report, and a launch trace.
+ *
+ * Everything here is plain data, filled by the parsers in lib/profile and read
+ * (never modified) by Stage 1 (lib/analyze) and the tools (lib/tools). A
+ * value that the source did not contain is *missing*, never 0.
+ */
+#ifndef KERNELPRO_PROFILE_H
+#define KERNELPRO_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernelpro/buf.h"
+#include "kernelpro/error.h"
+
+/* ---- ncu metrics ------------------------------------------------------------------------ */
+
+/* One metric of one launch. Values are in base units (bytes, ns, cycles, %, counts). */
+struct kp_metric {
+	const char *name;  /* ncu metric name without section prefix: "dram__bytes_read.sum" */
+	const char *unit;  /* base unit as printed by ncu ("byte", "nsecond", "%", "" ...) */
+	double value;      /* valid only when !missing */
+	const char *text;  /* the raw field, for non-numeric metrics (e.g. device name) */
+	int missing;       /* empty, "n/a", non-numeric where a number was expected */
+};
+
+/* One profiled kernel launch (one row of the raw page). */
+struct kp_launch {
+	int id;                 /* ncu "ID" column: launch index in the report */
+	const char *kernel;     /* "Kernel Name" as ncu prints it (demangled, with parameter list) */
+	const char *function;   /* the bare function name: "vec_add_naive" */
+	const char *mangled;    /* mangled name when known (joined from SASS), else NULL */
+	unsigned grid[3];       /* "Grid Size" */
+	unsigned block[3];      /* "Block Size" */
+	int device;
+	int stream;
+	const char *cc;         /* "9.0" */
+	size_t nmetrics;
+	struct kp_metric *metrics; /* sorted by name */
+};
+
+/* A rule result from the details page (Nsight Compute's own advice). */
+struct kp_ncu_rule {
+	int launch_id;
+	const char *section;
+	const char *rule;         /* "Rule Name" */
+	const char *type;         /* "OPT", "WRN", "INF" */
+	const char *description;
+	double est_speedup;       /* "Estimated Speedup" in %, NAN when missing */
+	const char *speedup_type; /* "local" / "global" */
+};
+
+/*
+ * A parsed ncu report: all launches, plus (optionally) the details page's rules.
+ * All strings live in the report's own storage; release with kp_ncu_report_release().
+ */
+struct kp_ncu_report {
+	size_t nlaunches;
+	struct kp_launch *launches;
+	size_t nrules;
+	struct kp_ncu_rule *rules;
+	int incomplete;          /* some expected metrics/rows were missing (see warnings) */
+	struct kp_buf warnings;  /* one line per problem found while parsing */
+	void *priv;              /* parser-owned storage */
+};
+
+#define KP_NCU_REPORT_INIT {0, NULL, 0, NULL, 0, KP_BUF_INIT, NULL}
+
+/* Parses the raw page CSV (`--csv --page raw --print-units base`). `what` names the source in errors. */
+int kp_ncu_parse_raw(struct kp_ncu_report *r, const char *what, const char *text, size_t len,
+		     struct kp_error *err);
+/* Adds the rule results of a details page CSV to an already parsed (or empty) report. */
+int kp_ncu_parse_details(struct kp_ncu_report *r, const char *what, const char *text, size_t len,
+			 struct kp_error *err);
+void kp_ncu_report_release(struct kp_ncu_report *r);
+
+/* Finds a metric by exact name; NULL when the launch has no such column. */
+const struct kp_metric *kp_launch_metric(const struct kp_launch *l, const char *name);
+/* 0 and *out set when present and numeric; KP_EMISSING otherwise. */
+int kp_launch_get(const struct kp_launch *l, const char *name, double *out);
+/* The value, or `def` when missing. */
+double kp_launch_getd(const struct kp_launch *l, const char *name, double def);
+
+/* ---- SASS ---------------------------------------------------------------------------------- */
+
+/* Instruction classes counted per function (append only: persisted in run databases). */
+#define KP_SASS_CLASSES(X)                                                                    \
+	X(LDG_32) X(LDG_64) X(LDG_128) X(STG_32) X(STG_64) X(STG_128)                         \
+	X(LDL) X(STL) X(LDS) X(STS) X(LDSM) X(LDGSTS) X(UTMALDG) X(UTMASTG)                   \
+	X(HGMMA) X(HMMA) X(IMMA) X(FFMA) X(FADD) X(FMUL) X(HFMA2) X(DFMA) X(DADD) X(DMUL)     \
+	X(MUFU_EX2) X(MUFU_LG2) X(MUFU_RCP) X(MUFU_RSQ) X(MUFU_SQRT) X(MUFU_SIN) X(MUFU_COS)  \
+	X(MUFU_TANH) X(MUFU_OTHER) X(BAR) X(SHFL) X(ATOMG) X(ATOMS) X(RED) X(ATOM_OTHER)      \
+	X(CALL_FDIV_SLOW) X(CALL_FSQRT_SLOW) X(CALL_FRCP_SLOW) X(CALL_DDIV_SLOW) X(CALL_OTHER) \
+	X(F2F_F64) X(IMAD) X(IDIV_SEQ) X(BRA) X(LDC) X(LD_GENERIC) X(ST_GENERIC) X(LDG_OTHER) X(STG_OTHER)
+
+#define KP__SASS_ENUM(n) KP_SASS_##n,
+enum kp_sass_class { KP_SASS_CLASSES(KP__SASS_ENUM) KP_SASS_NCLASSES };
+#undef KP__SASS_ENUM
+
+const char *kp_sass_class_name(enum kp_sass_class c); /* "LDG_128" */
+
+struct kp_sass_opcount {
+	const char *opcode; /* full opcode with modifiers: "LDG.E.128.CONSTANT" */
+	unsigned count;
+};
+
+/* Static instruction counts of one function (not dynamic execution counts). */
+struct kp_sass_func {
+	const char *mangled;   /* "_Z13vec_add_naivePKfS0_Pfi" */
+	const char *demangled; /* "vec_add_naive(const float *, const float *, float *, int)" when known */
+	const char *arch;      /* "sm_90" */
+	unsigned ninstr;
+	unsigned counts[KP_SASS_NCLASSES];
+	size_t nops;
+	struct kp_sass_opcount *ops; /* every distinct opcode+modifiers, sorted by opcode */
+};
+
+struct kp_sass {
+	size_t nfuncs;
+	struct kp_sass_func *funcs;
+	int unknown_arch;        /* an architecture we have no opcode table for: counts are partial */
+	struct kp_buf warnings;
+	void *priv;
+};
+
+#define KP_SASS_INIT {0, NULL, 0, KP_BUF_INIT, NULL}
+
+/* Parses `cuobjdump -sass` or `nvdisasm` output. */
+int kp_sass_parse(struct kp_sass *s, const char *what, const char *text, size_t len, struct kp_error *err);
+void kp_sass_release(struct kp_sass *s);
+/* Finds the function whose mangled or demangled name (or bare name) matches. */
+const struct kp_sass_func *kp_sass_find(const struct kp_sass *s, const char *name);
+
+/* ---- ptxas -v ------------------------------------------------------------------------------ */
+
+struct kp_ptxas_func {
+	const char *mangled;
+	const char *arch;
+	int registers;
+	int barriers;
+	long smem_bytes;        /* static shared memory */
+	long cmem_bytes;        /* constant bank 0 */
+	long stack_frame;       /* bytes */
+	long spill_stores;      /* bytes */
+	long spill_loads;       /* bytes */
+	long cumulative_stack;  /* bytes, -1 when not printed */
+};
+
+struct kp_ptxas {
+	size_t nfuncs;
+	struct kp_ptxas_func *funcs;
+	struct kp_buf warnings;
+	void *priv;
+};
+
+#define KP_PTXAS_INIT {0, NULL, KP_BUF_INIT, NULL}
+
+int kp_ptxas_parse(struct kp_ptxas *p, const char *what, const char *text, size_t len, struct kp_error *err);
+void kp_ptxas_release(struct kp_ptxas *p);
+const struct kp_ptxas_func *kp_ptxas_find(const struct kp_ptxas *p, const char *name);
+
+/* ---- Launch trace (CUPTI tracer JSON, or nsys stats CSV) ------------------------------------ */
+
+enum kp_trace_kind { KP_TRACE_KERNEL = 0, KP_TRACE_MEMCPY, KP_TRACE_MEMSET, KP_TRACE_SYNC, KP_TRACE_API };
+
+struct kp_trace_event {
+	enum kp_trace_kind kind;
+	const char *name;   /* kernel name, API function name, memcpy direction */
+	uint64_t start_ns, end_ns;
+	uint64_t bytes;     /* memcpy/memset */
+	unsigned grid[3], block[3];
+	int stream;
+	uint32_t correlation;
+};
+
+struct kp_trace {
+	size_t nevents;
+	struct kp_trace_event *events; /* sorted by start time */
+	/* Summaries filled by the parser. */
+	size_t nkernels;
+	uint64_t kernel_ns;    /* sum of kernel durations */
+	uint64_t span_ns;      /* first start to last end */
+	uint64_t gap_ns;       /* idle GPU time between consecutive kernels */
+	size_t nsyncs;
+	size_t nmemcpys;
+	struct kp_buf warnings;
+	void *priv;
+};
+
+#define KP_TRACE_INIT {0, NULL, 0, 0, 0, 0, 0, 0, KP_BUF_INIT, NULL}
+
+/* Parses the JSON written by kernelpro's CUPTI tracer (harness/tracer). */
+int kp_trace_parse_json(struct kp_trace *t, const char *what, const char *text, size_t len, struct kp_error *err);
+/* Parses `nsys stats --format csv` output of cuda_gpu_kern_sum (and cuda_api_sum when present). */
+int kp_trace_parse_nsys_csv(struct kp_trace *t, const char *what, const char *text, size_t len,
+			    struct kp_error *err);
+void kp_trace_release(struct kp_trace *t);
+
+/* ---- One kernel's complete profile, as the tools see it -------------------------------------- */
+
+/*
+ * The read-only view Stage 1 and the tools get for one launch. Any pointer
+ * may be NULL when that source was not collected (e.g. no SASS).
+ */
+struct kp_kernel_profile {
+	const struct kp_launch *launch;
+	const struct kp_sass_func *sass;
+	const struct kp_ptxas_func *ptxas;
+	const struct kp_trace *trace;
+};
+
+#endif
