@@ -1,0 +1,116 @@
+/* The run database schema as a list of migrations, and the names of its persisted enums. */
+#include "base/setup.h"
+
+#include "kernelpro/store.h"
+#include "store/store_int.h"
+
+/*
+ * migrations[i] takes a database from schema version i to i + 1. Released migrations are never
+ * edited: a change to the schema is a new entry at the end (and KP_STORE_SCHEMA_VERSION + 1).
+ */
+static const char *const migrations[] = {
+	/* 0 -> 1: the first schema. */
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+	"CREATE TABLE counters (name TEXT PRIMARY KEY, value REAL NOT NULL);\n"
+	"CREATE TABLE sessions (\n"
+	"  id INTEGER PRIMARY KEY, started REAL NOT NULL, updated REAL NOT NULL,\n"
+	"  elapsed_s REAL NOT NULL DEFAULT 0, pid INTEGER, argv TEXT,\n"
+	"  ended INTEGER NOT NULL DEFAULT 0, end_reason TEXT);\n"
+	"CREATE TABLE nodes (\n"
+	"  id INTEGER PRIMARY KEY, parent INTEGER REFERENCES nodes(id),\n"
+	"  kind INTEGER NOT NULL, depth INTEGER NOT NULL,\n"
+	"  evaluated INTEGER NOT NULL DEFAULT 0, outcome INTEGER NOT NULL DEFAULT -1,\n"
+	"  speedup REAL, time_ms REAL, energy_j REAL, reward REAL,\n"
+	"  visits INTEGER NOT NULL DEFAULT 0, sum_r REAL NOT NULL DEFAULT 0, max_r REAL,\n"
+	"  fail_depth INTEGER NOT NULL DEFAULT 0, expansions INTEGER NOT NULL DEFAULT 0,\n"
+	"  dead INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL, summary TEXT);\n"
+	"CREATE INDEX nodes_parent ON nodes(parent);\n"
+	"CREATE TABLE candidates (\n"
+	"  node_id INTEGER PRIMARY KEY REFERENCES nodes(id), lang TEXT NOT NULL,\n"
+	"  sha256 TEXT NOT NULL, source TEXT NOT NULL);\n"
+	"CREATE TABLE evaluations (\n"
+	"  id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL REFERENCES nodes(id),\n"
+	"  session INTEGER, outcome INTEGER NOT NULL,\n"
+	"  time_ms REAL, time_std_ms REAL, ref_time_ms REAL, speedup REAL, energy_j REAL,\n"
+	"  wall_s REAL, log TEXT, verdict_json TEXT, created REAL NOT NULL);\n"
+	"CREATE INDEX evaluations_node ON evaluations(node_id);\n"
+	"CREATE TABLE profiles (node_id INTEGER PRIMARY KEY REFERENCES nodes(id), json TEXT NOT NULL);\n"
+	"CREATE TABLE feedback (node_id INTEGER PRIMARY KEY REFERENCES nodes(id), text TEXT NOT NULL);\n"
+	"CREATE TABLE findings (\n"
+	"  id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL REFERENCES nodes(id), seq INTEGER NOT NULL,\n"
+	"  tool TEXT, severity TEXT, title TEXT, json TEXT NOT NULL);\n"
+	"CREATE INDEX findings_node ON findings(node_id);\n"
+	"CREATE TABLE prompts (\n"
+	"  id INTEGER PRIMARY KEY, parent_id INTEGER, node_id INTEGER, mode INTEGER NOT NULL,\n"
+	"  round INTEGER NOT NULL DEFAULT 0, sha256 TEXT NOT NULL, text TEXT NOT NULL, created REAL NOT NULL);\n"
+	"CREATE TABLE responses (\n"
+	"  id INTEGER PRIMARY KEY, prompt_id INTEGER NOT NULL REFERENCES prompts(id), text TEXT,\n"
+	"  error TEXT, tokens_in INTEGER NOT NULL DEFAULT 0, tokens_out INTEGER NOT NULL DEFAULT 0,\n"
+	"  cost REAL NOT NULL DEFAULT 0, latency_s REAL, created REAL NOT NULL);\n"
+	"CREATE TABLE memory (\n"
+	"  id INTEGER PRIMARY KEY, family TEXT, kind INTEGER NOT NULL, key TEXT NOT NULL,\n"
+	"  text TEXT NOT NULL, outcome INTEGER NOT NULL DEFAULT 0, gain REAL, node_id INTEGER,\n"
+	"  run TEXT, created REAL NOT NULL, tries INTEGER NOT NULL DEFAULT 1,\n"
+	"  wins INTEGER NOT NULL DEFAULT 0);\n"
+	"CREATE UNIQUE INDEX memory_unique ON memory(kind, key, text, IFNULL(family, ''));\n",
+};
+
+_Static_assert(KP_ARRAY_SIZE(migrations) == KP_STORE_SCHEMA_VERSION,
+	       "one migration per schema version");
+
+size_t kp__store_migration_count(void)
+{
+	return KP_ARRAY_SIZE(migrations);
+}
+
+const char *kp__store_migration(size_t i)
+{
+	return i < KP_ARRAY_SIZE(migrations) ? migrations[i] : NULL;
+}
+
+#define KP__NAME(n, s) s,
+static const char *const outcome_names[] = {KP_OUTCOMES(KP__NAME)};
+static const char *const kind_names[] = {KP_NODE_KINDS(KP__NAME)};
+static const char *const dead_texts[] = {KP_DEAD_REASONS(KP__NAME)};
+static const char *const memory_kind_names[] = {KP_MEMORY_KINDS(KP__NAME)};
+#undef KP__NAME
+
+const char *kp_outcome_name(enum kp_outcome o)
+{
+	return o >= 0 && o < KP_OUTCOME_COUNT ? outcome_names[o] : "none";
+}
+
+enum kp_outcome kp_outcome_parse(const char *name)
+{
+	for (int i = 0; name && i < KP_OUTCOME_COUNT; i++)
+		if (!strcmp(outcome_names[i], name))
+			return (enum kp_outcome)i;
+	return KP_OUTCOME_NONE;
+}
+
+const char *kp_node_kind_name(enum kp_node_kind k)
+{
+	return k >= 0 && k < KP_NODE_KIND_COUNT ? kind_names[k] : "unknown";
+}
+
+const char *kp_dead_reason_text(enum kp_dead_reason r)
+{
+	return r >= 0 && r < KP_DEAD_COUNT ? dead_texts[r] : "unknown";
+}
+
+const char *kp_memory_kind_name(enum kp_memory_kind k)
+{
+	return k >= 0 && k < KP_MEM_KIND_COUNT ? memory_kind_names[k] : "unknown";
+}
+
+const char *kp_memory_outcome_name(enum kp_memory_outcome o)
+{
+	switch (o) {
+	case KP_MEMO_WORKED:
+		return "worked";
+	case KP_MEMO_FAILED:
+		return "failed";
+	default:
+		return "unknown";
+	}
+}

@@ -1,0 +1,360 @@
+/* The run database: opening in WAL mode, schema migrations, transactions, metadata, counters, sessions. */
+#include "base/setup.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#include "kernelpro/log.h"
+#include "kernelpro/store.h"
+#include "store/store_int.h"
+
+/* How long a reader or writer waits for a lock held by another connection. */
+#define STORE_BUSY_TIMEOUT_MS 10000
+
+int kp__store_fail(struct kp_store *s, const char *what, struct kp_error *err)
+{
+	int code = KP_EDB;
+	int rc = s->db ? sqlite3_errcode(s->db) : SQLITE_ERROR;
+	if (rc == SQLITE_FULL || rc == SQLITE_IOERR)
+		code = KP_EIO;
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		return kp_error_set(err, code, "run database '%s': %s: %s (another kernelpro process is "
+					       "writing this run; wait for it or stop it)",
+				    s->path, what, sqlite3_errmsg(s->db));
+	return kp_error_set(err, code, "run database '%s': %s: %s", s->path, what,
+			    s->db ? sqlite3_errmsg(s->db) : "no connection");
+}
+
+int kp__store_prepare(struct kp_store *s, const char *sql, sqlite3_stmt **st, struct kp_error *err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return kp__store_fail(s, "preparing a statement", err);
+	}
+	return 0;
+}
+
+int kp__store_step_done(struct kp_store *s, sqlite3_stmt *st, const char *what, struct kp_error *err)
+{
+	int rc = sqlite3_step(st);
+	int ret = 0;
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		ret = kp__store_fail(s, what, err);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+void kp__store_bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+void kp__store_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+double kp__store_col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static int exec_sql(struct kp_store *s, const char *sql, const char *what, struct kp_error *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		kp_error_set(err, KP_EDB, "run database '%s': %s: %s", s->path, what, msg ? msg : "?");
+		sqlite3_free(msg);
+		return KP_EDB;
+	}
+	return 0;
+}
+
+static int read_user_version(struct kp_store *s, int *version, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "PRAGMA user_version", &st, err);
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return kp__store_fail(s, "reading the schema version", err);
+	}
+	*version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Brings the schema from `from` to KP_STORE_SCHEMA_VERSION, each step in its own transaction. */
+static int migrate(struct kp_store *s, int from, struct kp_error *err)
+{
+	char pragma[64];
+	for (size_t v = (size_t)from; v < kp__store_migration_count(); v++) {
+		int rc = exec_sql(s, "BEGIN IMMEDIATE", "starting a migration", err);
+		if (rc)
+			return rc;
+		rc = exec_sql(s, kp__store_migration(v), "migrating the schema", err);
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %zu", v + 1);
+		if (!rc)
+			rc = exec_sql(s, pragma, "recording the schema version", err);
+		if (!rc)
+			rc = exec_sql(s, "COMMIT", "committing a migration", err);
+		if (rc) {
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			kp_error_prefix(err, "schema %zu -> %zu", v, v + 1);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struct kp_error *err)
+{
+	struct kp_store *s = kp_xcalloc(1, sizeof(*s));
+	int version = 0, rc;
+	int oflags = (flags & KP_STORE_READONLY) ? SQLITE_OPEN_READONLY
+			 : SQLITE_OPEN_READWRITE | ((flags & KP_STORE_CREATE) ? SQLITE_OPEN_CREATE : 0);
+
+	*out = NULL;
+	s->path = kp_xstrdup(path);
+	s->readonly = !!(flags & KP_STORE_READONLY);
+	if (!(flags & KP_STORE_CREATE) && access(path, F_OK) != 0) {
+		rc = kp_error_set(err, KP_ENOENT, "run database '%s' does not exist", path);
+		goto out;
+	}
+	if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		rc = kp__store_fail(s, "opening", err);
+		goto out;
+	}
+	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(s->db, 0);
+	if (!s->readonly) {
+		/* WAL: readers never block the writer; FULL: a commit survives power loss, not just a crash. */
+		rc = exec_sql(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
+			      "setting WAL mode", err);
+		if (rc)
+			goto out;
+	}
+	rc = read_user_version(s, &version, err);
+	if (rc)
+		goto out;
+	if (version > KP_STORE_SCHEMA_VERSION) {
+		rc = kp_error_set(err, KP_EUNSUPPORTED,
+				  "run database '%s' has schema version %d; this kernelpro knows up to %d "
+				  "(use a newer kernelpro)",
+				  path, version, KP_STORE_SCHEMA_VERSION);
+		goto out;
+	}
+	if (version < KP_STORE_SCHEMA_VERSION) {
+		if (s->readonly) {
+			rc = kp_error_set(err, KP_EUNSUPPORTED,
+					  "run database '%s' has schema version %d, older than %d; open it once "
+					  "read-write (kernelpro optimize --resume) to migrate it",
+					  path, version, KP_STORE_SCHEMA_VERSION);
+			goto out;
+		}
+		rc = migrate(s, version, err);
+		if (rc)
+			goto out;
+	}
+	*out = s;
+	return 0;
+out:
+	kp_store_close(s);
+	return rc;
+}
+
+void kp_store_close(struct kp_store *s)
+{
+	if (!s)
+		return;
+	if (s->in_tx)
+		kp_store_rollback(s);
+	if (s->db)
+		sqlite3_close_v2(s->db);
+	free(s->path);
+	free(s);
+}
+
+int kp_store_schema_version(struct kp_store *s)
+{
+	int v = -1;
+	struct kp_error err = KP_ERROR_INIT;
+	read_user_version(s, &v, &err);
+	return v;
+}
+
+const char *kp_store_path(const struct kp_store *s)
+{
+	return s->path;
+}
+
+void *kp_store_sqlite(struct kp_store *s)
+{
+	return s->db;
+}
+
+int kp_store_begin(struct kp_store *s, struct kp_error *err)
+{
+	if (s->in_tx)
+		KP_BUG("nested run-database transaction");
+	int rc = exec_sql(s, "BEGIN IMMEDIATE", "starting a transaction", err);
+	if (!rc)
+		s->in_tx = 1;
+	return rc;
+}
+
+int kp_store_commit(struct kp_store *s, struct kp_error *err)
+{
+	int rc = exec_sql(s, "COMMIT", "committing", err);
+	if (rc)
+		kp_store_rollback(s);
+	s->in_tx = 0;
+	return rc;
+}
+
+void kp_store_rollback(struct kp_store *s)
+{
+	if (sqlite3_get_autocommit(s->db) == 0)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_tx = 0;
+}
+
+/* ---- meta and counters ----------------------------------------------------------------------- */
+
+int kp_store_meta_set(struct kp_store *s, const char *key, const char *value, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "INSERT INTO meta(key, value) VALUES(?1, ?2) "
+				      "ON CONFLICT(key) DO UPDATE SET value = excluded.value", &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+	return kp__store_step_done(s, st, "writing run metadata", err);
+}
+
+int kp_store_meta_get(struct kp_store *s, const char *key, struct kp_buf *out, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "SELECT value FROM meta WHERE key = ?1", &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		kp_buf_adds(out, (const char *)sqlite3_column_text(st, 0));
+		rc = 0;
+	} else if (rc == SQLITE_DONE) {
+		rc = kp_error_set(err, KP_ENOENT, "run database '%s' has no '%s' entry", s->path, key);
+	} else {
+		rc = kp__store_fail(s, "reading run metadata", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int kp_store_counter_add(struct kp_store *s, const char *name, double delta, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "INSERT INTO counters(name, value) VALUES(?1, ?2) "
+				      "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, delta);
+	return kp__store_step_done(s, st, "updating a budget counter", err);
+}
+
+/* A single number from a query with at most one bound text parameter; `def` when no row or NULL. */
+static double query_double(struct kp_store *s, const char *sql, const char *param, double def)
+{
+	sqlite3_stmt *st;
+	double v = def;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return def;
+	if (param)
+		sqlite3_bind_text(st, 1, param, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+double kp_store_counter(struct kp_store *s, const char *name)
+{
+	return query_double(s, "SELECT value FROM counters WHERE name = ?1", name, 0);
+}
+
+/* ---- sessions ---------------------------------------------------------------------------------- */
+
+int kp_store_session_begin(struct kp_store *s, const char *argv_text, long *id, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	double now = kp_wall_time();
+	int rc = kp__store_prepare(s, "INSERT INTO sessions(started, updated, pid, argv) VALUES(?1, ?1, ?2, ?3)",
+				   &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_double(st, 1, now);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)getpid());
+	kp__store_bind_text(st, 3, argv_text);
+	rc = kp__store_step_done(s, st, "recording the session", err);
+	if (!rc)
+		*id = (long)sqlite3_last_insert_rowid(s->db);
+	return rc;
+}
+
+int kp_store_session_touch(struct kp_store *s, long id, double elapsed_s, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "UPDATE sessions SET updated = ?2, elapsed_s = ?3 WHERE id = ?1", &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_double(st, 2, kp_wall_time());
+	sqlite3_bind_double(st, 3, elapsed_s);
+	return kp__store_step_done(s, st, "updating the session", err);
+}
+
+int kp_store_session_end(struct kp_store *s, long id, double elapsed_s, const char *reason, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "UPDATE sessions SET updated = ?2, elapsed_s = ?3, ended = 1, end_reason = ?4 "
+				      "WHERE id = ?1", &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_double(st, 2, kp_wall_time());
+	sqlite3_bind_double(st, 3, elapsed_s);
+	kp__store_bind_text(st, 4, reason);
+	return kp__store_step_done(s, st, "closing the session", err);
+}
+
+double kp_store_elapsed_total(struct kp_store *s)
+{
+	return query_double(s, "SELECT SUM(elapsed_s) FROM sessions", NULL, 0);
+}
+
+long kp_store_session_count(struct kp_store *s)
+{
+	return (long)query_double(s, "SELECT COUNT(*) FROM sessions", NULL, 0);
+}
+
+long kp_store_exchange_count(struct kp_store *s, int with_node_only)
+{
+	return (long)query_double(s, with_node_only ? "SELECT COUNT(*) FROM prompts WHERE node_id IS NOT NULL"
+						    : "SELECT COUNT(*) FROM prompts",
+				  NULL, 0);
+}
+
+long kp_store_memory_count(struct kp_store *s)
+{
+	return (long)query_double(s, "SELECT COUNT(*) FROM memory", NULL, 0);
+}

@@ -1,0 +1,300 @@
+/* Unit tests: the run database — schema and migrations, rows, transactions, memory upserts, counters, sessions. */
+#include "base/setup.h"
+
+#include <math.h>
+#include <sqlite3.h>
+
+#include "kp_test.h"
+#include "kernelpro/store.h"
+
+struct fixture {
+	char *dir;
+	char path[512];
+	struct kp_store *s;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = kp_xcalloc(1, sizeof(*f));
+	struct kp_error err = KP_ERROR_INIT;
+	f->dir = kp_test_tmpdir();
+	snprintf(f->path, sizeof(f->path), "%s/run.db", f->dir);
+	if (kp_store_open(&f->s, f->path, KP_STORE_CREATE, &err))
+		fail_msg("%s", kp_error_msg(&err));
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	kp_store_close(f->s);
+	kp_test_tmpdir_remove(f->dir);
+	free(f);
+	return 0;
+}
+
+static void test_open_and_version(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_store *ro;
+	sqlite3 *db;
+	char missing[600];
+
+	assert_int_equal(kp_store_schema_version(f->s), KP_STORE_SCHEMA_VERSION);
+	/* WAL mode is on. */
+	{
+		sqlite3_stmt *st;
+		sqlite3_prepare_v2(kp_store_sqlite(f->s), "PRAGMA journal_mode", -1, &st, NULL);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+		sqlite3_finalize(st);
+	}
+	/* A reader can open it while the writer holds it. */
+	KP_ASSERT_OK(kp_store_open(&ro, f->path, KP_STORE_READONLY, &err), &err);
+	kp_store_close(ro);
+
+	snprintf(missing, sizeof(missing), "%s/none.db", f->dir);
+	assert_int_equal(kp_store_open(&ro, missing, 0, &err), KP_ENOENT);
+	assert_non_null(strstr(kp_error_msg(&err), "none.db"));
+
+	/* A file from a newer kernelpro is refused with both versions named. */
+	kp_store_close(f->s);
+	f->s = NULL;
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	kp_error_clear(&err);
+	assert_int_equal(kp_store_open(&f->s, f->path, 0, &err), KP_EUNSUPPORTED);
+	assert_non_null(strstr(kp_error_msg(&err), "99"));
+	assert_null(f->s);
+}
+
+static void test_migration_from_empty(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	char path[600];
+	struct kp_store *s;
+	sqlite3 *db;
+
+	/* A database at version 0 (an empty file) is brought forward on a read-write open ... */
+	snprintf(path, sizeof(path), "%s/old.db", f->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_exec(db, "CREATE TABLE unrelated(x)", NULL, NULL, NULL);
+	sqlite3_close(db);
+	/* ... but not on a read-only one, which says how to migrate. */
+	assert_int_equal(kp_store_open(&s, path, KP_STORE_READONLY, &err), KP_EUNSUPPORTED);
+	assert_non_null(strstr(kp_error_msg(&err), "--resume"));
+	KP_ASSERT_OK(kp_store_open(&s, path, 0, &err), &err);
+	assert_int_equal(kp_store_schema_version(s), KP_STORE_SCHEMA_VERSION);
+	kp_store_close(s);
+}
+
+static void test_meta_counters_sessions(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf b = KP_BUF_INIT;
+	long s1, s2;
+
+	KP_ASSERT_OK(kp_store_meta_set(f->s, "task", "a", &err), &err);
+	KP_ASSERT_OK(kp_store_meta_set(f->s, "task", "b", &err), &err);
+	KP_ASSERT_OK(kp_store_meta_get(f->s, "task", &b, &err), &err);
+	assert_string_equal(b.buf, "b");
+	assert_int_equal(kp_store_meta_get(f->s, "nope", &b, &err), KP_ENOENT);
+
+	assert_true(kp_store_counter(f->s, "tokens") == 0);
+	KP_ASSERT_OK(kp_store_counter_add(f->s, "tokens", 10, &err), &err);
+	KP_ASSERT_OK(kp_store_counter_add(f->s, "tokens", 5.5, &err), &err);
+	assert_true(kp_store_counter(f->s, "tokens") == 15.5);
+
+	KP_ASSERT_OK(kp_store_session_begin(f->s, "optimize x", &s1, &err), &err);
+	KP_ASSERT_OK(kp_store_session_touch(f->s, s1, 3.0, &err), &err);
+	/* The first session was killed (never ended); the second adds to its time. */
+	KP_ASSERT_OK(kp_store_session_begin(f->s, "optimize --resume", &s2, &err), &err);
+	KP_ASSERT_OK(kp_store_session_end(f->s, s2, 2.0, "budget", &err), &err);
+	assert_true(fabs(kp_store_elapsed_total(f->s) - 5.0) < 1e-9);
+	assert_int_equal(kp_store_session_count(f->s), 2);
+	kp_buf_release(&b);
+}
+
+static void test_nodes_and_rollback(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_node_row root, child, got, *rows;
+	struct kp_buf src = KP_BUF_INIT;
+	char lang[16];
+	size_t n;
+
+	kp_node_row_init(&root);
+	root.kind = KP_NODE_ROOT;
+	KP_ASSERT_OK(kp_store_node_insert(f->s, &root, "cuda", "ref source", &err), &err);
+	assert_true(root.id > 0);
+	kp_node_row_init(&child);
+	child.parent = root.id;
+	child.kind = KP_NODE_REFINE;
+	child.depth = 1;
+	snprintf(child.summary, sizeof(child.summary), "float4 loads");
+	KP_ASSERT_OK(kp_store_node_insert(f->s, &child, "cuda", "child source", &err), &err);
+
+	child.evaluated = 1;
+	child.outcome = KP_OUTCOME_CORRECT;
+	child.speedup = 1.5;
+	child.reward = log(1.5);
+	child.visits = 1;
+	child.sum_r = child.reward;
+	child.max_r = child.reward;
+	KP_ASSERT_OK(kp_store_node_update(f->s, &child, &err), &err);
+	KP_ASSERT_OK(kp_store_node_get(f->s, child.id, &got, &err), &err);
+	assert_int_equal(got.parent, root.id);
+	assert_int_equal(got.outcome, KP_OUTCOME_CORRECT);
+	assert_true(got.speedup == 1.5);
+	assert_true(isnan(got.energy_j)); /* never measured: missing, not 0 */
+	assert_string_equal(got.summary, "float4 loads");
+
+	KP_ASSERT_OK(kp_store_candidate_get(f->s, child.id, &src, lang, &err), &err);
+	assert_string_equal(src.buf, "child source");
+	assert_string_equal(lang, "cuda");
+
+	/* Nothing of a rolled-back transaction remains. */
+	KP_ASSERT_OK(kp_store_begin(f->s, &err), &err);
+	struct kp_node_row lost;
+	kp_node_row_init(&lost);
+	lost.parent = child.id;
+	lost.kind = KP_NODE_REFINE;
+	KP_ASSERT_OK(kp_store_node_insert(f->s, &lost, "cuda", "lost", &err), &err);
+	kp_store_rollback(f->s);
+	KP_ASSERT_OK(kp_store_nodes_load(f->s, &rows, &n, &err), &err);
+	assert_int_equal(n, 2);
+	assert_int_equal(rows[1].id, child.id);
+	free(rows);
+
+	got.id = 999;
+	assert_int_equal(kp_store_node_update(f->s, &got, &err), KP_ENOENT);
+	kp_buf_release(&src);
+}
+
+static void test_evaluations_and_findings(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_node_row root;
+	struct kp_buf log = KP_BUF_INIT, fb = KP_BUF_INIT, fj = KP_BUF_INIT;
+	struct kp_eval_row er = {0};
+	sqlite3_stmt *st;
+
+	kp_node_row_init(&root);
+	KP_ASSERT_OK(kp_store_node_insert(f->s, &root, "cuda", "x", &err), &err);
+	er.node = root.id;
+	er.outcome = KP_OUTCOME_CORRECT;
+	er.time_ms = 2.0;
+	er.speedup = NAN;
+	er.energy_j = NAN;
+	er.log = "ok";
+	er.feedback = "memory-bound: 1.2 TB/s of 4.2 TB/s";
+	er.findings_json = "[{\"tool\":\"coalescing\",\"severity\":\"high\",\"title\":\"strided loads\","
+			   "\"recommendations\":[\"use float4\"]},{\"tool\":\"occupancy\",\"severity\":\"low\",\"title\":\"t\"}]";
+	KP_ASSERT_OK(kp_store_eval_insert(f->s, &er, 0, &err), &err);
+	KP_ASSERT_OK(kp_store_eval_text(f->s, root.id, &log, &fb, &fj, &err), &err);
+	assert_string_equal(log.buf, "ok");
+	assert_string_equal(fb.buf, er.feedback);
+	assert_non_null(strstr(fj.buf, "\"coalescing\""));
+	assert_non_null(strstr(fj.buf, "use float4"));
+	assert_true(strstr(fj.buf, "coalescing") < strstr(fj.buf, "occupancy")); /* order kept */
+	sqlite3_prepare_v2(kp_store_sqlite(f->s), "SELECT COUNT(*), MIN(severity) FROM findings", -1, &st, NULL);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 2);
+	assert_string_equal((const char *)sqlite3_column_text(st, 1), "high");
+	sqlite3_finalize(st);
+
+	/* Findings that are not an array are kept verbatim as one row rather than lost. */
+	er.findings_json = "not json";
+	KP_ASSERT_OK(kp_store_eval_insert(f->s, &er, 0, &err), &err);
+	kp_buf_release(&log);
+	kp_buf_release(&fb);
+	kp_buf_release(&fj);
+}
+
+static void test_exchanges(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_exchange_row x = {1, 0, 1, 0, "prompt text", NULL, "timeout", 10, 0, 0, 1.5};
+	KP_ASSERT_OK(kp_store_exchange_insert(f->s, &x, &err), &err);
+	x.node = 2;
+	x.reply = "```cuda\n...```";
+	x.error = NULL;
+	KP_ASSERT_OK(kp_store_exchange_insert(f->s, &x, &err), &err);
+	assert_int_equal(kp_store_exchange_count(f->s, 0), 2);
+	assert_int_equal(kp_store_exchange_count(f->s, 1), 1);
+}
+
+struct seen {
+	int n;
+	char last[128];
+};
+
+static int count_mem(const struct kp_memory_row *r, void *ud)
+{
+	struct seen *s = ud;
+	s->n++;
+	snprintf(s->last, sizeof(s->last), "%s/%s/%d/%d", kp_memory_kind_name(r->kind), r->key, r->tries, r->wins);
+	return 0;
+}
+
+static void test_memory_upsert(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_memory_row r = {0};
+	struct seen s = {0};
+
+	r.kind = KP_MEM_RECOMMENDATION;
+	r.key = "coalescing: strided loads";
+	r.text = "use float4";
+	r.outcome = KP_MEMO_FAILED;
+	r.gain = -0.1;
+	r.family = "softmax";
+	KP_ASSERT_OK(kp_store_memory_add(f->s, &r, &err), &err);
+	assert_int_equal(r.tries, 1);
+	assert_int_equal(r.wins, 0);
+	r.outcome = KP_MEMO_WORKED;
+	r.gain = 0.4;
+	KP_ASSERT_OK(kp_store_memory_add(f->s, &r, &err), &err);
+	assert_int_equal(r.tries, 2);
+	assert_int_equal(r.wins, 1);
+	r.gain = 0.1; /* the larger gain is kept */
+	KP_ASSERT_OK(kp_store_memory_add(f->s, &r, &err), &err);
+	assert_int_equal(kp_store_memory_count(f->s), 1);
+
+	/* Another family's lesson is separate and filtered out. */
+	r.family = "gemm";
+	KP_ASSERT_OK(kp_store_memory_add(f->s, &r, &err), &err);
+	KP_ASSERT_OK(kp_store_memory_each(f->s, "softmax", count_mem, &s, &err), &err);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.last, "recommendation/coalescing: strided loads/3/2");
+	{
+		sqlite3_stmt *st;
+		sqlite3_prepare_v2(kp_store_sqlite(f->s), "SELECT gain FROM memory WHERE family = 'softmax'", -1, &st, NULL);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_true(fabs(sqlite3_column_double(st, 0) - 0.4) < 1e-12);
+		sqlite3_finalize(st);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_and_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_from_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_meta_counters_sessions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nodes_and_rollback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_evaluations_and_findings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exchanges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memory_upsert, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
