@@ -1,0 +1,391 @@
+/*
+ * Search over candidate versions of a kernel: domain-adapted MCTS (progressive widening with
+ * separate refine/repair limits, log-speedup reward with a failure floor, dead-end pruning),
+ * greedy and beam baselines, the speed(+energy) comparison, search memory, and the optimize loop
+ * that drives a programmer and an evaluator through the run database.
+ *
+ * Layers, bottom up:
+ *   parameters   every constant, named, documented and settable (kp_search_param_*)
+ *   tree         the in-memory search tree, nodes named by run-database id (kp_tree_*)
+ *   policy       selection for mcts|greedy|beam, reward, backup, pruning (kp_search_*)
+ *   interfaces   kp_programmer (makes a child) and kp_evaluator (judges it)
+ *   loop         kp_search_loop: budget, parallel expansion, persistence, resume
+ */
+#ifndef KERNELPRO_SEARCH_H
+#define KERNELPRO_SEARCH_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stddef.h>
+
+#include "kernelpro/buf.h"
+#include "kernelpro/error.h"
+#include "kernelpro/store.h"
+
+/* ---- Parameters ---------------------------------------------------------------------------------- */
+
+enum kp_search_algo { KP_SEARCH_MCTS = 0, KP_SEARCH_GREEDY = 1, KP_SEARCH_BEAM = 2 };
+enum kp_backup { KP_BACKUP_MEAN = 0, KP_BACKUP_MAX = 1 };
+enum kp_objective { KP_OBJECTIVE_SPEED = 0, KP_OBJECTIVE_SPEED_ENERGY = 1 };
+
+/* docs/search.md explains each field; kp_search_param_table() is the same list in code. */
+struct kp_search_params {
+	int algo;            /* enum kp_search_algo */
+	int backup;          /* enum kp_backup */
+	int objective;       /* enum kp_objective */
+	double uct_c;        /* UCT exploration constant, in log-speedup units */
+	double refine_k, refine_alpha; /* a correct node may hold floor(k * N^alpha) children ... */
+	int refine_cap;                /* ... and at most this many (0: no cap) */
+	double repair_k, repair_alpha; /* the same for a failed node */
+	int repair_cap;
+	int max_repairs;     /* consecutive failed versions on one line before it is closed */
+	double repair_fpu;   /* a failed node not yet repaired is valued at its parent's Q minus this */
+	int prune_m;         /* a node with this many evaluated children and no gain is closed (0: never) */
+	double prune_delta;  /* "gain": a descendant beating the node's reward by more than this */
+	double reward_min, reward_max; /* log-speedup clip */
+	double reward_fail;  /* the fixed reward of a failed candidate (the correctness wall) */
+	double noise_band;   /* log-speedups closer than this tie (energy breaks the tie) */
+	int beam_width;
+	int parallel;        /* programmer requests in flight at once */
+	int max_gen_failures;/* consecutive unusable replies before the run stops */
+	int memory_bytes;    /* bound on the search-memory text in one prompt */
+};
+
+/* One settable constant. */
+struct kp_search_param_desc {
+	const char *name;    /* "uct_c" (also accepted with dashes: "uct-c") */
+	int type;            /* 0 double, 1 int, 2 choice */
+	size_t offset;
+	double def, min, max;
+	const char *choices; /* for choices: "mcts|greedy|beam" (value = index) */
+	const char *help;
+};
+
+void kp_search_params_default(struct kp_search_params *p);
+const struct kp_search_param_desc *kp_search_param_table(size_t *n);
+/* Sets one parameter from text ("uct_c", "1.4"); range-checked, errors name the parameter. */
+int kp_search_param_set(struct kp_search_params *p, const char *name, const char *value, struct kp_error *err);
+/* "name=value" form. */
+int kp_search_param_assign(struct kp_search_params *p, const char *assignment, struct kp_error *err);
+/* The value as text ("mcts", "1.4"). */
+void kp_search_param_format(const struct kp_search_params *p, const struct kp_search_param_desc *d,
+			    struct kp_buf *out);
+/* Every parameter as a JSON object (new reference); and back (unknown keys are errors). */
+json_t *kp_search_params_to_json(const struct kp_search_params *p);
+int kp_search_params_from_json(struct kp_search_params *p, const json_t *obj, struct kp_error *err);
+const char *kp_search_algo_name(int algo);
+const char *kp_objective_name(int objective);
+
+/* ---- Scores and comparison ---------------------------------------------------------------------- */
+
+/* What the comparison looks at. */
+struct kp_score {
+	int correct;
+	double speedup;   /* > 0 when correct */
+	double energy_j;  /* NAN when not measured */
+};
+
+/*
+ * Lexicographic comparison: > 0 when a is better than b, < 0 when worse, 0 when equal.
+ * A correct candidate beats any failed one. With KP_OBJECTIVE_SPEED the higher speedup wins.
+ * With KP_OBJECTIVE_SPEED_ENERGY speedups whose logs differ by at most `noise_band` tie, and
+ * then the lower energy wins (a candidate without an energy measurement loses the tie-break).
+ */
+int kp_search_compare(const struct kp_score *a, const struct kp_score *b, int objective, double noise_band);
+
+/*
+ * The reward of one evaluated candidate: clip(log speedup, reward_min, reward_max) when correct,
+ * reward_fail otherwise. With the energy objective, a bounded term noise_band * clip(log(E_ref/E), -1, 1)
+ * is added, so energy can reorder only candidates whose speeds tie.
+ */
+double kp_search_reward(const struct kp_search_params *p, enum kp_outcome o, double speedup, double energy_j,
+			double ref_energy_j);
+
+/* ---- The tree ----------------------------------------------------------------------------------- */
+
+struct kp_tnode {
+	long id;              /* run-database id: how a node is named across iterations and sessions */
+	int parent;           /* index, -1 for the root */
+	int first_child, next_sibling, last_child; /* indices, -1: none */
+	enum kp_node_kind kind;
+	int depth;
+	int evaluated;
+	enum kp_outcome outcome;
+	double speedup, energy_j, reward;
+	double time_ms;       /* the candidate's median time, NAN when not timed */
+	long visits;
+	double sum_r, max_r;
+	int fail_depth;
+	int expansions;       /* children created */
+	int pending;          /* requests for children of this node in flight */
+	int inflight;         /* requests in flight anywhere below (virtual visits for UCT) */
+	enum kp_dead_reason dead;
+	unsigned dirty : 1;   /* changed since kp_tree_clear_dirty: must be written back */
+	unsigned dead_noted : 1; /* its closing was recorded in search memory */
+};
+
+struct kp_tree {
+	struct kp_tnode *n;   /* n[0] is the root once added */
+	size_t count, alloc;
+	int best;             /* index of the best correct node (the root until beaten), -1 before the root */
+	double ref_energy_j;  /* the root's energy, for the energy reward term */
+};
+
+void kp_tree_init(struct kp_tree *t);
+void kp_tree_release(struct kp_tree *t);
+/*
+ * Adds a node from its database row (statistics included, as on resume). The parent must already
+ * be in the tree; ids must increase. Returns the new index.
+ */
+int kp_tree_add(struct kp_tree *t, const struct kp_node_row *row);
+/* Index of the node with that database id, -1 when absent. */
+int kp_tree_find(const struct kp_tree *t, long id);
+/* Copies the node's mutable state into a row for kp_store_node_update (other fields untouched). */
+void kp_tree_to_row(const struct kp_tree *t, int idx, struct kp_node_row *row);
+void kp_tree_clear_dirty(struct kp_tree *t);
+/* Recomputes `best` from scratch (after loading). */
+void kp_tree_update_best(struct kp_tree *t, const struct kp_search_params *p);
+struct kp_score kp_tree_score(const struct kp_tree *t, int idx);
+
+/*
+ * Records an evaluation: sets the node's outcome and reward, backs the reward up to the root
+ * (visits, sum, max), applies dead-end pruning on the node and its parent, and updates `best`
+ * (a failed candidate never becomes best). Marks every changed node dirty.
+ */
+void kp_tree_record(struct kp_tree *t, const struct kp_search_params *p, int idx, enum kp_outcome o,
+		    double speedup, double energy_j);
+
+/* ---- Policy --------------------------------------------------------------------------------------- */
+
+/* Programmer modes (persisted in prompts.mode: append only). */
+enum kp_prog_mode { KP_PROG_INITIAL = 0, KP_PROG_OPTIMIZE = 1, KP_PROG_DEBUG = 2 };
+const char *kp_prog_mode_name(enum kp_prog_mode m);
+
+/* The child kind and programmer mode for expanding a node. */
+enum kp_node_kind kp_search_child_kind(const struct kp_tree *t, int parent);
+enum kp_prog_mode kp_search_child_mode(enum kp_node_kind child_kind);
+
+/* How many children a node may hold now (progressive widening, asymmetric by node kind). */
+int kp_search_width_limit(const struct kp_tree *t, const struct kp_search_params *p, int idx);
+/* The UCT score of child `idx` under its parent (mean or max backup, virtual visits for requests in flight). */
+double kp_search_uct(const struct kp_tree *t, const struct kp_search_params *p, int idx);
+
+/*
+ * Picks the node to expand next under p->algo. Returns its index, or -1 when nothing can be
+ * expanded now (everything closed, or waiting on requests in flight). Selection may close
+ * exhausted nodes (marked dirty).
+ */
+int kp_search_select(struct kp_tree *t, const struct kp_search_params *p);
+/* A request for a child of idx is going out / came back (with or without a child). */
+void kp_tree_begin_expand(struct kp_tree *t, int idx);
+void kp_tree_end_expand(struct kp_tree *t, int idx);
+
+/* ---- The programmer interface -------------------------------------------------------------------- */
+
+/* Everything a programmer may use to make one child. Strings may be NULL when not applicable. */
+struct kp_prog_context {
+	enum kp_prog_mode mode;
+	long parent_id;             /* run-database id of the node the child is made from */
+	const char *task_name;
+	const char *task_format;    /* "cuda" (native task) or "kernelbench" */
+	const char *reference_source;
+	const char *stage1;         /* Stage-1 result of the reference, as text */
+	const char *hardware;       /* the GPU model in one paragraph */
+	const char *parent_source;  /* NULL for initial */
+	enum kp_outcome parent_outcome;
+	const char *parent_log;     /* debug: compile log, runtime error or wrong-output evidence */
+	const char *feedback;       /* optimize: the tools' feedback on the parent */
+	double parent_speedup;      /* NAN when unknown or failed */
+	double best_speedup;
+	const char *memory;         /* the relevant part of search memory, already bounded */
+};
+
+/* One prompt/reply pair of a generation (several when the model asked for tools or code search). */
+struct kp_prog_exchange {
+	char *prompt, *reply, *error;
+	long tokens_in, tokens_out;
+	double cost, latency_s;
+};
+
+/* A code search the model made while generating: the query and what it found. */
+struct kp_prog_search {
+	char *query, *result;
+};
+
+struct kp_prog_result {
+	char *source;       /* the extracted candidate; NULL when the reply held none */
+	char *lang;         /* "cuda" or "python"; NULL: the task's */
+	char *summary;      /* one line on what the change does; may be NULL */
+	char *error;        /* why there is no source (empty, truncated, non-code reply) */
+	struct kp_prog_exchange *exchanges;
+	size_t nexchanges;
+	struct kp_prog_search *searches;
+	size_t nsearches;
+};
+
+void kp_prog_result_release(struct kp_prog_result *r);
+/* Appends an exchange, copying every string. */
+void kp_prog_result_add_exchange(struct kp_prog_result *r, const struct kp_prog_exchange *x);
+void kp_prog_result_add_search(struct kp_prog_result *r, const char *query, const char *result);
+
+/*
+ * A programmer makes one child from a context. generate() returns 0 with a result (which may hold
+ * no source and an `error` saying why the reply was unusable: the search records it and moves
+ * on), or a negative code when the backend cannot go on (missing key, authentication, network
+ * after retries, its own token cap): the run stops and can be resumed.
+ * generate() is called from worker threads, at most max_parallel at a time; cancel() (optional)
+ * asks requests in flight to give up soon, from another thread.
+ */
+struct kp_programmer {
+	const char *name;
+	int max_parallel;
+	int (*generate)(struct kp_programmer *p, const struct kp_prog_context *ctx, struct kp_prog_result *out,
+			struct kp_error *err);
+	void (*cancel)(struct kp_programmer *p);
+	void (*free)(struct kp_programmer *p);
+	void *priv;
+};
+
+/* ---- The evaluator interface ---------------------------------------------------------------------- */
+
+/* An evaluator's judgement of one candidate (or of the reference). Strings are allocated or NULL. */
+struct kp_eval_result {
+	enum kp_outcome outcome;
+	double time_ms, time_std_ms;  /* median and spread of the timed trials; NAN when not timed */
+	double ref_time_ms;           /* the reference timed in the same evaluation */
+	double speedup;               /* ref_time / time; NAN unless correct */
+	double energy_j;              /* per launch; NAN when not measured */
+	double wall_s;
+	char *log;           /* what the programmer needs to fix a failure (bounded) */
+	char *verdict_json;  /* the harness verdict as it reported it */
+	char *profile_json;  /* Stage 2 profile summary, when profiled */
+	char *findings_json; /* the tools' findings: array of {tool, severity, title, recommendations[]} */
+	char *feedback;      /* the semantic feedback text for the next prompt */
+	char *stage1;        /* reference only: the Stage-1 result as text */
+	char *hardware;      /* reference only: the GPU model as text */
+};
+
+void kp_eval_result_init(struct kp_eval_result *r);
+void kp_eval_result_release(struct kp_eval_result *r);
+
+/*
+ * An evaluator judges candidates on one GPU, one at a time. reference() runs once per run
+ * (timing, Stage 1 and tools on the reference). evaluate() returns 0 with a verdict for anything
+ * the candidate did (compile error, crash, wrong output ... are outcomes, not errors), or a
+ * negative code when evaluation itself is impossible (no GPU, harness missing): the run stops.
+ */
+struct kp_evaluator {
+	const char *name;
+	int (*reference)(struct kp_evaluator *e, struct kp_eval_result *out, struct kp_error *err);
+	int (*evaluate)(struct kp_evaluator *e, long node_id, const char *source, const char *lang,
+			struct kp_eval_result *out, struct kp_error *err);
+	void (*free)(struct kp_evaluator *e);
+	void *priv;
+};
+
+/* ---- Search memory ---------------------------------------------------------------------------------- */
+
+/* Where memory is read from and written to: the run's database and optionally a shared one. */
+struct kp_memory {
+	struct kp_store *run;     /* required */
+	struct kp_store *shared;  /* NULL: run-local only */
+	const char *family;       /* task family for shared entries */
+	const char *run_name;
+};
+
+/*
+ * Learns from one evaluated child (its parent's findings, a fix of a compile error, new APIs that
+ * worked). Called inside the transaction that records the evaluation.
+ */
+int kp_memory_learn(const struct kp_memory *m, const struct kp_tree *t, const struct kp_search_params *p,
+		    int child, const char *child_source, const char *parent_source, const char *parent_log,
+		    const char *parent_findings_json, const char *child_summary, struct kp_error *err);
+/* Records a closed direction. */
+int kp_memory_dead_end(const struct kp_memory *m, const struct kp_tree *t, int idx, const char *summary,
+		       const char *log, struct kp_error *err);
+/* Records the code searches a generation made. */
+int kp_memory_code_paths(const struct kp_memory *m, const struct kp_prog_result *r, long node, struct kp_error *err);
+/*
+ * Renders the part of memory relevant to a request of `mode` from `parent` (with the parent's
+ * failure log for debug requests) into `out`, at most max_bytes. Deterministic.
+ */
+int kp_memory_render(const struct kp_memory *m, const struct kp_tree *t, int parent, enum kp_prog_mode mode,
+		     const char *parent_log, size_t max_bytes, struct kp_buf *out, struct kp_error *err);
+
+/* ---- The loop ---------------------------------------------------------------------------------------- */
+
+struct kp_search_task {
+	const char *name;
+	const char *family;          /* for shared memory; NULL: the name */
+	const char *format;          /* "cuda" or "kernelbench" */
+	const char *lang;            /* language of candidates: "cuda" or "python" */
+	const char *reference_source;
+};
+
+/* Limits; 0 means none. Whichever is reached first ends the run. */
+struct kp_budget {
+	long evals;
+	double wall_s;
+	long tokens;
+	double cost;
+};
+
+/* What the progress hook sees. */
+struct kp_search_status {
+	long evals, nodes;
+	long tokens;
+	double cost;
+	double elapsed_s;            /* this run, all sessions */
+	double best_speedup;         /* 1.0 until a candidate beats the reference */
+	long best_node;
+	int inflight;                /* programmer requests in flight */
+	const struct kp_budget *budget;
+	const char *phase;           /* "reference", "generating", "evaluating #12", ... */
+};
+
+enum kp_search_end {
+	KP_END_NONE = 0, KP_END_EVALS, KP_END_WALL, KP_END_TOKENS, KP_END_COST, KP_END_EXHAUSTED,
+	KP_END_STOPPED, KP_END_ERROR
+};
+const char *kp_search_end_name(enum kp_search_end e); /* "budget: evaluations", ... */
+
+struct kp_search_run {
+	struct kp_store *store;
+	const char *run_dir;         /* where best.* and summary.json go; NULL: nothing written */
+	const char *run_name;
+	const struct kp_search_task *task;
+	struct kp_search_params params;
+	struct kp_budget budget;
+	struct kp_programmer *programmer;
+	struct kp_evaluator *evaluator;
+	struct kp_store *shared_memory; /* optional */
+	const char *argv_text;       /* recorded with the session */
+	volatile sig_atomic_t *stop; /* set (from a signal handler) to stop after the current step */
+	void (*progress)(const struct kp_search_status *st, void *ud);
+	void (*note)(const char *line, void *ud); /* one line per event worth telling a user */
+	void *ud;
+};
+
+struct kp_search_outcome {
+	enum kp_search_end end;
+	long evals;                  /* this session */
+	long best_node;
+	double best_speedup;
+};
+
+/*
+ * Runs (or resumes) the search recorded in run->store until the budget ends, the tree is
+ * exhausted, *stop is set, or something fails. Every step commits as it goes. Returns 0 when the
+ * run ended for one of the first reasons (see out->end), a negative code otherwise (the run can
+ * be resumed once the cause is fixed).
+ */
+int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, struct kp_error *err);
+
+/* ---- Run outputs --------------------------------------------------------------------------------------- */
+
+/* The run summary (new reference): task, params, budget use, best node, its path, counts. */
+int kp_search_summary(struct kp_store *store, json_t **out, struct kp_error *err);
+/* Writes summary.json and best.<ext> (the best candidate's source) into run_dir, atomically. */
+int kp_search_write_outputs(struct kp_store *store, const char *run_dir, struct kp_error *err);
+
+#endif

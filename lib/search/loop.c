@@ -1,0 +1,787 @@
+/*
+ * The optimize loop: select a node, ask the programmer for a child, evaluate it, record the reward,
+ * learn, repeat until the budget ends. Programmer requests run on worker threads (several in flight
+ * while the GPU evaluates); evaluation and every database write happen on the calling thread, one
+ * candidate at a time. Each step commits before the next starts, so a killed run resumes from its
+ * last commit.
+ */
+#include "base/setup.h"
+
+#include <math.h>
+#include <pthread.h>
+
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
+#include "kernelpro/log.h"
+#include "kernelpro/search.h"
+#include "kernelpro/str.h"
+
+/* One programmer request: its context (owning every string) and, once done, its result. */
+struct job {
+	struct job *next;
+	long parent_id;
+	enum kp_node_kind kind;
+	struct kp_prog_context ctx;
+	char *owned[8];
+	struct kp_prog_result result;
+	int rc;
+	struct kp_error err;
+};
+
+struct loop {
+	struct kp_search_run *run;
+	struct kp_store *st;
+	struct kp_tree tree;
+	struct kp_memory mem;
+	long session;
+	double t0, prev_elapsed;
+	int parallel;
+	char *stage1, *hardware, *reference;
+	long *evalq;          /* node ids created, not yet evaluated, oldest first */
+	size_t nevalq, evalq_alloc;
+	int gen_fail_streak;
+	char last_gen_error[256];
+	long session_evals;
+	/* Worker pool (parallel > 1). */
+	pthread_t *threads;
+	int nthreads;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work, cv_done;
+	struct job *queue, *done;
+	int inflight, shutdown;
+	struct kp_search_status status;
+};
+
+const char *kp_search_end_name(enum kp_search_end e)
+{
+	switch (e) {
+	case KP_END_EVALS:
+		return "budget: evaluations";
+	case KP_END_WALL:
+		return "budget: wall time";
+	case KP_END_TOKENS:
+		return "budget: tokens";
+	case KP_END_COST:
+		return "budget: cost";
+	case KP_END_EXHAUSTED:
+		return "search exhausted: every direction closed";
+	case KP_END_STOPPED:
+		return "stopped";
+	case KP_END_ERROR:
+		return "error";
+	default:
+		return "running";
+	}
+}
+
+static double elapsed(const struct loop *L)
+{
+	return L->prev_elapsed + (kp_now() - L->t0);
+}
+
+static void note(struct loop *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct loop *L, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	kp_info("%s", line);
+	if (L->run->note)
+		L->run->note(line, L->run->ud);
+}
+
+static void report(struct loop *L, const char *phase)
+{
+	struct kp_search_status *s = &L->status;
+	struct kp_tnode *best = L->tree.best >= 0 ? &L->tree.n[L->tree.best] : NULL;
+	s->evals = (long)kp_store_counter(L->st, "evaluations");
+	s->nodes = (long)L->tree.count;
+	s->tokens = (long)(kp_store_counter(L->st, "tokens_in") + kp_store_counter(L->st, "tokens_out"));
+	s->cost = kp_store_counter(L->st, "cost_usd");
+	s->elapsed_s = elapsed(L);
+	s->best_speedup = best && best->parent >= 0 ? best->speedup : 1.0;
+	s->best_node = best ? best->id : 0;
+	s->inflight = L->inflight;
+	s->budget = &L->run->budget;
+	s->phase = phase;
+	if (L->run->progress)
+		L->run->progress(s, L->run->ud);
+}
+
+/* ---- persistence helpers ---------------------------------------------------------------------------- */
+
+/* Writes back every dirty node and records newly closed ones in search memory. Inside a transaction. */
+static int flush_nodes(struct loop *L, struct kp_error *err)
+{
+	for (size_t i = 0; i < L->tree.count; i++) {
+		struct kp_tnode *n = &L->tree.n[i];
+		struct kp_node_row row;
+		int rc;
+		if (!n->dirty)
+			continue;
+		rc = kp_store_node_get(L->st, n->id, &row, err);
+		if (!rc) {
+			kp_tree_to_row(&L->tree, (int)i, &row);
+			rc = kp_store_node_update(L->st, &row, err);
+		}
+		if (!rc && n->dead && !n->dead_noted) {
+			struct kp_buf log = KP_BUF_INIT;
+			rc = kp_store_eval_text(L->st, n->id, &log, NULL, NULL, err);
+			if (!rc)
+				rc = kp_memory_dead_end(&L->mem, &L->tree, (int)i, row.summary, log.buf, err);
+			kp_buf_release(&log);
+			if (!rc) {
+				n->dead_noted = 1;
+				note(L, "closed #%ld: %s", n->id, kp_dead_reason_text(n->dead));
+			}
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int commit_step(struct loop *L, struct kp_error *err)
+{
+	int rc = flush_nodes(L, err);
+	if (!rc)
+		rc = kp_store_session_touch(L->st, L->session, elapsed(L), err);
+	if (!rc)
+		rc = kp_store_commit(L->st, err);
+	else
+		kp_store_rollback(L->st);
+	if (!rc)
+		kp_tree_clear_dirty(&L->tree);
+	return rc;
+}
+
+static void write_outputs(struct loop *L)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	if (L->run->run_dir && kp_search_write_outputs(L->st, L->run->run_dir, &err))
+		kp_warn("run outputs: %s", kp_error_msg(&err));
+}
+
+static const char *lang_ext(const char *lang)
+{
+	return lang && !strcmp(lang, "python") ? "py" : "cu";
+}
+
+/* candidates/<id>.<ext>: a copy for people; the database holds the source of truth. */
+static void write_candidate_file(struct loop *L, long id, const char *lang, const char *source)
+{
+	struct kp_buf path = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	if (!L->run->run_dir)
+		return;
+	kp_buf_addf(&path, "%s/candidates", L->run->run_dir);
+	if (!kp_mkdir_p(path.buf, 0755, &err)) {
+		kp_buf_addf(&path, "/%ld.%s", id, lang_ext(lang));
+		kp_write_file_atomic(path.buf, source, strlen(source), &err);
+	}
+	if (err.code)
+		kp_warn("%s", kp_error_msg(&err));
+	kp_buf_release(&path);
+}
+
+/* ---- the reference (root) ---------------------------------------------------------------------------- */
+
+static const char *reference_lang(const struct kp_search_task *task)
+{
+	return task->format && !strcmp(task->format, "kernelbench") ? "python" : "cuda";
+}
+
+static int setup_root(struct loop *L, struct kp_error *err)
+{
+	struct kp_node_row row;
+	struct kp_eval_result res;
+	struct kp_eval_row er = {0};
+	int rc, idx;
+
+	if (!L->tree.count) {
+		kp_node_row_init(&row);
+		row.kind = KP_NODE_ROOT;
+		snprintf(row.summary, sizeof(row.summary), "the reference");
+		rc = kp_store_begin(L->st, err);
+		if (!rc)
+			rc = kp_store_node_insert(L->st, &row, reference_lang(L->run->task), L->run->task->reference_source,
+						  err);
+		if (!rc)
+			rc = kp_store_commit(L->st, err);
+		else
+			kp_store_rollback(L->st);
+		if (rc)
+			return rc;
+		kp_tree_add(&L->tree, &row);
+	}
+	if (L->tree.n[0].evaluated)
+		return 0;
+	report(L, "reference");
+	note(L, "timing and profiling the reference (Stage 1)");
+	kp_eval_result_init(&res);
+	rc = L->run->evaluator->reference(L->run->evaluator, &res, err);
+	if (rc)
+		goto out;
+	if (res.outcome != KP_OUTCOME_CORRECT) {
+		rc = kp_error_set(err, KP_EINVAL, "the reference itself did not pass its own check (%s)%s%s; fix the task first",
+				  kp_outcome_name(res.outcome), res.log ? ": " : "", res.log ? res.log : "");
+		goto out;
+	}
+	idx = 0;
+	kp_tree_record(&L->tree, &L->run->params, idx, KP_OUTCOME_CORRECT, 1.0, res.energy_j);
+	L->tree.n[idx].time_ms = res.time_ms;
+	er = (struct kp_eval_row){.node = L->tree.n[0].id, .outcome = res.outcome, .time_ms = res.time_ms,
+				  .time_std_ms = res.time_std_ms, .ref_time_ms = res.time_ms, .speedup = 1.0,
+				  .energy_j = res.energy_j, .wall_s = res.wall_s, .log = res.log,
+				  .verdict_json = res.verdict_json, .profile_json = res.profile_json,
+				  .feedback = res.feedback, .findings_json = res.findings_json};
+	rc = kp_store_begin(L->st, err);
+	if (!rc)
+		rc = kp_store_eval_insert(L->st, &er, L->session, err);
+	if (!rc)
+		rc = kp_store_meta_set(L->st, "stage1", res.stage1 ? res.stage1 : "", err);
+	if (!rc)
+		rc = kp_store_meta_set(L->st, "hardware", res.hardware ? res.hardware : "", err);
+	if (!rc)
+		rc = commit_step(L, err);
+	else
+		kp_store_rollback(L->st);
+	if (!rc)
+		note(L, "reference: %.4g ms", res.time_ms);
+out:
+	kp_eval_result_release(&res);
+	return rc;
+}
+
+/* ---- programmer requests ------------------------------------------------------------------------------ */
+
+static char *own(struct job *j, int slot, struct kp_buf *b)
+{
+	j->owned[slot] = b->len ? kp_buf_detach(b, NULL) : NULL;
+	kp_buf_release(b);
+	return j->owned[slot];
+}
+
+static void job_free(struct job *j)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(j->owned); i++)
+		free(j->owned[i]);
+	kp_prog_result_release(&j->result);
+	free(j);
+}
+
+/* Builds the request for a child of node idx: parent code and its verdict, feedback, memory. */
+static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *err)
+{
+	struct job *j = kp_xcalloc(1, sizeof(*j));
+	const struct kp_tnode *par = &L->tree.n[idx];
+	struct kp_buf src = KP_BUF_INIT, log = KP_BUF_INIT, fb = KP_BUF_INIT, mem = KP_BUF_INIT;
+	const struct kp_tnode *best = L->tree.best >= 0 ? &L->tree.n[L->tree.best] : NULL;
+	int rc = 0;
+
+	j->parent_id = par->id;
+	j->kind = kp_search_child_kind(&L->tree, idx);
+	j->ctx.mode = kp_search_child_mode(j->kind);
+	j->ctx.parent_id = par->id;
+	j->ctx.task_name = L->run->task->name;
+	j->ctx.task_format = L->run->task->format;
+	j->ctx.reference_source = L->reference;
+	j->ctx.stage1 = L->stage1;
+	j->ctx.hardware = L->hardware;
+	j->ctx.parent_outcome = par->outcome;
+	j->ctx.parent_speedup = par->outcome == KP_OUTCOME_CORRECT ? (par->parent < 0 ? 1.0 : par->speedup) : NAN;
+	j->ctx.best_speedup = best && best->parent >= 0 ? best->speedup : 1.0;
+	if (par->parent >= 0)
+		rc = kp_store_candidate_get(L->st, par->id, &src, NULL, err);
+	if (!rc)
+		rc = kp_store_eval_text(L->st, par->id, &log, &fb, NULL, err);
+	if (!rc)
+		rc = kp_memory_render(&L->mem, &L->tree, idx, j->ctx.mode, log.buf, (size_t)L->run->params.memory_bytes,
+				      &mem, err);
+	j->ctx.parent_source = own(j, 0, &src);
+	j->ctx.parent_log = j->ctx.mode == KP_PROG_DEBUG ? own(j, 1, &log) : NULL;
+	j->ctx.feedback = j->ctx.mode != KP_PROG_DEBUG ? own(j, 2, &fb) : NULL;
+	j->ctx.memory = own(j, 3, &mem);
+	kp_buf_release(&log);
+	kp_buf_release(&fb);
+	if (rc) {
+		job_free(j);
+		return rc;
+	}
+	*out = j;
+	return 0;
+}
+
+static void job_run(struct loop *L, struct job *j)
+{
+	struct kp_programmer *p = L->run->programmer;
+	kp_error_clear(&j->err);
+	j->rc = p->generate(p, &j->ctx, &j->result, &j->err);
+}
+
+static void *worker(void *arg)
+{
+	struct loop *L = arg;
+	for (;;) {
+		struct job *j;
+		pthread_mutex_lock(&L->mu);
+		while (!L->queue && !L->shutdown)
+			pthread_cond_wait(&L->cv_work, &L->mu);
+		if (!L->queue) {
+			pthread_mutex_unlock(&L->mu);
+			return NULL;
+		}
+		j = L->queue;
+		L->queue = j->next;
+		pthread_mutex_unlock(&L->mu);
+		job_run(L, j);
+		pthread_mutex_lock(&L->mu);
+		j->next = NULL;
+		struct job **tail = &L->done;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = j; /* finished requests are committed in the order they finished */
+		pthread_cond_signal(&L->cv_done);
+		pthread_mutex_unlock(&L->mu);
+	}
+}
+
+static void submit(struct loop *L, struct job *j)
+{
+	L->inflight++;
+	if (!L->nthreads) {
+		/* One request at a time: run it here, one step after another. */
+		job_run(L, j);
+		j->next = L->done;
+		L->done = j;
+		return;
+	}
+	pthread_mutex_lock(&L->mu);
+	j->next = NULL;
+	struct job **tail = &L->queue;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = j;
+	pthread_cond_signal(&L->cv_work);
+	pthread_mutex_unlock(&L->mu);
+}
+
+static struct job *take_done(struct loop *L, int wait)
+{
+	struct job *j;
+	if (L->nthreads)
+		pthread_mutex_lock(&L->mu);
+	while (wait && !L->done && L->nthreads)
+		pthread_cond_wait(&L->cv_done, &L->mu);
+	j = L->done;
+	if (j)
+		L->done = j->next;
+	if (L->nthreads)
+		pthread_mutex_unlock(&L->mu);
+	if (j)
+		L->inflight--;
+	return j;
+}
+
+/* Blocks until some request has finished (it stays queued for take_done). */
+static void wait_done(struct loop *L)
+{
+	if (!L->nthreads)
+		return;
+	pthread_mutex_lock(&L->mu);
+	while (!L->done)
+		pthread_cond_wait(&L->cv_done, &L->mu);
+	pthread_mutex_unlock(&L->mu);
+}
+
+/* Commits what a request produced: the exchanges, token use, and the new node when there is code. */
+static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
+{
+	int pidx = kp_tree_find(&L->tree, j->parent_id);
+	struct kp_prog_result *r = &j->result;
+	struct kp_node_row row;
+	long tin = 0, tout = 0;
+	double cost = 0;
+	int rc;
+
+	kp_tree_end_expand(&L->tree, pidx);
+	kp_node_row_init(&row);
+	row.parent = j->parent_id;
+	row.kind = j->kind;
+	row.depth = L->tree.n[pidx].depth + 1;
+	if (r->summary)
+		kp_strlcpy(row.summary, r->summary, sizeof(row.summary));
+	rc = kp_store_begin(L->st, err);
+	if (rc)
+		return rc;
+	if (r->source && *r->source) {
+		rc = kp_store_node_insert(L->st, &row, r->lang ? r->lang : L->run->task->lang, r->source, err);
+		if (!rc) {
+			L->tree.n[pidx].expansions++;
+			L->tree.n[pidx].dirty = 1;
+		}
+	}
+	for (size_t i = 0; i < r->nexchanges && !rc; i++) {
+		struct kp_prog_exchange *x = &r->exchanges[i];
+		struct kp_exchange_row xr = {j->parent_id, row.id, j->ctx.mode, (int)i, x->prompt, x->reply, x->error,
+					     x->tokens_in, x->tokens_out, x->cost, x->latency_s};
+		rc = kp_store_exchange_insert(L->st, &xr, err);
+		tin += x->tokens_in;
+		tout += x->tokens_out;
+		cost += x->cost;
+	}
+	if (!rc)
+		rc = kp_store_counter_add(L->st, "tokens_in", (double)tin, err);
+	if (!rc)
+		rc = kp_store_counter_add(L->st, "tokens_out", (double)tout, err);
+	if (!rc)
+		rc = kp_store_counter_add(L->st, "cost_usd", cost, err);
+	if (!rc)
+		rc = kp_store_counter_add(L->st, row.id ? "generations" : "generation_failures", 1, err);
+	if (!rc)
+		rc = kp_memory_code_paths(&L->mem, r, row.id, err);
+	if (rc) {
+		kp_store_rollback(L->st);
+		return rc;
+	}
+	rc = commit_step(L, err);
+	if (rc)
+		return rc;
+	if (!row.id) {
+		L->gen_fail_streak++;
+		snprintf(L->last_gen_error, sizeof(L->last_gen_error), "%s", r->error ? r->error : "no code in the reply");
+		note(L, "%s from #%ld: no candidate (%s)", kp_prog_mode_name(j->ctx.mode), j->parent_id, L->last_gen_error);
+		return 0;
+	}
+	L->gen_fail_streak = 0;
+	kp_tree_add(&L->tree, &row);
+	KP_ALLOC_GROW(L->evalq, L->nevalq + 1, L->evalq_alloc);
+	L->evalq[L->nevalq++] = row.id;
+	write_candidate_file(L, row.id, r->lang ? r->lang : L->run->task->lang, r->source);
+	note(L, "#%ld: %s of #%ld%s%s", row.id, kp_node_kind_name(row.kind), j->parent_id, row.summary[0] ? ": " : "",
+	     row.summary);
+	return 0;
+}
+
+/* ---- evaluation ------------------------------------------------------------------------------------------ */
+
+static int evaluate_next(struct loop *L, struct kp_error *err)
+{
+	long id = L->evalq[0];
+	int idx = kp_tree_find(&L->tree, id), pidx, rc, was_best;
+	struct kp_buf src = KP_BUF_INIT, psrc = KP_BUF_INIT, plog = KP_BUF_INIT, pfind = KP_BUF_INIT;
+	struct kp_eval_result res;
+	struct kp_eval_row er;
+	struct kp_node_row row;
+	char lang[16], phase[64];
+
+	kp_eval_result_init(&res);
+	pidx = L->tree.n[idx].parent;
+	rc = kp_store_candidate_get(L->st, id, &src, lang, err);
+	if (!rc && L->tree.n[pidx].parent >= 0)
+		rc = kp_store_candidate_get(L->st, L->tree.n[pidx].id, &psrc, NULL, err);
+	if (!rc)
+		rc = kp_store_eval_text(L->st, L->tree.n[pidx].id, &plog, NULL, &pfind, err);
+	if (!rc)
+		rc = kp_store_node_get(L->st, id, &row, err);
+	if (rc)
+		goto out;
+	snprintf(phase, sizeof(phase), "evaluating #%ld", id);
+	report(L, phase);
+	rc = L->run->evaluator->evaluate(L->run->evaluator, id, src.buf, lang, &res, err);
+	if (rc) {
+		kp_error_prefix(err, "evaluating #%ld", id);
+		goto out;
+	}
+	if (res.outcome < 0 || res.outcome >= KP_OUTCOME_COUNT)
+		KP_BUG("evaluator '%s' returned no outcome for #%ld", L->run->evaluator->name, id);
+	was_best = L->tree.best;
+	kp_tree_record(&L->tree, &L->run->params, idx, res.outcome, res.speedup, res.energy_j);
+	L->tree.n[idx].time_ms = res.time_ms;
+	er = (struct kp_eval_row){.node = id, .outcome = res.outcome, .time_ms = res.time_ms,
+				  .time_std_ms = res.time_std_ms, .ref_time_ms = res.ref_time_ms,
+				  .speedup = res.outcome == KP_OUTCOME_CORRECT ? res.speedup : NAN,
+				  .energy_j = res.energy_j, .wall_s = res.wall_s, .log = res.log,
+				  .verdict_json = res.verdict_json, .profile_json = res.profile_json,
+				  .feedback = res.feedback, .findings_json = res.findings_json};
+	rc = kp_store_begin(L->st, err);
+	if (!rc)
+		rc = kp_store_eval_insert(L->st, &er, L->session, err);
+	if (!rc)
+		rc = kp_store_counter_add(L->st, "evaluations", 1, err);
+	if (!rc)
+		rc = kp_memory_learn(&L->mem, &L->tree, &L->run->params, idx, src.buf, psrc.len ? psrc.buf : L->reference,
+				     plog.buf, pfind.len ? pfind.buf : NULL, row.summary, err);
+	if (rc) {
+		kp_store_rollback(L->st);
+		goto out;
+	}
+	rc = commit_step(L, err);
+	if (rc)
+		goto out;
+	memmove(L->evalq, L->evalq + 1, sizeof(long) * --L->nevalq);
+	L->session_evals++;
+	if (res.outcome == KP_OUTCOME_CORRECT)
+		note(L, "#%ld: correct, %.4g ms, %.2fx", id, res.time_ms, res.speedup);
+	else
+		note(L, "#%ld: %s", id, kp_outcome_name(res.outcome));
+	if (L->tree.best != was_best)
+		note(L, "new best: #%ld at %.2fx", L->tree.n[L->tree.best].id, L->tree.n[L->tree.best].speedup);
+	write_outputs(L);
+out:
+	kp_eval_result_release(&res);
+	kp_buf_release(&src);
+	kp_buf_release(&psrc);
+	kp_buf_release(&plog);
+	kp_buf_release(&pfind);
+	return rc;
+}
+
+/* ---- budget and dispatch --------------------------------------------------------------------------------- */
+
+/* Why no new request may go out now (KP_END_NONE: one may). */
+static enum kp_search_end budget_block(struct loop *L)
+{
+	const struct kp_budget *b = &L->run->budget;
+	double evals = kp_store_counter(L->st, "evaluations");
+	if (b->evals > 0 && evals + (double)L->nevalq + L->inflight >= (double)b->evals)
+		return KP_END_EVALS;
+	if (b->wall_s > 0 && elapsed(L) >= b->wall_s)
+		return KP_END_WALL;
+	if (b->tokens > 0 && kp_store_counter(L->st, "tokens_in") + kp_store_counter(L->st, "tokens_out") >= (double)b->tokens)
+		return KP_END_TOKENS;
+	if (b->cost > 0 && kp_store_counter(L->st, "cost_usd") >= b->cost)
+		return KP_END_COST;
+	return KP_END_NONE;
+}
+
+/* Sends requests while there is room; returns how many went out, or a negative error code. */
+static int dispatch(struct loop *L, enum kp_search_end *blocked, struct kp_error *err)
+{
+	int sent = 0;
+	*blocked = KP_END_NONE;
+	while (L->inflight < L->parallel) {
+		struct job *j;
+		int idx, rc;
+		if ((*blocked = budget_block(L)) != KP_END_NONE)
+			break;
+		idx = kp_search_select(&L->tree, &L->run->params);
+		/* Selection may have closed exhausted nodes: persist that before going on. */
+		rc = kp_store_begin(L->st, err);
+		if (!rc)
+			rc = commit_step(L, err);
+		if (rc)
+			return rc;
+		if (idx < 0) {
+			*blocked = KP_END_EXHAUSTED;
+			break;
+		}
+		rc = make_job(L, idx, &j, err);
+		if (rc)
+			return rc;
+		kp_tree_begin_expand(&L->tree, idx);
+		report(L, "generating");
+		submit(L, j);
+		sent++;
+	}
+	return sent;
+}
+
+/* ---- setup and teardown ------------------------------------------------------------------------------------ */
+
+static int load(struct loop *L, struct kp_error *err)
+{
+	struct kp_node_row *rows = NULL;
+	size_t n = 0;
+	struct kp_buf b = KP_BUF_INIT;
+	int rc = kp_store_nodes_load(L->st, &rows, &n, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		kp_tree_add(&L->tree, &rows[i]);
+		if (rows[i].parent > 0 && !rows[i].evaluated) {
+			KP_ALLOC_GROW(L->evalq, L->nevalq + 1, L->evalq_alloc);
+			L->evalq[L->nevalq++] = rows[i].id;
+		}
+	}
+	free(rows);
+	kp_tree_update_best(&L->tree, &L->run->params);
+	if (!kp_store_meta_get(L->st, "stage1", &b, err))
+		L->stage1 = kp_buf_detach(&b, NULL);
+	kp_error_clear(err);
+	if (!kp_store_meta_get(L->st, "hardware", &b, err))
+		L->hardware = kp_buf_detach(&b, NULL);
+	kp_error_clear(err);
+	kp_buf_release(&b);
+	if (L->tree.count && !kp_store_candidate_get(L->st, L->tree.n[0].id, &b, NULL, err))
+		L->reference = kp_buf_detach(&b, NULL);
+	else
+		L->reference = kp_xstrdup(L->run->task->reference_source ? L->run->task->reference_source : "");
+	kp_error_clear(err);
+	kp_buf_release(&b);
+	return 0;
+}
+
+static void start_workers(struct loop *L)
+{
+	pthread_mutex_init(&L->mu, NULL);
+	pthread_cond_init(&L->cv_work, NULL);
+	pthread_cond_init(&L->cv_done, NULL);
+	if (L->parallel <= 1)
+		return;
+	L->threads = kp_xcalloc((size_t)L->parallel, sizeof(*L->threads));
+	for (int i = 0; i < L->parallel; i++) {
+		if (pthread_create(&L->threads[i], NULL, worker, L) != 0)
+			break;
+		L->nthreads++;
+	}
+	if (!L->nthreads)
+		L->parallel = 1; /* no threads to be had: run requests one after another */
+}
+
+static void stop_workers(struct loop *L)
+{
+	pthread_mutex_lock(&L->mu);
+	L->shutdown = 1;
+	pthread_cond_broadcast(&L->cv_work);
+	pthread_mutex_unlock(&L->mu);
+	for (int i = 0; i < L->nthreads; i++)
+		pthread_join(L->threads[i], NULL);
+	free(L->threads);
+	pthread_mutex_destroy(&L->mu);
+	pthread_cond_destroy(&L->cv_work);
+	pthread_cond_destroy(&L->cv_done);
+}
+
+/* After a stop or an error: let requests in flight finish and keep what they made (to evaluate on resume). */
+static int drain(struct loop *L, struct kp_error *err)
+{
+	int rc = 0;
+	if (L->inflight && L->run->programmer->cancel)
+		L->run->programmer->cancel(L->run->programmer);
+	while (L->inflight) {
+		struct job *j = take_done(L, 1);
+		if (!j)
+			break;
+		if (!rc && !j->rc)
+			rc = commit_job(L, j, err);
+		job_free(j);
+	}
+	return rc;
+}
+
+int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, struct kp_error *err)
+{
+	struct loop L;
+	enum kp_search_end end = KP_END_NONE, blocked = KP_END_NONE;
+	struct kp_error sub = KP_ERROR_INIT;
+	int rc;
+
+	memset(&L, 0, sizeof(L));
+	memset(out, 0, sizeof(*out));
+	L.run = run;
+	L.st = run->store;
+	L.t0 = kp_now();
+	L.prev_elapsed = kp_store_elapsed_total(run->store);
+	L.mem = (struct kp_memory){run->store, run->shared_memory,
+				   run->task->family ? run->task->family : run->task->name, run->run_name};
+	L.parallel = run->params.parallel;
+	if (run->programmer->max_parallel > 0 && run->programmer->max_parallel < L.parallel)
+		L.parallel = run->programmer->max_parallel;
+	kp_tree_init(&L.tree);
+	rc = kp_store_session_begin(L.st, run->argv_text, &L.session, err);
+	if (!rc)
+		rc = kp_store_meta_set(L.st, "status", "running", err);
+	if (!rc)
+		rc = load(&L, err);
+	if (!rc)
+		rc = setup_root(&L, err);
+	if (rc) {
+		end = KP_END_ERROR;
+		goto finish;
+	}
+	if (L.nevalq)
+		note(&L, "resuming: %zu candidate(s) saved but not yet evaluated", L.nevalq);
+	start_workers(&L);
+	for (;;) {
+		struct job *j;
+		while ((j = take_done(&L, 0))) {
+			if (j->rc) {
+				rc = j->rc;
+				kp_error_set(err, j->rc, "%s", kp_error_msg(&j->err));
+				kp_error_prefix(err, "programmer '%s'", run->programmer->name);
+			} else if (!rc) {
+				rc = commit_job(&L, j, err);
+			}
+			job_free(j);
+		}
+		if (!rc && L.gen_fail_streak >= run->params.max_gen_failures)
+			rc = kp_error_set(err, KP_ELLM, "the programmer's last %d replies held no usable code (last: %s); "
+							"check the model and its replies in the run database",
+					  L.gen_fail_streak, L.last_gen_error);
+		if (rc) {
+			end = KP_END_ERROR;
+			break;
+		}
+		if (run->stop && *run->stop) {
+			end = KP_END_STOPPED;
+			break;
+		}
+		if (L.parallel > 1 || !L.nevalq) {
+			int sent = dispatch(&L, &blocked, err);
+			if (sent < 0) {
+				rc = sent;
+				end = KP_END_ERROR;
+				break;
+			}
+			if (sent && !L.nthreads)
+				continue; /* done already (one at a time): commit it first */
+		}
+		if (L.nevalq) {
+			if (run->budget.wall_s > 0 && elapsed(&L) >= run->budget.wall_s) {
+				end = KP_END_WALL;
+				break;
+			}
+			rc = evaluate_next(&L, err);
+			if (rc) {
+				end = KP_END_ERROR;
+				break;
+			}
+			continue;
+		}
+		if (L.inflight) {
+			report(&L, "generating");
+			wait_done(&L);
+			continue;
+		}
+		end = blocked != KP_END_NONE ? blocked : KP_END_EXHAUSTED;
+		break;
+	}
+	if (drain(&L, rc ? &sub : err) && !rc)
+		rc = err->code;
+	stop_workers(&L);
+finish:
+	out->end = end;
+	out->evals = L.session_evals;
+	if (L.tree.best >= 0) {
+		out->best_node = L.tree.n[L.tree.best].id;
+		out->best_speedup = L.tree.best > 0 ? L.tree.n[L.tree.best].speedup : 1.0;
+	}
+	{
+		const char *status = end == KP_END_ERROR ? "failed" : end == KP_END_STOPPED ? "stopped" : "finished";
+		struct kp_error e2 = KP_ERROR_INIT;
+		if (!kp_store_meta_set(L.st, "status", status, &e2))
+			kp_store_meta_set(L.st, "end_reason", rc ? kp_error_msg(err) : kp_search_end_name(end), &e2);
+		kp_store_session_end(L.st, L.session, elapsed(&L), kp_search_end_name(end), &e2);
+	}
+	report(&L, kp_search_end_name(end));
+	write_outputs(&L);
+	kp_tree_release(&L.tree);
+	free(L.evalq);
+	free(L.stage1);
+	free(L.hardware);
+	free(L.reference);
+	return rc;
+}
