@@ -57,6 +57,8 @@ struct kp_llm_config {
 	char *model;          /* required for openai and anthropic */
 	char *base_url;       /* NULL: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else the public API */
 	char *api_key_env;    /* NULL: OPENAI_API_KEY / ANTHROPIC_API_KEY. A variable NAME, never a key */
+	int no_key;           /* openai: the server needs no key (local servers); send none */
+	char *max_tokens_field; /* openai: NULL: "max_completion_tokens" on api.openai.com, else "max_tokens" */
 	struct kp_strvec exec_argv;          /* exec: the program and its arguments (no shell) */
 	char *replay_dir;                    /* replay: the directory to answer from */
 	enum kp_llm_replay_mode replay_mode;
