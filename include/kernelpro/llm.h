@@ -1,0 +1,197 @@
+/* LLM backends behind one interface: openai, anthropic, exec and replay, with retries, budgets and recording. */
+#ifndef KERNELPRO_LLM_H
+#define KERNELPRO_LLM_H
+
+#include <stddef.h>
+
+#include "kernelpro/error.h"
+#include "kernelpro/strvec.h"
+
+/*
+ * Use:
+ *   struct kp_llm_config cfg;
+ *   kp_llm_config_init(&cfg);
+ *   kp_llm_config_parse_spec(&cfg, "openai:gpt-4o", &err);   (and/or _load_file)
+ *   kp_llm_open(&llm, &cfg, &err);                           (checks the key, the price table)
+ *   kp_llm_complete(llm, &req, &reply, &err);                 (or _complete_many: in parallel)
+ *   kp_llm_reply_release(&reply); kp_llm_free(llm); kp_llm_config_release(&cfg);
+ *
+ * Keys: only read from the environment variable the config names (never from
+ * a file or the command line); they never appear in logs, error messages,
+ * recordings, or anything kp_llm writes. A missing key is KP_EAUTH naming the
+ * variable; there is never a fallback to another provider.
+ *
+ * Threads: one kp_llm is used from one thread at a time. Parallelism comes
+ * from kp_llm_complete_many(), which keeps up to `parallel` requests in flight.
+ */
+
+enum kp_llm_provider {
+	KP_LLM_NONE = 0,
+	KP_LLM_OPENAI,    /* Chat Completions: OpenAI, vLLM, llama.cpp, Ollama, LiteLLM, OpenRouter */
+	KP_LLM_ANTHROPIC, /* Messages API */
+	KP_LLM_EXEC,      /* a command: prompt on stdin, reply on stdout */
+	KP_LLM_REPLAY,    /* a directory of recorded replies */
+};
+
+/* "openai", "anthropic", "exec", "replay"; "none". */
+const char *kp_llm_provider_name(enum kp_llm_provider p);
+
+enum kp_llm_replay_mode {
+	KP_LLM_REPLAY_ORDER = 0, /* the n-th request gets the n-th recorded reply */
+	KP_LLM_REPLAY_HASH,      /* the reply recorded for the same prompt hash (in order among equal hashes) */
+};
+
+/* Prices in US dollars per million tokens. */
+struct kp_llm_price {
+	double input;
+	double output;
+};
+
+/*
+ * Everything that selects and tunes a backend. Strings are owned (allocated)
+ * and freed by kp_llm_config_release(). Numbers < 0 (or NAN for
+ * temperature) mean "not set": the provider's or kernelpro's default applies.
+ */
+struct kp_llm_config {
+	enum kp_llm_provider provider;
+	char *model;          /* required for openai and anthropic */
+	char *base_url;       /* NULL: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else the public API */
+	char *api_key_env;    /* NULL: OPENAI_API_KEY / ANTHROPIC_API_KEY. A variable NAME, never a key */
+	int no_key;           /* openai: the server needs no key (local servers); send none */
+	char *max_tokens_field; /* openai: NULL: "max_completion_tokens" on api.openai.com, else "max_tokens" */
+	struct kp_strvec exec_argv;          /* exec: the program and its arguments (no shell) */
+	char *replay_dir;                    /* replay: the directory to answer from */
+	enum kp_llm_replay_mode replay_mode;
+	char *record_dir;     /* any provider: write every exchange here (NULL: don't) */
+	char *anthropic_version; /* NULL: KP_LLM_ANTHROPIC_VERSION */
+
+	double temperature;   /* NAN: provider default */
+	long max_tokens;      /* reply tokens per request; <= 0: KP_LLM_DEFAULT_MAX_TOKENS */
+	double timeout_s;     /* per attempt; <= 0: KP_LLM_DEFAULT_TIMEOUT_S */
+	int retries;          /* extra attempts on 429/5xx/timeouts/cut replies; < 0: 4 */
+	double backoff_s;     /* first backoff; doubled each retry, with jitter; < 0: 1.0 */
+	double backoff_max_s; /* longest single wait, Retry-After included; < 0: 60 */
+	int parallel;         /* requests in flight in complete_many; <= 0: 4 */
+
+	long max_total_tokens; /* cap over the handle's life (input + output); <= 0: none */
+	double max_cost_usd;   /* cap over the handle's life; <= 0: none (needs a known price) */
+	struct kp_llm_price price; /* < 0: from the built-in table by model name */
+};
+
+#define KP_LLM_DEFAULT_MAX_TOKENS 8192
+#define KP_LLM_DEFAULT_TIMEOUT_S 300.0
+#define KP_LLM_ANTHROPIC_VERSION "2023-06-01"
+
+void kp_llm_config_init(struct kp_llm_config *cfg);
+void kp_llm_config_release(struct kp_llm_config *cfg);
+
+/*
+ * "PROVIDER:MODEL": "openai:gpt-4o", "anthropic:claude-sonnet-4-5",
+ * "exec:PROGRAM ARG..." (split on spaces, no shell, no quoting),
+ * "replay:DIR" (in order) or "replay-hash:DIR" (by prompt hash).
+ * Fills provider and the provider's field; leaves the rest alone.
+ */
+int kp_llm_config_parse_spec(struct kp_llm_config *cfg, const char *spec, struct kp_error *err);
+
+/*
+ * A JSON config file (docs/llm.md): {"llm": "openai:gpt-4o", "base_url": ...,
+ * "api_key_env": ..., "temperature": ..., "prices": {...}, ...}. Values set in
+ * the file replace those in cfg, so load the file first and apply command-line
+ * options after. A file holding a key ("api_key") is refused.
+ */
+int kp_llm_config_load_file(struct kp_llm_config *cfg, const char *path, struct kp_error *err);
+
+/* The price for `model` from the built-in table (longest matching prefix); 0 when unknown. */
+int kp_llm_price_lookup(const char *model, struct kp_llm_price *out);
+
+/* Lifecycle of a backend handle. */
+struct kp_llm;
+
+/*
+ * Checks the configuration (key present, exec program found, replay
+ * directory readable, a price known when a cost cap is set) and sets the
+ * backend up. The handle keeps its own copy of cfg.
+ */
+int kp_llm_open(struct kp_llm **out, const struct kp_llm_config *cfg, struct kp_error *err);
+void kp_llm_free(struct kp_llm *llm);
+
+/* One conversation turn. */
+enum kp_llm_role { KP_LLM_USER = 0, KP_LLM_ASSISTANT };
+
+struct kp_llm_msg {
+	enum kp_llm_role role;
+	const char *content;
+};
+
+/* A request borrows its strings; nothing is kept after the call returns. */
+struct kp_llm_request {
+	const char *system;            /* may be NULL */
+	const struct kp_llm_msg *msgs; /* at least one; the last is the user's */
+	size_t nmsgs;
+	const char *tag;               /* names the exchange in recordings ("node-12"); may be NULL */
+};
+
+/* Token usage and cost of one exchange (or a sum of them). */
+struct kp_llm_usage {
+	long input_tokens;
+	long output_tokens;
+	double cost_usd;    /* 0 when the price is unknown (cost_known == 0) */
+	int cost_known;
+	int estimated;      /* tokens estimated from characters (exec and replay without usage) */
+	int attempts;       /* HTTP attempts or child runs, retries included */
+	int requests;       /* exchanges summed here */
+	double elapsed_s;   /* wall time, waits between retries included */
+};
+
+void kp_llm_usage_add(struct kp_llm_usage *sum, const struct kp_llm_usage *u);
+
+struct kp_llm_reply {
+	char *text;              /* the reply (allocated, NUL-terminated); "" when empty */
+	size_t len;
+	char finish_reason[32];  /* the provider's word: "stop", "length", "end_turn", "max_tokens" ... */
+	int truncated;           /* stopped by the token limit: the text is incomplete */
+	char model[128];         /* as the provider reported it */
+	char prompt_hash[65];    /* SHA-256 of system + messages (kp_llm_request_hash) */
+	struct kp_llm_usage usage;
+};
+
+void kp_llm_reply_release(struct kp_llm_reply *r);
+
+/*
+ * Sends one request and waits for the reply (retries included). Errors:
+ * KP_EAUTH (key refused), KP_EBUDGET (a cap was reached before sending),
+ * KP_ETIMEOUT and KP_EHTTP (after the last retry), KP_ELLM (the provider
+ * refused the request or its reply was unreadable), KP_ENOENT (replay: no
+ * reply recorded for it). Messages never contain a key.
+ */
+int kp_llm_complete(struct kp_llm *llm, const struct kp_llm_request *req, struct kp_llm_reply *out,
+		    struct kp_error *err);
+
+/*
+ * Sends n requests with up to cfg.parallel in flight (curl multi for HTTP,
+ * one child each for exec). replies[i] and errs[i] belong to reqs[i]; each
+ * request succeeds or fails on its own. Returns 0 when every one succeeded,
+ * else the code of the first failure (by index). errs may be NULL.
+ */
+int kp_llm_complete_many(struct kp_llm *llm, const struct kp_llm_request *reqs, size_t n,
+			 struct kp_llm_reply *replies, struct kp_error *errs);
+
+/* Usage summed over every exchange the handle made. */
+void kp_llm_totals(const struct kp_llm *llm, struct kp_llm_usage *out);
+
+/* The configuration the handle uses (its own copy). */
+const struct kp_llm_config *kp_llm_get_config(const struct kp_llm *llm);
+
+/* The hex SHA-256 of the request's system text and messages (role and content), model excluded. */
+void kp_llm_request_hash(const struct kp_llm_request *req, char hex[65]);
+
+/*
+ * Called once per finished exchange (success or failure), in the calling
+ * thread, so a run can save every prompt and reply. `reply` is NULL on
+ * failure, `err` NULL on success. Nothing in either holds a key.
+ */
+typedef void (*kp_llm_observer_fn)(void *ud, const struct kp_llm_request *req, const struct kp_llm_reply *reply,
+				   const struct kp_error *err);
+void kp_llm_set_observer(struct kp_llm *llm, kp_llm_observer_fn fn, void *ud);
+
+#endif

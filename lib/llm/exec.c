@@ -1,0 +1,151 @@
+/* The exec backend: any command line as an LLM, prompt on stdin, reply on stdout; one child per request. */
+#include "base/setup.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "kernelpro/child.h"
+#include "kernelpro/log.h"
+#include "kernelpro/str.h"
+#include "llm/llm_int.h"
+
+struct pool {
+	struct kp_llm *llm;
+	struct kp_llm_job *jobs;
+	size_t n;
+	size_t next;
+	pthread_mutex_t lock;
+};
+
+static void sleep_s(double s)
+{
+	struct timespec ts;
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The last line of the child's stderr that says something, scrubbed: the reason it failed. */
+static void stderr_hint(const struct kp_child *c, char *out, size_t n)
+{
+	const char *s = c->err.buf;
+	size_t end = c->err.len;
+	while (end && (s[end - 1] == '\n' || s[end - 1] == ' ' || s[end - 1] == '\r'))
+		end--;
+	size_t start = end;
+	while (start && s[start - 1] != '\n')
+		start--;
+	snprintf(out, n, "%.*s", (int)(end - start > 200 ? 200 : end - start), s + start);
+}
+
+static void run_one(struct kp_llm *llm, struct kp_llm_job *job)
+{
+	const struct kp_llm_config *cfg = &llm->cfg;
+	struct kp_buf prompt = KP_BUF_INIT;
+	char what[KP_ERROR_SIZE];
+
+	kp_llm_render_plain(job->req, &prompt);
+	job->t_start = kp_now();
+	for (;;) {
+		struct kp_child c = KP_CHILD_INIT;
+		struct kp_error cerr = KP_ERROR_INIT;
+		char how[128], hint[256];
+		int rc;
+
+		kp_strvec_pushv(&c.args, (const char *const *)cfg->exec_argv.v);
+		if (cfg->model)
+			kp_strvec_pushf(&c.env, "KERNELPRO_LLM_MODEL=%s", cfg->model);
+		kp_strvec_pushf(&c.env, "KERNELPRO_LLM_MAX_TOKENS=%ld", cfg->max_tokens);
+		if (!isnan(cfg->temperature))
+			kp_strvec_pushf(&c.env, "KERNELPRO_LLM_TEMPERATURE=%g", cfg->temperature);
+		kp_strvec_pushf(&c.env, "KERNELPRO_PROMPT_HASH=%s", job->hash);
+		c.stdin_data = prompt.buf;
+		c.stdin_len = prompt.len;
+		c.timeout_ms = (long)(cfg->timeout_s * 1000.0);
+		c.out_cap = KP_LLM_REPLY_CAP;
+		c.err_cap = 64u << 10;
+		job->attempts++;
+		rc = kp_child_run(&c, &cerr);
+		if (rc) {
+			kp_llm_fail(llm, job, rc, "llm: exec: %s", kp_error_msg(&cerr));
+			kp_child_release(&c);
+			break;
+		}
+		if (kp_child_ok(&c) && !c.out_truncated) {
+			job->reply->text = kp_buf_detach(&c.out, &job->reply->len);
+			kp_strlcpy(job->reply->finish_reason, "stop", sizeof(job->reply->finish_reason));
+			if (cfg->model)
+				kp_strlcpy(job->reply->model, cfg->model, sizeof(job->reply->model));
+			/* A command reports no usage: estimate ~4 characters per token so caps still hold. */
+			job->reply->usage.input_tokens = (long)(prompt.len + 3) / 4;
+			job->reply->usage.output_tokens = (long)(job->reply->len + 3) / 4;
+			job->reply->usage.estimated = 1;
+			job->reply->usage.attempts = job->attempts;
+			job->reply->usage.elapsed_s = kp_now() - job->t_start;
+			kp_llm_account(llm, &job->reply->usage);
+			job->done = 1;
+			job->rc = 0;
+			kp_child_release(&c);
+			break;
+		}
+		stderr_hint(&c, hint, sizeof(hint));
+		if (c.out_truncated)
+			snprintf(what, sizeof(what), "'%s' wrote more than %u MiB", cfg->exec_argv.v[0],
+				 KP_LLM_REPLY_CAP >> 20);
+		else
+			snprintf(what, sizeof(what), "'%s' %s%s%s", cfg->exec_argv.v[0],
+				 kp_child_describe(&c, how, sizeof(how)), *hint ? ": " : "", hint);
+		kp_redact_str(&llm->redact, what, sizeof(what));
+		int timed_out = c.timed_out;
+		kp_child_release(&c);
+		if (job->attempts > cfg->retries) {
+			kp_llm_fail(llm, job, timed_out ? KP_ETIMEOUT : KP_ELLM, "llm: exec: gave up after %d attempt%s: %s",
+				    job->attempts, job->attempts == 1 ? "" : "s", what);
+			break;
+		}
+		sleep_s(kp_llm_backoff(llm, job->attempts + 1, -1));
+	}
+	kp_buf_release(&prompt);
+}
+
+static void *worker(void *ud)
+{
+	struct pool *p = ud;
+	for (;;) {
+		struct kp_llm_job *job = NULL;
+		pthread_mutex_lock(&p->lock);
+		while (p->next < p->n && !job) {
+			job = &p->jobs[p->next++];
+			if (job->done)
+				job = NULL;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (!job)
+			return NULL;
+		if (!kp_llm_budget_check(p->llm, job))
+			run_one(p->llm, job);
+	}
+}
+
+void kp_llm_exec_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
+{
+	struct pool p = {.llm = llm, .jobs = jobs, .n = n};
+	size_t nthreads = n < (size_t)llm->cfg.parallel ? n : (size_t)llm->cfg.parallel;
+	pthread_t *t;
+	size_t started = 0;
+
+	pthread_mutex_init(&p.lock, NULL);
+	t = kp_xcalloc(nthreads ? nthreads : 1, sizeof(*t));
+	while (nthreads > 1 && started < nthreads && !pthread_create(&t[started], NULL, worker, &p))
+		started++;
+	/* With one request (or no threads to be had) this thread does the work itself. */
+	worker(&p);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	pthread_mutex_destroy(&p.lock);
+}
