@@ -20,6 +20,7 @@
 
 #include "kernelpro/buf.h"
 #include "kernelpro/error.h"
+#include "kernelpro/programmer.h" /* enum kp_prog_mode */
 #include "kernelpro/store.h"
 
 /* ---- Parameters ---------------------------------------------------------------------------------- */
@@ -79,7 +80,7 @@ const char *kp_objective_name(int objective);
 /* ---- Scores and comparison ---------------------------------------------------------------------- */
 
 /* What the comparison looks at. */
-struct kp_score {
+struct kp_search_score {
 	int correct;
 	double speedup;   /* > 0 when correct */
 	double energy_j;  /* NAN when not measured */
@@ -91,7 +92,7 @@ struct kp_score {
  * With KP_OBJECTIVE_SPEED_ENERGY speedups whose logs differ by at most `noise_band` tie, and
  * then the lower energy wins (a candidate without an energy measurement loses the tie-break).
  */
-int kp_search_compare(const struct kp_score *a, const struct kp_score *b, int objective, double noise_band);
+int kp_search_compare(const struct kp_search_score *a, const struct kp_search_score *b, int objective, double noise_band);
 
 /*
  * The reward of one evaluated candidate: clip(log speedup, reward_min, reward_max) when correct,
@@ -145,7 +146,7 @@ void kp_tree_to_row(const struct kp_tree *t, int idx, struct kp_node_row *row);
 void kp_tree_clear_dirty(struct kp_tree *t);
 /* Recomputes `best` from scratch (after loading). */
 void kp_tree_update_best(struct kp_tree *t, const struct kp_search_params *p);
-struct kp_score kp_tree_score(const struct kp_tree *t, int idx);
+struct kp_search_score kp_tree_score(const struct kp_tree *t, int idx);
 
 /*
  * Records an evaluation: sets the node's outcome and reward, backs the reward up to the root
@@ -156,10 +157,6 @@ void kp_tree_record(struct kp_tree *t, const struct kp_search_params *p, int idx
 		    double speedup, double energy_j);
 
 /* ---- Policy --------------------------------------------------------------------------------------- */
-
-/* Programmer modes (persisted in prompts.mode: append only). */
-enum kp_prog_mode { KP_PROG_INITIAL = 0, KP_PROG_OPTIMIZE = 1, KP_PROG_DEBUG = 2 };
-const char *kp_prog_mode_name(enum kp_prog_mode m);
 
 /* The child kind and programmer mode for expanding a node. */
 enum kp_node_kind kp_search_child_kind(const struct kp_tree *t, int parent);
@@ -183,7 +180,7 @@ void kp_tree_end_expand(struct kp_tree *t, int idx);
 /* ---- The programmer interface -------------------------------------------------------------------- */
 
 /* Everything a programmer may use to make one child. Strings may be NULL when not applicable. */
-struct kp_prog_context {
+struct kp_search_request {
 	enum kp_prog_mode mode;
 	long parent_id;             /* run-database id of the node the child is made from */
 	const char *task_name;
@@ -201,32 +198,32 @@ struct kp_prog_context {
 };
 
 /* One prompt/reply pair of a generation (several when the model asked for tools or code search). */
-struct kp_prog_exchange {
+struct kp_search_exchange {
 	char *prompt, *reply, *error;
 	long tokens_in, tokens_out;
 	double cost, latency_s;
 };
 
 /* A code search the model made while generating: the query and what it found. */
-struct kp_prog_search {
+struct kp_search_query {
 	char *query, *result;
 };
 
-struct kp_prog_result {
+struct kp_search_child {
 	char *source;       /* the extracted candidate; NULL when the reply held none */
 	char *lang;         /* "cuda" or "python"; NULL: the task's */
 	char *summary;      /* one line on what the change does; may be NULL */
 	char *error;        /* why there is no source (empty, truncated, non-code reply) */
-	struct kp_prog_exchange *exchanges;
+	struct kp_search_exchange *exchanges;
 	size_t nexchanges;
-	struct kp_prog_search *searches;
-	size_t nsearches;
+	struct kp_search_query *queries;
+	size_t nqueries;
 };
 
-void kp_prog_result_release(struct kp_prog_result *r);
+void kp_search_child_release(struct kp_search_child *r);
 /* Appends an exchange, copying every string. */
-void kp_prog_result_add_exchange(struct kp_prog_result *r, const struct kp_prog_exchange *x);
-void kp_prog_result_add_search(struct kp_prog_result *r, const char *query, const char *result);
+void kp_search_child_add_exchange(struct kp_search_child *r, const struct kp_search_exchange *x);
+void kp_search_child_add_query(struct kp_search_child *r, const char *query, const char *result);
 
 /*
  * A programmer makes one child from a context. generate() returns 0 with a result (which may hold
@@ -236,20 +233,20 @@ void kp_prog_result_add_search(struct kp_prog_result *r, const char *query, cons
  * generate() is called from worker threads, at most max_parallel at a time; cancel() (optional)
  * asks requests in flight to give up soon, from another thread.
  */
-struct kp_programmer {
+struct kp_search_programmer {
 	const char *name;
 	int max_parallel;
-	int (*generate)(struct kp_programmer *p, const struct kp_prog_context *ctx, struct kp_prog_result *out,
+	int (*generate)(struct kp_search_programmer *p, const struct kp_search_request *ctx, struct kp_search_child *out,
 			struct kp_error *err);
-	void (*cancel)(struct kp_programmer *p);
-	void (*free)(struct kp_programmer *p);
+	void (*cancel)(struct kp_search_programmer *p);
+	void (*free)(struct kp_search_programmer *p);
 	void *priv;
 };
 
 /* ---- The evaluator interface ---------------------------------------------------------------------- */
 
 /* An evaluator's judgement of one candidate (or of the reference). Strings are allocated or NULL. */
-struct kp_eval_result {
+struct kp_search_eval {
 	enum kp_outcome outcome;
 	double time_ms, time_std_ms;  /* median and spread of the timed trials; NAN when not timed */
 	double ref_time_ms;           /* the reference timed in the same evaluation */
@@ -265,8 +262,8 @@ struct kp_eval_result {
 	char *hardware;      /* reference only: the GPU model as text */
 };
 
-void kp_eval_result_init(struct kp_eval_result *r);
-void kp_eval_result_release(struct kp_eval_result *r);
+void kp_search_eval_init(struct kp_search_eval *r);
+void kp_search_eval_release(struct kp_search_eval *r);
 
 /*
  * An evaluator judges candidates on one GPU, one at a time. reference() runs once per run
@@ -274,12 +271,12 @@ void kp_eval_result_release(struct kp_eval_result *r);
  * the candidate did (compile error, crash, wrong output ... are outcomes, not errors), or a
  * negative code when evaluation itself is impossible (no GPU, harness missing): the run stops.
  */
-struct kp_evaluator {
+struct kp_search_evaluator {
 	const char *name;
-	int (*reference)(struct kp_evaluator *e, struct kp_eval_result *out, struct kp_error *err);
-	int (*evaluate)(struct kp_evaluator *e, long node_id, const char *source, const char *lang,
-			struct kp_eval_result *out, struct kp_error *err);
-	void (*free)(struct kp_evaluator *e);
+	int (*reference)(struct kp_search_evaluator *e, struct kp_search_eval *out, struct kp_error *err);
+	int (*evaluate)(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang,
+			struct kp_search_eval *out, struct kp_error *err);
+	void (*free)(struct kp_search_evaluator *e);
 	void *priv;
 };
 
@@ -304,7 +301,7 @@ int kp_memory_learn(const struct kp_memory *m, const struct kp_tree *t, const st
 int kp_memory_dead_end(const struct kp_memory *m, const struct kp_tree *t, int idx, const char *summary,
 		       const char *log, struct kp_error *err);
 /* Records the code searches a generation made. */
-int kp_memory_code_paths(const struct kp_memory *m, const struct kp_prog_result *r, long node, struct kp_error *err);
+int kp_memory_code_paths(const struct kp_memory *m, const struct kp_search_child *r, long node, struct kp_error *err);
 /*
  * Renders the part of memory relevant to a request of `mode` from `parent` (with the parent's
  * failure log for debug requests) into `out`, at most max_bytes. Deterministic.
@@ -323,7 +320,7 @@ struct kp_search_task {
 };
 
 /* Limits; 0 means none. Whichever is reached first ends the run. */
-struct kp_budget {
+struct kp_search_budget {
 	long evals;
 	double wall_s;
 	long tokens;
@@ -339,7 +336,7 @@ struct kp_search_status {
 	double best_speedup;         /* 1.0 until a candidate beats the reference */
 	long best_node;
 	int inflight;                /* programmer requests in flight */
-	const struct kp_budget *budget;
+	const struct kp_search_budget *budget;
 	const char *phase;           /* "reference", "generating", "evaluating #12", ... */
 };
 
@@ -355,9 +352,9 @@ struct kp_search_run {
 	const char *run_name;
 	const struct kp_search_task *task;
 	struct kp_search_params params;
-	struct kp_budget budget;
-	struct kp_programmer *programmer;
-	struct kp_evaluator *evaluator;
+	struct kp_search_budget budget;
+	struct kp_search_programmer *programmer;
+	struct kp_search_evaluator *evaluator;
 	struct kp_store *shared_memory; /* optional */
 	const char *argv_text;       /* recorded with the session */
 	volatile sig_atomic_t *stop; /* set (from a signal handler) to stop after the current step */

@@ -104,7 +104,7 @@ void kp_node_row_init(struct kp_node_row *r);
 struct kp_exchange_row {
 	long parent;          /* node the request was made from */
 	long node;            /* node it produced, 0 when none */
-	int mode;             /* enum kp_prog_mode (search.h) */
+	const char *mode;     /* the programmer mode's name: "initial", "debug", "optimize" */
 	int round;            /* 0, then 1.. for tool/code-search rounds within one generation */
 	const char *prompt;
 	const char *reply;    /* NULL when the request failed */

@@ -21,9 +21,9 @@ struct job {
 	struct job *next;
 	long parent_id;
 	enum kp_node_kind kind;
-	struct kp_prog_context ctx;
+	struct kp_search_request ctx;
 	char *owned[8];
-	struct kp_prog_result result;
+	struct kp_search_child result;
 	int rc;
 	struct kp_error err;
 };
@@ -72,6 +72,12 @@ const char *kp_search_end_name(enum kp_search_end e)
 	default:
 		return "running";
 	}
+}
+
+/* lib/programmer's kp_prog_mode_name() once that lands on this branch; the words are the same. */
+static const char *mode_name(enum kp_prog_mode m)
+{
+	return m == KP_PROG_DEBUG ? "debug" : m == KP_PROG_OPTIMIZE ? "optimize" : "initial";
 }
 
 static double elapsed(const struct loop *L)
@@ -196,7 +202,7 @@ static const char *reference_lang(const struct kp_search_task *task)
 static int setup_root(struct loop *L, struct kp_error *err)
 {
 	struct kp_node_row row;
-	struct kp_eval_result res;
+	struct kp_search_eval res;
 	struct kp_eval_row er = {0};
 	int rc, idx;
 
@@ -220,7 +226,7 @@ static int setup_root(struct loop *L, struct kp_error *err)
 		return 0;
 	report(L, "reference");
 	note(L, "timing and profiling the reference (Stage 1)");
-	kp_eval_result_init(&res);
+	kp_search_eval_init(&res);
 	rc = L->run->evaluator->reference(L->run->evaluator, &res, err);
 	if (rc)
 		goto out;
@@ -251,7 +257,7 @@ static int setup_root(struct loop *L, struct kp_error *err)
 	if (!rc)
 		note(L, "reference: %.4g ms", res.time_ms);
 out:
-	kp_eval_result_release(&res);
+	kp_search_eval_release(&res);
 	return rc;
 }
 
@@ -268,7 +274,7 @@ static void job_free(struct job *j)
 {
 	for (size_t i = 0; i < KP_ARRAY_SIZE(j->owned); i++)
 		free(j->owned[i]);
-	kp_prog_result_release(&j->result);
+	kp_search_child_release(&j->result);
 	free(j);
 }
 
@@ -316,7 +322,7 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 
 static void job_run(struct loop *L, struct job *j)
 {
-	struct kp_programmer *p = L->run->programmer;
+	struct kp_search_programmer *p = L->run->programmer;
 	kp_error_clear(&j->err);
 	j->rc = p->generate(p, &j->ctx, &j->result, &j->err);
 }
@@ -400,7 +406,7 @@ static void wait_done(struct loop *L)
 static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 {
 	int pidx = kp_tree_find(&L->tree, j->parent_id);
-	struct kp_prog_result *r = &j->result;
+	struct kp_search_child *r = &j->result;
 	struct kp_node_row row;
 	long tin = 0, tout = 0;
 	double cost = 0;
@@ -424,8 +430,8 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 		}
 	}
 	for (size_t i = 0; i < r->nexchanges && !rc; i++) {
-		struct kp_prog_exchange *x = &r->exchanges[i];
-		struct kp_exchange_row xr = {j->parent_id, row.id, j->ctx.mode, (int)i, x->prompt, x->reply, x->error,
+		struct kp_search_exchange *x = &r->exchanges[i];
+		struct kp_exchange_row xr = {j->parent_id, row.id, mode_name(j->ctx.mode), (int)i, x->prompt, x->reply, x->error,
 					     x->tokens_in, x->tokens_out, x->cost, x->latency_s};
 		rc = kp_store_exchange_insert(L->st, &xr, err);
 		tin += x->tokens_in;
@@ -452,7 +458,7 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 	if (!row.id) {
 		L->gen_fail_streak++;
 		snprintf(L->last_gen_error, sizeof(L->last_gen_error), "%s", r->error ? r->error : "no code in the reply");
-		note(L, "%s from #%ld: no candidate (%s)", kp_prog_mode_name(j->ctx.mode), j->parent_id, L->last_gen_error);
+		note(L, "%s from #%ld: no candidate (%s)", mode_name(j->ctx.mode), j->parent_id, L->last_gen_error);
 		return 0;
 	}
 	L->gen_fail_streak = 0;
@@ -472,12 +478,12 @@ static int evaluate_next(struct loop *L, struct kp_error *err)
 	long id = L->evalq[0];
 	int idx = kp_tree_find(&L->tree, id), pidx, rc, was_best;
 	struct kp_buf src = KP_BUF_INIT, psrc = KP_BUF_INIT, plog = KP_BUF_INIT, pfind = KP_BUF_INIT;
-	struct kp_eval_result res;
+	struct kp_search_eval res;
 	struct kp_eval_row er;
 	struct kp_node_row row;
 	char lang[16], phase[64];
 
-	kp_eval_result_init(&res);
+	kp_search_eval_init(&res);
 	pidx = L->tree.n[idx].parent;
 	rc = kp_store_candidate_get(L->st, id, &src, lang, err);
 	if (!rc && L->tree.n[pidx].parent >= 0)
@@ -531,7 +537,7 @@ static int evaluate_next(struct loop *L, struct kp_error *err)
 		note(L, "new best: #%ld at %.2fx", L->tree.n[L->tree.best].id, L->tree.n[L->tree.best].speedup);
 	write_outputs(L);
 out:
-	kp_eval_result_release(&res);
+	kp_search_eval_release(&res);
 	kp_buf_release(&src);
 	kp_buf_release(&psrc);
 	kp_buf_release(&plog);
@@ -544,7 +550,7 @@ out:
 /* Why no new request may go out now (KP_END_NONE: one may). */
 static enum kp_search_end budget_block(struct loop *L)
 {
-	const struct kp_budget *b = &L->run->budget;
+	const struct kp_search_budget *b = &L->run->budget;
 	double evals = kp_store_counter(L->st, "evaluations");
 	if (b->evals > 0 && evals + (double)L->nevalq + L->inflight >= (double)b->evals)
 		return KP_END_EVALS;

@@ -268,18 +268,18 @@ int kp_memory_dead_end(const struct kp_memory *m, const struct kp_tree *t, int i
 	return add_row(m, &r, err);
 }
 
-int kp_memory_code_paths(const struct kp_memory *m, const struct kp_prog_result *res, long node, struct kp_error *err)
+int kp_memory_code_paths(const struct kp_memory *m, const struct kp_search_child *res, long node, struct kp_error *err)
 {
 	int rc = 0;
-	for (size_t i = 0; i < res->nsearches && !rc; i++) {
+	for (size_t i = 0; i < res->nqueries && !rc; i++) {
 		char text[MEM_LINE_MAX];
 		struct kp_memory_row r = {0};
-		if (!res->searches[i].query || !res->searches[i].result)
+		if (!res->queries[i].query || !res->queries[i].result)
 			continue;
-		snprintf(text, sizeof(text), "%s", res->searches[i].result);
+		snprintf(text, sizeof(text), "%s", res->queries[i].result);
 		r.kind = KP_MEM_CODE_PATH;
 		r.outcome = KP_MEMO_UNKNOWN;
-		r.key = res->searches[i].query;
+		r.key = res->queries[i].query;
 		r.text = text;
 		r.gain = NAN;
 		r.node = node;

@@ -5,19 +5,6 @@
 
 #include "kernelpro/search.h"
 
-const char *kp_prog_mode_name(enum kp_prog_mode m)
-{
-	switch (m) {
-	case KP_PROG_INITIAL:
-		return "initial";
-	case KP_PROG_OPTIMIZE:
-		return "optimize";
-	case KP_PROG_DEBUG:
-		return "debug";
-	}
-	return "unknown";
-}
-
 static int is_failed(const struct kp_tnode *n)
 {
 	return n->evaluated && n->outcome != KP_OUTCOME_CORRECT;
@@ -195,13 +182,13 @@ static int select_beam(struct kp_tree *t, const struct kp_search_params *p)
 	int width = p->beam_width < (int)KP_ARRAY_SIZE(beam) ? p->beam_width : (int)KP_ARRAY_SIZE(beam);
 
 	for (size_t i = 0; i < t->count; i++) {
-		struct kp_score s = kp_tree_score(t, (int)i);
+		struct kp_search_score s = kp_tree_score(t, (int)i);
 		int pos;
 		if (!s.correct || t->n[i].dead)
 			continue;
 		/* Insert into the sorted beam (best first); creation order breaks ties. */
 		for (pos = nbeam; pos > 0; pos--) {
-			struct kp_score o = kp_tree_score(t, beam[pos - 1]);
+			struct kp_search_score o = kp_tree_score(t, beam[pos - 1]);
 			if (kp_search_compare(&s, &o, p->objective, p->noise_band) <= 0)
 				break;
 		}

@@ -10,7 +10,7 @@ static char *dup_or_null(const char *s)
 	return s ? kp_xstrdup(s) : NULL;
 }
 
-void kp_prog_result_release(struct kp_prog_result *r)
+void kp_search_child_release(struct kp_search_child *r)
 {
 	free(r->source);
 	free(r->lang);
@@ -22,17 +22,17 @@ void kp_prog_result_release(struct kp_prog_result *r)
 		free(r->exchanges[i].error);
 	}
 	free(r->exchanges);
-	for (size_t i = 0; i < r->nsearches; i++) {
-		free(r->searches[i].query);
-		free(r->searches[i].result);
+	for (size_t i = 0; i < r->nqueries; i++) {
+		free(r->queries[i].query);
+		free(r->queries[i].result);
 	}
-	free(r->searches);
+	free(r->queries);
 	memset(r, 0, sizeof(*r));
 }
 
-void kp_prog_result_add_exchange(struct kp_prog_result *r, const struct kp_prog_exchange *x)
+void kp_search_child_add_exchange(struct kp_search_child *r, const struct kp_search_exchange *x)
 {
-	struct kp_prog_exchange *n;
+	struct kp_search_exchange *n;
 	r->exchanges = kp_xrealloc(r->exchanges, kp_st_mult(r->nexchanges + 1, sizeof(*r->exchanges)));
 	n = &r->exchanges[r->nexchanges++];
 	*n = *x;
@@ -41,22 +41,22 @@ void kp_prog_result_add_exchange(struct kp_prog_result *r, const struct kp_prog_
 	n->error = dup_or_null(x->error);
 }
 
-void kp_prog_result_add_search(struct kp_prog_result *r, const char *query, const char *result)
+void kp_search_child_add_query(struct kp_search_child *r, const char *query, const char *result)
 {
-	r->searches = kp_xrealloc(r->searches, kp_st_mult(r->nsearches + 1, sizeof(*r->searches)));
-	r->searches[r->nsearches].query = kp_xstrdup(query);
-	r->searches[r->nsearches].result = kp_xstrdup(result ? result : "");
-	r->nsearches++;
+	r->queries = kp_xrealloc(r->queries, kp_st_mult(r->nqueries + 1, sizeof(*r->queries)));
+	r->queries[r->nqueries].query = kp_xstrdup(query);
+	r->queries[r->nqueries].result = kp_xstrdup(result ? result : "");
+	r->nqueries++;
 }
 
-void kp_eval_result_init(struct kp_eval_result *r)
+void kp_search_eval_init(struct kp_search_eval *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->outcome = KP_OUTCOME_NONE;
 	r->time_ms = r->time_std_ms = r->ref_time_ms = r->speedup = r->energy_j = NAN;
 }
 
-void kp_eval_result_release(struct kp_eval_result *r)
+void kp_search_eval_release(struct kp_search_eval *r)
 {
 	free(r->log);
 	free(r->verdict_json);
@@ -65,5 +65,5 @@ void kp_eval_result_release(struct kp_eval_result *r)
 	free(r->feedback);
 	free(r->stage1);
 	free(r->hardware);
-	kp_eval_result_init(r);
+	kp_search_eval_init(r);
 }

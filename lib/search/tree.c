@@ -104,7 +104,7 @@ void kp_tree_clear_dirty(struct kp_tree *t)
 
 /* ---- comparison and reward ------------------------------------------------------------------------ */
 
-int kp_search_compare(const struct kp_score *a, const struct kp_score *b, int objective, double noise_band)
+int kp_search_compare(const struct kp_search_score *a, const struct kp_search_score *b, int objective, double noise_band)
 {
 	double la, lb;
 	if (a->correct != b->correct)
@@ -139,10 +139,10 @@ double kp_search_reward(const struct kp_search_params *p, enum kp_outcome o, dou
 	return r;
 }
 
-struct kp_score kp_tree_score(const struct kp_tree *t, int idx)
+struct kp_search_score kp_tree_score(const struct kp_tree *t, int idx)
 {
 	const struct kp_tnode *n = &t->n[idx];
-	struct kp_score s = {n->evaluated && n->outcome == KP_OUTCOME_CORRECT, n->speedup, n->energy_j};
+	struct kp_search_score s = {n->evaluated && n->outcome == KP_OUTCOME_CORRECT, n->speedup, n->energy_j};
 	if (n->parent < 0 && n->evaluated && n->outcome == KP_OUTCOME_CORRECT && !(n->speedup > 0))
 		s.speedup = 1.0;
 	return s;
@@ -150,7 +150,7 @@ struct kp_score kp_tree_score(const struct kp_tree *t, int idx)
 
 static void consider_best(struct kp_tree *t, const struct kp_search_params *p, int idx)
 {
-	struct kp_score s = kp_tree_score(t, idx), b;
+	struct kp_search_score s = kp_tree_score(t, idx), b;
 	if (!s.correct)
 		return;
 	if (t->best < 0) {

@@ -310,7 +310,7 @@ int kp_store_exchange_insert(struct kp_store *s, const struct kp_exchange_row *r
 		sqlite3_bind_int64(st, 2, r->node);
 	else
 		sqlite3_bind_null(st, 2);
-	sqlite3_bind_int(st, 3, r->mode);
+	sqlite3_bind_text(st, 3, r->mode ? r->mode : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 4, r->round);
 	sqlite3_bind_text(st, 5, hex, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 6, r->prompt, -1, SQLITE_TRANSIENT);

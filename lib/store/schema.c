@@ -41,7 +41,7 @@ static const char *const migrations[] = {
 	"  tool TEXT, severity TEXT, title TEXT, json TEXT NOT NULL);\n"
 	"CREATE INDEX findings_node ON findings(node_id);\n"
 	"CREATE TABLE prompts (\n"
-	"  id INTEGER PRIMARY KEY, parent_id INTEGER, node_id INTEGER, mode INTEGER NOT NULL,\n"
+	"  id INTEGER PRIMARY KEY, parent_id INTEGER, node_id INTEGER, mode TEXT NOT NULL,\n"
 	"  round INTEGER NOT NULL DEFAULT 0, sha256 TEXT NOT NULL, text TEXT NOT NULL, created REAL NOT NULL);\n"
 	"CREATE TABLE responses (\n"
 	"  id INTEGER PRIMARY KEY, prompt_id INTEGER NOT NULL REFERENCES prompts(id), text TEXT,\n"

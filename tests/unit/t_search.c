@@ -84,7 +84,7 @@ static void test_params(void **state)
 
 static void test_compare_speed(void **state)
 {
-	struct kp_score fast = {1, 2.0, NAN}, slow = {1, 1.5, NAN}, broken = {0, 50.0, NAN};
+	struct kp_search_score fast = {1, 2.0, NAN}, slow = {1, 1.5, NAN}, broken = {0, 50.0, NAN};
 	assert_true(kp_search_compare(&fast, &slow, KP_OBJECTIVE_SPEED, 0.02) > 0);
 	assert_true(kp_search_compare(&slow, &fast, KP_OBJECTIVE_SPEED, 0.02) < 0);
 	assert_true(kp_search_compare(&fast, &fast, KP_OBJECTIVE_SPEED, 0.02) == 0);
@@ -95,7 +95,7 @@ static void test_compare_speed(void **state)
 
 static void test_compare_energy(void **state)
 {
-	struct kp_score a = {1, 2.00, 5.0}, b = {1, 2.02, 8.0}, c = {1, 2.5, 9.0}, noe = {1, 2.01, NAN};
+	struct kp_search_score a = {1, 2.00, 5.0}, b = {1, 2.02, 8.0}, c = {1, 2.5, 9.0}, noe = {1, 2.01, NAN};
 	/* Within the band (|log 2.02 - log 2| = 0.00995 < 0.02): lower energy wins. */
 	assert_true(kp_search_compare(&a, &b, KP_OBJECTIVE_SPEED_ENERGY, 0.02) > 0);
 	assert_true(kp_search_compare(&b, &a, KP_OBJECTIVE_SPEED_ENERGY, 0.02) < 0);

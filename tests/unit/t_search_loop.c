@@ -28,7 +28,7 @@ struct step {
 };
 
 struct fake_prog {
-	struct kp_programmer base;
+	struct kp_search_programmer base;
 	pthread_mutex_t mu;
 	const struct step *script;
 	size_t nscript, next;
@@ -43,11 +43,11 @@ struct fake_prog {
 	int debug_calls, optimize_calls, initial_calls;
 };
 
-static int fake_generate(struct kp_programmer *p, const struct kp_prog_context *ctx, struct kp_prog_result *out,
+static int fake_generate(struct kp_search_programmer *p, const struct kp_search_request *ctx, struct kp_search_child *out,
 			 struct kp_error *err)
 {
 	struct fake_prog *f = (struct fake_prog *)p;
-	struct kp_prog_exchange x = {0};
+	struct kp_search_exchange x = {0};
 	char src[256], prompt[512], summary[64];
 	int call;
 	struct step s = {"correct", 1.0};
@@ -79,7 +79,7 @@ static int fake_generate(struct kp_programmer *p, const struct kp_prog_context *
 	if (f->hard_error_at && call == f->hard_error_at)
 		return kp_error_set(err, KP_EAUTH, "fake: key rejected");
 
-	snprintf(prompt, sizeof(prompt), "mode=%s parent=%ld task=%s", kp_prog_mode_name(ctx->mode), ctx->parent_id,
+	snprintf(prompt, sizeof(prompt), "mode=%d parent=%ld task=%s", (int)ctx->mode, ctx->parent_id,
 		 ctx->task_name);
 	snprintf(src, sizeof(src), "// candidate %d\n__global__ void k() { float4 v; }\noutcome=%s\nspeed=%.17g\n", call,
 		 s.outcome, s.speedup);
@@ -89,7 +89,7 @@ static int fake_generate(struct kp_programmer *p, const struct kp_prog_context *
 	x.tokens_in = f->tokens_per_call / 2;
 	x.tokens_out = f->tokens_per_call - x.tokens_in;
 	x.cost = 0.001;
-	kp_prog_result_add_exchange(out, &x);
+	kp_search_child_add_exchange(out, &x);
 	if (f->no_code) {
 		out->error = kp_xstrdup("the reply had no code block");
 		return 0;
@@ -97,7 +97,7 @@ static int fake_generate(struct kp_programmer *p, const struct kp_prog_context *
 	out->source = kp_xstrdup(src);
 	out->summary = kp_xstrdup(summary);
 	if (call == 1)
-		kp_prog_result_add_search(out, "cute tiled copy", "include/cute/algorithm/copy.hpp");
+		kp_search_child_add_query(out, "cute tiled copy", "include/cute/algorithm/copy.hpp");
 	return 0;
 }
 
@@ -116,7 +116,7 @@ static void fake_prog_init(struct fake_prog *f, const struct step *script, size_
 /* ---- a fake harness ---------------------------------------------------------------------------- */
 
 struct fake_eval {
-	struct kp_evaluator base;
+	struct kp_search_evaluator base;
 	int reference_calls, evals, busy, overlap_seen;
 	long first_id;
 	int sleep_ms;
@@ -125,7 +125,7 @@ struct fake_eval {
 	int stop_after;
 };
 
-static int fake_reference(struct kp_evaluator *e, struct kp_eval_result *out, struct kp_error *err)
+static int fake_reference(struct kp_search_evaluator *e, struct kp_search_eval *out, struct kp_error *err)
 {
 	struct fake_eval *f = (struct fake_eval *)e;
 	f->reference_calls++;
@@ -139,8 +139,8 @@ static int fake_reference(struct kp_evaluator *e, struct kp_eval_result *out, st
 	return 0;
 }
 
-static int fake_evaluate(struct kp_evaluator *e, long node_id, const char *source, const char *lang,
-			 struct kp_eval_result *out, struct kp_error *err)
+static int fake_evaluate(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang,
+			 struct kp_search_eval *out, struct kp_error *err)
 {
 	struct fake_eval *f = (struct fake_eval *)e;
 	const char *o = strstr(source, "outcome="), *s = strstr(source, "speed=");
@@ -521,7 +521,7 @@ static void test_kill_and_resume(void **state)
 	fx_free(x);
 }
 
-static int bad_reference(struct kp_evaluator *ev, struct kp_eval_result *r, struct kp_error *er)
+static int bad_reference(struct kp_search_evaluator *ev, struct kp_search_eval *r, struct kp_error *er)
 {
 	r->outcome = KP_OUTCOME_RUNTIME_ERROR;
 	r->log = kp_xstrdup("illegal memory access");

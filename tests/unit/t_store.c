@@ -222,7 +222,7 @@ static void test_exchanges(void **state)
 {
 	struct fixture *f = *state;
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_exchange_row x = {1, 0, 1, 0, "prompt text", NULL, "timeout", 10, 0, 0, 1.5};
+	struct kp_exchange_row x = {1, 0, "optimize", 0, "prompt text", NULL, "timeout", 10, 0, 0, 1.5};
 	KP_ASSERT_OK(kp_store_exchange_insert(f->s, &x, &err), &err);
 	x.node = 2;
 	x.reply = "```cuda\n...```";
