@@ -41,6 +41,7 @@ struct kp_search_params {
 	int repair_cap;
 	int max_repairs;     /* consecutive failed versions on one line before it is closed */
 	double repair_fpu;   /* a failed node not yet repaired is valued at its parent's Q minus this */
+	int leader_widen;    /* a correct node better than everything below it may widen past its limit */
 	int prune_m;         /* a node with this many evaluated children and no gain is closed (0: never) */
 	double prune_delta;  /* "gain": a descendant beating the node's reward by more than this */
 	double reward_min, reward_max; /* log-speedup clip */

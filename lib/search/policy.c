@@ -58,6 +58,16 @@ int kp_search_width_limit(const struct kp_tree *t, const struct kp_search_params
 	return lim > 1e6 ? 1000000 : (int)lim;
 }
 
+/* The most children a node may ever hold (widening only delays reaching it). */
+static int hard_limit(const struct kp_search_params *p, const struct kp_tnode *n)
+{
+	if (!n->evaluated || n->dead)
+		return 0;
+	if (is_failed(n))
+		return repairable(p, n) ? p->repair_cap : 0;
+	return p->refine_cap > 0 ? p->refine_cap : 1000000;
+}
+
 static double node_q(const struct kp_search_params *p, const struct kp_tnode *n)
 {
 	if (n->visits <= 0)
@@ -100,6 +110,26 @@ static void close_node(struct kp_tree *t, int idx, enum kp_dead_reason why)
 	t->n[idx].dirty = 1;
 }
 
+/*
+ * Leader widening: a correct node whose own reward beats every version made from it is, locally,
+ * the best place to try again, as greedy would; waiting for its widening limit would send the
+ * search into its worse children. Not while one of its requests is still in flight.
+ */
+static int leads_subtree(const struct kp_tree *t, const struct kp_search_params *p, int idx)
+{
+	const struct kp_tnode *n = &t->n[idx];
+	if (is_failed(n) || n->pending)
+		return 0;
+	for (int c = n->first_child; c >= 0; c = t->n[c].next_sibling) {
+		const struct kp_tnode *ch = &t->n[c];
+		if (!ch->evaluated || !(ch->max_r < n->reward))
+			return 0;
+		if (repairable(p, ch) && ch->expansions + ch->pending == 0)
+			return 0; /* a failure not yet repaired: let UCT weigh repairing it */
+	}
+	return 1;
+}
+
 /* Descends by UCT from idx; returns the node to expand or -1 when nothing below can be expanded now. */
 static int mcts_descend(struct kp_tree *t, const struct kp_search_params *p, int idx)
 {
@@ -109,6 +139,8 @@ static int mcts_descend(struct kp_tree *t, const struct kp_search_params *p, int
 	if (n->dead || !n->evaluated)
 		return -1;
 	if (n->expansions + n->pending < kp_search_width_limit(t, p, idx))
+		return idx;
+	if (p->leader_widen && leads_subtree(t, p, idx) && n->expansions < hard_limit(p, n))
 		return idx;
 	for (int c = n->first_child; c >= 0; c = t->n[c].next_sibling)
 		count++;
@@ -132,9 +164,17 @@ static int mcts_descend(struct kp_tree *t, const struct kp_search_params *p, int
 		found = mcts_descend(t, p, ord[i]);
 	if (ord != order)
 		free(ord);
-	if (found < 0 && n->parent >= 0 && !children_open(t, idx))
+	if (found >= 0)
+		return found;
+	/*
+	 * Nothing below can be expanded now. The widening limit only paces a node; while it is under
+	 * its hard cap it takes another child rather than closing with a good version in it.
+	 */
+	if (n->expansions + n->pending < hard_limit(p, n))
+		return idx;
+	if (n->parent >= 0 && !children_open(t, idx))
 		close_node(t, idx, KP_DEAD_EXHAUSTED);
-	return found;
+	return -1;
 }
 
 /* The nearest correct ancestor of a failed node (the version its repairs try to improve). */

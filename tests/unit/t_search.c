@@ -136,6 +136,8 @@ static void test_width_limits(void **state)
 	int bad = add(&t, 2, 1, KP_OUTCOME_COMPILE_ERROR, NAN);
 	struct kp_tnode *r = &t.n[root], *b = &t.n[bad];
 
+	P.refine_k = 2;
+	P.refine_alpha = 0.5;
 	/* Refine: floor(2 * N^0.5), at most 8. */
 	r->visits = 1;
 	assert_int_equal(kp_search_width_limit(&t, &P, root), 2);
@@ -228,6 +230,9 @@ static void test_selection_expands_root_first_and_widening_grows(void **state)
 {
 	struct kp_tree t;
 	kp_tree_init(&t);
+	P.refine_k = 2;
+	P.refine_alpha = 0.5;
+	P.leader_widen = 0;
 	add(&t, 1, 0, KP_OUTCOME_CORRECT, 1);
 	/* N=1: width 2, no children: expand the root. */
 	assert_int_equal(kp_search_select(&t, &P), 0);
@@ -248,6 +253,8 @@ static void test_inflight_counts_toward_width(void **state)
 {
 	struct kp_tree t;
 	kp_tree_init(&t);
+	P.refine_k = 2;
+	P.refine_alpha = 0.5;
 	add(&t, 1, 0, KP_OUTCOME_CORRECT, 1);
 	add(&t, 2, 1, KP_OUTCOME_CORRECT, 2.0);
 	/* Root: N=2, width 2, one child: expand the root ... */
@@ -349,6 +356,58 @@ static void test_selection_closes_exhausted(void **state)
 	assert_int_equal(kp_search_select(&t, &P), -1);
 	assert_int_equal(t.n[bad].dead, KP_DEAD_EXHAUSTED);
 	assert_int_equal(t.n[0].dead, KP_DEAD_ALIVE);
+	kp_tree_release(&t);
+}
+
+static void test_leader_widening(void **state)
+{
+	struct kp_tree t;
+	kp_tree_init(&t);
+	add(&t, 1, 0, KP_OUTCOME_CORRECT, 1);
+	int a = add(&t, 2, 1, KP_OUTCOME_CORRECT, 2.0);
+	int b = add(&t, 3, 2, KP_OUTCOME_CORRECT, 1.2);
+	/* #2 (N=2) is at its widening limit of 1, but it beats everything made from it: try it again. */
+	assert_int_equal(kp_search_width_limit(&t, &P, a), 1);
+	assert_int_equal(kp_search_select(&t, &P), a);
+	/* Without leader widening the search goes into the worse child. */
+	P.leader_widen = 0;
+	assert_int_equal(kp_search_select(&t, &P), b);
+	P.leader_widen = 1;
+	/* A failure made from the leader is weighed for repair (first-play urgency: valued at
+	 * log 2 - 0.3 = 0.39, above the worse sibling's log 1.2 = 0.18). */
+	int f = add(&t, 4, 2, KP_OUTCOME_COMPILE_ERROR, NAN);
+	assert_int_equal(kp_search_select(&t, &P), f);
+	/* With a prohibitive urgency penalty UCT prefers the correct child instead. */
+	P.repair_fpu = 50;
+	assert_int_equal(kp_search_select(&t, &P), b);
+	kp_tree_release(&t);
+}
+
+static void test_open_node_is_not_closed_below_its_cap(void **state)
+{
+	struct kp_tree t;
+	kp_tree_init(&t);
+	P.leader_widen = 0;
+	P.refine_cap = 3;
+	P.repair_cap = 1;
+	add(&t, 1, 0, KP_OUTCOME_CORRECT, 1);
+	int a = add(&t, 2, 1, KP_OUTCOME_CORRECT, 1.2);
+	int c = add(&t, 3, 2, KP_OUTCOME_COMPILE_ERROR, NAN);
+	int d = add(&t, 4, 3, KP_OUTCOME_COMPILE_ERROR, NAN);
+	add(&t, 5, 4, KP_OUTCOME_COMPILE_ERROR, NAN);
+	/* Every node is at its widening limit (floor(N^0.3) = 1). #3's line failed three times and has
+	 * no repair left: it closes. #2, a correct version under its hard cap of 3, takes another child
+	 * rather than closing with its version in it. */
+	assert_int_equal(kp_search_width_limit(&t, &P, 0), 1);
+	assert_int_equal(kp_search_width_limit(&t, &P, a), 1);
+	assert_int_equal(kp_search_select(&t, &P), a);
+	assert_int_equal(t.n[c].dead, KP_DEAD_EXHAUSTED);
+	assert_int_equal(t.n[d].dead, KP_DEAD_EXHAUSTED);
+	assert_int_equal(t.n[a].dead, KP_DEAD_ALIVE);
+	/* At its hard cap it closes too (the root never does). */
+	t.n[a].expansions = 3;
+	assert_int_equal(kp_search_select(&t, &P), 0);
+	assert_int_equal(t.n[a].dead, KP_DEAD_EXHAUSTED);
 	kp_tree_release(&t);
 }
 
@@ -460,6 +519,8 @@ int main(void)
 		cmocka_unit_test_setup(test_prune_repeated_failed_repairs, reset),
 		cmocka_unit_test_setup(test_prune_no_gain, reset),
 		cmocka_unit_test_setup(test_selection_closes_exhausted, reset),
+		cmocka_unit_test_setup(test_leader_widening, reset),
+		cmocka_unit_test_setup(test_open_node_is_not_closed_below_its_cap, reset),
 		cmocka_unit_test_setup(test_failing_candidate_never_best, reset),
 		cmocka_unit_test_setup(test_best_energy_tiebreak, reset),
 		cmocka_unit_test_setup(test_greedy, reset),
