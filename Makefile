@@ -135,6 +135,7 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS)
 	@mkdir -p $(@D)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ilib $(DEP_CFLAGS) \
+		-DKP_VERSION='"$(VERSION)"' -DKP_GIT_REV='"$(GIT_REV)"' \
 		-o $@ $< $(LIB_SRCS) $(LIBS)
 fuzz: $(FUZZ_BINS)
 

@@ -11,6 +11,7 @@
 
 #include <math.h>
 
+#include "kernelpro/fs.h"
 #include "kernelpro/log.h"
 #include "kernelpro/search.h"
 #include "kernelpro/str.h"
@@ -163,6 +164,11 @@ struct mix {
 
 static struct mix *g_mix;
 
+/* Iterations from this one on are also timed separately (the cost at the tree's final size). */
+static int g_tail_from = 1 << 30;
+static double g_tail_s;
+static long g_tail_n;
+
 /* Runs one search with `budget` evaluations; returns the true speedup of the version it reports as best. */
 static double simulate(const struct scenario *sc, const struct kp_search_params *p, int budget, uint64_t seed,
 		       double *select_s, long *iterations)
@@ -183,9 +189,10 @@ static double simulate(const struct scenario *sc, const struct kp_search_params 
 		enum kp_outcome o = KP_OUTCOME_CORRECT;
 		double fail_p;
 
+		double t_iter = 0;
 		t0 = kp_now();
 		parent = kp_search_select(&s.t, p);
-		*select_s += kp_now() - t0;
+		t_iter += kp_now() - t0;
 		(*iterations)++;
 		if (parent < 0)
 			break;
@@ -205,9 +212,15 @@ static double simulate(const struct scenario *sc, const struct kp_search_params 
 		}
 		if (uniform(&s.rng) < fail_p)
 			o = uniform(&s.rng) < 0.6 ? KP_OUTCOME_COMPILE_ERROR : KP_OUTCOME_WRONG_OUTPUT;
+		double measured = exp(tr.q + sc->sigma_meas * normal(&s.rng));
 		t0 = kp_now();
-		add_node(&s, (long)s.t.count + 1, parent, tr, o, exp(tr.q + sc->sigma_meas * normal(&s.rng)), p);
-		*select_s += kp_now() - t0;
+		add_node(&s, (long)s.t.count + 1, parent, tr, o, measured, p);
+		t_iter += kp_now() - t0;
+		*select_s += t_iter;
+		if (e >= g_tail_from) {
+			g_tail_s += t_iter;
+			g_tail_n++;
+		}
 	}
 	double best = s.t.best >= 0 ? exp(s.truth[s.t.best].q) : 1.0;
 	if (g_mix) {
@@ -271,7 +284,7 @@ static const struct variant variants[] = {
 	{"greedy", {"search=greedy", NULL}},
 	{"beam", {"search=beam", NULL}},
 	{"mcts", {"search=mcts", NULL}},
-	{"mcts-max", {"search=mcts", "backup=max", NULL}},
+	{"mcts-mean", {"search=mcts", "backup=mean", NULL}},
 };
 
 static int usage(void)
@@ -285,7 +298,7 @@ static void overhead(const struct kp_search_params *base)
 	/* The search's own cost per iteration (selection + backup + pruning), on trees of growing size. */
 	static const int sizes[] = {100, 1000, 5000};
 	printf("\nsearch overhead per iteration (selection + backup, no LLM, no GPU), scenario 'chains':\n");
-	printf("%-8s %-10s %14s %14s\n", "algo", "evals", "mean us/iter", "last-10% us");
+	printf("%-8s %-10s %14s %18s\n", "algo", "evals", "mean us/iter", "last 10% us/iter");
 	for (size_t v = 0; v < 3; v++) {
 		struct kp_search_params p = *base;
 		struct kp_error err = KP_ERROR_INIT;
@@ -293,14 +306,107 @@ static void overhead(const struct kp_search_params *base)
 			kp_search_param_assign(&p, variants[v].assign[i], &err);
 		p.refine_cap = 0; /* let the tree grow wide for the worst case */
 		for (size_t k = 0; k < KP_ARRAY_SIZE(sizes); k++) {
-			double sel = 0, sel_small = 0;
-			long it = 0, it_small = 0;
+			double sel = 0;
+			long it = 0;
+			g_tail_from = sizes[k] * 9 / 10;
+			g_tail_s = 0;
+			g_tail_n = 0;
 			simulate(&scenarios[1], &p, sizes[k], 12345, &sel, &it);
-			simulate(&scenarios[1], &p, sizes[k] * 9 / 10, 12345, &sel_small, &it_small);
-			printf("%-8s %-10d %14.2f %14.2f\n", variants[v].name, sizes[k], sel / (double)it * 1e6,
-			       (sel - sel_small) / (double)(it - it_small) * 1e6);
+			printf("%-8s %-10d %14.2f %18.2f\n", variants[v].name, sizes[k], sel / (double)it * 1e6,
+			       g_tail_n ? g_tail_s / (double)g_tail_n * 1e6 : NAN);
+			g_tail_from = 1 << 30;
 		}
 	}
+}
+
+/* ---- the whole loop, with an instant programmer and harness: the cost of bookkeeping ------------ */
+
+struct instant {
+	struct kp_search_programmer prog;
+	struct kp_search_evaluator eval;
+	struct rng rng;
+	int calls;
+};
+
+static int instant_generate(struct kp_search_programmer *p, const struct kp_search_request *req,
+			    struct kp_search_child *out, struct kp_error *err)
+{
+	struct instant *in = p->priv;
+	struct kp_search_exchange x = {0};
+	char src[128];
+	snprintf(src, sizeof(src), "// version %d\n__global__ void k(float4 *p) {}\n", ++in->calls);
+	x.prompt = (char *)(req->memory ? req->memory : "prompt");
+	x.reply = src;
+	x.tokens_in = 1000;
+	x.tokens_out = 500;
+	kp_search_child_add_exchange(out, &x);
+	out->source = kp_xstrdup(src);
+	out->summary = kp_xstrdup("a change");
+	return 0;
+}
+
+static int instant_reference(struct kp_search_evaluator *e, struct kp_search_eval *out, struct kp_error *err)
+{
+	out->outcome = KP_OUTCOME_CORRECT;
+	out->time_ms = 1;
+	return 0;
+}
+
+static int instant_evaluate(struct kp_search_evaluator *e, long node, const char *source, const char *lang,
+			    struct kp_search_eval *out, struct kp_error *err)
+{
+	struct instant *in = e->priv;
+	out->outcome = uniform(&in->rng) < 0.3 ? KP_OUTCOME_COMPILE_ERROR : KP_OUTCOME_CORRECT;
+	out->speedup = exp(0.3 * normal(&in->rng));
+	out->time_ms = 1 / out->speedup;
+	out->ref_time_ms = 1;
+	if (out->outcome != KP_OUTCOME_CORRECT)
+		out->log = kp_xstrdup("cand.cu(12): error: identifier \"x\" is undefined");
+	else
+		out->findings_json = kp_xstrdup("[{\"tool\":\"coalescing\",\"title\":\"t\",\"recommendations\":[\"r\"]}]");
+	return 0;
+}
+
+static void loop_overhead(int evals)
+{
+	static const struct kp_search_task task = {"bench", "bench", "cuda", "cuda", "// reference\n"};
+	struct instant in;
+	struct kp_search_run run;
+	struct kp_search_outcome out;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf dir = KP_BUF_INIT, db = KP_BUF_INIT;
+	struct kp_store *st;
+	double t0;
+
+	memset(&in, 0, sizeof(in));
+	memset(&run, 0, sizeof(run));
+	rng_seed(&in.rng, 7);
+	in.prog = (struct kp_search_programmer){"instant", 1, instant_generate, NULL, NULL, &in};
+	in.eval = (struct kp_search_evaluator){"instant", instant_reference, instant_evaluate, NULL, &in};
+	if (kp_mkdtemp("kp-bench", &dir, &err) || (kp_path_join(&db, dir.buf, "run.db"), 0) ||
+	    kp_store_open(&st, db.buf, KP_STORE_CREATE, &err)) {
+		fprintf(stderr, "search-sim: %s\n", kp_error_msg(&err));
+		return;
+	}
+	kp_search_params_default(&run.params);
+	run.store = st;
+	run.run_dir = getenv("NO_OUT") ? NULL : dir.buf;
+	run.run_name = "bench";
+	run.task = &task;
+	run.programmer = &in.prog;
+	run.evaluator = &in.eval;
+	run.budget.evals = evals;
+	t0 = kp_now();
+	if (kp_search_loop(&run, &out, &err))
+		fprintf(stderr, "search-sim: %s\n", kp_error_msg(&err));
+	else
+		printf("\nwhole loop with an instant programmer and harness, %d evaluations: %.2f ms per iteration\n"
+		       "(selection, prompt context and memory, two SQLite commits with fsync, best.cu and summary.json)\n",
+		       evals, (kp_now() - t0) / evals * 1e3);
+	kp_store_close(st);
+	kp_rm_rf(dir.buf, &err);
+	kp_buf_release(&dir);
+	kp_buf_release(&db);
 }
 
 int main(int argc, char **argv)
@@ -382,5 +488,6 @@ int main(int argc, char **argv)
 			free(res[v]);
 	}
 	overhead(&base);
+	loop_overhead(200);
 	return 0;
 }

@@ -281,6 +281,23 @@ struct kp_search_evaluator {
 	void *priv;
 };
 
+/*
+ * Reads a verdict document (`kernelpro eval --json`: status, runtime.median_ms, ref_runtime.median_ms,
+ * speedup, log or message; optionally energy_j, feedback, findings, stage1, hardware, profile) into
+ * `out` (initialised by the caller). A correct verdict must carry a speedup. `what` names the source.
+ */
+int kp_search_eval_parse(const char *what, const char *text, size_t len, struct kp_search_eval *out,
+			 struct kp_error *err);
+
+/*
+ * The exec evaluator: for each candidate, writes it to work_dir/cand-<node>.<ext> and runs
+ * argv... FILE with KP_EVAL_ROLE=candidate and KP_NODE_ID set; the reference is `reference_file`
+ * run with KP_EVAL_ROLE=reference. The program prints one verdict document on stdout (its exit
+ * status is ignored when it does). timeout_s <= 0: no limit. docs/search.md has the contract.
+ */
+int kp_exec_evaluator_new(struct kp_search_evaluator **out, const char *const *argv, const char *reference_file,
+			  const char *work_dir, const char *ext, double timeout_s, struct kp_error *err);
+
 /* ---- Search memory ---------------------------------------------------------------------------------- */
 
 /* Where memory is read from and written to: the run's database and optionally a shared one. */

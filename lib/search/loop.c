@@ -563,6 +563,14 @@ static enum kp_search_end budget_block(struct loop *L)
 	return KP_END_NONE;
 }
 
+static int any_dirty(const struct kp_tree *t)
+{
+	for (size_t i = 0; i < t->count; i++)
+		if (t->n[i].dirty)
+			return 1;
+	return 0;
+}
+
 /* Sends requests while there is room; returns how many went out, or a negative error code. */
 static int dispatch(struct loop *L, enum kp_search_end *blocked, struct kp_error *err)
 {
@@ -575,11 +583,13 @@ static int dispatch(struct loop *L, enum kp_search_end *blocked, struct kp_error
 			break;
 		idx = kp_search_select(&L->tree, &L->run->params);
 		/* Selection may have closed exhausted nodes: persist that before going on. */
-		rc = kp_store_begin(L->st, err);
-		if (!rc)
-			rc = commit_step(L, err);
-		if (rc)
-			return rc;
+		if (any_dirty(&L->tree)) {
+			rc = kp_store_begin(L->st, err);
+			if (!rc)
+				rc = commit_step(L, err);
+			if (rc)
+				return rc;
+		}
 		if (idx < 0) {
 			*blocked = KP_END_EXHAUSTED;
 			break;

@@ -170,9 +170,15 @@ int kp_search_write_outputs(struct kp_store *s, const char *run_dir, struct kp_e
 		rc = kp_store_candidate_get(s, node, &src, lang, err);
 		if (!rc) {
 			const char *name = !strcmp(lang, "python") ? "best.py" : "best.cu";
+			struct kp_buf old = KP_BUF_INIT;
+			struct kp_error ignore = KP_ERROR_INIT;
 			kp_path_join(&path, run_dir, name);
 			kp_json_set(best, "file", json_string(name));
-			rc = kp_write_file_atomic(path.buf, src.buf, src.len, err);
+			/* Rewritten (and synced) only when the best changed. */
+			if (kp_read_file(path.buf, src.len + 1, &old, &ignore) || old.len != src.len ||
+			    memcmp(old.buf, src.buf, src.len))
+				rc = kp_write_file_atomic(path.buf, src.buf, src.len, err);
+			kp_buf_release(&old);
 		}
 	}
 	if (!rc) {
