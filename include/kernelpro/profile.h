@@ -24,6 +24,7 @@ struct kp_metric {
 	double value;      /* valid only when !missing */
 	const char *text;  /* the raw field, for non-numeric metrics (e.g. device name) */
 	int missing;       /* empty, "n/a", non-numeric where a number was expected */
+	const char *column; /* the CSV column as ncu named it, section prefix included */
 };
 
 /* One profiled kernel launch (one row of the raw page). */
@@ -39,6 +40,8 @@ struct kp_launch {
 	const char *cc;         /* "9.0" */
 	size_t nmetrics;
 	struct kp_metric *metrics; /* sorted by name */
+	int incomplete;         /* the row was cut short (truncated file): later metrics are missing */
+	int line;               /* line of the row in its CSV, for messages */
 };
 
 /* A rule result from the details page (Nsight Compute's own advice). */
@@ -82,6 +85,34 @@ const struct kp_metric *kp_launch_metric(const struct kp_launch *l, const char *
 int kp_launch_get(const struct kp_launch *l, const char *name, double *out);
 /* The value, or `def` when missing. */
 double kp_launch_getd(const struct kp_launch *l, const char *name, double def);
+/*
+ * Checks that the report has each named metric column; every absent one adds
+ * a warning and marks the report incomplete. Returns how many are absent.
+ */
+size_t kp_ncu_require(struct kp_ncu_report *r, const char *what, const char *const *names, size_t n);
+/* The launch with ncu ID `id`, or NULL. */
+const struct kp_launch *kp_ncu_find_launch(const struct kp_ncu_report *r, int id);
+
+/*
+ * Converts a value printed with `unit` to kernelpro's base units (ns, byte,
+ * hz, byte/s, plain counts); *base_unit receives the normalized unit name
+ * (thread-local storage, valid until the next call). Unknown units pass through unchanged with factor 1.
+ */
+double kp_ncu_unit_factor(const char *unit, const char **base_unit);
+
+/* ---- Kernel names ------------------------------------------------------------------------- */
+
+/*
+ * The join key of a kernel: its qualified function name without template
+ * arguments, parameters or return type. From a mangled Itanium name
+ * ("_ZN7cutlass7Kernel2I...EEvT_" -> "cutlass::Kernel2") or from the
+ * demangled form ncu prints ("void cutlass::Kernel2<...>(T1::Params)").
+ * Names that are not C++ (extern "C", cuBLAS's sm90_xmma_...) are their own
+ * key. Both return allocated strings the caller frees.
+ */
+char *kp_kernel_name_key(const char *name);
+/* Only the mangled reader: NULL when `mangled` is not a name it understands. */
+char *kp_demangle_qualname(const char *mangled);
 
 /* ---- SASS ---------------------------------------------------------------------------------- */
 
