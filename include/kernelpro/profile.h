@@ -124,7 +124,8 @@ char *kp_demangle_qualname(const char *mangled);
 	X(MUFU_EX2) X(MUFU_LG2) X(MUFU_RCP) X(MUFU_RSQ) X(MUFU_SQRT) X(MUFU_SIN) X(MUFU_COS)  \
 	X(MUFU_TANH) X(MUFU_OTHER) X(BAR) X(SHFL) X(ATOMG) X(ATOMS) X(RED) X(ATOM_OTHER)      \
 	X(CALL_FDIV_SLOW) X(CALL_FSQRT_SLOW) X(CALL_FRCP_SLOW) X(CALL_DDIV_SLOW) X(CALL_OTHER) \
-	X(F2F_F64) X(IMAD) X(IDIV_SEQ) X(BRA) X(LDC) X(LD_GENERIC) X(ST_GENERIC) X(LDG_OTHER) X(STG_OTHER)
+	X(F2F_F64) X(IMAD) X(IDIV_SEQ) X(BRA) X(LDC) X(LD_GENERIC) X(ST_GENERIC) X(LDG_OTHER) X(STG_OTHER) \
+	X(IGMMA) X(QGMMA) X(DMMA) X(HADD2) X(HMUL2) X(UBLKCP) X(UTMAREDG)
 
 #define KP__SASS_ENUM(n) KP_SASS_##n,
 enum kp_sass_class { KP_SASS_CLASSES(KP__SASS_ENUM) KP_SASS_NCLASSES };
@@ -135,6 +136,7 @@ const char *kp_sass_class_name(enum kp_sass_class c); /* "LDG_128" */
 struct kp_sass_opcount {
 	const char *opcode; /* full opcode with modifiers: "LDG.E.128.CONSTANT" */
 	unsigned count;
+	double executed;    /* warp-level executions (ncu source page only; 0 otherwise) */
 };
 
 /* Static instruction counts of one function (not dynamic execution counts). */
@@ -146,6 +148,13 @@ struct kp_sass_func {
 	unsigned counts[KP_SASS_NCLASSES];
 	size_t nops;
 	struct kp_sass_opcount *ops; /* every distinct opcode+modifiers, sorted by opcode */
+	const char *key;       /* join key (kp_kernel_name_key): "vec_add_naive", "cutlass::Kernel2" */
+	unsigned nnop;         /* NOPs (padding), not counted in ninstr */
+	int complete;          /* the dump showed the function's end (cuobjdump's "....." line) */
+	/* Dynamic counts, when the source was ncu's source page (--page source --print-source sass). */
+	int has_executed;
+	double executed_total;                    /* warp-level instructions executed */
+	double executed[KP_SASS_NCLASSES];        /* per class */
 };
 
 struct kp_sass {
@@ -154,29 +163,48 @@ struct kp_sass {
 	int unknown_arch;        /* an architecture we have no opcode table for: counts are partial */
 	struct kp_buf warnings;
 	void *priv;
+	int incomplete;          /* unreadable lines or a cut-off function (see warnings) */
+	const char *format;      /* "cuobjdump", "nvdisasm" or "ncu-source" */
 };
 
-#define KP_SASS_INIT {0, NULL, 0, KP_BUF_INIT, NULL}
+#define KP_SASS_INIT {0, NULL, 0, KP_BUF_INIT, NULL, 0, NULL}
 
-/* Parses `cuobjdump -sass` or `nvdisasm` output. */
+/*
+ * Parses `cuobjdump -sass` or `nvdisasm` output, or ncu's source page
+ * (`ncu --csv --page source --print-source sass`, which also gives executed
+ * counts and covers library kernels such as cuBLAS). The format is detected.
+ */
 int kp_sass_parse(struct kp_sass *s, const char *what, const char *text, size_t len, struct kp_error *err);
 void kp_sass_release(struct kp_sass *s);
-/* Finds the function whose mangled or demangled name (or bare name) matches. */
+/*
+ * Finds the function whose mangled or demangled name matches, else the one
+ * whose join key (kp_kernel_name_key) matches; NULL when none or when the key
+ * is ambiguous (several template instances).
+ */
 const struct kp_sass_func *kp_sass_find(const struct kp_sass *s, const char *name);
+/* The function of one ncu launch: by mangled name, demangled name, then key (preferring the launch's arch). */
+const struct kp_sass_func *kp_sass_find_launch(const struct kp_sass *s, const struct kp_launch *l);
+/* Classifies one instruction ("LDG.E.128", operands) the way the parser counts it; -1 when uncounted. */
+int kp_sass_classify(const char *opcode, const char *operands);
+/* 1 for architectures whose opcode spelling the classifier knows (sm_70 ... sm_121). */
+int kp_sass_arch_known(const char *arch);
 
 /* ---- ptxas -v ------------------------------------------------------------------------------ */
 
+/* One function's resource report. -1 means ptxas did not print that figure. */
 struct kp_ptxas_func {
 	const char *mangled;
 	const char *arch;
 	int registers;
-	int barriers;
-	long smem_bytes;        /* static shared memory */
-	long cmem_bytes;        /* constant bank 0 */
+	int barriers;           /* -1 before CUDA 12.x printed "used N barriers" */
+	long smem_bytes;        /* static shared memory (ptxas omits it when 0: then 0) */
+	long cmem_bytes;        /* constant bank 0 (CUDA 13 no longer prints it: -1) */
 	long stack_frame;       /* bytes */
 	long spill_stores;      /* bytes */
 	long spill_loads;       /* bytes */
 	long cumulative_stack;  /* bytes, -1 when not printed */
+	int entry;              /* a __global__ kernel ("Compiling entry function"), not a device function */
+	const char *key;        /* join key (kp_kernel_name_key) */
 };
 
 struct kp_ptxas {
@@ -184,13 +212,18 @@ struct kp_ptxas {
 	struct kp_ptxas_func *funcs;
 	struct kp_buf warnings;
 	void *priv;
+	int incomplete;         /* a function's report was cut short (see warnings) */
 };
 
-#define KP_PTXAS_INIT {0, NULL, KP_BUF_INIT, NULL}
+#define KP_PTXAS_INIT {0, NULL, KP_BUF_INIT, NULL, 0}
 
+/* Parses `nvcc -Xptxas -v` (or `ptxas -v`) output, CUDA 11 to 13 spellings; other lines are ignored. */
 int kp_ptxas_parse(struct kp_ptxas *p, const char *what, const char *text, size_t len, struct kp_error *err);
 void kp_ptxas_release(struct kp_ptxas *p);
+/* By mangled name, else by join key when unique. */
 const struct kp_ptxas_func *kp_ptxas_find(const struct kp_ptxas *p, const char *name);
+/* The entry function of one ncu launch (mangled name, then key; prefers the launch's arch). */
+const struct kp_ptxas_func *kp_ptxas_find_launch(const struct kp_ptxas *p, const struct kp_launch *l);
 
 /* ---- Launch trace (CUPTI tracer JSON, or nsys stats CSV) ------------------------------------ */
 
