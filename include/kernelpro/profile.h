@@ -237,6 +237,7 @@ struct kp_trace_event {
 	unsigned grid[3], block[3];
 	int stream;
 	uint32_t correlation;
+	uint64_t count;     /* launches/calls this event stands for: 1 on a timeline, N in an nsys summary row */
 };
 
 struct kp_trace {
@@ -251,16 +252,21 @@ struct kp_trace {
 	size_t nmemcpys;
 	struct kp_buf warnings;
 	void *priv;
+	int timeline;          /* events carry real timestamps (tracer JSON); 0 for nsys summaries: no span/gaps */
+	size_t napi;           /* runtime API calls */
+	uint64_t api_launch_ns; /* time in cudaLaunchKernel-like calls (host side) */
+	size_t ndropped;       /* records the tracer reported lost */
 };
 
-#define KP_TRACE_INIT {0, NULL, 0, 0, 0, 0, 0, 0, KP_BUF_INIT, NULL}
+#define KP_TRACE_INIT {0, NULL, 0, 0, 0, 0, 0, 0, KP_BUF_INIT, NULL, 0, 0, 0, 0}
 
-/* Parses the JSON written by kernelpro's CUPTI tracer (harness/tracer). */
+/* Parses the JSON written by kernelpro's CUPTI tracer (harness/tracer; format in docs/trace.md). */
 int kp_trace_parse_json(struct kp_trace *t, const char *what, const char *text, size_t len, struct kp_error *err);
 /* Parses `nsys stats --format csv` output of cuda_gpu_kern_sum (and cuda_api_sum when present). */
 int kp_trace_parse_nsys_csv(struct kp_trace *t, const char *what, const char *text, size_t len,
 			    struct kp_error *err);
 void kp_trace_release(struct kp_trace *t);
+const char *kp_trace_kind_name(enum kp_trace_kind k); /* "kernel", "memcpy", "memset", "sync", "api" */
 
 /* ---- One kernel's complete profile, as the tools see it -------------------------------------- */
 
@@ -274,5 +280,37 @@ struct kp_kernel_profile {
 	const struct kp_ptxas_func *ptxas;
 	const struct kp_trace *trace;
 };
+
+/* ---- Everything from one profiling session, joined per launch ---------------------------------- */
+
+/* Paths of the saved outputs; NULL for a source that was not collected. */
+struct kp_profile_files {
+	const char *ncu_csv;     /* raw page (required) */
+	const char *ncu_details; /* details page: Nsight Compute's rule results */
+	const char *sass;        /* cuobjdump -sass, nvdisasm, or ncu's source page */
+	const char *ptxas;       /* -Xptxas -v output */
+	const char *trace;       /* kernelpro tracer JSON or nsys stats CSV */
+};
+
+struct kp_profile_set {
+	struct kp_ncu_report ncu;
+	struct kp_sass sass;
+	struct kp_ptxas ptxas;
+	struct kp_trace trace;
+	int have_sass, have_ptxas, have_trace;
+	size_t nkernels;
+	struct kp_kernel_profile *kernels; /* one per ncu launch, in report order, sources joined by name */
+};
+
+#define KP_PROFILE_MAX_FILE (1u << 30) /* the largest input file read */
+
+/*
+ * Reads and parses every given file and joins SASS/ptxas functions to the
+ * ncu launches. A parse error fails the whole load (naming the file); what
+ * parses but is partial is marked incomplete in its part. Initialise with
+ * memset 0; release with kp_profile_set_release() whatever the result.
+ */
+int kp_profile_set_load(struct kp_profile_set *ps, const struct kp_profile_files *f, struct kp_error *err);
+void kp_profile_set_release(struct kp_profile_set *ps);
 
 #endif
