@@ -313,4 +313,42 @@ struct kp_profile_set {
 int kp_profile_set_load(struct kp_profile_set *ps, const struct kp_profile_files *f, struct kp_error *err);
 void kp_profile_set_release(struct kp_profile_set *ps);
 
+/* ---- Running ncu ---------------------------------------------------------------------------------- */
+
+/*
+ * One ncu collection. Inputs are set by the caller; kp_ncu_run() fills the
+ * result paths. The command line is always `--clock-control none --csv
+ * --page raw --print-units base` under LC_ALL=C, with ncu's own log file in
+ * out_dir. Errors distinguish a missing ncu (KP_ENOTOOL), no counter access
+ * (KP_EPERM, ERR_NVGPUCTRPERM), a failing program (KP_ECHILD), nothing
+ * profiled (KP_EMISSING) and the time limit (KP_ETIMEOUT), so the caller can
+ * go on with timing only.
+ */
+struct kp_ncu_run {
+	const char *ncu;              /* path or name of ncu; NULL: the CUDA toolkit's (kp_cuda_tool) */
+	const char *const *argv;      /* the program and its arguments (NULL-terminated) */
+	const char *const *env;       /* extra NAME=value for the program, NULL-terminated; may be NULL */
+	const char *const *metrics;   /* exactly these (--metrics), NULL-terminated; may be NULL */
+	const char *const *sections;  /* --section identifiers (metrics that exist only in a section) */
+	const char *set;              /* --set NAME ("full"); NULL: none */
+	const char *kernel;           /* -k filter: a function name or "regex:..."; NULL: all */
+	long launch_skip;             /* -s: skip this many matching launches */
+	long launch_count;            /* -c: profile at most this many; 0: all */
+	const char *out_dir;          /* created if needed: ncu.log, ncu_raw.csv, program.log, ... */
+	long timeout_ms;              /* for the profiled run; <= 0: none */
+	int details;                  /* also export the details page (rule results) */
+	int source_sass;              /* also export the source page: SASS with executed counts */
+	int keep_report;              /* keep out_dir/report.ncu-rep */
+
+	/* Results (paths inside out_dir, empty when not produced). */
+	char raw_csv[1024], details_csv[1024], sass_csv[1024], log[1024], report[1024];
+	double elapsed_s;             /* wall time of the profiled run */
+};
+
+/* Runs the program under ncu; see struct kp_ncu_run. */
+int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err);
+/* Exports one page ("raw", "details", "source") of a saved .ncu-rep to `out_path`. */
+int kp_ncu_import(const char *ncu, const char *report, const char *page, const char *out_path, long timeout_ms,
+		  struct kp_error *err);
+
 #endif

@@ -1,6 +1,8 @@
 /* JSON objects of the diagnosis report: one per launch (Stage 1 now, the tools' findings later) and the GPU model. */
 #include "base/setup.h"
 
+#include <math.h>
+
 #include "kernelpro/analyze.h"
 #include "kernelpro/json.h"
 
@@ -74,4 +76,52 @@ json_t *kp_hw_to_json(const struct kp_hw *hw)
 	kp_json_set(o, "datasheet_dram_bw", kp_json_real(s->dram_bw));
 	kp_json_set(o, "datasheet_fp32", kp_json_real(s->fp32));
 	return o;
+}
+
+/* 1.23e+09 -> "1.23 G" */
+static void si(struct kp_buf *b, double v, const char *unit)
+{
+	static const char *const pre[] = {"", "k", "M", "G", "T", "P"};
+	int i = 0;
+	if (isnan(v)) {
+		kp_buf_addf(b, "? %s", unit);
+		return;
+	}
+	while (fabs(v) >= 1000 && i < 5) {
+		v /= 1000;
+		i++;
+	}
+	kp_buf_addf(b, "%.3g %s%s", v, pre[i], unit);
+}
+
+void kp_stage1_describe(const struct kp_stage1 *s, struct kp_buf *out)
+{
+	kp_buf_addf(out, "  %s: %s\n", kp_bound_name(s->bound), s->reason);
+	kp_buf_adds(out, "  FLOPs ");
+	si(out, s->flops, "");
+	kp_buf_addf(out, " (%s, %s), DRAM ", s->precision, s->flops_source ? s->flops_source : "missing");
+	si(out, s->dram_bytes, "B");
+	kp_buf_addf(out, ", AI %.3g FLOP/B, ridge %.3g\n  ", s->ai, s->ridge_ai);
+	si(out, s->achieved_bw, "B/s");
+	kp_buf_addf(out, " = %.0f%% of DRAM roof; ", 100 * s->memory_frac);
+	si(out, s->achieved_flops, "FLOP/s");
+	kp_buf_addf(out, " = %.1f%% of %s roof", 100 * s->compute_frac, s->precision);
+	if (!isnan(s->sm_sol_pct) || !isnan(s->mem_sol_pct))
+		kp_buf_addf(out, "; ncu SM %.0f%%, memory %.0f%%", s->sm_sol_pct, s->mem_sol_pct);
+	kp_buf_addch(out, '\n');
+	if (!isnan(s->min_bytes))
+		kp_buf_addf(out, "  minimum traffic %.3g B: AI %.3g, no version can run faster than %.3g ms\n",
+			    s->min_bytes, s->ai_min, s->floor_time_s * 1e3);
+	if (s->incomplete)
+		kp_buf_addf(out, "  incomplete: missing %s\n", s->missing[0] ? s->missing : "some inputs");
+}
+
+const struct kp_hw_spec *kp_hw_spec_for_report(const struct kp_ncu_report *r)
+{
+	for (size_t i = 0; i < r->nlaunches; i++) {
+		const struct kp_metric *m = kp_launch_metric(&r->launches[i], "device__attribute_display_name");
+		if (m && m->text && *m->text)
+			return kp_hw_spec_find(m->text);
+	}
+	return NULL;
 }
