@@ -141,6 +141,8 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 			fprintf(cli->err, "profiling under ncu (%zu metrics)...\n", metrics.n);
 		if (kp_ncu_run(&r, &err) == 0) {
 			ncu_ok = 1;
+			if (r.warning[0])
+				kp_cli_warn(cli, "%s", r.warning);
 			kp_json_set(m, "ncu", status_json("ok", NULL, r.elapsed_s));
 		} else {
 			/* No counters (permissions, no ncu, a failing run): keep going with timing only. */

@@ -94,7 +94,7 @@ static double plain_factor(const char *u, char *base, size_t n)
 		}
 		return 1;
 	}
-	if (strchr("KMGT", u[0]) && u[1] && is_count_word(u + 1)) {
+	if (u[0] && strchr("KMGT", u[0]) && is_count_word(u + 1)) {
 		kp_strlcpy(base, u + 1, n);
 		switch (u[0]) {
 		case 'K': return 1e3;

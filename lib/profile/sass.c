@@ -531,8 +531,10 @@ int kp_sass_parse(struct kp_sass *s, const char *what, const char *text, size_t 
 			*f = b->f;
 			f->nops = b->nops;
 			f->ops = kp_arena_calloc(&p->arena, b->nops ? b->nops : 1, sizeof(*f->ops));
-			memcpy(f->ops, b->ops, b->nops * sizeof(*b->ops));
-			qsort(f->ops, f->nops, sizeof(*f->ops), opcount_cmp);
+			if (b->nops) {
+				memcpy(f->ops, b->ops, b->nops * sizeof(*b->ops));
+				qsort(f->ops, f->nops, sizeof(*f->ops), opcount_cmp);
+			}
 			key = kp_kernel_name_key(f->mangled ? f->mangled : f->demangled);
 			f->key = kp_arena_strdup(&p->arena, key ? key : "");
 			free(key);

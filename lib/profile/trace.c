@@ -94,7 +94,7 @@ static void summarize(struct kp_trace *t)
 {
 	uint64_t first = UINT64_MAX, last = 0, busy_end = 0;
 	int any = 0;
-	if (t->timeline)
+	if (t->timeline && t->nevents)
 		qsort(t->events, t->nevents, sizeof(*t->events), start_cmp);
 	t->nkernels = t->nsyncs = t->nmemcpys = t->napi = 0;
 	t->kernel_ns = t->gap_ns = t->span_ns = t->api_launch_ns = 0;
