@@ -24,7 +24,8 @@ fi
 for b in "$@"; do
 	name=$(basename "$b" | sed 's/\.[a-z]*$//')
 	t0=$(date +%s)
-	OUT_BENCH="$OUT/logs/bench/$name" KP="$KP" sh "$b" >"$OUT/logs/bench/$name.txt" 2>&1
+	mkdir -p "$OUT/logs/bench/$name"
+	OUT="$OUT/logs/bench/$name" KP="$KP" sh "$b" >"$OUT/logs/bench/$name.txt" 2>&1
 	rc=$?
 	echo "bench $name: exit $rc ($(( $(date +%s) - t0 )) s)" >>"$summary"
 	tail -25 "$OUT/logs/bench/$name.txt" | sed 's/^/    /' >>"$summary"
