@@ -23,12 +23,14 @@ if [ "${KP_SKIP_GPU_TESTS:-0}" != 1 ]; then
 fi
 for b in "$@"; do
 	name=$(basename "$b" | sed 's/\.[a-z]*$//')
+	bdir="$OUT/logs/bench/$name"
+	blog="$OUT/logs/bench/$name.txt"
+	mkdir -p "$bdir"
 	t0=$(date +%s)
-	mkdir -p "$OUT/logs/bench/$name"
-	OUT="$OUT/logs/bench/$name" KP="$KP" sh "$b" >"$OUT/logs/bench/$name.txt" 2>&1
+	env OUT="$bdir" KP="$KP" sh "$b" >"$blog" 2>&1
 	rc=$?
 	echo "bench $name: exit $rc ($(( $(date +%s) - t0 )) s)" >>"$summary"
-	tail -25 "$OUT/logs/bench/$name.txt" | sed 's/^/    /' >>"$summary"
+	tail -25 "$blog" | sed 's/^/    /' >>"$summary"
 done
 echo "total: $(( $(date +%s) - start )) s" >>"$summary"
 tar czf "$OUT/logs.tgz" -C "$OUT" logs
