@@ -3,8 +3,10 @@
 # $KP_BENCH_METRICS) against `ncu --set full`, on the 17 probe kernels, as a ratio in one run.
 # Target: targeted <= 25% of --set full. Writes $OUT/collection_cost.txt (OUT defaults to ./bench-out).
 # Usage (repo root, after make gpu-bundle): sh bench/gpu_collection_cost.sh [path/to/kernelpro]
+# (or through tools/gpu-run.sh bench/gpu_collection_cost.sh, which sets KP and OUT)
 set -eu
-KP=${1:-dist/gpu/bin/kernelpro}
+KP=${1:-${KP:-$PWD/dist/gpu/bin/kernelpro}}
+case "$KP" in /*) ;; *) KP="$PWD/$KP" ;; esac
 OUT=${OUT:-$PWD/bench-out}
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
