@@ -102,7 +102,7 @@ static int on_debug(CURL *easy, curl_infotype type, char *data, size_t size, voi
 			kp_buf_adds(&b, dir);
 			if ((len >= 14 && !strncasecmp(line, "authorization:", 14)) ||
 			    (len >= 10 && !strncasecmp(line, "x-api-key:", 10)) ||
-			    (len >= 10 && !strncasecmp(line, "api-key:", 8))) {
+			    (len >= 8 && !strncasecmp(line, "api-key:", 8))) {
 				kp_buf_add(&b, line, (size_t)(strchr(line, ':') - line));
 				kp_buf_adds(&b, ": [redacted]");
 			} else {

@@ -197,7 +197,7 @@ static void test_anthropic_ok(void **state)
 	struct kp_error err = KP_ERROR_INIT;
 	cfg_for(&c, KP_LLM_ANTHROPIC, "s=ok,id=an1");
 	KP_ASSERT_OK(ask(&c, &r, &err), &err);
-	assert_non_null(strstr(r.text, "extern \"C\""));
+	assert_non_null(strstr(r.text, "KP_EXPORT int kp_run"));
 	assert_string_equal(r.finish_reason, "end_turn");
 	assert_true(r.usage.cost_known);
 	assert_int_equal(kp_test_server_count(&srv, "\"anthropic_version\": \"2023-06-01\""), 1);
