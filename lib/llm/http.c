@@ -10,6 +10,10 @@
 #include "kernelpro/str.h"
 #include "llm/llm_int.h"
 
+#ifndef KP_VERSION /* builds outside the Makefile's flags (the fuzz targets) */
+#define KP_VERSION "unknown"
+#endif
+
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static CURLcode global_rc;
 
