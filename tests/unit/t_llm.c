@@ -190,6 +190,29 @@ static void test_openai_ok(void **state)
 	kp_llm_reply_release(&r);
 }
 
+/* Prompts carry compiler logs and model output: control characters, quotes and stray bytes travel as valid JSON. */
+static void test_odd_bytes(void **state)
+{
+	struct kp_llm_config c;
+	struct kp_llm *llm = NULL;
+	struct kp_llm_reply r;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_llm_msg m = {KP_LLM_USER, "tab\there \"quoted\" back\\slash \x01 bell\x07 bad\xff\xfe end \xc3\xa9 "
+					  "overlong\xc0\xaf surrogate\xed\xa0\x80 del\x7f"};
+	struct kp_llm_request q = {"sys\r\n", &m, 1, NULL};
+	cfg_for(&c, KP_LLM_OPENAI, "s=ok,id=odd1");
+	KP_ASSERT_OK(kp_llm_open(&llm, &c, &err), &err);
+	KP_ASSERT_OK(kp_llm_complete(llm, &q, &r, &err), &err);
+	kp_llm_reply_release(&r);
+	kp_llm_free(llm);
+	kp_llm_config_release(&c);
+	/* The server parsed it (json.loads) and logged it back as JSON: escapes survive, bad bytes are U+FFFD. */
+	assert_int_equal(kp_test_server_count(&srv, "tab\\there \\\"quoted\\\" back\\\\slash \\u0001 bell\\u0007 "
+						    "bad\\ufffd\\ufffd end \\u00e9 overlong\\ufffd\\ufffd "
+						    "surrogate\\ufffd\\ufffd\\ufffd del\\u007f"),
+			 1);
+}
+
 static void test_anthropic_ok(void **state)
 {
 	struct kp_llm_config c;
@@ -668,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_prices),
 		cmocka_unit_test(test_missing_key),
 		cmocka_unit_test(test_openai_ok),
+		cmocka_unit_test(test_odd_bytes),
 		cmocka_unit_test(test_anthropic_ok),
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_server_errors),
