@@ -232,7 +232,7 @@ class Server(ThreadingHTTPServer):
     def log_request_line(self, obj):
         if self.log:
             with self.log_lock:
-                self.log.write(json.dumps(obj) + "\n")
+                self.log.write(json.dumps(obj, sort_keys=True) + "\n")
                 self.log.flush()
 
 
