@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #define KP_COMMANDS(X) \
+	X(ask)         \
 	X(doctor)      \
 	X(profile)     \
 	X(analyze)     \

@@ -30,17 +30,21 @@ DEFAULT_REPLY = """Here is a faster version.
 
 ```cuda
 #include <cuda_runtime.h>
+#include "kp_native.h"
 
-__global__ void scale_kernel(const float *x, float *y, int n)
+__global__ void scale_kernel(const float *x, float *y, int64_t n)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (i < n)
         y[i] = 2.0f * x[i];
 }
 
-extern "C" int kp_launch(void **args, cudaStream_t stream)
+KP_EXPORT int kp_run(const kp_tensor *in, int nin, kp_tensor *out, int nout, kp_stream_t stream)
 {
-    return 0;
+    int64_t n = in[0].numel;
+    scale_kernel<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)stream>>>(
+        (const float *)in[0].data, (float *)out[0].data, n);
+    return (int)cudaGetLastError();
 }
 ```
 """
@@ -228,7 +232,7 @@ class Server(ThreadingHTTPServer):
     def log_request_line(self, obj):
         if self.log:
             with self.log_lock:
-                self.log.write(json.dumps(obj) + "\n")
+                self.log.write(json.dumps(obj, sort_keys=True) + "\n")
                 self.log.flush()
 
 

@@ -21,8 +21,10 @@
  * recordings, or anything kp_llm writes. A missing key is KP_EAUTH naming the
  * variable; there is never a fallback to another provider.
  *
- * Threads: one kp_llm is used from one thread at a time. Parallelism comes
- * from kp_llm_complete_many(), which keeps up to `parallel` requests in flight.
+ * Threads: a kp_llm may be used from several threads at once; each call
+ * runs its own transfers and they share one connection pool, the totals and
+ * the caps. Within one thread, kp_llm_complete_many() keeps up to `parallel`
+ * requests in flight. The observer runs in the thread that made the call.
  */
 
 enum kp_llm_provider {
@@ -95,7 +97,7 @@ int kp_llm_config_parse_spec(struct kp_llm_config *cfg, const char *spec, struct
 
 /*
  * A JSON config file (docs/llm.md): {"llm": "openai:gpt-4o", "base_url": ...,
- * "api_key_env": ..., "temperature": ..., "prices": {...}, ...}. Values set in
+ * "api_key_env": ..., "temperature": ..., "price": {"input": .., "output": ..}, ...}. Values set in
  * the file replace those in cfg, so load the file first and apply command-line
  * options after. A file holding a key ("api_key") is refused.
  */
@@ -175,6 +177,13 @@ int kp_llm_complete(struct kp_llm *llm, const struct kp_llm_request *req, struct
  */
 int kp_llm_complete_many(struct kp_llm *llm, const struct kp_llm_request *reqs, size_t n,
 			 struct kp_llm_reply *replies, struct kp_error *errs);
+
+/*
+ * Makes requests in flight give up soon (within ~0.2 s for HTTP; exec
+ * children are not killed, but not retried) and every later request fail at
+ * once, with KP_ECANCELED. Safe to call from any thread, e.g. on Ctrl-C.
+ */
+void kp_llm_cancel(struct kp_llm *llm);
 
 /* Usage summed over every exchange the handle made. */
 void kp_llm_totals(const struct kp_llm *llm, struct kp_llm_usage *out);

@@ -19,6 +19,10 @@
  * Prompts are plain-text templates in prompts/ (docs/prompts.md) with named
  * slots filled from the context. The same context gives the same prompt, byte
  * for byte; every slot is trimmed to a bounded length.
+ *
+ * Threads: after kp_programmer_new() a programmer is read-only, so generate
+ * may run in several threads at once (the kp_llm allows it); the hooks are
+ * then called from those threads and must be safe for it.
  */
 
 enum kp_prog_mode {

@@ -102,7 +102,7 @@ static void run_one(struct kp_llm *llm, struct kp_llm_job *job)
 		kp_redact_str(&llm->redact, what, sizeof(what));
 		int timed_out = c.timed_out;
 		kp_child_release(&c);
-		if (job->attempts > cfg->retries) {
+		if (job->attempts > cfg->retries || llm->canceled) {
 			kp_llm_fail(llm, job, timed_out ? KP_ETIMEOUT : KP_ELLM, "llm: exec: gave up after %d attempt%s: %s",
 				    job->attempts, job->attempts == 1 ? "" : "s", what);
 			break;

@@ -10,6 +10,10 @@
 #include "kernelpro/str.h"
 #include "llm/llm_int.h"
 
+#ifndef KP_VERSION /* builds outside the Makefile's flags (the fuzz targets) */
+#define KP_VERSION "unknown"
+#endif
+
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static CURLcode global_rc;
 
@@ -18,22 +22,52 @@ static void global_init(void)
 	global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *ud)
+{
+	struct kp_llm *llm = ud;
+	pthread_mutex_lock(&llm->share_locks[(unsigned)data % KP_ARRAY_SIZE(llm->share_locks)]);
+}
+
+static void share_unlock(CURL *h, curl_lock_data data, void *ud)
+{
+	struct kp_llm *llm = ud;
+	pthread_mutex_unlock(&llm->share_locks[(unsigned)data % KP_ARRAY_SIZE(llm->share_locks)]);
+}
+
+/*
+ * Every kp_llm_complete_many() call runs its own multi handle, so calls from
+ * several threads never touch each other's transfers; they still reuse one
+ * pool of connections (and DNS and TLS sessions) through this share handle.
+ */
 int kp_llm_http_setup(struct kp_llm *llm, struct kp_error *err)
 {
+	CURLSH *sh;
 	pthread_once(&global_once, global_init);
 	if (global_rc != CURLE_OK)
 		return kp_error_set(err, KP_EHTTP, "llm: libcurl failed to initialise: %s", curl_easy_strerror(global_rc));
-	llm->multi = curl_multi_init();
-	if (!llm->multi)
-		return kp_error_set(err, KP_EHTTP, "llm: libcurl could not create a multi handle");
+	sh = curl_share_init();
+	if (!sh)
+		return kp_error_set(err, KP_EHTTP, "llm: libcurl could not create a share handle");
+	for (size_t i = 0; i < KP_ARRAY_SIZE(llm->share_locks); i++)
+		pthread_mutex_init(&llm->share_locks[i], NULL);
+	curl_share_setopt(sh, CURLSHOPT_LOCKFUNC, share_lock);
+	curl_share_setopt(sh, CURLSHOPT_UNLOCKFUNC, share_unlock);
+	curl_share_setopt(sh, CURLSHOPT_USERDATA, llm);
+	curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+	curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	llm->share = sh;
 	return 0;
 }
 
 void kp_llm_http_cleanup(struct kp_llm *llm)
 {
-	if (llm->multi)
-		curl_multi_cleanup(llm->multi);
-	llm->multi = NULL;
+	if (!llm->share)
+		return;
+	curl_share_cleanup(llm->share);
+	llm->share = NULL;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(llm->share_locks); i++)
+		pthread_mutex_destroy(&llm->share_locks[i]);
 }
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
@@ -102,7 +136,7 @@ static int on_debug(CURL *easy, curl_infotype type, char *data, size_t size, voi
 			kp_buf_adds(&b, dir);
 			if ((len >= 14 && !strncasecmp(line, "authorization:", 14)) ||
 			    (len >= 10 && !strncasecmp(line, "x-api-key:", 10)) ||
-			    (len >= 10 && !strncasecmp(line, "api-key:", 8))) {
+			    (len >= 8 && !strncasecmp(line, "api-key:", 8))) {
 				kp_buf_add(&b, line, (size_t)(strchr(line, ':') - line));
 				kp_buf_adds(&b, ": [redacted]");
 			} else {
@@ -162,6 +196,7 @@ static int start_attempt(struct kp_llm *llm, struct kp_llm_job *job)
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "kernelpro/" KP_VERSION);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, job);
 	curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(e, CURLOPT_SHARE, llm->share);
 	if (kp_log_enabled(KP_LOG_TRACE)) {
 		curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, on_debug);
 		curl_easy_setopt(e, CURLOPT_DEBUGDATA, llm);
@@ -169,7 +204,7 @@ static int start_attempt(struct kp_llm *llm, struct kp_llm_job *job)
 	}
 	job->easy = e;
 	job->headers = h;
-	if (curl_multi_add_handle(llm->multi, e) != CURLM_OK) {
+	if (curl_multi_add_handle(job->multi, e) != CURLM_OK) {
 		curl_easy_cleanup(e);
 		curl_slist_free_all(h);
 		job->easy = job->headers = NULL;
@@ -208,7 +243,7 @@ static void finish_attempt(struct kp_llm *llm, struct kp_llm_job *job, CURLcode 
 	char msg[300], detail[220];
 
 	curl_easy_getinfo(job->easy, CURLINFO_RESPONSE_CODE, &status);
-	curl_multi_remove_handle(llm->multi, job->easy);
+	curl_multi_remove_handle(job->multi, job->easy);
 	curl_easy_cleanup(job->easy);
 	curl_slist_free_all(job->headers);
 	job->easy = job->headers = NULL;
@@ -263,18 +298,44 @@ static void finish_attempt(struct kp_llm *llm, struct kp_llm_job *job, CURLcode 
 	}
 }
 
+/* Ends every job of this call now: kp_llm_cancel() was called. */
+static void cancel_all(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct kp_llm_job *j = &jobs[i];
+		if (j->done)
+			continue;
+		if (j->easy) {
+			curl_multi_remove_handle(j->multi, j->easy);
+			curl_easy_cleanup(j->easy);
+			curl_slist_free_all(j->headers);
+			j->easy = j->headers = NULL;
+		}
+		kp_llm_fail(llm, j, KP_ECANCELED, "llm: %s: request canceled", provider(llm));
+	}
+}
+
 void kp_llm_http_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
 {
+	CURLM *multi = curl_multi_init();
 	size_t left = 0;
 	int running = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].multi = multi;
+		if (!multi && !jobs[i].done)
+			kp_llm_fail(llm, &jobs[i], KP_EHTTP, "llm: libcurl could not create a multi handle");
 		left += !jobs[i].done;
+	}
 	while (left) {
 		double now = kp_now(), wake = INFINITY;
-		int still = 0;
+		int still = 0, finished = 0;
 		CURLMsg *m;
 
+		if (llm->canceled) {
+			cancel_all(llm, jobs, n);
+			break;
+		}
 		for (size_t i = 0; i < n; i++) {
 			struct kp_llm_job *j = &jobs[i];
 			if (j->done || j->easy)
@@ -293,9 +354,8 @@ void kp_llm_http_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
 		}
 		if (!left)
 			break;
-		curl_multi_perform(llm->multi, &still);
-		int finished = 0;
-		while ((m = curl_multi_info_read(llm->multi, &still))) {
+		curl_multi_perform(multi, &still);
+		while ((m = curl_multi_info_read(multi, &still))) {
 			struct kp_llm_job *j = NULL;
 			if (m->msg != CURLMSG_DONE)
 				continue;
@@ -310,13 +370,18 @@ void kp_llm_http_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
 			break;
 		if (finished)
 			continue; /* a slot came free: start the next request before sleeping */
-		/* Sleep until a socket is ready, a retry is due, or a second passes. */
-		double ms = isfinite(wake) ? ceil((wake - kp_now()) * 1000.0) : 1000.0;
-		if (ms > 1000.0)
-			ms = 1000.0;
+		/* Sleep until a socket is ready, a retry is due, or 0.2 s pass (to notice a cancel). */
+		double ms = isfinite(wake) ? ceil((wake - kp_now()) * 1000.0) : 200.0;
+		if (ms > 200.0)
+			ms = 200.0;
 		if (ms > 0)
-			curl_multi_poll(llm->multi, NULL, 0, (int)ms, NULL);
+			curl_multi_poll(multi, NULL, 0, (int)ms, NULL);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(jobs[i].body), jobs[i].body = NULL;
+	for (size_t i = 0; i < n; i++) {
+		free(jobs[i].body);
+		jobs[i].body = NULL;
+		jobs[i].multi = NULL;
+	}
+	if (multi)
+		curl_multi_cleanup(multi);
 }

@@ -251,6 +251,11 @@ const struct kp_llm_config *kp_llm_get_config(const struct kp_llm *llm)
 	return &llm->cfg;
 }
 
+void kp_llm_cancel(struct kp_llm *llm)
+{
+	llm->canceled = 1;
+}
+
 void kp_llm_set_observer(struct kp_llm *llm, kp_llm_observer_fn fn, void *ud)
 {
 	llm->observer = fn;
@@ -305,6 +310,8 @@ int kp_llm_budget_check(struct kp_llm *llm, struct kp_llm_job *job)
 {
 	const struct kp_llm_config *c = &llm->cfg;
 	int rc = 0;
+	if (llm->canceled)
+		return kp_llm_fail(llm, job, KP_ECANCELED, "llm: request canceled");
 	pthread_mutex_lock(&llm->lock);
 	long used = llm->totals.input_tokens + llm->totals.output_tokens;
 	double cost = llm->totals.cost_usd;
@@ -391,8 +398,11 @@ int kp_llm_complete_many(struct kp_llm *llm, const struct kp_llm_request *reqs, 
 		memset(j->reply, 0, sizeof(*j->reply));
 		kp_buf_init(&j->resp, KP_LLM_REPLY_CAP);
 		kp_llm_request_hash(j->req, j->hash);
-		if (llm->cfg.record_dir)
+		if (llm->cfg.record_dir) {
+			pthread_mutex_lock(&llm->lock);
 			j->seq = llm->record_seq++;
+			pthread_mutex_unlock(&llm->lock);
+		}
 		if (!reqs[i].nmsgs || !reqs[i].msgs)
 			kp_llm_fail(llm, j, KP_EINVAL, "llm: a request needs at least one message");
 	}

@@ -59,6 +59,7 @@ struct kp_llm_job {
 	struct kp_error *err;
 	char hash[65];
 	long seq;            /* recording sequence number, reserved at submission */
+	void *multi;         /* HTTP: the CURLM * of the call this job belongs to */
 	int attempts;
 	int done;
 	int rc;
@@ -82,10 +83,12 @@ struct kp_llm {
 	struct kp_replay replay;
 	struct kp_llm_price price;
 	int price_known;
-	void *multi;         /* CURLM * */
+	void *share;         /* CURLSH *: connections, DNS and TLS sessions shared by every call's multi handle */
+	pthread_mutex_t share_locks[8]; /* one per curl_lock_data */
+	volatile int canceled; /* kp_llm_cancel() was called */
 	unsigned long long rng;
 	long record_seq;     /* the next recording number */
-	pthread_mutex_t lock; /* totals and the budget, used by exec worker threads */
+	pthread_mutex_t lock; /* totals, budget, jitter, recording numbers, replay position: calls may run in parallel */
 	struct kp_llm_usage totals;
 	kp_llm_observer_fn observer;
 	void *observer_ud;

@@ -43,7 +43,7 @@ void kp_redactor_release(struct kp_redactor *r)
 
 static int key_char(int c)
 {
-	return isalnum(c) || c == '-' || c == '_' || c == '*' || c == '.';
+	return isalnum(c) || c == '-' || c == '_' || c == '*';
 }
 
 /*

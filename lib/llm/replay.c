@@ -209,10 +209,13 @@ void kp_llm_replay_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
 		struct kp_replay_entry *e;
 		if (job->done || kp_llm_budget_check(llm, job))
 			continue;
+		pthread_mutex_lock(&llm->lock);
 		e = pick(llm, job);
+		if (e)
+			e->used = 1;
+		pthread_mutex_unlock(&llm->lock);
 		if (!e)
 			continue;
-		e->used = 1;
 		job->attempts = 1;
 		job->reply->text = kp_xstrndup(e->text, e->len);
 		job->reply->len = strlen(job->reply->text);

@@ -2,6 +2,7 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "kp_llm_server.h"
@@ -190,6 +191,29 @@ static void test_openai_ok(void **state)
 	kp_llm_reply_release(&r);
 }
 
+/* Prompts carry compiler logs and model output: control characters, quotes and stray bytes travel as valid JSON. */
+static void test_odd_bytes(void **state)
+{
+	struct kp_llm_config c;
+	struct kp_llm *llm = NULL;
+	struct kp_llm_reply r;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_llm_msg m = {KP_LLM_USER, "tab\there \"quoted\" back\\slash \x01 bell\x07 bad\xff\xfe end \xc3\xa9 "
+					  "overlong\xc0\xaf surrogate\xed\xa0\x80 del\x7f"};
+	struct kp_llm_request q = {"sys\r\n", &m, 1, NULL};
+	cfg_for(&c, KP_LLM_OPENAI, "s=ok,id=odd1");
+	KP_ASSERT_OK(kp_llm_open(&llm, &c, &err), &err);
+	KP_ASSERT_OK(kp_llm_complete(llm, &q, &r, &err), &err);
+	kp_llm_reply_release(&r);
+	kp_llm_free(llm);
+	kp_llm_config_release(&c);
+	/* The server parsed it (json.loads) and logged it back as JSON: escapes survive, bad bytes are U+FFFD. */
+	assert_int_equal(kp_test_server_count(&srv, "tab\\there \\\"quoted\\\" back\\\\slash \\u0001 bell\\u0007 "
+						    "bad\\ufffd\\ufffd end \\u00e9 overlong\\ufffd\\ufffd "
+						    "surrogate\\ufffd\\ufffd\\ufffd del\\u007f"),
+			 1);
+}
+
 static void test_anthropic_ok(void **state)
 {
 	struct kp_llm_config c;
@@ -197,7 +221,7 @@ static void test_anthropic_ok(void **state)
 	struct kp_error err = KP_ERROR_INIT;
 	cfg_for(&c, KP_LLM_ANTHROPIC, "s=ok,id=an1");
 	KP_ASSERT_OK(ask(&c, &r, &err), &err);
-	assert_non_null(strstr(r.text, "extern \"C\""));
+	assert_non_null(strstr(r.text, "KP_EXPORT int kp_run"));
 	assert_string_equal(r.finish_reason, "end_turn");
 	assert_true(r.usage.cost_known);
 	assert_int_equal(kp_test_server_count(&srv, "\"anthropic_version\": \"2023-06-01\""), 1);
@@ -312,6 +336,78 @@ static void test_timeout(void **state)
 	KP_ASSERT_OK(ask(&c, &r, &err), &err);
 	assert_int_equal(r.usage.attempts, 2);
 	kp_llm_reply_release(&r);
+}
+
+struct thread_arg {
+	struct kp_llm *llm;
+	int rc;
+	struct kp_error err;
+};
+
+static void *ask_thread(void *ud)
+{
+	struct thread_arg *a = ud;
+	struct kp_llm_reply r;
+	a->rc = kp_llm_complete(a->llm, &hello, &r, &a->err);
+	if (!a->rc)
+		kp_llm_reply_release(&r);
+	return NULL;
+}
+
+/* One handle, four threads, each with its own blocking call: they overlap and the totals add up. */
+static void test_threads(void **state)
+{
+	struct kp_llm_config c;
+	struct kp_llm *llm = NULL;
+	struct kp_error err = KP_ERROR_INIT;
+	struct thread_arg a[4];
+	pthread_t t[4];
+	struct kp_llm_usage tot;
+	double t0;
+
+	cfg_for(&c, KP_LLM_OPENAI, "s=slow,ms=400,id=th1");
+	KP_ASSERT_OK(kp_llm_open(&llm, &c, &err), &err);
+	t0 = kp_now();
+	for (int i = 0; i < 4; i++) {
+		memset(&a[i], 0, sizeof(a[i]));
+		a[i].llm = llm;
+		assert_int_equal(pthread_create(&t[i], NULL, ask_thread, &a[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		KP_ASSERT_OK(a[i].rc, &a[i].err);
+	}
+	assert_true(kp_now() - t0 < 1.2);
+	kp_llm_totals(llm, &tot);
+	assert_int_equal(tot.requests, 4);
+	kp_llm_free(llm);
+	kp_llm_config_release(&c);
+}
+
+/* Cancel from another thread: the request in flight ends soon, later ones at once. */
+static void test_cancel(void **state)
+{
+	struct kp_llm_config c;
+	struct kp_llm *llm = NULL;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_llm_reply r;
+	struct thread_arg a = {0};
+	pthread_t t;
+	double t0;
+
+	cfg_for(&c, KP_LLM_OPENAI, "s=slow,ms=5000,id=cx1");
+	KP_ASSERT_OK(kp_llm_open(&llm, &c, &err), &err);
+	a.llm = llm;
+	t0 = kp_now();
+	assert_int_equal(pthread_create(&t, NULL, ask_thread, &a), 0);
+	usleep(300000);
+	kp_llm_cancel(llm);
+	pthread_join(t, NULL);
+	assert_int_equal(a.rc, KP_ECANCELED);
+	assert_true(kp_now() - t0 < 1.5);
+	assert_int_equal(kp_llm_complete(llm, &hello, &r, &err), KP_ECANCELED);
+	kp_llm_free(llm);
+	kp_llm_config_release(&c);
 }
 
 static int sink_saw_key;
@@ -668,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_prices),
 		cmocka_unit_test(test_missing_key),
 		cmocka_unit_test(test_openai_ok),
+		cmocka_unit_test(test_odd_bytes),
 		cmocka_unit_test(test_anthropic_ok),
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_server_errors),
@@ -675,6 +772,8 @@ int main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_bad_key_redacted),
 		cmocka_unit_test(test_parallel),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_record_replay),
 		cmocka_unit_test(test_replay_text),

@@ -1,0 +1,299 @@
+/* kernelpro ask: build the programmer's prompt for one mode, print it (--dry-run) or send it and print the code. */
+#include "base/setup.h"
+
+#include <math.h>
+
+#include "cli.h"
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
+#include "kernelpro/programmer.h"
+#include "kernelpro/str.h"
+#include "llm_opts.h"
+
+#define INPUT_CAP (4u << 20)
+
+static const struct kp_opt ask_opts[] = {
+	{"mode", 'm', KP_OPT_CHOICE, "initial|debug|optimize", "which prompt to build", "initial"},
+	{"format", 0, KP_OPT_CHOICE, "cuda|torch", "candidate format (default: torch when the code is .py)", NULL},
+	{"task-name", 0, KP_OPT_STR, "NAME", "the task's name", NULL},
+	{"task-text", 0, KP_OPT_STR, "FILE", "what to compute: shapes, dtypes, tolerance", NULL},
+	{"reference", 'r', KP_OPT_STR, "FILE", "the reference implementation", NULL},
+	{"stage1", 0, KP_OPT_STR, "FILE", "the roofline analysis of the reference, as text", NULL},
+	{"hardware", 0, KP_OPT_STR, "FILE", "the GPU description, as text", NULL},
+	{"parent", 'p', KP_OPT_STR, "FILE", "debug: the failing code; optimize: the code to improve", NULL},
+	{"failure", 0, KP_OPT_CHOICE, "compile_error|runtime_error|timeout|wrong_output|cheat_suspected|rejected_reply",
+	 "debug: how the parent failed", NULL},
+	{"compile-log", 0, KP_OPT_STR, "FILE", "debug: the compiler's output", NULL},
+	{"runtime-log", 0, KP_OPT_STR, "FILE", "debug: the run's error output", NULL},
+	{"max-abs-err", 0, KP_OPT_NUM, "X", "debug (wrong output): largest absolute error", NULL},
+	{"max-rel-err", 0, KP_OPT_NUM, "X", "debug (wrong output): largest relative error", NULL},
+	{"atol", 0, KP_OPT_NUM, "X", "debug (wrong output): absolute tolerance", NULL},
+	{"rtol", 0, KP_OPT_NUM, "X", "debug (wrong output): relative tolerance", NULL},
+	{"mismatched", 0, KP_OPT_INT, "N", "debug (wrong output): elements out of tolerance", NULL},
+	{"total", 0, KP_OPT_INT, "N", "debug (wrong output): elements compared", NULL},
+	{"where", 0, KP_OPT_STR, "TEXT", "debug (wrong output): where the first mismatch is", NULL},
+	{"reject-reason", 0, KP_OPT_STR, "TEXT", "debug: why the last reply was unusable", NULL},
+	{"feedback", 0, KP_OPT_STR, "FILE", "optimize: the profiling diagnosis of the parent", NULL},
+	{"memory", 0, KP_OPT_STR, "FILE", "what earlier attempts found", NULL},
+	{"codesearch", 0, KP_OPT_STR, "FILE", "code-search results to include", NULL},
+	{"instructions", 0, KP_OPT_STR, "TEXT", "extra instructions for the model", NULL},
+	{"reference-ms", 0, KP_OPT_NUM, "MS", "the reference's time per call", NULL},
+	{"parent-ms", 0, KP_OPT_NUM, "MS", "optimize: the parent's time per call", NULL},
+	{"best-ms", 0, KP_OPT_NUM, "MS", "optimize: the best time so far", NULL},
+	{"entry", 0, KP_OPT_LIST, "NAME", "a name the code must define (repeatable; default from the format)", NULL},
+	{"prompts", 0, KP_OPT_STR, "DIR", "templates here replace the bundled prompts/ files", NULL},
+	{"max-prompt-chars", 0, KP_OPT_INT, "N", "bound on the prompt's length", NULL},
+	{"dry-run", 'n', KP_OPT_FLAG, NULL, "print the prompt instead of sending it", NULL},
+	{"out", 'o', KP_OPT_STR, "FILE", "write the extracted code to FILE instead of stdout", NULL},
+	{"show-reply", 0, KP_OPT_FLAG, NULL, "also print the model's whole reply on stderr", NULL},
+	KP_LLM_CLI_OPTS,
+	KP_OPT_TABLE_END,
+};
+
+/* The file named by option `name`, read into `b`; NULL when the option was not given. */
+static const char *opt_file(const struct kp_args *a, const char *name, struct kp_buf *b, struct kp_error *err,
+			    int *rc)
+{
+	const char *path = kp_arg_str(a, name);
+	if (!path || *rc)
+		return NULL;
+	*rc = kp_read_file(path, INPUT_CAP, b, err);
+	if (*rc)
+		kp_error_prefix(err, "--%s: ", name);
+	return *rc ? NULL : b->buf;
+}
+
+enum { F_TASK, F_REF, F_STAGE1, F_HW, F_PARENT, F_CLOG, F_RLOG, F_FEEDBACK, F_MEMORY, F_CODESEARCH, F_N };
+
+static int build_ctx(const struct kp_args *a, struct kp_prog_ctx *c, struct kp_buf *files, const char **entries,
+		     struct kp_error *err)
+{
+	static const char *const names[F_N] = {"task-text", "reference",   "stage1", "hardware", "parent",
+					       "compile-log", "runtime-log", "feedback", "memory",   "codesearch"};
+	const char *v[F_N];
+	const char *fmt = kp_arg_str(a, "format"), *fail = kp_arg_str(a, "failure");
+	const struct kp_strvec *ent = kp_arg_list(a, "entry");
+	int rc = 0;
+
+	kp_prog_ctx_init(c);
+	for (int i = 0; i < F_N; i++)
+		v[i] = opt_file(a, names[i], &files[i], err, &rc);
+	if (rc)
+		return rc;
+	kp_prog_mode_parse(kp_arg_str(a, "mode"), &c->mode);
+	if (fmt)
+		kp_cand_format_parse(fmt, &c->format);
+	else if ((kp_arg_str(a, "reference") && kp_ends_with(kp_arg_str(a, "reference"), ".py")) ||
+		 (kp_arg_str(a, "parent") && kp_ends_with(kp_arg_str(a, "parent"), ".py")))
+		c->format = KP_CAND_TORCH;
+	c->task_name = kp_arg_str(a, "task-name");
+	c->task_text = v[F_TASK];
+	c->reference_code = v[F_REF];
+	c->stage1_text = v[F_STAGE1];
+	c->hardware_text = v[F_HW];
+	c->parent_code = v[F_PARENT];
+	c->compile_log = v[F_CLOG];
+	c->runtime_log = v[F_RLOG];
+	c->feedback_text = v[F_FEEDBACK];
+	c->memory_text = v[F_MEMORY];
+	c->codesearch_text = v[F_CODESEARCH];
+	c->instructions = kp_arg_str(a, "instructions");
+	c->reject_reason = kp_arg_str(a, "reject-reason");
+	c->wrong.where = kp_arg_str(a, "where");
+	c->wrong.max_abs_err = kp_arg_num(a, "max-abs-err", NAN);
+	c->wrong.max_rel_err = kp_arg_num(a, "max-rel-err", NAN);
+	c->wrong.atol = kp_arg_num(a, "atol", NAN);
+	c->wrong.rtol = kp_arg_num(a, "rtol", NAN);
+	c->wrong.mismatched = kp_arg_int(a, "mismatched", -1);
+	c->wrong.total = kp_arg_int(a, "total", -1);
+	c->reference_time_s = kp_arg_num(a, "reference-ms", NAN) / 1e3;
+	c->parent_time_s = kp_arg_num(a, "parent-ms", NAN) / 1e3;
+	c->best_time_s = kp_arg_num(a, "best-ms", NAN) / 1e3;
+	c->tag = "ask";
+	if (ent && ent->n) {
+		for (size_t i = 0; i < ent->n && i < 15; i++)
+			entries[i] = ent->v[i];
+		c->entry_points = entries;
+	}
+	if (c->mode == KP_PROG_DEBUG) {
+		for (int f = KP_PROG_FAIL_COMPILE; fail && f <= KP_PROG_FAIL_REJECTED; f++)
+			if (!strcmp(fail, kp_prog_failure_name((enum kp_prog_failure)f)))
+				c->failure = (enum kp_prog_failure)f;
+		if (!c->failure)
+			c->failure = c->compile_log			    ? KP_PROG_FAIL_COMPILE
+				     : c->reject_reason			    ? KP_PROG_FAIL_REJECTED
+				     : isfinite(c->wrong.max_abs_err) || c->wrong.where ? KP_PROG_FAIL_WRONG_OUTPUT
+											 : KP_PROG_FAIL_RUNTIME;
+	}
+	return 0;
+}
+
+static void print_dry(struct kp_cli *cli, const struct kp_buf *sys, const struct kp_buf *user)
+{
+	if (cli->json) {
+		json_t *o = json_object();
+		struct kp_buf b = KP_BUF_INIT;
+		kp_json_set(o, "system", json_string(sys->buf));
+		kp_json_set(o, "prompt", json_string(user->buf));
+		kp_json_set(o, "chars", json_integer((json_int_t)(sys->len + user->len)));
+		kp_json_dump_buf(o, &b, 0);
+		fprintf(cli->out, "%s\n", b.buf);
+		kp_buf_release(&b);
+		json_decref(o);
+		return;
+	}
+	fprintf(cli->out, "%s===== system (%zu chars) =====%s\n%s\n%s===== user (%zu chars) =====%s\n%s\n",
+		kp_cli_color(cli, "dim"), sys->len, kp_cli_reset(cli), sys->buf, kp_cli_color(cli, "dim"), user->len,
+		kp_cli_reset(cli), user->buf);
+}
+
+static void print_result(struct kp_cli *cli, const struct kp_llm_config *cfg, const struct kp_prog_result *r)
+{
+	json_t *o, *u;
+	struct kp_buf b = KP_BUF_INIT;
+	o = json_object();
+	u = json_object();
+	kp_json_set(o, "code", r->code ? json_string(r->code) : json_null());
+	kp_json_set(o, "rejected", json_boolean(r->rejected));
+	kp_json_set(o, "reason", r->rejected ? json_string(r->reason) : json_null());
+	kp_json_set(o, "rounds", json_integer(r->rounds));
+	kp_json_set(o, "prompt_hash", json_string(r->prompt_hash));
+	kp_json_set(o, "provider", json_string(kp_llm_provider_name(cfg->provider)));
+	kp_json_set(u, "input_tokens", json_integer(r->usage.input_tokens));
+	kp_json_set(u, "output_tokens", json_integer(r->usage.output_tokens));
+	kp_json_set(u, "estimated", json_boolean(r->usage.estimated));
+	kp_json_set(u, "cost_usd", r->usage.cost_known ? kp_json_real(r->usage.cost_usd) : json_null());
+	kp_json_set(u, "attempts", json_integer(r->usage.attempts));
+	kp_json_set(u, "elapsed_s", kp_json_real(r->usage.elapsed_s));
+	kp_json_set(o, "usage", u);
+	kp_json_dump_buf(o, &b, 0);
+	fprintf(cli->out, "%s\n", b.buf);
+	kp_buf_release(&b);
+	json_decref(o);
+}
+
+static int run_ask(struct kp_cli *cli, const struct kp_args *args)
+{
+	struct kp_buf files[F_N], sys = KP_BUF_INIT, user = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_llm_config cfg;
+	struct kp_llm *llm = NULL;
+	struct kp_programmer *pg = NULL;
+	struct kp_programmer_opts po;
+	struct kp_prog_ctx ctx;
+	struct kp_prog_result res;
+	const char *entries[16] = {0};
+	int rc, ret = KP_EXIT_FAIL;
+
+	memset(&res, 0, sizeof(res));
+	memset(&po, 0, sizeof(po));
+	for (int i = 0; i < F_N; i++)
+		kp_buf_init(&files[i], 0);
+	kp_llm_config_init(&cfg);
+	po.prompts_dir = kp_arg_str(args, "prompts");
+	po.max_prompt_chars = (size_t)kp_arg_int(args, "max-prompt-chars", 0);
+	po.max_tool_rounds = 0; /* ask has no code search or tools to answer with */
+
+	rc = build_ctx(args, &ctx, files, entries, &err);
+	if (!rc && ctx.mode != KP_PROG_INITIAL && !ctx.parent_code) {
+		kp_cli_error(cli, "--mode %s needs --parent FILE (the code to %s)", kp_prog_mode_name(ctx.mode),
+			     ctx.mode == KP_PROG_DEBUG ? "repair" : "improve");
+		ret = KP_EXIT_USAGE;
+		goto out;
+	}
+	if (!rc && !ctx.task_text && !ctx.reference_code) {
+		kp_cli_error(cli, "give the task: --task-text FILE and/or --reference FILE");
+		ret = KP_EXIT_USAGE;
+		goto out;
+	}
+	if (!rc && kp_arg_int(args, "max-prompt-chars", 0) < 0) {
+		kp_cli_error(cli, "--max-prompt-chars must be > 0");
+		ret = KP_EXIT_USAGE;
+		goto out;
+	}
+	if (!rc)
+		rc = kp_cli_llm_config(args, &cfg, &err);
+	if (!rc && !kp_arg_flag(args, "dry-run") && !kp_cli_llm_chosen(&cfg)) {
+		kp_cli_error(cli, "no LLM chosen: pass --llm PROVIDER:MODEL (or set KERNELPRO_LLM), or --dry-run to print "
+				  "the prompt");
+		ret = KP_EXIT_USAGE;
+		goto out;
+	}
+	if (!rc && !kp_arg_flag(args, "dry-run"))
+		rc = kp_llm_open(&llm, &cfg, &err);
+	if (!rc)
+		rc = kp_programmer_new(&pg, llm, &po, &err);
+	if (rc) {
+		ret = kp_cli_fail(cli, &err);
+		goto out;
+	}
+
+	if (kp_arg_flag(args, "dry-run")) {
+		rc = kp_programmer_prompt(pg, &ctx, &sys, &user, &err);
+		if (rc) {
+			ret = kp_cli_fail(cli, &err);
+			goto out;
+		}
+		print_dry(cli, &sys, &user);
+		ret = KP_EXIT_OK;
+		goto out;
+	}
+
+	rc = kp_programmer_generate(pg, &ctx, &res, &err);
+	if (rc) {
+		ret = kp_cli_fail(cli, &err);
+		goto out;
+	}
+	if (kp_arg_flag(args, "show-reply") && res.reply)
+		fprintf(cli->err, "----- reply -----\n%s\n----- end of reply -----\n", res.reply);
+	if (cli->verbosity >= 0)
+		fprintf(cli->err, "kernelpro: %s%s%s: %ld tokens in, %ld out%s, $%.4f%s, %d attempt%s, %.1f s\n",
+			kp_llm_provider_name(cfg.provider), cfg.model ? " " : "", cfg.model ? cfg.model : "",
+			res.usage.input_tokens, res.usage.output_tokens, res.usage.estimated ? " (estimated)" : "",
+			res.usage.cost_usd, res.usage.cost_known ? "" : " (price unknown)", res.usage.attempts,
+			res.usage.attempts == 1 ? "" : "s", res.usage.elapsed_s);
+	if (cli->json) {
+		print_result(cli, &cfg, &res);
+		ret = res.rejected ? KP_EXIT_FAIL : KP_EXIT_OK;
+		goto out;
+	}
+	if (res.rejected) {
+		kp_cli_error(cli, "the reply held no usable code: %s%s", res.reason,
+			     kp_arg_flag(args, "show-reply") ? "" : " (--show-reply prints it)");
+		goto out;
+	}
+	if (kp_arg_str(args, "out")) {
+		rc = kp_write_file_atomic(kp_arg_str(args, "out"), res.code, strlen(res.code), &err);
+		if (rc) {
+			ret = kp_cli_fail(cli, &err);
+			goto out;
+		}
+	} else {
+		fputs(res.code, cli->out);
+	}
+	ret = KP_EXIT_OK;
+out:
+	kp_prog_result_release(&res);
+	kp_programmer_free(pg);
+	kp_llm_free(llm);
+	kp_llm_config_release(&cfg);
+	for (int i = 0; i < F_N; i++)
+		kp_buf_release(&files[i]);
+	kp_buf_release(&sys);
+	kp_buf_release(&user);
+	return ret;
+}
+
+const struct kp_cmd kp_cmd_ask = {
+	.name = "ask",
+	.summary = "Build the programmer's prompt for one mode; print it, or send it and print the code",
+	.usage = "--mode initial|debug|optimize [--reference FILE] [--parent FILE] ... [--dry-run | --llm P:M]",
+	.description = "The prompt is built from the templates in prompts/ (or --prompts DIR) and the files given.\n"
+		       "--dry-run prints it; otherwise it goes to the LLM and the code extracted from the reply\n"
+		       "is printed (exit 1 with the reason when the reply holds no usable code).\n"
+		       "Keys come only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY); see docs/llm.md.",
+	.flags = KP_CMD_JSON | KP_CMD_NEEDS_NET,
+	.opts = ask_opts,
+	.max_args = 0,
+	.run = run_ask,
+};

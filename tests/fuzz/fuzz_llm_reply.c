@@ -1,0 +1,27 @@
+/* libFuzzer target: the providers' reply and error-body parsers (what an HTTP server sends back). */
+#include "base/setup.h"
+
+#include "kernelpro/llm.h"
+#include "llm/llm_int.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *body = (const char *)data;
+	char msg[256];
+	for (int p = KP_LLM_OPENAI; p <= KP_LLM_ANTHROPIC; p++) {
+		struct kp_llm_reply r;
+		struct kp_error err = KP_ERROR_INIT;
+		memset(&r, 0, sizeof(r));
+		if (kp_llm_parse_reply((enum kp_llm_provider)p, body, size, &r, &err) == 0) {
+			if (!r.text || strlen(r.text) != r.len)
+				__builtin_trap();
+		}
+		kp_llm_reply_release(&r);
+	}
+	kp_llm_parse_error(body, size, msg, sizeof(msg));
+	if (strlen(msg) >= sizeof(msg) || strchr(msg, '\n'))
+		__builtin_trap();
+	return 0;
+}

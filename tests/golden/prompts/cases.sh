@@ -1,0 +1,38 @@
+# The golden prompt cases: one `kernelpro ask --dry-run` command line each. Sourced by
+# tests/integration/t0602-ask-golden.sh (compare) and regen.sh (rewrite). $KP is the binary, $G this folder.
+CASES="initial-cuda debug-cuda-compile optimize-cuda initial-torch debug-torch-wrong optimize-cuda-small"
+
+run_case() {
+	V="$G/vec_add"; S="$G/softmax"
+	case "$1" in
+	initial-cuda)
+		"$KP" ask --dry-run --mode initial --task-name vec_add --task-text "$V/task.txt" \
+			--reference "$V/reference.cu" --stage1 "$V/stage1.txt" --hardware "$V/hardware.txt" \
+			--reference-ms 0.233 ;;
+	debug-cuda-compile)
+		"$KP" ask --dry-run --mode debug --task-name vec_add --task-text "$V/task.txt" \
+			--parent "$V/broken.cu" --compile-log "$V/compile.log" --memory "$V/memory.txt" ;;
+	optimize-cuda)
+		"$KP" ask --dry-run --mode optimize --task-name vec_add --task-text "$V/task.txt" \
+			--reference "$V/reference.cu" --parent "$V/reference.cu" --stage1 "$V/stage1.txt" \
+			--hardware "$V/hardware.txt" --feedback "$V/feedback.txt" --memory "$V/memory.txt" \
+			--codesearch "$V/codesearch.txt" --reference-ms 0.233 --parent-ms 0.233 --best-ms 0.231 ;;
+	initial-torch)
+		"$KP" ask --dry-run --mode initial --task-name softmax --task-text "$S/task.txt" \
+			--reference "$S/reference.py" --instructions "Keep one kernel launch per call." ;;
+	debug-torch-wrong)
+		"$KP" ask --dry-run --mode debug --task-name softmax --task-text "$S/task.txt" \
+			--reference "$S/reference.py" --parent "$S/candidate.py" --failure wrong_output \
+			--max-abs-err 0.00093 --max-rel-err 0.61 --atol 1e-4 --rtol 1e-4 \
+			--mismatched 48211 --total 67108864 \
+			--where "output 0 at [17, 5120]: got 0.0000391, expected 0.0000610" ;;
+	optimize-cuda-small)
+		# The same inputs as optimize-cuda squeezed into 7,000 characters: the order in which parts give way.
+		"$KP" ask --dry-run --mode optimize --task-name vec_add --task-text "$V/task.txt" \
+			--reference "$V/reference.cu" --parent "$V/reference.cu" --stage1 "$V/stage1.txt" \
+			--hardware "$V/hardware.txt" --feedback "$V/feedback.txt" --memory "$V/memory.txt" \
+			--codesearch "$V/codesearch.txt" --reference-ms 0.233 --parent-ms 0.233 --best-ms 0.231 \
+			--max-prompt-chars 7000 ;;
+	*) echo "unknown case $1" >&2; return 2 ;;
+	esac
+}
