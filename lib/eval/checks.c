@@ -93,9 +93,11 @@ static const struct kp_check_info checks[] = {
 	 "copies, so the reference never sees a change). Raised only when the reference leaves its inputs "
 	 "alone."},
 	{"host_time", D, R, BOTH, "host time with a full device sync disagrees with event time",
-	 "Each timed call is also measured on the host from launch to a full device synchronize. When the "
-	 "host median exceeds the event median by more than 50% and 0.1 ms, work ran outside the timed "
-	 "stream (another stream, a deferred launch)."},
+	 "20 calls are also timed on the host, from launch to a full device synchronize, next to CUDA events "
+	 "on the current stream. Host time minus event time is work the events did not see; the same "
+	 "measurement around a call that does nothing gives the harness's own overhead. More than "
+	 "max(50% of the event time, 0.02 ms) of unseen work per call means the candidate ran outside the "
+	 "timed stream (another stream, a deferred launch) and is refused."},
 	{"below_floor", D, R, BOTH, "faster than the roofline floor",
 	 "Stage 1's floor_time_s is the time the minimum bytes and FLOPs need at the GPU's peak; no correct "
 	 "kernel runs faster. A runtime under floor * 0.9 (--floor-slack) is refused as impossible. "

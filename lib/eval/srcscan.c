@@ -48,8 +48,12 @@ void kp_pysrc_parse(struct kp_pysrc *p, const char *src, size_t len)
 			continue;
 		}
 		/* A prefix only counts at the start of a token, not inside an identifier ("bar'..."). */
-		pre = (s == src || !(isalnum((unsigned char)s[-1]) || s[-1] == '_')) ? string_prefix(s, end, &raw)
-										    : (size_t)-1;
+		if (c == '"' || c == '\'')
+			pre = 0;
+		else if (s == src || !(isalnum((unsigned char)s[-1]) || s[-1] == '_'))
+			pre = string_prefix(s, end, &raw);
+		else
+			pre = (size_t)-1;
 		if (pre != (size_t)-1) {
 			const char *q = s + pre, *body, *close = NULL;
 			char quote = *q;

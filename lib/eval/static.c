@@ -79,7 +79,7 @@ static const struct rule rules[] = {
 
 	{"lazy_tensor", IN_PY, 0, "_make_subclass|as_subclass|__torch_function__|__torch_dispatch__|Tensor\\.__new__",
 	 "tensor subclass machinery"},
-	{"lazy_tensor", IN_PY, 0, B "class[[:space:]]+[A-Za-z_][A-Za-z0-9_]*" SP "\\([^)]*" B "(torch\\.)?Tensor" SP "[,)]",
+	{"lazy_tensor", IN_PY, 0, B "class[[:space:]]+[A-Za-z_][A-Za-z0-9_]*" SP "\\(([^)]*[^A-Za-z0-9_.])?(torch\\.)?Tensor" SP "[,)]",
 	 "defines a torch.Tensor subclass"},
 
 	{"precision", IN_PY, WHEN_FP32, "\\.(half|bfloat16)" SP "\\(", "converts to fp16/bf16"},
@@ -113,7 +113,7 @@ static const struct rule rules[] = {
 static const struct rule kb_rules[] = {
 	{"reads_reference", IN_PY, 0, BD "(get_inputs|get_init_inputs)" SP "\\(", "calls the task's input generator"},
 	{"torch_fallback", IN_PY, 0, BD "Model" SP "\\(", "instantiates the reference Model"},
-	{"torch_fallback", IN_PY, 0, B "class[[:space:]]+[A-Za-z_0-9]+" SP "\\([^)]*" B "Model" SP "[,)]",
+	{"torch_fallback", IN_PY, 0, B "class[[:space:]]+[A-Za-z_0-9]+" SP "\\(([^)]*[^A-Za-z0-9_.])?Model" SP "[,)]",
 	 "subclasses the reference Model"},
 	{"torch_fallback", IN_PY, 0, B "super" SP "\\(" SP "Model" E, "calls into the reference Model"},
 };
