@@ -3,6 +3,7 @@
 #include "base/setup.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <regex.h>
 
 #include "eval/srcscan.h"
@@ -183,15 +184,31 @@ static void add_evidence(struct scan *sc, const char *check, int line, const cha
 	}
 }
 
-/* Matches `r` in `text`, whose first line is source line `line0`; records the first hit. */
-static void apply_rule(struct scan *sc, const struct rule *r, const char *text, int line0)
+/* The rules compiled once per process (regcomp is the cost of a scan; regexec is thread-safe). */
+static regex_t compiled_rules[KP_ARRAY_SIZE(rules)], compiled_kb[KP_ARRAY_SIZE(kb_rules)],
+	compiled_native[KP_ARRAY_SIZE(native_rules)];
+static pthread_once_t compiled_once = PTHREAD_ONCE_INIT;
+
+static void compile_table(const struct rule *rs, size_t n, regex_t *out)
 {
-	regex_t re;
+	for (size_t i = 0; i < n; i++)
+		if (regcomp(&out[i], rs[i].re, REG_EXTENDED | REG_NEWLINE))
+			KP_BUG("static check %s: bad pattern '%s'", rs[i].check, rs[i].re);
+}
+
+static void compile_all(void)
+{
+	compile_table(rules, KP_ARRAY_SIZE(rules), compiled_rules);
+	compile_table(kb_rules, KP_ARRAY_SIZE(kb_rules), compiled_kb);
+	compile_table(native_rules, KP_ARRAY_SIZE(native_rules), compiled_native);
+}
+
+/* Matches rule `r` (compiled as `re`) in `text`, whose first line is source line `line0`. */
+static void apply_rule(struct scan *sc, const struct rule *r, const regex_t *re, const char *text, int line0)
+{
 	regmatch_t m[1];
 
-	if (regcomp(&re, r->re, REG_EXTENDED | REG_NEWLINE))
-		KP_BUG("static check %s: bad pattern '%s'", r->check, r->re);
-	if (regexec(&re, text, 1, m, 0) == 0) {
+	if (regexec(re, text, 1, m, 0) == 0) {
 		const char *s = text + m[0].rm_so;
 		size_t n = (size_t)(m[0].rm_eo - m[0].rm_so);
 		/* Drop the boundary character the pattern consumed. */
@@ -201,10 +218,10 @@ static void apply_rule(struct scan *sc, const struct rule *r, const char *text, 
 		}
 		add_evidence(sc, r->check, line0 + kp_src_line_of(text, (size_t)m[0].rm_so) - 1, r->what, s, n);
 	}
-	regfree(&re);
 }
 
-static void apply_rules(struct scan *sc, const struct rule *rs, size_t n, unsigned where, const char *text, int line0)
+static void apply_rules(struct scan *sc, const struct rule *rs, const regex_t *res, size_t n, unsigned where,
+			const char *text, int line0)
 {
 	int fp32 = sc->task->precision == KP_DTYPE_F32 || sc->task->precision == KP_DTYPE_F64;
 	for (size_t i = 0; i < n; i++) {
@@ -212,17 +229,18 @@ static void apply_rules(struct scan *sc, const struct rule *rs, size_t n, unsign
 			continue;
 		if (!check_allowed(sc, rs[i].check))
 			continue;
-		apply_rule(sc, &rs[i], text, line0);
+		apply_rule(sc, &rs[i], &res[i], text, line0);
 	}
 }
 
 static void scan_text(struct scan *sc, unsigned where, const char *text, int line0)
 {
-	apply_rules(sc, rules, KP_ARRAY_SIZE(rules), where, text, line0);
+	pthread_once(&compiled_once, compile_all);
+	apply_rules(sc, rules, compiled_rules, KP_ARRAY_SIZE(rules), where, text, line0);
 	if (sc->task->kind == KP_TASK_KERNELBENCH)
-		apply_rules(sc, kb_rules, KP_ARRAY_SIZE(kb_rules), where, text, line0);
+		apply_rules(sc, kb_rules, compiled_kb, KP_ARRAY_SIZE(kb_rules), where, text, line0);
 	else
-		apply_rules(sc, native_rules, KP_ARRAY_SIZE(native_rules), where, text, line0);
+		apply_rules(sc, native_rules, compiled_native, KP_ARRAY_SIZE(native_rules), where, text, line0);
 }
 
 /* --- PyTorch compute ops ------------------------------------------------------------------------ */
