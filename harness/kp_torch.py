@@ -113,13 +113,15 @@ class Adapter:
                        % os.environ.get("CUDA_VISIBLE_DEVICES", ""))
         torch.cuda.set_device(0)
         self.dev = torch.device("cuda:0")
-        # TF32 off for both models: an fp32 task is timed in fp32 (CUDA-Agent issue #16).
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
+        # TF32 off for both models: an fp32 task is timed in fp32 (CUDA-Agent issue #16). One API only:
+        # torch >= 2.9 raises when the legacy and the new TF32 settings are mixed.
         try:
-            torch.set_float32_matmul_precision("highest")
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
         except Exception:
-            pass
+            torch.backends.cuda.matmul.fp32_precision = "ieee"
+            torch.backends.cudnn.conv.fp32_precision = "ieee"
+            torch.backends.cudnn.rnn.fp32_precision = "ieee"
         torch.zeros(1, device=self.dev)  # create the context now, not inside a timed region
         self.result["gpu_name"] = torch.cuda.get_device_name(self.dev)
         prec = self.cfg.get("precision", "f32")

@@ -24,6 +24,8 @@ static const struct kp_opt eval_opts[] = {
 	{"allow", 0, KP_OPT_LIST, "CHECK", "switch a check off (ids from --explain-checks)", NULL},
 	{"loop", 0, KP_OPT_NUM, "SECONDS", "after timing, run candidate and reference back-to-back (energy)", "0"},
 	{"no-sanitize", 0, KP_OPT_FLAG, NULL, "no compute-sanitizer rerun after an illegal address", NULL},
+	{"profile-run", 0, KP_OPT_INT, "N",
+	 "check once, then call the candidate N times in the NVTX range kp_candidate (for ncu); no timing", NULL},
 	KP_EVAL_COMMON_OPTS,
 	KP_OPT_TABLE_END,
 };
@@ -185,8 +187,25 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 
 	kp_task_init(&task);
 	kp_verdict_init(&v);
-	if ((rc = kp_task_load(&task, kp_arg_pos(args, 0), &err)) ||
-	    (rc = kp_eval_file(&task, kp_arg_pos(args, 1), &o, &v, &err))) {
+	if ((rc = kp_task_load(&task, kp_arg_pos(args, 0), &err))) {
+		rc = kp_cli_fail(cli, &err);
+		goto out;
+	}
+	if (kp_arg_given(args, "profile-run")) {
+		struct kp_eval_cmd cmd;
+		long iters = kp_arg_int(args, "profile-run", 1);
+		if (iters < 1 || iters > 1000000) {
+			kp_cli_error(cli, "--profile-run must be 1..1000000");
+			rc = KP_EXIT_USAGE;
+			goto out;
+		}
+		rc = kp_eval_prepare(&task, kp_arg_pos(args, 1), &o, iters, &cmd, &v, &err);
+		if (!rc && cmd.argv.n)
+			rc = kp_eval_cmd_run(&cmd, &v, &err);
+		kp_eval_cmd_release(&cmd);
+	} else
+		rc = kp_eval_file(&task, kp_arg_pos(args, 1), &o, &v, &err);
+	if (rc) {
 		rc = kp_cli_fail(cli, &err);
 		goto out;
 	}
