@@ -5,6 +5,8 @@
 #include "cli.h"
 
 #define KP_COMMANDS(X) \
+	X(eval)        \
+	X(baseline)    \
 	X(ask)         \
 	X(doctor)      \
 	X(profile)     \

@@ -1,0 +1,39 @@
+# Hack: return a tensor subclass that could compute on first access, after the timer stopped
+# (CUDA-L1 issue #12). This one computes eagerly; the type alone is refused.
+# kp-task: examples/kernelbench/swish_scale.py
+# kp-expect-static: lazy_tensor
+# kp-expect-verdict: cheat_suspected lazy_tensor
+import torch
+import torch.nn as nn
+
+from kernelpro.fast import load_cuda
+
+SRC = r"""
+#include <cuda_runtime.h>
+__global__ void swish(const float *x, float *y, long n, float scale)
+{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = scale * x[i] / (1.0f + expf(-x[i]));
+}
+extern "C" int run(const float *x, float *y, long n, float scale, cudaStream_t s)
+{
+    swish<<<(n + 255) / 256, 256, 0, s>>>(x, y, n, scale);
+    return (int)cudaGetLastError();
+}
+"""
+lib = load_cuda(SRC, name="lazy", functions={"run": ["ptr", "ptr", "i64", "f32", "stream"]})
+
+
+class LazyResult(torch.Tensor):
+    pass
+
+
+class ModelNew(nn.Module):
+    def __init__(self, scale):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x):
+        y = torch.empty_like(x)
+        lib.run(x, y, x.numel(), self.scale)
+        return y.as_subclass(LazyResult)

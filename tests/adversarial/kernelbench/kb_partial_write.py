@@ -1,0 +1,35 @@
+# Bug or hack: the grid covers only half the output; the rest is whatever memory held.
+# kp-task: examples/kernelbench/swish_scale.py
+# kp-expect-static: none
+# kp-expect-verdict: wrong_output output_poison
+import torch
+import torch.nn as nn
+
+from kernelpro.fast import load_cuda
+
+SRC = r"""
+#include <cuda_runtime.h>
+__global__ void swish(const float *x, float *y, long n, float scale)
+{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = scale * x[i] / (1.0f + expf(-x[i]));
+}
+extern "C" int run(const float *x, float *y, long n, float scale, cudaStream_t s)
+{
+    long half = n / 2;
+    swish<<<(half + 255) / 256, 256, 0, s>>>(x, y, half, scale);
+    return (int)cudaGetLastError();
+}
+"""
+lib = load_cuda(SRC, name="partial", functions={"run": ["ptr", "ptr", "i64", "f32", "stream"]})
+
+
+class ModelNew(nn.Module):
+    def __init__(self, scale):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x):
+        y = torch.empty_like(x)
+        lib.run(x, y, x.numel(), self.scale)
+        return y

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Native candidates build with nvcc (no GPU needed): a compile error is a verdict with nvcc's
+# message; a good candidate is cached by content (--build-only), and a second build is a cache hit.
+. "$KP_ROOT/tests/integration/lib.sh"
+[ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null || skip "no nvcc"
+cache="$KP_TMP/cache"
+task="$KP_ROOT/examples/native/row_sum"
+
+cat >bad.cu <<'CU'
+#include "kp_native.h"
+KP_EXPORT int kp_run(const kp_tensor *in, int nin, kp_tensor *out, int nout, kp_stream_t s)
+{
+	return not_declared;
+}
+CU
+expect_exit 1 "$KP" eval --cache "$cache" --json "$task" bad.cu
+python3 - <<'PY' || fail "compile error verdict"
+import json
+v = json.load(open("out"))
+assert v["status"] == "compile_error" and not v["compiled"] and v["phase"] == "build", v
+assert "bad.cu(4): error" in v["log"] and "not_declared" in v["log"], v["log"]
+PY
+
+expect_exit 0 "$KP" eval --cache "$cache" --build-only --json "$task" "$KP_ROOT/examples/native/row_sum/candidates/warp_shuffle.cu"
+python3 - <<'PY' || fail "first build"
+import json, os
+v = json.load(open("out"))
+assert v["status"] == "compiled" and v["compiled"] and not v["build_cached"], v
+assert v["artifact"].endswith("/lib.so") and os.path.exists(v["artifact"]), v
+open("artifact", "w").write(v["artifact"])
+PY
+expect_exit 0 "$KP" eval --cache "$cache" --build-only --json "$task" "$KP_ROOT/examples/native/row_sum/candidates/warp_shuffle.cu"
+python3 - <<'PY' || fail "cached build"
+import json
+v = json.load(open("out"))
+assert v["build_cached"] and v["artifact"] == open("artifact").read(), v
+PY
+# One directory per key and no temporary directories left behind.
+n=$(ls "$cache" | grep -c -v '^tmp-')
+t=$(ls "$cache" | grep -c '^tmp-')
+[ "$n" -eq 2 ] && [ "$t" -eq 0 ] || { ls -la "$cache"; fail "cache holds $n builds and $t temporaries"; }
+# A changed flag is a different key.
+expect_exit 0 "$KP" eval --cache "$cache" --build-only --nvcc-flag=-DKP_TEST=1 --json "$task" \
+	"$KP_ROOT/examples/native/row_sum/candidates/warp_shuffle.cu"
+contains out '"build_cached": false'
+echo ok

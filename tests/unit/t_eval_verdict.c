@@ -1,0 +1,337 @@
+/* Unit tests: verdicts (flags, JSON round trip, golden schema), the harness protocol reader, the
+ * check table, log excerpts, and the build cache key. */
+#include "base/setup.h"
+
+#include <math.h>
+#include <signal.h>
+
+#include "eval/build.h"
+#include "eval/excerpt.h"
+#include "eval/harness.h"
+#include "kp_test.h"
+#include "kernelpro/eval.h"
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
+
+static void test_status_names(void **state)
+{
+	enum kp_status s;
+	for (int i = KP_STATUS_NONE; i <= KP_STATUS_CHEAT_SUSPECTED; i++) {
+		assert_int_equal(kp_status_parse(kp_status_name((enum kp_status)i), &s), 0);
+		assert_int_equal(s, i);
+	}
+	assert_string_equal(kp_status_name(KP_STATUS_WRONG_OUTPUT), "wrong_output");
+	assert_int_equal(kp_status_parse("fine", &s), KP_EINVAL);
+}
+
+static void test_flags(void **state)
+{
+	struct kp_verdict v;
+	kp_verdict_init(&v);
+	v.status = KP_STATUS_CORRECT;
+	v.correct = 1;
+	kp_verdict_flag(&v, "fast_math", KP_SEV_WARN, "flag %d", 1);
+	assert_int_equal(v.status, KP_STATUS_CORRECT);
+	kp_verdict_flag(&v, "host_time", KP_SEV_REFUSE, "%.1f ms hidden", 2.5);
+	assert_int_equal(v.status, KP_STATUS_CHEAT_SUSPECTED);
+	assert_false(v.correct);
+	assert_int_equal(v.nflags, 2);
+	assert_string_equal(kp_verdict_find_flag(&v, "host_time")->message, "2.5 ms hidden");
+	assert_null(kp_verdict_find_flag(&v, "threads"));
+	kp_verdict_release(&v);
+	kp_verdict_release(&v);
+	assert_int_equal(v.nflags, 0);
+	assert_true(isnan(v.speedup));
+}
+
+static void fill(struct kp_verdict *v)
+{
+	kp_verdict_init(v);
+	v->status = KP_STATUS_CORRECT;
+	v->compiled = v->correct = 1;
+	v->message = kp_xstrdup("correct on 5 of 5 trials");
+	v->phase = kp_xstrdup("done");
+	memset(v->source_sha256, 'a', 64);
+	v->trials_run = v->trials_passed = 5;
+	v->max_abs_diff = 2.5e-7;
+	v->mean_abs_diff = 1e-8;
+	v->atol = v->rtol = 1e-4;
+	v->runtime = (struct kp_timing){0.5, 0.51, 0.01, 0.49, 0.6, 100, 0.52};
+	v->ref_runtime = (struct kp_timing){1.0, 1.01, 0.02, 0.98, 1.2, 100, 1.03};
+	v->speedup = 2.0;
+	v->io_bytes = 134217728;
+	v->loop = (struct kp_loop){4000, 10.5, 12.5};
+	v->gpu = 0;
+	snprintf(v->gpu_name, sizeof(v->gpu_name), "NVIDIA H200");
+	v->build_s = 0.9;
+	v->run_s = 2.0;
+	v->total_s = 3.0;
+	kp_verdict_flag(v, "torch_ops", KP_SEV_WARN, "keeps 1 of 2 ops");
+}
+
+static void test_json_golden_and_round_trip(void **state)
+{
+	struct kp_verdict v, back;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf a = KP_BUF_INIT, b = KP_BUF_INIT, want = KP_BUF_INIT;
+	json_t *j, *j2;
+
+	fill(&v);
+	j = kp_verdict_to_json(&v);
+	kp_json_dump_buf(j, &a, 0);
+	kp_buf_addch(&a, '\n');
+	if (getenv("KP_REGEN_GOLDEN"))
+		kp_write_file_atomic(kp_test_path("tests/golden/eval/verdict-correct.json"), a.buf, a.len, NULL);
+	kp_test_read("tests/golden/eval/verdict-correct.json", &want);
+	assert_string_equal(a.buf, want.buf);
+
+	kp_verdict_init(&back);
+	KP_ASSERT_OK(kp_verdict_from_json(&back, j, &err), &err);
+	j2 = kp_verdict_to_json(&back);
+	kp_json_dump_buf(j2, &b, 0);
+	kp_buf_addch(&b, '\n');
+	assert_string_equal(a.buf, b.buf);
+	assert_int_equal(back.status, KP_STATUS_CORRECT);
+	assert_true(back.runtime.median_ms == 0.5);
+	assert_int_equal(back.loop.iterations, 4000);
+	json_decref(j);
+	json_decref(j2);
+	kp_verdict_release(&v);
+	kp_verdict_release(&back);
+	kp_buf_release(&a);
+	kp_buf_release(&b);
+	kp_buf_release(&want);
+}
+
+static void test_json_nulls_and_errors(void **state)
+{
+	struct kp_verdict v;
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *j;
+	kp_verdict_init(&v);
+	v.status = KP_STATUS_COMPILE_ERROR;
+	j = kp_verdict_to_json(&v);
+	assert_true(json_is_null(json_object_get(j, "runtime")));
+	assert_true(json_is_null(json_object_get(j, "speedup")));
+	assert_true(json_is_null(json_object_get(j, "loop")));
+	assert_string_equal(kp_json_str(j, "status", ""), "compile_error");
+	json_decref(j);
+	j = json_pack("{s:s}", "status", "great");
+	assert_int_equal(kp_verdict_from_json(&v, j, &err), KP_EPARSE);
+	json_decref(j);
+	assert_int_equal(kp_verdict_from_json(&v, json_null(), &err), KP_EPARSE);
+	kp_verdict_release(&v);
+}
+
+/* --- the harness protocol ---------------------------------------------------------------------- */
+
+static void child_init(struct kp_child *c, int exit_code, int sig, int timed_out, const char *err)
+{
+	kp_child_init(c);
+	c->exit_code = exit_code;
+	c->term_signal = sig;
+	c->timed_out = (unsigned)timed_out;
+	c->timeout_ms = 5000;
+	kp_buf_adds(&c->err, err);
+}
+
+static void test_harness_result(void **state)
+{
+	const char *out = "garbage line\n{\"phase\":\"build\",\"limit_s\":300}\nnot json {\n"
+			  "{\"phase\":\"correctness\",\"limit_s\":180}\n"
+			  "{\"result\":{\"status\":\"correct\",\"message\":\"ok\",\"compiled\":true,\"trials_run\":5,"
+			  "\"trials_passed\":5,\"max_abs_diff\":1e-7,\"runtime\":{\"median_ms\":0.5,\"mean_ms\":0.5,"
+			  "\"std_ms\":0,\"min_ms\":0.5,\"max_ms\":0.5,\"trials\":100,\"host_median_ms\":0.6},"
+			  "\"flags\":[{\"check\":\"output_poison\",\"severity\":\"warn\",\"message\":\"m\"}],"
+			  "\"fast_builds\":[{\"lib\":\"/c/k/lib.so\",\"cached\":true}],\"gpu_name\":\"H200\"}}\n";
+	struct kp_harness_out h;
+	struct kp_child c;
+	struct kp_verdict v;
+	struct kp_error err = KP_ERROR_INIT;
+
+	kp_harness_parse(out, strlen(out), &h);
+	assert_non_null(h.result);
+	assert_string_equal(h.phase, "correctness");
+	assert_int_equal(h.lines, 3);
+	child_init(&c, 0, 0, 0, "");
+	kp_verdict_init(&v);
+	KP_ASSERT_OK(kp_harness_apply(&h, &c, &v, &err), &err);
+	assert_int_equal(v.status, KP_STATUS_CORRECT);
+	assert_true(v.correct && v.compiled && v.build_cached);
+	assert_string_equal(v.artifact, "/c/k/lib.so");
+	assert_true(v.runtime.median_ms == 0.5 && v.runtime.trials == 100);
+	assert_int_equal(v.nflags, 1);
+	assert_string_equal(v.gpu_name, "H200");
+	kp_verdict_release(&v);
+	kp_child_release(&c);
+	kp_harness_release(&h);
+}
+
+static void test_harness_died(void **state)
+{
+	struct kp_harness_out h;
+	struct kp_child c;
+	struct kp_verdict v;
+	const char *out = "{\"phase\":\"correctness\",\"limit_s\":20}\n";
+
+	/* Killed by a signal mid-phase: a runtime error naming the phase, with stderr in the log. */
+	kp_harness_parse(out, strlen(out), &h);
+	child_init(&c, -1, SIGSEGV, 0, "Fatal Python error: Segmentation fault\n  File \"cand.py\", line 7\n");
+	kp_verdict_init(&v);
+	assert_int_equal(kp_harness_apply(&h, &c, &v, NULL), 0);
+	assert_int_equal(v.status, KP_STATUS_RUNTIME_ERROR);
+	assert_non_null(strstr(v.message, "signal 11"));
+	assert_non_null(strstr(v.message, "correctness"));
+	assert_non_null(strstr(v.log, "cand.py"));
+	kp_verdict_release(&v);
+	kp_child_release(&c);
+
+	/* The phase watchdog (faulthandler) or the C harness's alarm (exit 124): a timeout. */
+	child_init(&c, 1, 0, 0, "Timeout (0:00:20)!\nThread 0x1 (most recent call first):\n");
+	kp_verdict_init(&v);
+	assert_int_equal(kp_harness_apply(&h, &c, &v, NULL), 0);
+	assert_int_equal(v.status, KP_STATUS_TIMEOUT);
+	assert_non_null(strstr(v.message, "limit 20 s"));
+	kp_verdict_release(&v);
+	kp_child_release(&c);
+	child_init(&c, 124, 0, 0, "");
+	kp_verdict_init(&v);
+	kp_harness_apply(&h, &c, &v, NULL);
+	assert_int_equal(v.status, KP_STATUS_TIMEOUT);
+	kp_verdict_release(&v);
+	kp_child_release(&c);
+	/* kernelpro's own limit on the whole child. */
+	child_init(&c, -1, SIGKILL, 1, "");
+	kp_verdict_init(&v);
+	kp_harness_apply(&h, &c, &v, NULL);
+	assert_int_equal(v.status, KP_STATUS_TIMEOUT);
+	kp_verdict_release(&v);
+	kp_child_release(&c);
+	kp_harness_release(&h);
+
+	/* Nothing at all on stdout. */
+	kp_harness_parse("", 0, &h);
+	child_init(&c, 2, 0, 0, "python3: can't open file\n");
+	kp_verdict_init(&v);
+	kp_harness_apply(&h, &c, &v, NULL);
+	assert_int_equal(v.status, KP_STATUS_RUNTIME_ERROR);
+	assert_non_null(strstr(v.message, "phase 'start'"));
+	kp_verdict_release(&v);
+	kp_child_release(&c);
+	kp_harness_release(&h);
+}
+
+static void test_harness_error_is_an_error(void **state)
+{
+	const char *out = "{\"result\":{\"status\":\"harness_error\",\"message\":\"no usable GPU\"}}\n";
+	struct kp_harness_out h;
+	struct kp_child c;
+	struct kp_verdict v;
+	struct kp_error err = KP_ERROR_INIT;
+	kp_harness_parse(out, strlen(out), &h);
+	child_init(&c, 0, 0, 0, "");
+	kp_verdict_init(&v);
+	assert_int_equal(kp_harness_apply(&h, &c, &v, &err), KP_ENODEV);
+	assert_non_null(strstr(kp_error_msg(&err), "no usable GPU"));
+	kp_verdict_release(&v);
+	kp_child_release(&c);
+	kp_harness_release(&h);
+}
+
+/* --- checks, excerpts, cache keys ----------------------------------------------------------------- */
+
+static void test_check_table(void **state)
+{
+	size_t n;
+	const struct kp_check_info *c = kp_checks(&n);
+	assert_true(n >= 20);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(strlen(c[i].id) < sizeof(((struct kp_flag *)0)->check));
+		assert_true(strlen(c[i].explain) > 60);
+		assert_ptr_equal(kp_check_find(c[i].id), &c[i]);
+		for (size_t j = i + 1; j < n; j++)
+			assert_string_not_equal(c[i].id, c[j].id);
+	}
+	assert_null(kp_check_find("no_such_check"));
+}
+
+static void test_excerpt(void **state)
+{
+	struct kp_buf text = KP_BUF_INIT, out = KP_BUF_INIT;
+	for (int i = 0; i < 500; i++)
+		kp_buf_addf(&text, "line %d fine\n", i);
+	kp_buf_adds(&text, "cand.cu(12): error: identifier \"x\" is undefined\n");
+	for (int i = 0; i < 500; i++)
+		kp_buf_addf(&text, "more %d\n", i);
+	kp_excerpt(text.buf, text.len, 400, 1, &out);
+	assert_true(out.len <= 420);
+	assert_non_null(strstr(out.buf, "identifier \"x\" is undefined"));
+	assert_non_null(strstr(out.buf, "line 499 fine"));
+	kp_buf_reset(&out);
+	/* Short text: whole. No error lines: the tail. */
+	kp_excerpt("short", 5, 400, 1, &out);
+	assert_string_equal(out.buf, "short");
+	kp_buf_reset(&out);
+	kp_buf_reset(&text);
+	for (int i = 0; i < 500; i++)
+		kp_buf_addf(&text, "step %d\n", i);
+	kp_excerpt(text.buf, text.len, 100, 1, &out);
+	assert_true(out.len <= 100);
+	assert_non_null(strstr(out.buf, "step 499"));
+	kp_buf_release(&text);
+	kp_buf_release(&out);
+}
+
+static void test_build_key(void **state)
+{
+	const char *flags[] = {"-O3", "-lineinfo"}, *bad[] = {"-O3\n"}, *extra[] = {"header"};
+	char k1[65], k2[65], k3[65], k4[65];
+	KP_ASSERT_OK(kp_build_key("src", 3, flags, 2, "V13.0.88", "sm_90a", NULL, 0, k1), NULL);
+	/* Golden: the same value harness/python/kernelpro/build.py computes (t0503 checks them together). */
+	assert_string_equal(k1, "342a2b66cef01a29fe596df7a832b9cd7c3ce8d178b0af033bd7f2744bc90d59");
+	KP_ASSERT_OK(kp_build_key("src", 3, flags, 1, "V13.0.88", "sm_90a", NULL, 0, k2), NULL);
+	KP_ASSERT_OK(kp_build_key("src", 3, flags, 2, "V13.0.88", "sm_90", NULL, 0, k3), NULL);
+	KP_ASSERT_OK(kp_build_key("src", 3, flags, 2, "V13.0.88", "sm_90a", extra, 1, k4), NULL);
+	assert_string_not_equal(k1, k2);
+	assert_string_not_equal(k1, k3);
+	assert_string_not_equal(k1, k4);
+	assert_int_equal(kp_build_key("src", 3, bad, 1, "v", "sm_90", NULL, 0, k2), KP_EINVAL);
+	{
+		char buf[16];
+		assert_string_equal(kp_arch_for_cc(9, 0, buf, sizeof(buf)), "sm_90a");
+		assert_string_equal(kp_arch_for_cc(8, 6, buf, sizeof(buf)), "sm_86");
+		assert_string_equal(kp_arch_for_cc(10, 0, buf, sizeof(buf)), "sm_100a");
+	}
+}
+
+static void test_opts_defaults(void **state)
+{
+	struct kp_eval_opts o;
+	kp_eval_opts_init(&o);
+	assert_int_equal(o.seed, 42);
+	assert_int_equal(o.correct_trials, 5);
+	assert_int_equal(o.warmup, 3);
+	assert_int_equal(o.timing_trials, 100);
+	assert_int_equal(o.discard_first, 1);
+	assert_true(o.l2_flush && o.time_candidate && o.time_reference && o.sanitize);
+	assert_true(isnan(o.atol) && isnan(o.floor_time_s));
+	assert_true(o.floor_slack == 0.9 && o.excessive_speedup == 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_names),
+		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_json_golden_and_round_trip),
+		cmocka_unit_test(test_json_nulls_and_errors),
+		cmocka_unit_test(test_harness_result),
+		cmocka_unit_test(test_harness_died),
+		cmocka_unit_test(test_harness_error_is_an_error),
+		cmocka_unit_test(test_check_table),
+		cmocka_unit_test(test_excerpt),
+		cmocka_unit_test(test_build_key),
+		cmocka_unit_test(test_opts_defaults),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
