@@ -6,6 +6,7 @@
 
 #define KP_COMMANDS(X) \
 	X(doctor)      \
+	X(tools)       \
 	X(version)
 
 #define KP__DECLARE_CMD(name) extern const struct kp_cmd kp_cmd_##name;
