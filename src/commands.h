@@ -6,7 +6,11 @@
 
 #define KP_COMMANDS(X) \
 	X(doctor)      \
+	X(profile)     \
+	X(analyze)     \
+	X(diagnose)    \
 	X(tools)       \
+	X(hw)          \
 	X(version)
 
 #define KP__DECLARE_CMD(name) extern const struct kp_cmd kp_cmd_##name;
