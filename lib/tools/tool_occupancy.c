@@ -102,8 +102,14 @@ static void recommend_limit(struct kp_finding *f, const struct kp_tool_input *m,
 		kp_finding_rec(f, "Cap registers at %.0f per thread to fit %.0f blocks per SM: __launch_bounds__(%u, %.0f) "
 				  "on the kernel (or -maxrregcount=%.0f); then check ptxas -v for spills",
 			       target, blocks + 1, threads, blocks + 1, target);
-		kp_finding_rec(f, "Lower register pressure in the code: fewer live accumulators per thread, less "
-				  "unrolling of the outer loop, recompute cheap values instead of keeping them");
+		if (target < 0.6 * regs)
+			kp_finding_rec(f, "That cap is far below today's %.0f registers and will likely spill (see "
+					  "local_memory after the change); the alternative is more independent work per "
+					  "thread (ILP), so the few resident warps keep the pipes busy",
+				       regs);
+		else
+			kp_finding_rec(f, "Lower register pressure in the code: fewer live accumulators per thread, less "
+					  "unrolling of the outer loop, recompute cheap values instead of keeping them");
 	} else if (!strcmp(lim, "shared_mem") && !isnan(smem)) {
 		double target = floor(smem_sm / (blocks + 1)) - 1024;
 		kp_finding_cause(f, "%.0f bytes of shared memory per block leave room for only %.0f block(s) per SM.",
