@@ -19,10 +19,11 @@ extern const struct kp_tool kp_tool_sol_gap, kp_tool_coalescing, kp_tool_vector_
 #define ANY (KP_CLASS_BIT(KP_BOUND_MIXED) | KP_CLASS_BIT(KP_BOUND_UNKNOWN))
 
 /*
- * DESIGN.md §5, plus three pairings the labelled H200 probe kernels showed
- * were missing: bank_conflicts for memory (a shared-memory transpose is
- * memory-bound through L1), coalescing and cache_reuse for compute (a naive
- * GEMM is classed compute, and its fix is coalescing or tiling).
+ * DESIGN.md §5, plus four pairings: bank_conflicts for memory (the labelled
+ * H200 transpose is memory-bound through L1), coalescing and cache_reuse for
+ * compute (the labelled naive GEMMs are classed compute, and their fix is
+ * coalescing or tiling), and grid_waves for compute (a tail wave costs most
+ * when every block computes for long).
  */
 static const struct {
 	const struct kp_tool *tool;
@@ -38,7 +39,7 @@ static const struct {
 	{&kp_tool_tensor_cores, COMP | ANY},
 	{&kp_tool_pipe_balance, COMP | ANY},
 	{&kp_tool_divergence, COMP | LAT | ANY},
-	{&kp_tool_grid_waves, MEM | LAT | ANY},
+	{&kp_tool_grid_waves, MEM | LAT | COMP | ANY},
 	{&kp_tool_local_memory, MEM | COMP | ANY},
 	{&kp_tool_instruction_mix, COMP | ANY},
 	{&kp_tool_atomics, LAT | ANY},

@@ -46,9 +46,10 @@ static void measure(const struct kp_tool_input *m, const double *t, struct mix *
 		  c[KP_SASS_MUFU_OTHER];
 	x->fp64_pct = kp_tool_metric(m, M_FP64);
 	x->xu_pct = kp_tool_metric(m, M_XU);
-	/* FP64 in the SASS may sit on a cold path (sinf's huge-argument reduction): trust the pipe when measured. */
-	x->fp64_real = x->f64 > 0 && (isnan(x->fp64_pct) || x->fp64_pct > t[T_FP64_PCT]) &&
-		       !(m->stage1 && m->stage1->precision && !strcmp(m->stage1->precision, "fp64"));
+	/* Promotion shows as float<->double conversions (F2F.F64): a kernel that is FP64 by design loads doubles
+	   and converts nothing. FP64 may also sit on a cold path (sinf's huge-argument reduction): trust the
+	   pipe when measured. */
+	x->fp64_real = x->f64 > 0 && c[KP_SASS_F2F_F64] > 0 && (isnan(x->fp64_pct) || x->fp64_pct > t[T_FP64_PCT]);
 }
 
 static int trigger(const struct kp_tool_input *m, const double *t)
@@ -128,9 +129,9 @@ const struct kp_tool kp_tool_instruction_mix = {
 	.name = "instruction_mix",
 	.description = "IEEE div/sqrt slow paths, accidental FP64, integer div/mod, MUFU-heavy code",
 	.details = "Reads the SASS for instruction sequences the source requested implicitly: CALLs to the IEEE "
-		   "division/sqrt/reciprocal slow paths, FP64 instructions in a kernel that is not double precision "
-		   "(confirmed by the FP64 pipe being busier than fp64_pct when measured, because such code may "
-		   "sit on a cold path), integer division sequences, and a special-function pipe busier than "
+		   "division/sqrt/reciprocal slow paths, FP64 instructions fed by float<->double conversions "
+		   "(F2F.F64: promotion, not FP64 by design; confirmed by the FP64 pipe being busier than fp64_pct "
+		   "when measured, because such code may sit on a cold path), integer division sequences, and a special-function pipe busier than "
 		   "xu_pct. Static counts give no time estimate: findings are medium in a compute-bound kernel or "
 		   "when energy is an objective (fewer instructions per element, less energy), low otherwise.",
 	.sources = KP_SRC_SASS | KP_SRC_NCU,
