@@ -387,11 +387,10 @@ static void set_error(struct kp_error *err, struct kp_luatool *lt, int status)
 		kp_error_set(err, KP_ELUA, "%s", msg ? msg : "unknown Lua error");
 }
 
-int kp_luatool_load(struct kp_luatool **out, const char *path, long instr_limit, size_t mem_limit,
-		    struct kp_error *err)
+int kp_luatool_load_mem(struct kp_luatool **out, const char *path, const char *text, size_t len, long instr_limit,
+			size_t mem_limit, struct kp_error *err)
 {
 	struct kp_luatool *lt = kp_xcalloc(1, sizeof(*lt));
-	struct kp_buf src = KP_BUF_INIT;
 	struct kp_buf chunk = KP_BUF_INIT;
 	int rc, status;
 
@@ -403,8 +402,6 @@ int kp_luatool_load(struct kp_luatool **out, const char *path, long instr_limit,
 	lt->metrics = kp_xcalloc(MAX_METRICS + 1, sizeof(*lt->metrics));
 	lt->thresholds = kp_xcalloc(MAX_THRESHOLDS + 1, sizeof(*lt->thresholds));
 	lt->phase = "loading";
-	if ((rc = kp_read_file(path, SOURCE_CAP, &src, err)))
-		goto fail;
 	lt->L = lua_newstate(lt_alloc, lt);
 	if (!lt->L) {
 		rc = kp_error_set(err, KP_ENOMEM, "%s: cannot create a Lua state", path);
@@ -419,7 +416,7 @@ int kp_luatool_load(struct kp_luatool **out, const char *path, long instr_limit,
 	lua_pushcfunction(lt->L, open_sandbox);
 	status = lua_pcall(lt->L, 0, 0, 0);
 	if (status == LUA_OK)
-		status = luaL_loadbufferx(lt->L, src.buf, src.len, chunk.buf, "t");
+		status = luaL_loadbufferx(lt->L, text, len, chunk.buf, "t");
 	if (status == LUA_OK) {
 		lua_pushcfunction(lt->L, load_protected);
 		lua_insert(lt->L, -2);
@@ -431,14 +428,24 @@ int kp_luatool_load(struct kp_luatool **out, const char *path, long instr_limit,
 		goto fail;
 	}
 	lua_sethook(lt->L, NULL, 0, 0);
-	kp_buf_release(&src);
 	kp_buf_release(&chunk);
 	*out = lt;
 	return 0;
 fail:
-	kp_buf_release(&src);
 	kp_buf_release(&chunk);
 	kp_luatool_free(lt);
+	return rc;
+}
+
+int kp_luatool_load(struct kp_luatool **out, const char *path, long instr_limit, size_t mem_limit,
+		    struct kp_error *err)
+{
+	struct kp_buf src = KP_BUF_INIT;
+	int rc;
+	*out = NULL;
+	if ((rc = kp_read_file(path, SOURCE_CAP, &src, err)) == 0)
+		rc = kp_luatool_load_mem(out, path, src.buf, src.len, instr_limit, mem_limit, err);
+	kp_buf_release(&src);
 	return rc;
 }
 

@@ -19,6 +19,9 @@ struct kp_luatool;
  */
 int kp_luatool_load(struct kp_luatool **out, const char *path, long instr_limit, size_t mem_limit,
 		    struct kp_error *err);
+/* The same from text in memory; `path` names it in messages (the fuzz target uses this). */
+int kp_luatool_load_mem(struct kp_luatool **out, const char *path, const char *text, size_t len, long instr_limit,
+			size_t mem_limit, struct kp_error *err);
 void kp_luatool_free(struct kp_luatool *lt);
 
 /*

@@ -166,6 +166,20 @@ static void raw_text(const struct kp_feedback *fb, struct kp_buf *out)
 	kp_buf_release(&row);
 }
 
+/* "<lead>tool, tool.\n" for the notes ("tool status: message") of one status. */
+static void notes_text(const struct kp_feedback *fb, const char *status, const char *lead, struct kp_buf *b)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < fb->notes.n; i++) {
+		const char *sp = strchr(fb->notes.v[i], ' ');
+		if (!sp || strncmp(sp + 1, status, strlen(status)))
+			continue;
+		kp_buf_addf(b, "%s%.*s", n++ ? ", " : lead, (int)(sp - fb->notes.v[i]), fb->notes.v[i]);
+	}
+	if (n)
+		kp_buf_adds(b, ".\n");
+}
+
 void kp_feedback_text(const struct kp_feedback *fb, struct kp_buf *out)
 {
 	struct kp_buf piece = KP_BUF_INIT;
@@ -190,24 +204,19 @@ void kp_feedback_text(const struct kp_feedback *fb, struct kp_buf *out)
 	if (shown < fb->findings.n || fb->nomitted || fb->nfolded) {
 		kp_buf_adds(out, "\n(");
 		if (shown < fb->findings.n || fb->nomitted)
-			kp_buf_addf(out, "%zu less important finding(s) omitted; ", fb->findings.n - shown + fb->nomitted);
+			kp_buf_addf(out, "%zu more finding(s) omitted for length; ", fb->findings.n - shown + fb->nomitted);
 		kp_buf_addf(out, "%zu folded into the findings that explain them, or below %.0f%% estimated gain)\n",
 			    fb->nfolded, fb->opts.min_gain > 0 ? fb->opts.min_gain * 100 : 0.0);
 	}
 	if (fb->notes.n) {
 		kp_buf_reset(&piece);
-		kp_buf_adds(&piece, "\nNot run for lack of data, or failed: ");
-		for (size_t i = 0; i < fb->notes.n; i++) {
-			const char *colon = strchr(fb->notes.v[i], ':');
-			kp_buf_addf(&piece, "%s%.*s", i ? "; " : "",
-				    colon ? (int)(colon - fb->notes.v[i]) : (int)strlen(fb->notes.v[i]), fb->notes.v[i]);
-		}
-		kp_buf_adds(&piece, "\n");
+		notes_text(fb, "missing", "\nNo data for: ", &piece);
+		notes_text(fb, "failed", "\nFailed (see the log): ", &piece);
 		if (out->len - start + piece.len <= cap)
 			kp_buf_add(out, piece.buf, piece.len);
 	}
 out:
-	if (out->len - start > cap) /* only a pathological header gets here */
+	if (out->len - start > cap) /* only a cap smaller than the header and what to try first gets here */
 		kp_buf_setlen(out, start + cap);
 	kp_buf_release(&piece);
 }
