@@ -25,7 +25,7 @@ static int cmp(const void *a, const void *b)
 static double stage2_once(struct kp_toolset *ts, const struct kp_strvec *all, const struct kp_tool_input *in,
 			  size_t *nfindings)
 {
-	struct kp_stage2_opts o = {KP_ORCH_PROACTIVE, 0, all, {KP_FEEDBACK_TOOLS, 0, 0, 0, 0}};
+	struct kp_stage2_opts o = {KP_ORCH_PROACTIVE, 0, all, {KP_FEEDBACK_TOOLS, 0, 0, 0}};
 	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
 	struct kp_feedback fb;
 	struct kp_buf text = KP_BUF_INIT;

@@ -43,6 +43,7 @@ static json_t *runs_json(const struct kp_diagnosis *d)
 		kp_json_set(o, "status", json_string(kp_tool_status_name(r->status)));
 		kp_json_set(o, "message", r->message ? json_string(r->message) : NULL);
 		kp_json_set(o, "findings", json_integer((json_int_t)r->nfindings));
+		kp_json_set(o, "negligible", json_integer((json_int_t)r->ndropped));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -54,8 +55,8 @@ static void print_findings(struct kp_cli *cli, const struct kp_feedback *fb, con
 	size_t run = 0;
 	for (size_t i = 0; i < d->nresults; i++)
 		run += d->results[i].status == KP_TOOL_SILENT || d->results[i].status == KP_TOOL_FIRED;
-	fprintf(fp, "  findings: %zu (%zu tools ran; %zu folded into their causes or negligible", fb->findings.n,
-		run, fb->nfolded);
+	fprintf(fp, "  findings: %zu (%zu tools ran; %zu folded into their causes, %zu negligible", fb->findings.n,
+		run, fb->nfolded, fb->ndropped);
 	if (fb->nomitted)
 		fprintf(fp, "; %zu less important not shown", fb->nomitted);
 	fprintf(fp, ")\n");
@@ -118,6 +119,7 @@ int kp_diagnose_tools(struct kp_cli *cli, const struct kp_diagnose_opts *o, cons
 			json_array_append_new(fs, kp_finding_json(&fb.findings.v[i]));
 		kp_json_set(lj, "tool_runs", runs_json(&d));
 		kp_json_set(lj, "folded", json_integer((json_int_t)fb.nfolded));
+		kp_json_set(lj, "negligible", json_integer((json_int_t)fb.ndropped));
 		kp_json_set(lj, "omitted", json_integer((json_int_t)fb.nomitted));
 		kp_json_set(lj, "stage2_ms", kp_json_real((kp_now() - t0) * 1e3));
 		kp_feedback_text(&fb, &text);

@@ -36,7 +36,6 @@ struct kp_feedback_opts {
 	size_t max_findings; /* 0: 5 */
 	size_t max_recs;     /* recommendations per finding; 0: 3 */
 	size_t max_chars;    /* bound on the text; 0: 6000 */
-	double min_gain;     /* findings with a known gain below this are dropped; 0: 0.02, < 0: keep all */
 };
 
 /* One row of the raw table. */
@@ -64,6 +63,7 @@ struct kp_feedback {
 	/* Findings after synthesis, best first, at most opts.max_findings. */
 	struct kp_findings findings;
 	size_t nfolded;   /* findings folded into the ones that explain them, or merged */
+	size_t ndropped;  /* findings the tools estimated below the toolset's min_gain */
 	size_t nomitted;  /* findings beyond max_findings */
 	struct kp_strvec notes; /* "tool: missing metric ..." for tools that could not run */
 	/* KP_FEEDBACK_RAW: what the selected tools read. */

@@ -172,7 +172,11 @@ struct kp_toolset_opts {
 	const char *const *overrides; /* "tool.threshold=value" (NULL-terminated), applied last; may be NULL */
 	long lua_instr_limit;         /* VM instructions per user-tool call; 0: KP_LUA_INSTR_LIMIT */
 	size_t lua_mem_limit;         /* bytes per user tool; 0: KP_LUA_MEM_LIMIT */
+	double min_gain;              /* findings estimated to save less are dropped; 0: KP_MIN_GAIN, < 0: keep all */
 };
+
+/* A finding whose estimated gain is known and below this (2% of the kernel's time) is not reported. */
+#define KP_MIN_GAIN 0.02
 
 #define KP_LUA_INSTR_LIMIT 10000000L
 #define KP_LUA_MEM_LIMIT ((size_t)64 << 20)
@@ -258,6 +262,7 @@ struct kp_tool_result {
 	enum kp_tool_status status;
 	char *message; /* NULL when silent or fired */
 	size_t nfindings;
+	size_t ndropped; /* findings below the toolset's min_gain, not reported */
 	double elapsed_s;
 };
 
@@ -266,10 +271,11 @@ struct kp_diagnosis {
 	struct kp_findings findings; /* every finding, in run order, severity resolved */
 	struct kp_tool_result *results;
 	size_t nresults, results_alloc;
+	size_t ndropped;             /* findings below min_gain, over all tools */
 	double elapsed_s;
 };
 
-#define KP_DIAGNOSIS_INIT {KP_FINDINGS_INIT, NULL, 0, 0, 0.0}
+#define KP_DIAGNOSIS_INIT {KP_FINDINGS_INIT, NULL, 0, 0, 0, 0.0}
 
 void kp_diagnosis_release(struct kp_diagnosis *d);
 

@@ -15,7 +15,6 @@
 #define DEFAULT_MAX_FINDINGS 5
 #define DEFAULT_MAX_RECS 3
 #define DEFAULT_MAX_CHARS 6000
-#define DEFAULT_MIN_GAIN 0.02
 
 static const char *const mode_names[] = {"tools", "raw", "none"};
 static const char *const orch_names[] = {"proactive", "reactive"};
@@ -61,8 +60,6 @@ static void resolve_opts(struct kp_feedback_opts *o, const struct kp_feedback_op
 		o->max_recs = DEFAULT_MAX_RECS;
 	if (!o->max_chars)
 		o->max_chars = DEFAULT_MAX_CHARS;
-	if (o->min_gain == 0)
-		o->min_gain = DEFAULT_MIN_GAIN;
 }
 
 /* ---- Building ------------------------------------------------------------------------------ */
@@ -160,7 +157,7 @@ void kp_feedback_build(struct kp_feedback *fb, const struct kp_toolset *ts, cons
 		       const struct kp_tool_input *in, const struct kp_diagnosis *d,
 		       const struct kp_feedback_opts *o)
 {
-	struct kp_findings kept = KP_FINDINGS_INIT, all = KP_FINDINGS_INIT;
+	struct kp_findings all = KP_FINDINGS_INIT;
 
 	memset(fb, 0, sizeof(*fb));
 	resolve_opts(&fb->opts, o);
@@ -176,26 +173,14 @@ void kp_feedback_build(struct kp_feedback *fb, const struct kp_toolset *ts, cons
 			kp_strvec_pushf(&fb->notes, "%s %s: %s", r->tool, kp_tool_status_name(r->status),
 					r->message ? r->message : "");
 	}
-	/* Negligible findings go before folding, so a real symptom is not folded into one. */
-	for (size_t i = 0; i < d->findings.n; i++) {
-		const struct kp_finding *f = &d->findings.v[i];
-		if (fb->opts.min_gain > 0 && !isnan(f->gain) && f->gain < fb->opts.min_gain)
-			fb->nfolded++;
-		else
-			kp_findings_push_copy(&kept, f);
-	}
-	{
-		size_t folded = 0;
-		kp_feedback_synthesize(&kept, &all, &folded);
-		fb->nfolded += folded;
-	}
+	fb->ndropped = d->ndropped;
+	kp_feedback_synthesize(&d->findings, &all, &fb->nfolded);
 	for (size_t i = 0; i < all.n; i++) {
 		if (i < fb->opts.max_findings)
 			kp_findings_push_copy(&fb->findings, &all.v[i]);
 		else
 			fb->nomitted++;
 	}
-	kp_findings_release(&kept);
 	kp_findings_release(&all);
 }
 

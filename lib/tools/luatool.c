@@ -478,6 +478,15 @@ const struct kp_tool_info *kp_luatool_info(const struct kp_luatool *lt)
 
 /* ---- The view of the kernel a tool gets (m) ------------------------------------------------- */
 
+/* Integral values go in as Lua integers, so tools print "2", not "2.0". */
+static void push_num(lua_State *L, double v)
+{
+	if (v == floor(v) && fabs(v) < 9e15)
+		lua_pushinteger(L, (lua_Integer)v);
+	else
+		lua_pushnumber(L, v);
+}
+
 static int declared(const struct kp_luatool *lt, const char *name)
 {
 	for (size_t i = 0; i < lt->info.nmetrics; i++)
@@ -506,7 +515,7 @@ static int m_metric(lua_State *L)
 		lua_setfield(L, -2, MISSING_KEY);
 		return lua_error(L);
 	}
-	lua_pushnumber(L, v);
+	push_num(L, v);
 	return 1;
 }
 
@@ -517,7 +526,7 @@ static int m_get(lua_State *L)
 	if (lookup(L, &v))
 		lua_settop(L, 2);
 	else
-		lua_pushnumber(L, v);
+		push_num(L, v);
 	return 1;
 }
 
@@ -532,7 +541,7 @@ static void set_num(lua_State *L, const char *key, double v)
 {
 	if (isnan(v))
 		return;
-	lua_pushnumber(L, v);
+	push_num(L, v);
 	lua_setfield(L, -2, key);
 }
 
@@ -675,7 +684,7 @@ static void push_t(lua_State *L, const struct kp_luatool *lt, const double *t)
 {
 	lua_createtable(L, 0, (int)lt->info.nthresholds);
 	for (size_t i = 0; i < lt->info.nthresholds; i++) {
-		lua_pushnumber(L, t[i]);
+		push_num(L, t[i]);
 		lua_setfield(L, -2, lt->thresholds[i].name);
 	}
 }

@@ -201,12 +201,12 @@ void kp_feedback_text(const struct kp_feedback *fb, struct kp_buf *out)
 		kp_buf_add(out, piece.buf, piece.len);
 		shown++;
 	}
-	if (shown < fb->findings.n || fb->nomitted || fb->nfolded) {
+	if (shown < fb->findings.n || fb->nomitted || fb->nfolded || fb->ndropped) {
 		kp_buf_adds(out, "\n(");
 		if (shown < fb->findings.n || fb->nomitted)
 			kp_buf_addf(out, "%zu more finding(s) omitted for length; ", fb->findings.n - shown + fb->nomitted);
-		kp_buf_addf(out, "%zu folded into the findings that explain them, or below %.0f%% estimated gain)\n",
-			    fb->nfolded, fb->opts.min_gain > 0 ? fb->opts.min_gain * 100 : 0.0);
+		kp_buf_addf(out, "%zu folded into the findings that explain them; %zu estimated to gain too little)\n",
+			    fb->nfolded, fb->ndropped);
 	}
 	if (fb->notes.n) {
 		kp_buf_reset(&piece);

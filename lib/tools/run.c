@@ -29,7 +29,7 @@ void kp_diagnosis_release(struct kp_diagnosis *d)
 	}
 	free(d->results);
 	d->results = NULL;
-	d->nresults = d->results_alloc = 0;
+	d->nresults = d->results_alloc = d->ndropped = 0;
 	d->elapsed_s = 0;
 }
 
@@ -129,13 +129,15 @@ static enum kp_tool_status run_builtin(const struct kp_tool *tool, const struct 
 	return out->n ? KP_TOOL_FIRED : KP_TOOL_SILENT;
 }
 
-static void run_entry(struct kp_toolset_entry *e, const struct kp_tool_input *in0, struct kp_diagnosis *d)
+static void run_entry(struct kp_toolset_entry *e, const struct kp_tool_input *in0, double min_gain,
+		      struct kp_diagnosis *d)
 {
 	struct kp_tool_input in = *in0;
 	struct kp_findings found = KP_FINDINGS_INIT;
 	struct kp_buf msg = KP_BUF_INIT;
 	struct kp_tool_result *r;
 	enum kp_tool_status st;
+	size_t dropped = 0;
 	double t0 = kp_now();
 
 	in.tool = &e->info;
@@ -150,18 +152,28 @@ static void run_entry(struct kp_toolset_entry *e, const struct kp_tool_input *in
 	if (st != KP_TOOL_FIRED && st != KP_TOOL_SILENT)
 		kp_findings_release(&found); /* a failed run reports nothing half-made */
 	for (size_t i = 0; i < found.n; i++) {
-		struct kp_finding *f = kp_findings_push_copy(&d->findings, &found.v[i]);
+		struct kp_finding *f;
+		/* A change estimated to save almost nothing is not a finding. */
+		if (min_gain >= 0 && !isnan(found.v[i].gain) && found.v[i].gain < min_gain) {
+			dropped++;
+			continue;
+		}
+		f = kp_findings_push_copy(&d->findings, &found.v[i]);
 		free(f->tool);
 		f->tool = kp_xstrdup(e->info.name);
 		if (f->severity == KP_SEV_NONE)
 			f->severity = kp_severity_for_gain(f->gain);
 	}
+	if (st == KP_TOOL_FIRED && dropped == found.n)
+		st = KP_TOOL_SILENT;
 	KP_ALLOC_GROW(d->results, d->nresults + 1, d->results_alloc);
 	r = &d->results[d->nresults++];
 	r->tool = kp_xstrdup(e->info.name);
 	r->status = st;
 	r->message = msg.len ? kp_buf_detach(&msg, NULL) : NULL;
-	r->nfindings = found.n;
+	r->nfindings = found.n - dropped;
+	r->ndropped = dropped;
+	d->ndropped += dropped;
 	r->elapsed_s = kp_now() - t0;
 	d->elapsed_s += r->elapsed_s;
 	if (st == KP_TOOL_FAILED)
@@ -178,7 +190,7 @@ int kp_toolset_run(struct kp_toolset *ts, const struct kp_strvec *ids, const str
 			return kp_error_set(err, KP_ENOENT, "unknown tool '%s'; 'kernelpro tools list' shows the ids",
 					    ids->v[i]);
 	for (size_t i = 0; i < ids->n; i++)
-		run_entry(kp_toolset_entry(ts, ids->v[i]), in, d);
+		run_entry(kp_toolset_entry(ts, ids->v[i]), in, ts->min_gain, d);
 	return 0;
 }
 
@@ -188,6 +200,6 @@ int kp_toolset_run_one(struct kp_toolset *ts, const char *id, const struct kp_to
 	struct kp_toolset_entry *e = kp_toolset_entry(ts, id);
 	if (!e)
 		return kp_error_set(err, KP_ENOENT, "unknown tool '%s'; 'kernelpro tools list' shows the ids", id);
-	run_entry(e, in, d);
+	run_entry(e, in, ts->min_gain, d);
 	return 0;
 }

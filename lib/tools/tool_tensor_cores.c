@@ -48,7 +48,7 @@ static void measure(const struct kp_tool_input *m, struct mm *x)
 	double ffma = kp_tool_metric(m, M_FFMA), gi = kp_tool_metric(m, KP_M_GLD_INST);
 	double si = kp_tool_metric(m, KP_M_SLD_INST), ffma_inst;
 
-	x->flops32 = s && s->flops_fp32 > 0 ? s->flops_fp32 : NAN;
+	x->flops32 = s && !isnan(s->flops_fp32) ? s->flops_fp32 : NAN;
 	if (isnan(x->flops32) && !isnan(ffma))
 		x->flops32 = 2 * ffma + kp_nz(kp_tool_metric(m, M_FADD)) + kp_nz(kp_tool_metric(m, M_FMUL));
 	x->flops_tc = s && s->flops_tensor > 0 ? s->flops_tensor : 0;

@@ -158,6 +158,7 @@ int kp_toolset_open(struct kp_toolset **out, const struct kp_toolset_opts *o, st
 	*out = NULL;
 	if (!o)
 		o = &none;
+	ts->min_gain = o->min_gain == 0 ? KP_MIN_GAIN : o->min_gain;
 	add_builtins(ts);
 	for (const char *const *d = o->dirs; d && *d; d++)
 		if ((rc = load_dir(ts, *d, 1, o, err)))

@@ -15,6 +15,7 @@ struct kp_toolset {
 	struct kp_toolset_entry *v;
 	size_t n, alloc;
 	struct kp_strvec problems;
+	double min_gain; /* < 0: keep every finding */
 };
 
 struct kp_toolset_entry *kp_toolset_entry(const struct kp_toolset *ts, const char *name);
