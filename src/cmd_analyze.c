@@ -79,6 +79,7 @@ static int run_analyze(struct kp_cli *cli, const struct kp_args *args)
 	if ((rc = kp_diagnose_tools_open(cli, args, &o)))
 		goto out;
 	kp_profile_dir_files(dir, &o.files, &paths);
+	o.device_name = kp_profile_dir_device(dir, &paths);
 	if (kp_arg_str(args, "sass"))
 		o.files.sass = kp_arg_str(args, "sass");
 	if (kp_arg_str(args, "ptxas"))

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kernelpro/child.h"
+#include "kernelpro/device.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/str.h"
@@ -76,7 +77,6 @@ static void add_metrics(struct kp_strvec *m, const struct kp_strvec *extra)
 {
 	for (const char *const *s = kp_stage1_metrics(); *s; s++)
 		kp_strvec_push(m, *s);
-	kp_strvec_push(m, "device__attribute_display_name");
 	for (size_t i = 0; extra && i < extra->n; i++) {
 		struct kp_strvec parts = KP_STRVEC_INIT;
 		kp_strvec_split(&parts, extra->v[i], ',');
@@ -119,6 +119,12 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 	kp_json_set(m, "schema", json_integer(1));
 	kp_json_set(m, "argv", a);
 	kp_json_set(m, "created", json_integer((json_int_t)time(NULL)));
+	{
+		/* The GPU's name, so an offline 'analyze' of this directory models the right one. */
+		struct kp_gpu_list gl;
+		if (kp_device_query(&gl, NULL) == 0 && gl.count > 0)
+			kp_json_set(m, "device", json_string(gl.gpus[0].name));
+	}
 
 	if (!kp_arg_flag(args, "no-ncu")) {
 		memset(&r, 0, sizeof(r));
@@ -141,6 +147,8 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 			fprintf(cli->err, "profiling under ncu (%zu metrics)...\n", metrics.n);
 		if (kp_ncu_run(&r, &err) == 0) {
 			ncu_ok = 1;
+			if (r.warning[0])
+				kp_cli_warn(cli, "%s", r.warning);
 			kp_json_set(m, "ncu", status_json("ok", NULL, r.elapsed_s));
 		} else {
 			/* No counters (permissions, no ncu, a failing run): keep going with timing only. */
@@ -169,6 +177,7 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 		struct kp_strvec paths = KP_STRVEC_INIT;
 		memset(&o, 0, sizeof(o));
 		kp_profile_dir_files(dir, &o.files, &paths);
+		o.device_name = kp_profile_dir_device(dir, &paths);
 		o.gpu_key = kp_arg_str(args, "gpu");
 		o.min_bytes = NAN;
 		rc = kp_diagnose_report(cli, &o);

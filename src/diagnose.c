@@ -59,6 +59,8 @@ static int load_hw(struct kp_hw *hw, const struct kp_diagnose_opts *o, const str
 	if (o->gpu_key)
 		return kp_hw_load(hw, o->gpu_key, 0, err);
 	s = kp_hw_spec_for_report(r);
+	if (!s && o->device_name)
+		s = kp_hw_spec_find(o->device_name);
 	if (s)
 		return kp_hw_load(hw, s->key, 0, err);
 	return kp_hw_load(hw, NULL, o->gpu_index, err);
@@ -202,6 +204,21 @@ static int trace_tools(struct kp_cli *cli, const struct kp_diagnose_opts *o, con
 	fprintf(cli->out, "trace tools:\n");
 	rc = kp_diagnose_tools(cli, o, &k, NULL, NULL, NULL);
 	return rc;
+}
+
+const char *kp_profile_dir_device(const char *dir, struct kp_strvec *sv)
+{
+	struct kp_buf p = KP_BUF_INIT;
+	json_t *o = NULL;
+	const char *name = NULL;
+	kp_path_join(&p, dir, "profile.json");
+	if (kp_path_exists(p.buf) && kp_json_load_file(p.buf, 1 << 20, &o, NULL) == 0 && kp_json_str(o, "device", NULL)) {
+		kp_strvec_push(sv, kp_json_str(o, "device", NULL));
+		name = sv->v[sv->n - 1];
+	}
+	json_decref(o);
+	kp_buf_release(&p);
+	return name;
 }
 
 struct kgroup {

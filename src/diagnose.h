@@ -22,6 +22,7 @@ struct kp_diagnose_opts {
 	int gpu_index;
 	const struct kp_strvec *launches; /* launch IDs to report; NULL or empty: all */
 	double min_bytes;             /* NAN when the task does not say */
+	const char *device_name;      /* the profiled GPU (profile.json) when the report does not name it */
 	struct kp_diagnose_tools tools;
 };
 
@@ -46,7 +47,11 @@ void kp_diagnose_tools_close(struct kp_diagnose_opts *o);
 int kp_diagnose_tools(struct kp_cli *cli, const struct kp_diagnose_opts *o, const struct kp_kernel_profile *k,
 		      const struct kp_stage1 *s1, const struct kp_hw *hw, json_t *lj);
 
-/* The files of a profile directory written by `kernelpro profile` (those that exist). Strings are allocated in sv. */
+/*
+ * The files of a profile directory written by `kernelpro profile` (those that exist), and the
+ * GPU it was taken on (profile.json's "device", else NULL). Strings are allocated in sv.
+ */
 void kp_profile_dir_files(const char *dir, struct kp_profile_files *f, struct kp_strvec *sv);
+const char *kp_profile_dir_device(const char *dir, struct kp_strvec *sv);
 
 #endif

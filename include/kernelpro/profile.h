@@ -343,6 +343,7 @@ struct kp_ncu_run {
 	/* Results (paths inside out_dir, empty when not produced). */
 	char raw_csv[1024], details_csv[1024], sass_csv[1024], log[1024], report[1024];
 	double elapsed_s;             /* wall time of the profiled run */
+	char warning[512];            /* an optional page (details, source) that could not be exported */
 };
 
 /* Runs the program under ncu; see struct kp_ncu_run. */

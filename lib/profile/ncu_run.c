@@ -138,7 +138,7 @@ int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err)
 	char *bin = NULL, prog_log[1100], rep_base[1100];
 	int rc, want_report = r->details || r->source_sass || r->keep_report;
 
-	r->raw_csv[0] = r->details_csv[0] = r->sass_csv[0] = r->log[0] = r->report[0] = '\0';
+	r->raw_csv[0] = r->details_csv[0] = r->sass_csv[0] = r->log[0] = r->report[0] = r->warning[0] = '\0';
 	r->elapsed_s = 0;
 	if (!r->argv || !r->argv[0] || !r->out_dir)
 		return kp_error_set(err, KP_EINVAL, "ncu run needs a program and an output directory");
@@ -155,10 +155,14 @@ int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err)
 		kp_strvec_pushl(&c.args, "--set", r->set, NULL);
 	if (r->kernel)
 		kp_strvec_pushl(&c.args, "--kernel-name", r->kernel, NULL);
-	if (r->launch_skip > 0)
-		kp_strvec_pushf(&c.args, "--launch-skip=%ld", r->launch_skip);
-	if (r->launch_count > 0)
-		kp_strvec_pushf(&c.args, "--launch-count=%ld", r->launch_count);
+	if (r->launch_skip > 0) {
+		kp_strvec_push(&c.args, "--launch-skip");
+		kp_strvec_pushf(&c.args, "%ld", r->launch_skip);
+	}
+	if (r->launch_count > 0) {
+		kp_strvec_push(&c.args, "--launch-count");
+		kp_strvec_pushf(&c.args, "%ld", r->launch_count);
+	}
 	kp_strvec_pushl(&c.args, "--log-file", r->log, NULL);
 	if (want_report)
 		kp_strvec_pushl(&c.args, "--export", rep_base, "--force-overwrite", NULL);
@@ -200,15 +204,22 @@ int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err)
 		path_in(r->raw_csv, sizeof(r->raw_csv), r->out_dir, "ncu_raw.csv");
 		if ((rc = kp_ncu_import(bin, r->report, "raw", r->raw_csv, r->timeout_ms, err)))
 			goto out;
+		/* The optional pages: without them the raw page still stands. */
 		if (r->details) {
+			struct kp_error perr = KP_ERROR_INIT;
 			path_in(r->details_csv, sizeof(r->details_csv), r->out_dir, "ncu_details.csv");
-			if ((rc = kp_ncu_import(bin, r->report, "details", r->details_csv, r->timeout_ms, err)))
-				goto out;
+			if (kp_ncu_import(bin, r->report, "details", r->details_csv, r->timeout_ms, &perr)) {
+				kp_strlcpy(r->warning, kp_error_msg(&perr), sizeof(r->warning));
+				r->details_csv[0] = '\0';
+			}
 		}
 		if (r->source_sass) {
+			struct kp_error perr = KP_ERROR_INIT;
 			path_in(r->sass_csv, sizeof(r->sass_csv), r->out_dir, "sass.csv");
-			if ((rc = kp_ncu_import(bin, r->report, "source", r->sass_csv, r->timeout_ms, err)))
-				goto out;
+			if (kp_ncu_import(bin, r->report, "source", r->sass_csv, r->timeout_ms, &perr)) {
+				kp_strlcpy(r->warning, kp_error_msg(&perr), sizeof(r->warning));
+				r->sass_csv[0] = '\0';
+			}
 		}
 		if (!r->keep_report) {
 			unlink(r->report);

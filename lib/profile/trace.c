@@ -27,17 +27,7 @@ const char *kp_trace_kind_name(enum kp_trace_kind k)
 	return (unsigned)k < KP_ARRAY_SIZE(kind_names) ? kind_names[k] : "?";
 }
 
-static void warn(struct kp_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct kp_trace *t, const char *fmt, ...)
-{
-	va_list ap;
-	if (!t->warnings.cap)
-		t->warnings.cap = 1 << 20;
-	va_start(ap, fmt);
-	kp_buf_vaddf(&t->warnings, fmt, ap);
-	va_end(ap);
-	kp_buf_addch(&t->warnings, '\n');
-}
+#define warn(x, ...) kp_profile_warn(&(x)->warnings, __VA_ARGS__)
 
 static struct trace_priv *priv_of(struct kp_trace *t)
 {
@@ -94,7 +84,7 @@ static void summarize(struct kp_trace *t)
 {
 	uint64_t first = UINT64_MAX, last = 0, busy_end = 0;
 	int any = 0;
-	if (t->timeline)
+	if (t->timeline && t->nevents)
 		qsort(t->events, t->nevents, sizeof(*t->events), start_cmp);
 	t->nkernels = t->nsyncs = t->nmemcpys = t->napi = 0;
 	t->kernel_ns = t->gap_ns = t->span_ns = t->api_launch_ns = 0;
@@ -238,14 +228,6 @@ out:
 
 /* ---- nsys stats CSV ------------------------------------------------------------------------------- */
 
-static long col(const struct kp_csv_row *r, const char *name)
-{
-	for (size_t i = 0; i < r->n; i++)
-		if (!strcmp(r->f[i], name))
-			return (long)i;
-	return -1;
-}
-
 /* A number nsys printed, maybe grouped ("5,850,000"); -1 when not a number. */
 static int num(const char *s, double *out)
 {
@@ -274,19 +256,19 @@ int kp_trace_parse_nsys_csv(struct kp_trace *t, const char *what, const char *te
 
 	kp_csv_init(&c, what, copy, len);
 	while ((rc = kp_csv_next(&c, &row, err)) == 1) {
-		if (row.n >= 3 && col(&row, "Time (%)") == 0) {
-			c_name = col(&row, "Name");
-			c_count = col(&row, "Instances");
+		if (row.n >= 3 && kp_csv_col(&row, "Time (%)") == 0) {
+			c_name = kp_csv_col(&row, "Name");
+			c_count = kp_csv_col(&row, "Instances");
 			report = KP_TRACE_KERNEL;
 			if (c_count < 0) {
-				c_count = col(&row, "Num Calls");
+				c_count = kp_csv_col(&row, "Num Calls");
 				report = KP_TRACE_API;
 			}
-			c_total = col(&row, "Total Time (ns)");
+			c_total = kp_csv_col(&row, "Total Time (ns)");
 			scale = 1;
-			if (c_total < 0 && (c_total = col(&row, "Total Time (us)")) >= 0)
+			if (c_total < 0 && (c_total = kp_csv_col(&row, "Total Time (us)")) >= 0)
 				scale = 1e3;
-			if (c_total < 0 && (c_total = col(&row, "Total Time (ms)")) >= 0)
+			if (c_total < 0 && (c_total = kp_csv_col(&row, "Total Time (ms)")) >= 0)
 				scale = 1e6;
 			if (c_name < 0 || c_count < 0 || c_total < 0) {
 				warn(t, "%s:%d: a table without Name/Instances/Total Time columns skipped", what, row.line);

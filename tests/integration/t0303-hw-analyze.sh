@@ -35,6 +35,21 @@ assert o['gpu']['calibrated'] and s['memory_peak'] == 4.0e12 and s['memory_frac'
 " || fail "stage 1 ignores the calibration"
 rm -r cache
 
+# a targeted profile names no device in its CSV: analyze models the GPU recorded in profile.json
+mkdir named
+python3 - "$KP_ROOT/tests/golden/h200-probe/ncu_raw.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+keep = [i for i, n in enumerate(rows[0]) if not n.startswith("device__attribute")]
+with open("named/ncu_raw.csv", "w", newline="") as f:
+    w = csv.writer(f, quoting=csv.QUOTE_ALL)
+    for r in rows:
+        w.writerow([r[i] for i in keep])
+PY
+echo '{"schema": 1, "device": "NVIDIA H100 PCIe"}' > named/profile.json
+expect_exit 0 "$KP" analyze --launch 0 named
+contains out "(h100-pcie)"
+
 # a profile directory with only a trace: timing only
 mkdir prof
 cp "$KP_ROOT/tests/golden/trace/tracer.json" prof/trace.json

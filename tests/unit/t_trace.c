@@ -90,6 +90,14 @@ static void test_bad_input(void **state)
 		     "events[0]: \"end\" is before");
 	expect_error("{\"format\":\"kernelpro-trace\",\"version\":1,\"events\":[{\"kind\":\"kernel\",\"start\":-5,\"end\":2}]}",
 		     "events[0]");
+	/* no events at all (found by fuzzing: qsort of an empty array) */
+	{
+		const char *none = "{\"format\":\"kernelpro-trace\",\"version\":1,\"complete\":true,\"events\":[]}";
+		KP_ASSERT_OK(kp_trace_parse_json(&t, "none.json", none, strlen(none), &err), &err);
+		assert_int_equal(t.nkernels, 0);
+		assert_int_equal(t.span_ns, 0);
+		kp_trace_release(&t);
+	}
 	/* dropped records, an unknown kind and no clean exit: parsed, with warnings */
 	KP_ASSERT_OK(kp_trace_parse_json(&t, "p.json", partial, strlen(partial), &err), &err);
 	assert_int_equal(t.nkernels, 1);
