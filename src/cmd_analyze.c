@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "diagnose.h"
+#include "tools_cli.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/str.h"
 
@@ -16,6 +17,8 @@ static const struct kp_opt analyze_opts[] = {
 	{"sass", 0, KP_OPT_STR, "FILE", "SASS to join (instead of the directory's)", NULL},
 	{"ptxas", 0, KP_OPT_STR, "FILE", "ptxas -v output to join", NULL},
 	{"out", 0, KP_OPT_STR, "DIR", "with an .ncu-rep: where to export its pages (default: a temporary directory)", NULL},
+	KP_TOOLS_OPTS,
+	KP_FEEDBACK_OPTS,
 	KP_OPT_TABLE_END,
 };
 
@@ -73,6 +76,8 @@ static int run_analyze(struct kp_cli *cli, const struct kp_args *args)
 		rc = KP_EXIT_USAGE;
 		goto out;
 	}
+	if ((rc = kp_diagnose_tools_open(cli, args, &o)))
+		goto out;
 	kp_profile_dir_files(dir, &o.files, &paths);
 	o.device_name = kp_profile_dir_device(dir, &paths);
 	if (kp_arg_str(args, "sass"))
@@ -81,7 +86,7 @@ static int run_analyze(struct kp_cli *cli, const struct kp_args *args)
 		o.files.ptxas = kp_arg_str(args, "ptxas");
 	if (!o.files.ncu_csv) {
 		if (o.files.trace) {
-			rc = kp_trace_report(cli, o.files.trace);
+			rc = kp_trace_report(cli, o.files.trace, &o);
 			goto out;
 		}
 		kp_cli_error(cli, "'%s' has neither ncu_raw.csv nor trace.json; run 'kernelpro profile' first", dir);
@@ -94,6 +99,7 @@ static int run_analyze(struct kp_cli *cli, const struct kp_args *args)
 	o.min_bytes = kp_arg_num(args, "min-bytes", NAN);
 	rc = kp_diagnose_report(cli, &o);
 out:
+	kp_diagnose_tools_close(&o);
 	if (tmp.len)
 		kp_rm_rf(tmp.buf, NULL);
 	kp_buf_release(&tmp);

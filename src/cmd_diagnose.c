@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "diagnose.h"
+#include "tools_cli.h"
 
 static const struct kp_opt diagnose_opts[] = {
 	{"ncu-csv", 0, KP_OPT_STR, "FILE", "ncu raw page: ncu --csv --page raw --print-units base (required)", NULL},
@@ -16,16 +17,20 @@ static const struct kp_opt diagnose_opts[] = {
 	{"gpu-index", 0, KP_OPT_INT, "N", "local GPU to model when neither --gpu nor the report names one", "0"},
 	{"launch", 0, KP_OPT_LIST, "ID", "only this launch (ncu ID); repeatable", NULL},
 	{"min-bytes", 0, KP_OPT_NUM, "N", "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL},
+	KP_TOOLS_OPTS,
+	KP_FEEDBACK_OPTS,
 	KP_OPT_TABLE_END,
 };
 
 static int run_diagnose(struct kp_cli *cli, const struct kp_args *args)
 {
 	struct kp_diagnose_opts o;
+	int rc;
 	memset(&o, 0, sizeof(o));
 	o.files.ncu_csv = kp_arg_str(args, "ncu-csv");
-	if (!o.files.ncu_csv) {
-		kp_cli_error(cli, "--ncu-csv FILE is required (the output of 'ncu --csv --page raw --print-units base')");
+	if (!o.files.ncu_csv && !kp_arg_str(args, "trace")) {
+		kp_cli_error(cli, "--ncu-csv FILE is required (the output of 'ncu --csv --page raw --print-units base'),"
+				  " or --trace FILE alone for timing only");
 		return KP_EXIT_USAGE;
 	}
 	o.files.ncu_details = kp_arg_str(args, "ncu-details");
@@ -36,16 +41,23 @@ static int run_diagnose(struct kp_cli *cli, const struct kp_args *args)
 	o.gpu_index = (int)kp_arg_int(args, "gpu-index", 0);
 	o.launches = kp_arg_list(args, "launch");
 	o.min_bytes = kp_arg_num(args, "min-bytes", NAN);
-	return kp_diagnose_report(cli, &o);
+	if ((rc = kp_diagnose_tools_open(cli, args, &o)))
+		return rc;
+	rc = o.files.ncu_csv ? kp_diagnose_report(cli, &o) : kp_trace_report(cli, o.files.trace, &o);
+	kp_diagnose_tools_close(&o);
+	return rc;
 }
 
 const struct kp_cmd kp_cmd_diagnose = {
 	.name = "diagnose",
-	.summary = "Roofline and bottleneck class of each launch in saved profiler output (offline)",
+	.summary = "Roofline, bottleneck class and the tools' findings for each launch in saved profiler output (offline)",
 	.usage = "--ncu-csv FILE [--sass FILE] [--ptxas FILE] [--trace FILE] [--gpu KEY] [--json]",
 	.description = "Reads what ncu, cuobjdump/nvdisasm, ptxas and the tracer wrote, joins it per kernel launch\n"
 		       "and places each launch on the roofline of the GPU (measured ceilings when\n"
-		       "'kernelpro hw calibrate' stored them). No GPU needed. --json: docs/diagnose-json.md.",
+		       "'kernelpro hw calibrate' stored them), then runs the micro-profiling tools the\n"
+		       "bottleneck class selects and lists their findings, most important first\n"
+		       "(--feedback-text: the exact text the LLM gets). With --trace alone: timing and\n"
+		       "launch overhead. No GPU needed. --json: docs/diagnose-json.md.",
 	.flags = KP_CMD_JSON,
 	.opts = diagnose_opts,
 	.max_args = 0,

@@ -183,7 +183,7 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 		rc = kp_diagnose_report(cli, &o);
 		kp_strvec_release(&paths);
 	} else if (trace) {
-		rc = kp_trace_report(cli, trace);
+		rc = kp_trace_report(cli, trace, NULL);
 		if (rc == KP_EXIT_OK && err.code)
 			rc = kp_exit_for(err.code) == KP_EXIT_MISSING ? KP_EXIT_MISSING : KP_EXIT_FAIL;
 	} else {

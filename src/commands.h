@@ -12,6 +12,7 @@
 	X(profile)     \
 	X(analyze)     \
 	X(diagnose)    \
+	X(tools)       \
 	X(hw)          \
 	X(version)
 

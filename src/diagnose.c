@@ -132,10 +132,13 @@ int kp_diagnose_report(struct kp_cli *cli, const struct kp_diagnose_opts *o)
 		incomplete |= s1.incomplete;
 		if (cli->json) {
 			json_t *lj = kp_diagnose_launch_json(k, &s1);
-			/* Findings: the tools (lib/tools) append theirs to lj's "findings" array here, in priority order. */
 			json_array_append_new(launches, lj);
+			if ((rc = kp_diagnose_tools(cli, o, k, &s1, &hw, lj)))
+				goto out;
 		} else {
 			print_text(cli, &hw, &ps, k, &s1);
+			if ((rc = kp_diagnose_tools(cli, o, k, &s1, &hw, NULL)))
+				goto out;
 		}
 	}
 	if (!shown) {
@@ -189,6 +192,20 @@ void kp_profile_dir_files(const char *dir, struct kp_profile_files *f, struct kp
 	}
 }
 
+/* The trace tools (launch_overhead) on a trace without ncu data. */
+static int trace_tools(struct kp_cli *cli, const struct kp_diagnose_opts *o, const struct kp_trace *t, json_t *j)
+{
+	struct kp_kernel_profile k = {NULL, NULL, NULL, t};
+	int rc;
+	if (!o->tools.ts)
+		return 0;
+	if (j)
+		return kp_diagnose_tools(cli, o, &k, NULL, NULL, j);
+	fprintf(cli->out, "trace tools:\n");
+	rc = kp_diagnose_tools(cli, o, &k, NULL, NULL, NULL);
+	return rc;
+}
+
 const char *kp_profile_dir_device(const char *dir, struct kp_strvec *sv)
 {
 	struct kp_buf p = KP_BUF_INIT;
@@ -209,7 +226,7 @@ struct kgroup {
 	uint64_t n, ns;
 };
 
-int kp_trace_report(struct kp_cli *cli, const char *path)
+int kp_trace_report(struct kp_cli *cli, const char *path, const struct kp_diagnose_opts *opts)
 {
 	struct kp_profile_set ps;
 	struct kp_error err = KP_ERROR_INIT;
@@ -265,6 +282,10 @@ int kp_trace_report(struct kp_cli *cli, const char *path)
 		kp_json_set(o, "syncs", json_integer((json_int_t)ps.trace.nsyncs));
 		kp_json_set(o, "memcpys", json_integer((json_int_t)ps.trace.nmemcpys));
 		kp_json_set(o, "api_calls", json_integer((json_int_t)ps.trace.napi));
+		if (opts && (rc = trace_tools(cli, opts, &ps.trace, o))) {
+			json_decref(o);
+			goto fail_rc;
+		}
 		kp_json_dump_buf(o, &out, 0);
 		fprintf(cli->out, "%s\n", out.buf);
 		kp_buf_release(&out);
@@ -279,6 +300,8 @@ int kp_trace_report(struct kp_cli *cli, const char *path)
 		for (size_t j = 0; j < ng; j++)
 			fprintf(cli->out, "  %6llu x %-40s %10.4g ms total, %8.4g us each\n", (unsigned long long)g[j].n,
 				g[j].name, g[j].ns / 1e6, g[j].n ? g[j].ns / 1e3 / g[j].n : 0.0);
+		if (opts && (rc = trace_tools(cli, opts, &ps.trace, NULL)))
+			goto fail_rc;
 	}
 	if (ps.trace.warnings.len && cli->verbosity >= 0)
 		fprintf(cli->err, "%s", ps.trace.warnings.buf);
@@ -287,8 +310,10 @@ int kp_trace_report(struct kp_cli *cli, const char *path)
 	kp_profile_set_release(&ps);
 	return KP_EXIT_OK;
 fail:
+	rc = kp_cli_fail(cli, &err);
+fail_rc:
 	free(g);
 	kp_buf_release(&b);
 	kp_profile_set_release(&ps);
-	return kp_cli_fail(cli, &err);
+	return rc;
 }

@@ -1,0 +1,879 @@
+/*
+ * User tools in Lua 5.4. Each file runs in its own state with a memory cap,
+ * an instruction limit per call and no way to reach files, the OS or other
+ * code (no io, os, require, load, dofile, loadfile, string.dump). Every Lua
+ * API use that can raise an error runs inside a protected call, so a broken
+ * tool reports "file:line: message" with a traceback and never takes the
+ * process down.
+ */
+#include "base/setup.h"
+
+#include <ctype.h>
+#include <math.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "kernelpro/fs.h"
+#include "kernelpro/log.h"
+#include "tools/luatool.h"
+
+#define SOURCE_CAP ((size_t)1 << 20)
+#define HOOK_STEP 1000
+#define STR_CAP 2000
+#define MAX_FINDINGS 16
+#define MAX_EVIDENCE 16
+#define MAX_RECS 8
+#define MAX_METRICS 256
+#define MAX_THRESHOLDS 64
+#define MISSING_KEY "kp_missing_metric"
+
+struct kp_luatool {
+	lua_State *L;
+	struct kp_tool_info info;
+	char *path, *name, *description, *details;
+	struct kp_tool_metric *metrics;
+	struct kp_threshold *thresholds;
+	int ref_trigger, ref_analyze;
+	long instr_limit, count;
+	size_t mem_limit, mem_used;
+	/* During a call. */
+	const struct kp_tool_input *in;
+	const double *t;
+	struct kp_findings *out;
+	const char *phase; /* "loading", "trigger", "analyze" */
+};
+
+static const char *const class_names[] = {"unknown", "compute", "memory", "latency", "mixed"};
+
+#define SASS_NAME(n) #n,
+static const char *const sass_names[] = {KP_SASS_CLASSES(SASS_NAME)};
+#undef SASS_NAME
+
+/* ---- The state: allocator, hook, sandbox ---------------------------------------------------- */
+
+static void *lt_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	struct kp_luatool *lt = ud;
+	size_t old = ptr ? osize : 0;
+	void *p;
+	if (nsize == 0) {
+		lt->mem_used -= old;
+		free(ptr);
+		return NULL;
+	}
+	if (nsize > old && lt->mem_used + (nsize - old) > lt->mem_limit)
+		return NULL;
+	p = realloc(ptr, nsize);
+	if (!p)
+		return NULL;
+	lt->mem_used = lt->mem_used - old + nsize;
+	return p;
+}
+
+static struct kp_luatool *self(lua_State *L)
+{
+	return *(struct kp_luatool **)lua_getextraspace(L);
+}
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+	struct kp_luatool *lt = self(L);
+	lt->count += HOOK_STEP;
+	if (lt->count > lt->instr_limit) {
+		lua_getinfo(L, "Sl", ar);
+		lua_pushfstring(L, "%s:%d: instruction limit exceeded (%d VM instructions) in %s", ar->short_src,
+				ar->currentline, (int)lt->instr_limit, lt->phase);
+		lua_error(L);
+	}
+}
+
+static int panic(lua_State *L)
+{
+	KP_BUG("unprotected Lua error: %s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+}
+
+/* Message handler: a traceback for errors, the missing-metric marker passed through untouched. */
+static int msgh(lua_State *L)
+{
+	const char *msg;
+	if (lua_istable(L, 1)) {
+		if (lua_getfield(L, 1, MISSING_KEY) != LUA_TNIL) {
+			lua_pop(L, 1);
+			return 1;
+		}
+		lua_pop(L, 1);
+	}
+	msg = lua_tostring(L, 1);
+	if (!msg)
+		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+/* print() goes to the debug log, never to the terminal. */
+static int lua_print(lua_State *L)
+{
+	luaL_Buffer b;
+	int n = lua_gettop(L);
+	luaL_buffinit(L, &b);
+	for (int i = 1; i <= n; i++) {
+		if (i > 1)
+			luaL_addchar(&b, '\t');
+		luaL_tolstring(L, i, NULL);
+		luaL_addvalue(&b);
+	}
+	luaL_pushresult(&b);
+	kp_debug("%s: %s", self(L)->path, lua_tostring(L, -1));
+	return 0;
+}
+
+/* Protected: opens the allowed libraries and removes what could reach outside the sandbox. */
+static int open_sandbox(lua_State *L)
+{
+	static const luaL_Reg libs[] = {
+		{LUA_GNAME, luaopen_base},        {LUA_STRLIBNAME, luaopen_string}, {LUA_TABLIBNAME, luaopen_table},
+		{LUA_MATHLIBNAME, luaopen_math},  {LUA_UTF8LIBNAME, luaopen_utf8},  {NULL, NULL},
+	};
+	static const char *const removed[] = {"dofile", "loadfile", "load", "require", "collectgarbage", NULL};
+	for (const luaL_Reg *l = libs; l->func; l++) {
+		luaL_requiref(L, l->name, l->func, 1);
+		lua_pop(L, 1);
+	}
+	lua_pushglobaltable(L);
+	for (const char *const *r = removed; *r; r++) {
+		lua_pushnil(L);
+		lua_setfield(L, -2, *r);
+	}
+	lua_pushcfunction(L, lua_print);
+	lua_setfield(L, -2, "print");
+	lua_getfield(L, -1, LUA_STRLIBNAME);
+	lua_pushnil(L);
+	lua_setfield(L, -2, "dump");
+	lua_pop(L, 2);
+	/* Kept alive so that reading the missing-metric marker after an error never allocates. */
+	lua_pushliteral(L, MISSING_KEY);
+	lua_setfield(L, LUA_REGISTRYINDEX, MISSING_KEY);
+	return 0;
+}
+
+/* ---- Reading the tool table (inside a protected call) --------------------------------------- */
+
+static char *dup_capped(const char *s, size_t len)
+{
+	return kp_xstrndup(s, len > STR_CAP ? STR_CAP : len);
+}
+
+/* table[key] (raw: no metamethods run from C) pushed; returns its type. */
+static int rawfield(lua_State *L, int idx, const char *key)
+{
+	lua_pushstring(L, key);
+	return lua_rawget(L, idx < 0 ? idx - 1 : idx);
+}
+
+static char *opt_string(lua_State *L, int idx, const char *key, const char *what, int required)
+{
+	size_t len;
+	const char *s;
+	int ty = rawfield(L, idx, key);
+	if (ty == LUA_TNIL && !required) {
+		lua_pop(L, 1);
+		return NULL;
+	}
+	if (ty != LUA_TSTRING)
+		luaL_error(L, "%s: '%s' must be a string", what, key);
+	s = lua_tolstring(L, -1, &len);
+	if (required && !len)
+		luaL_error(L, "%s: '%s' must not be empty", what, key);
+	lua_pop(L, 1);
+	return dup_capped(s, len);
+}
+
+static int valid_ident(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || n > 40 || !islower((unsigned char)s[0]))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	return 1;
+}
+
+static int valid_metric(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || n > 200)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.:", s[i]))
+			return 0;
+	return 1;
+}
+
+/* A list of strings at table[key] (or one string); calls fn for each. Returns the count. */
+static size_t each_string(lua_State *L, int idx, const char *key, const char *what, size_t max,
+			  void (*fn)(lua_State *L, struct kp_luatool *lt, const char *s, void *ud), void *ud)
+{
+	struct kp_luatool *lt = self(L);
+	size_t n = 0;
+	int ty = rawfield(L, idx, key);
+	if (ty == LUA_TNIL) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	if (ty == LUA_TSTRING) {
+		fn(L, lt, lua_tostring(L, -1), ud);
+		lua_pop(L, 1);
+		return 1;
+	}
+	if (ty != LUA_TTABLE)
+		luaL_error(L, "%s: '%s' must be a list of strings", what, key);
+	for (lua_Integer i = 1;; i++) {
+		ty = lua_rawgeti(L, -1, i);
+		if (ty == LUA_TNIL) {
+			lua_pop(L, 1);
+			break;
+		}
+		if (ty != LUA_TSTRING)
+			luaL_error(L, "%s: '%s[%d]' must be a string", what, key, (int)i);
+		if (++n > max)
+			luaL_error(L, "%s: '%s' has more than %d entries", what, key, (int)max);
+		fn(L, lt, lua_tostring(L, -1), ud);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return n;
+}
+
+static void add_metric(lua_State *L, struct kp_luatool *lt, const char *s, void *ud)
+{
+	unsigned flags = *(unsigned *)ud;
+	if (!valid_metric(s))
+		luaL_error(L, "%s: metric name '%s' is not a valid ncu metric name", lt->path, s);
+	for (size_t i = 0; i < lt->info.nmetrics; i++)
+		if (!strcmp(lt->metrics[i].name, s))
+			return;
+	if (lt->info.nmetrics >= MAX_METRICS)
+		luaL_error(L, "%s: more than %d metrics", lt->path, MAX_METRICS);
+	lt->metrics[lt->info.nmetrics].name = kp_xstrdup(s);
+	lt->metrics[lt->info.nmetrics].flags = flags;
+	lt->info.nmetrics++;
+}
+
+static void add_source(lua_State *L, struct kp_luatool *lt, const char *s, void *ud)
+{
+	unsigned bit = kp_tool_source_parse(s);
+	if (!bit)
+		luaL_error(L, "%s: unknown source '%s' (one of ncu, sass, ptxas, trace)", lt->path, s);
+	*(unsigned *)ud |= bit;
+}
+
+static void add_class(lua_State *L, struct kp_luatool *lt, const char *s, void *ud)
+{
+	if (!strcmp(s, "all")) {
+		*(unsigned *)ud |= KP_CLASS_ALL;
+		return;
+	}
+	for (size_t i = 0; i < KP_ARRAY_SIZE(class_names); i++)
+		if (!strcmp(s, class_names[i])) {
+			*(unsigned *)ud |= KP_CLASS_BIT(i);
+			return;
+		}
+	luaL_error(L, "%s: unknown class '%s' (compute, memory, latency, mixed, unknown or all)", lt->path, s);
+}
+
+static int cmp_threshold(const void *a, const void *b)
+{
+	return strcmp(((const struct kp_threshold *)a)->name, ((const struct kp_threshold *)b)->name);
+}
+
+static void read_thresholds(lua_State *L, struct kp_luatool *lt)
+{
+	size_t n = 0;
+	if (rawfield(L, -1, "thresholds") == LUA_TNIL) {
+		lua_pop(L, 1);
+		goto done;
+	}
+	if (!lua_istable(L, -1))
+		luaL_error(L, "%s: 'thresholds' must be a table of name = number or name = {default = number, ...}", lt->path);
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		struct kp_threshold *th;
+		const char *name;
+		if (lua_type(L, -2) != LUA_TSTRING || !valid_ident(lua_tostring(L, -2)))
+			luaL_error(L, "%s: threshold names must be lowercase identifiers", lt->path);
+		if (n >= MAX_THRESHOLDS)
+			luaL_error(L, "%s: more than %d thresholds", lt->path, MAX_THRESHOLDS);
+		name = lua_tostring(L, -2);
+		th = &lt->thresholds[n];
+		th->name = kp_xstrdup(name);
+		n++;
+		lt->info.nthresholds = n;
+		if (lua_type(L, -1) == LUA_TNUMBER) {
+			th->def = lua_tonumber(L, -1);
+		} else if (lua_istable(L, -1)) {
+			if (rawfield(L, -1, "default") != LUA_TNUMBER)
+				luaL_error(L, "%s: threshold '%s' needs a numeric 'default'", lt->path, name);
+			th->def = lua_tonumber(L, -1);
+			lua_pop(L, 1);
+			th->unit = opt_string(L, -1, "unit", lt->path, 0);
+			th->doc = opt_string(L, -1, "doc", lt->path, 0);
+		} else {
+			luaL_error(L, "%s: threshold '%s' must be a number or {default = number, unit = ..., doc = ...}",
+				   lt->path, name);
+		}
+		if (!isfinite(th->def))
+			luaL_error(L, "%s: threshold '%s' must be finite", lt->path, name);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	qsort(lt->thresholds, n, sizeof(*lt->thresholds), cmp_threshold);
+done:
+	lt->info.thresholds = lt->thresholds;
+}
+
+static int function_ref(lua_State *L, struct kp_luatool *lt, const char *key)
+{
+	if (rawfield(L, -1, key) != LUA_TFUNCTION)
+		luaL_error(L, "%s: '%s' must be a function(m, t)", lt->path, key);
+	return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+/* Protected: runs the chunk (function at index 1) and reads the tool table it returns. */
+static int load_protected(lua_State *L)
+{
+	struct kp_luatool *lt = self(L);
+	unsigned req = 0, opt = KP_TM_OPTIONAL;
+
+	lua_pushcfunction(L, msgh);
+	lua_insert(L, 1);
+	if (lua_pcall(L, 0, 1, 1) != LUA_OK)
+		return lua_error(L);
+	if (!lua_istable(L, -1))
+		luaL_error(L, "%s: the file must return a table {name = ..., description = ..., metrics = {...}, "
+			      "thresholds = {...}, trigger = function(m, t), analyze = function(m, t)}",
+			   lt->path);
+	lt->name = opt_string(L, -1, "name", lt->path, 1);
+	if (!valid_ident(lt->name))
+		luaL_error(L, "%s: name '%s' must be a lowercase identifier ([a-z][a-z0-9_]*, at most 40 characters)",
+			   lt->path, lt->name);
+	lt->description = opt_string(L, -1, "description", lt->path, 1);
+	lt->details = opt_string(L, -1, "details", lt->path, 0);
+	lt->info.name = lt->name;
+	lt->info.description = lt->description;
+	lt->info.details = lt->details ? lt->details : lt->description;
+	lt->info.origin = lt->path;
+	if (!each_string(L, -1, "source", lt->path, 4, add_source, &lt->info.sources))
+		lt->info.sources = KP_SRC_NCU;
+	each_string(L, -1, "needs", lt->path, 4, add_source, &lt->info.needs);
+	each_string(L, -1, "classes", lt->path, 6, add_class, &lt->info.classes);
+	each_string(L, -1, "metrics", lt->path, MAX_METRICS, add_metric, &req);
+	each_string(L, -1, "optional_metrics", lt->path, MAX_METRICS, add_metric, &opt);
+	lt->info.metrics = lt->metrics;
+	read_thresholds(L, lt);
+	lt->ref_trigger = function_ref(L, lt, "trigger");
+	lt->ref_analyze = function_ref(L, lt, "analyze");
+	return 0;
+}
+
+static void set_error(struct kp_error *err, struct kp_luatool *lt, int status)
+{
+	const char *msg = lua_type(lt->L, -1) == LUA_TSTRING ? lua_tostring(lt->L, -1) : NULL;
+	if (status == LUA_ERRMEM)
+		kp_error_set(err, KP_ELUA, "%s: memory limit (%zu bytes) exceeded", lt->path, lt->mem_limit);
+	else
+		kp_error_set(err, KP_ELUA, "%s", msg ? msg : "unknown Lua error");
+}
+
+int kp_luatool_load_mem(struct kp_luatool **out, const char *path, const char *text, size_t len, long instr_limit,
+			size_t mem_limit, struct kp_error *err)
+{
+	struct kp_luatool *lt = kp_xcalloc(1, sizeof(*lt));
+	struct kp_buf chunk = KP_BUF_INIT;
+	int rc, status;
+
+	*out = NULL;
+	lt->path = kp_xstrdup(path);
+	lt->instr_limit = instr_limit > 0 ? instr_limit : KP_LUA_INSTR_LIMIT;
+	lt->mem_limit = mem_limit > 0 ? mem_limit : KP_LUA_MEM_LIMIT;
+	lt->ref_trigger = lt->ref_analyze = LUA_NOREF;
+	lt->metrics = kp_xcalloc(MAX_METRICS + 1, sizeof(*lt->metrics));
+	lt->thresholds = kp_xcalloc(MAX_THRESHOLDS + 1, sizeof(*lt->thresholds));
+	lt->phase = "loading";
+	lt->L = lua_newstate(lt_alloc, lt);
+	if (!lt->L) {
+		rc = kp_error_set(err, KP_ENOMEM, "%s: cannot create a Lua state", path);
+		goto fail;
+	}
+	*(struct kp_luatool **)lua_getextraspace(lt->L) = lt;
+	lua_atpanic(lt->L, panic);
+	lua_sethook(lt->L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+	lt->count = 0;
+	kp_buf_addf(&chunk, "@%s", path);
+	/* Libraries first (allocation can fail: protected), then the text-only chunk, then the table. */
+	lua_pushcfunction(lt->L, open_sandbox);
+	status = lua_pcall(lt->L, 0, 0, 0);
+	if (status == LUA_OK)
+		status = luaL_loadbufferx(lt->L, text, len, chunk.buf, "t");
+	if (status == LUA_OK) {
+		lua_pushcfunction(lt->L, load_protected);
+		lua_insert(lt->L, -2);
+		status = lua_pcall(lt->L, 1, 0, 0);
+	}
+	if (status != LUA_OK) {
+		set_error(err, lt, status);
+		rc = KP_ELUA;
+		goto fail;
+	}
+	lua_sethook(lt->L, NULL, 0, 0);
+	kp_buf_release(&chunk);
+	*out = lt;
+	return 0;
+fail:
+	kp_buf_release(&chunk);
+	kp_luatool_free(lt);
+	return rc;
+}
+
+int kp_luatool_load(struct kp_luatool **out, const char *path, long instr_limit, size_t mem_limit,
+		    struct kp_error *err)
+{
+	struct kp_buf src = KP_BUF_INIT;
+	int rc;
+	*out = NULL;
+	if ((rc = kp_read_file(path, SOURCE_CAP, &src, err)) == 0)
+		rc = kp_luatool_load_mem(out, path, src.buf, src.len, instr_limit, mem_limit, err);
+	kp_buf_release(&src);
+	return rc;
+}
+
+void kp_luatool_free(struct kp_luatool *lt)
+{
+	if (!lt)
+		return;
+	if (lt->L)
+		lua_close(lt->L);
+	for (size_t i = 0; i < lt->info.nmetrics; i++)
+		free((char *)lt->metrics[i].name);
+	for (size_t i = 0; i < lt->info.nthresholds; i++) {
+		free((char *)lt->thresholds[i].name);
+		free((char *)lt->thresholds[i].unit);
+		free((char *)lt->thresholds[i].doc);
+	}
+	free(lt->metrics);
+	free(lt->thresholds);
+	free(lt->name);
+	free(lt->description);
+	free(lt->details);
+	free(lt->path);
+	free(lt);
+}
+
+const struct kp_tool_info *kp_luatool_info(const struct kp_luatool *lt)
+{
+	return &lt->info;
+}
+
+/* ---- The view of the kernel a tool gets (m) ------------------------------------------------- */
+
+/* Integral values go in as Lua integers, so tools print "2", not "2.0". */
+static void push_num(lua_State *L, double v)
+{
+	if (v == floor(v) && fabs(v) < 9e15)
+		lua_pushinteger(L, (lua_Integer)v);
+	else
+		lua_pushnumber(L, v);
+}
+
+static int declared(const struct kp_luatool *lt, const char *name)
+{
+	for (size_t i = 0; i < lt->info.nmetrics; i++)
+		if (!strcmp(lt->metrics[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* Looks up argument 1 for m.metric/get/has; 0 and *v set when present. */
+static int lookup(lua_State *L, double *v)
+{
+	struct kp_luatool *lt = self(L);
+	const char *name = luaL_checkstring(L, 1);
+	if (!declared(lt, name))
+		return luaL_error(L, "metric '%s' is not declared in this tool's metrics or optional_metrics", name);
+	return kp_tool_metric_get(lt->in, name, v);
+}
+
+/* m.metric(name): the value; a missing metric ends the call with a "missing metric" result. */
+static int m_metric(lua_State *L)
+{
+	double v;
+	if (lookup(L, &v)) {
+		lua_createtable(L, 0, 1);
+		lua_pushvalue(L, 1);
+		lua_setfield(L, -2, MISSING_KEY);
+		return lua_error(L);
+	}
+	push_num(L, v);
+	return 1;
+}
+
+/* m.get(name [, default]): the value, or the default (nil) when missing. */
+static int m_get(lua_State *L)
+{
+	double v;
+	if (lookup(L, &v))
+		lua_settop(L, 2);
+	else
+		push_num(L, v);
+	return 1;
+}
+
+static int m_has(lua_State *L)
+{
+	double v;
+	lua_pushboolean(L, lookup(L, &v) == 0);
+	return 1;
+}
+
+static void set_num(lua_State *L, const char *key, double v)
+{
+	if (isnan(v))
+		return;
+	push_num(L, v);
+	lua_setfield(L, -2, key);
+}
+
+static void set_str(lua_State *L, const char *key, const char *v)
+{
+	if (!v)
+		return;
+	lua_pushstring(L, v);
+	lua_setfield(L, -2, key);
+}
+
+static void push_dim3(lua_State *L, const unsigned d[3])
+{
+	lua_createtable(L, 0, 3);
+	set_num(L, "x", d[0]);
+	set_num(L, "y", d[1]);
+	set_num(L, "z", d[2]);
+}
+
+static void push_launch(lua_State *L, const struct kp_launch *l)
+{
+	lua_createtable(L, 0, 6);
+	set_num(L, "id", l->id);
+	set_str(L, "kernel", l->kernel);
+	set_str(L, "name", l->function);
+	push_dim3(L, l->grid);
+	lua_setfield(L, -2, "grid");
+	push_dim3(L, l->block);
+	lua_setfield(L, -2, "block");
+}
+
+static void push_sass(lua_State *L, const struct kp_sass_func *s)
+{
+	lua_createtable(L, 0, 4);
+	set_str(L, "arch", s->arch);
+	set_num(L, "ninstr", s->ninstr);
+	lua_createtable(L, 0, KP_SASS_NCLASSES);
+	for (size_t i = 0; i < KP_SASS_NCLASSES; i++)
+		set_num(L, sass_names[i], s->counts[i]);
+	lua_setfield(L, -2, "counts");
+	lua_createtable(L, 0, (int)(s->nops < 1024 ? s->nops : 1024));
+	for (size_t i = 0; i < s->nops; i++)
+		if (s->ops[i].opcode)
+			set_num(L, s->ops[i].opcode, s->ops[i].count);
+	lua_setfield(L, -2, "ops");
+}
+
+static void push_ptxas(lua_State *L, const struct kp_ptxas_func *p)
+{
+	lua_createtable(L, 0, 8);
+	set_num(L, "registers", p->registers);
+	set_num(L, "barriers", p->barriers);
+	set_num(L, "smem_bytes", (double)p->smem_bytes);
+	set_num(L, "cmem_bytes", (double)p->cmem_bytes);
+	set_num(L, "stack_frame", (double)p->stack_frame);
+	set_num(L, "spill_stores", (double)p->spill_stores);
+	set_num(L, "spill_loads", (double)p->spill_loads);
+}
+
+static void push_trace(lua_State *L, const struct kp_trace *t)
+{
+	lua_createtable(L, 0, 7);
+	set_num(L, "nevents", (double)t->nevents);
+	set_num(L, "nkernels", (double)t->nkernels);
+	set_num(L, "kernel_ns", (double)t->kernel_ns);
+	set_num(L, "span_ns", (double)t->span_ns);
+	set_num(L, "gap_ns", (double)t->gap_ns);
+	set_num(L, "nsyncs", (double)t->nsyncs);
+	set_num(L, "nmemcpys", (double)t->nmemcpys);
+}
+
+static void push_stage1(lua_State *L, const struct kp_stage1 *s)
+{
+	lua_createtable(L, 0, 20);
+	set_str(L, "bound", (unsigned)s->bound < KP_ARRAY_SIZE(class_names) ? class_names[s->bound] : "unknown");
+	set_str(L, "precision", s->precision);
+	set_num(L, "time_s", s->time_s);
+	set_num(L, "flops", s->flops);
+	set_num(L, "flops_fp32", s->flops_fp32);
+	set_num(L, "flops_fp64", s->flops_fp64);
+	set_num(L, "flops_tensor", s->flops_tensor);
+	set_num(L, "dram_bytes", s->dram_bytes);
+	set_num(L, "min_bytes", s->min_bytes);
+	set_num(L, "ai", s->ai);
+	set_num(L, "compute_peak", s->compute_peak);
+	set_num(L, "memory_peak", s->memory_peak);
+	set_num(L, "achieved_flops", s->achieved_flops);
+	set_num(L, "achieved_bw", s->achieved_bw);
+	set_num(L, "compute_frac", s->compute_frac);
+	set_num(L, "memory_frac", s->memory_frac);
+	set_num(L, "floor_time_s", s->floor_time_s);
+}
+
+static void push_hw(lua_State *L, const struct kp_hw *hw)
+{
+	lua_createtable(L, 0, 14);
+	set_str(L, "key", hw->spec.key);
+	set_str(L, "name", hw->spec.name);
+	set_num(L, "sm_count", hw->spec.sm_count);
+	set_num(L, "dram_bw", hw->dram_bw);
+	set_num(L, "fp32", hw->fp32);
+	set_num(L, "fp64", hw->fp64);
+	set_num(L, "tf32_tc", hw->tf32_tc);
+	set_num(L, "bf16_tc", hw->bf16_tc);
+	set_num(L, "l2_bytes", hw->spec.l2_bytes);
+	set_num(L, "smem_per_sm", hw->spec.smem_per_sm);
+	set_num(L, "regs_per_sm", hw->spec.regs_per_sm);
+	set_num(L, "max_threads_per_sm", hw->spec.max_threads_per_sm);
+	lua_pushboolean(L, hw->calibrated);
+	lua_setfield(L, -2, "calibrated");
+}
+
+static void push_m(lua_State *L, const struct kp_tool_input *in)
+{
+	const struct kp_kernel_profile *p = in->profile;
+	lua_createtable(L, 0, 10);
+	lua_pushcfunction(L, m_metric);
+	lua_setfield(L, -2, "metric");
+	lua_pushcfunction(L, m_get);
+	lua_setfield(L, -2, "get");
+	lua_pushcfunction(L, m_has);
+	lua_setfield(L, -2, "has");
+	lua_pushboolean(L, in->energy);
+	lua_setfield(L, -2, "energy");
+#define SUB(cond, push, field)                                                                    \
+	if (cond) {                                                                               \
+		push;                                                                             \
+		lua_setfield(L, -2, field);                                                       \
+	}
+	SUB(p && p->launch, push_launch(L, p->launch), "launch");
+	SUB(p && p->sass, push_sass(L, p->sass), "sass");
+	SUB(p && p->ptxas, push_ptxas(L, p->ptxas), "ptxas");
+	SUB(p && p->trace, push_trace(L, p->trace), "trace");
+	SUB(in->stage1, push_stage1(L, in->stage1), "stage1");
+	SUB(in->hw, push_hw(L, in->hw), "hw");
+#undef SUB
+}
+
+static void push_t(lua_State *L, const struct kp_luatool *lt, const double *t)
+{
+	lua_createtable(L, 0, (int)lt->info.nthresholds);
+	for (size_t i = 0; i < lt->info.nthresholds; i++) {
+		push_num(L, t[i]);
+		lua_setfield(L, -2, lt->thresholds[i].name);
+	}
+}
+
+/* ---- Findings from analyze's result --------------------------------------------------------- */
+
+static void to_rec(lua_State *L, struct kp_luatool *lt, const char *s, void *ud)
+{
+	kp_finding_rec(ud, "%.*s", STR_CAP, s);
+}
+
+static void to_explainer(lua_State *L, struct kp_luatool *lt, const char *s, void *ud)
+{
+	kp_finding_explained_by(ud, s);
+}
+
+static double opt_number(lua_State *L, int idx, const char *key, const char *what)
+{
+	int ty = rawfield(L, idx, key);
+	double v = NAN;
+	if (ty == LUA_TNUMBER)
+		v = lua_tonumber(L, -1);
+	else if (ty != LUA_TNIL)
+		luaL_error(L, "%s: '%s' must be a number", what, key);
+	lua_pop(L, 1);
+	return v;
+}
+
+static void read_evidence(lua_State *L, struct kp_finding *f, const char *what)
+{
+	if (rawfield(L, -1, "evidence") == LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	if (!lua_istable(L, -1))
+		luaL_error(L, "%s: 'evidence' must be a list of {metric = ..., value = ..., threshold = ...}", what);
+	for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
+		char *metric, *unit;
+		double v, th;
+		if (i > MAX_EVIDENCE)
+			luaL_error(L, "%s: more than %d evidence entries", what, MAX_EVIDENCE);
+		if (!lua_istable(L, -1))
+			luaL_error(L, "%s: evidence[%d] must be a table", what, (int)i);
+		v = opt_number(L, -1, "value", what);
+		if (isnan(v))
+			luaL_error(L, "%s: evidence[%d].value must be a number", what, (int)i);
+		th = opt_number(L, -1, "threshold", what);
+		metric = opt_string(L, -1, "metric", what, 1);
+		unit = opt_string(L, -1, "unit", what, 0);
+		kp_finding_evidence(f, metric, v, th, unit);
+		free(metric);
+		free(unit);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 2);
+}
+
+/* Converts the finding table on top of the stack into one finding in lt->out. */
+static void read_finding(lua_State *L, struct kp_luatool *lt, int index)
+{
+	char what[64];
+	struct kp_finding *f;
+	char *title, *sev, *s;
+	double gain;
+
+	snprintf(what, sizeof(what), "finding %d", index);
+	lua_pushfstring(L, "%s: analyze returned %s", lt->path, what);
+	lua_insert(L, -2);
+	{
+		const char *w = lua_tostring(L, -2);
+		if (!lua_istable(L, -1))
+			luaL_error(L, "%s: a finding must be a table", w);
+		title = opt_string(L, -1, "title", w, 1);
+		sev = opt_string(L, -1, "severity", w, 0);
+		f = kp_finding_new(lt->out, KP_SEV_NONE, "%s", title);
+		free(title);
+		if (sev && kp_severity_parse(sev, &f->severity)) {
+			free(sev);
+			luaL_error(L, "%s: 'severity' must be low, medium, high or critical", w);
+		}
+		free(sev);
+		if ((s = opt_string(L, -1, "cause", w, 0)))
+			kp_finding_cause(f, "%s", s);
+		free(s);
+		read_evidence(L, f, w);
+		each_string(L, -1, "recommendations", w, MAX_RECS, to_rec, f);
+		each_string(L, -1, "explained_by", w, 32, to_explainer, f);
+		gain = opt_number(L, -1, "gain", w);
+		if (!isnan(gain) && (gain < 0 || gain > 1))
+			luaL_error(L, "%s: 'gain' must be between 0 and 1 (a fraction of the kernel's time)", w);
+		s = opt_string(L, -1, "gain_basis", w, 0);
+		if (s)
+			kp_finding_gain(f, gain, "%s", s);
+		else
+			kp_finding_gain(f, gain, NULL);
+		free(s);
+	}
+	lua_pop(L, 2);
+}
+
+/* Protected: m and t built, trigger called, analyze called, its result converted. */
+static int run_protected(lua_State *L)
+{
+	struct kp_luatool *lt = self(L);
+	int st;
+
+	lua_settop(L, 0);
+	lua_pushcfunction(L, msgh);         /* 1 */
+	push_m(L, lt->in);                  /* 2 */
+	push_t(L, lt, lt->t);               /* 3 */
+	lt->phase = "trigger";
+	lua_rawgeti(L, LUA_REGISTRYINDEX, lt->ref_trigger);
+	lua_pushvalue(L, 2);
+	lua_pushvalue(L, 3);
+	if ((st = lua_pcall(L, 2, 1, 1)) != LUA_OK)
+		return lua_error(L);
+	if (!lua_toboolean(L, -1))
+		return 0;
+	lua_pop(L, 1);
+	lt->phase = "analyze";
+	lua_rawgeti(L, LUA_REGISTRYINDEX, lt->ref_analyze);
+	lua_pushvalue(L, 2);
+	lua_pushvalue(L, 3);
+	if ((st = lua_pcall(L, 2, 1, 1)) != LUA_OK)
+		return lua_error(L);
+	if (lua_isnil(L, -1) || (lua_isboolean(L, -1) && !lua_toboolean(L, -1)))
+		return 0;
+	if (!lua_istable(L, -1))
+		return luaL_error(L, "%s: analyze must return a finding, a list of findings, or nil", lt->path);
+	if (rawfield(L, -1, "title") != LUA_TNIL) {
+		lua_pop(L, 1);
+		read_finding(L, lt, 1);
+		return 0;
+	}
+	lua_pop(L, 1);
+	for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
+		if (i > MAX_FINDINGS)
+			return luaL_error(L, "%s: analyze returned more than %d findings", lt->path, MAX_FINDINGS);
+		read_finding(L, lt, (int)i);
+	}
+	return 0;
+}
+
+/* After a failed call: 1 with the metric name pushed when the error is the missing-metric marker. */
+static int missing_name(lua_State *L)
+{
+	if (!lua_istable(L, -1))
+		return 0;
+	lua_pushliteral(L, MISSING_KEY); /* interned at load: no allocation */
+	if (lua_rawget(L, -2) == LUA_TSTRING)
+		return 1;
+	lua_pop(L, 1);
+	return 0;
+}
+
+enum kp_tool_status kp_luatool_run(struct kp_luatool *lt, const struct kp_tool_input *in, const double *t,
+				   struct kp_findings *out, struct kp_buf *msg)
+{
+	lua_State *L = lt->L;
+	enum kp_tool_status result = KP_TOOL_SILENT;
+	int status;
+
+	lt->in = in;
+	lt->t = t;
+	lt->out = out;
+	lt->count = 0;
+	lt->phase = "trigger";
+	lua_settop(L, 0);
+	lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+	lua_pushcfunction(L, run_protected);
+	status = lua_pcall(L, 0, 0, 0);
+	lua_sethook(L, NULL, 0, 0);
+	if (status == LUA_OK) {
+		result = out->n ? KP_TOOL_FIRED : KP_TOOL_SILENT;
+	} else if (status == LUA_ERRRUN && missing_name(L)) {
+		kp_buf_addf(msg, "missing metric '%s'", lua_tostring(L, -1));
+		result = KP_TOOL_MISSING;
+	} else if (status == LUA_ERRMEM) {
+		kp_buf_addf(msg, "%s: memory limit (%zu bytes) exceeded in %s", lt->path, lt->mem_limit, lt->phase);
+		result = KP_TOOL_FAILED;
+	} else {
+		const char *e = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+		kp_buf_addf(msg, "%.*s", 4 * STR_CAP, e ? e : "unknown Lua error");
+		result = KP_TOOL_FAILED;
+	}
+	lua_settop(L, 0);
+	lua_gc(L, LUA_GCCOLLECT);
+	lt->in = NULL;
+	lt->t = NULL;
+	lt->out = NULL;
+	return result;
+}

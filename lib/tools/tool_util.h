@@ -1,0 +1,93 @@
+/*
+ * Shared by the built-in tools (lib/tools/tool_*.c): the ncu metric names
+ * several tools read, and the derived quantities they share (headroom to the
+ * busiest unit, stall shares, which roof dominates). Not a public header.
+ */
+#ifndef KP_TOOLS_TOOL_UTIL_H
+#define KP_TOOLS_TOOL_UTIL_H
+
+#include <math.h>
+
+#include "kernelpro/tools.h"
+
+/* ---- Metric names (sm_90, Nsight Compute 2025) ---------------------------------------------- */
+
+#define KP_M_TIME "gpu__time_duration.sum"
+#define KP_M_SM_PCT "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+#define KP_M_MEM_PCT "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+#define KP_M_DRAM_PCT "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+#define KP_M_DRAM_RD "dram__bytes_read.sum"
+#define KP_M_DRAM_WR "dram__bytes_write.sum"
+#define KP_M_ISSUE "smsp__issue_active.avg.per_cycle_active"
+#define KP_M_STALL_TOTAL "smsp__average_warp_latency_per_inst_issued.ratio"
+#define KP_M_STALL(reason) "smsp__average_warps_issue_stalled_" reason "_per_issue_active.ratio"
+#define KP_M_GLD_INST "smsp__sass_inst_executed_op_global_ld.sum"
+#define KP_M_SLD_INST "smsp__sass_inst_executed_op_shared_ld.sum"
+#define KP_M_GLD_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+#define KP_M_GST_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+#define KP_M_L2_SECTORS "memory_l2_theoretical_sectors_global"
+#define KP_M_L2_SECTORS_IDEAL "memory_l2_theoretical_sectors_global_ideal"
+
+/* Declared by every tool that calls kp_tool_headroom(), kp_tool_time_s() or the weights below. */
+#define KP_TM_SOL                                                                                  \
+	{KP_M_SM_PCT, KP_TM_OPTIONAL}, {KP_M_MEM_PCT, KP_TM_OPTIONAL}, {KP_M_DRAM_PCT, KP_TM_OPTIONAL}, \
+		{KP_M_TIME, KP_TM_OPTIONAL}
+
+/* Declared by every tool that calls kp_tool_stall_share() for these reasons. */
+#define KP_TM_STALL(reason) {KP_M_STALL(reason), KP_TM_OPTIONAL}
+
+/*
+ * The fraction of the datasheet DRAM bandwidth a streaming kernel reaches in
+ * practice when the hardware model is not calibrated. Measured on the H200
+ * (fixtures/h200-probe): vec_add_f4 reached 89.7% of peak in ncu, a
+ * cudaMemcpy D2D 88%. A calibrated model uses its measured ratio instead.
+ */
+#define KP_DRAM_PRACTICAL 0.90
+
+/* ---- Derived quantities ------------------------------------------------------------------- */
+
+/* The practical DRAM ceiling as a fraction of the datasheet peak. */
+double kp_tool_dram_practical(const struct kp_tool_input *m);
+
+/*
+ * Utilisation of the busiest unit (0..1): max of SM throughput, memory
+ * throughput, and DRAM throughput against its practical ceiling. NAN when
+ * ncu's speed-of-light metrics are missing (falls back to Stage 1).
+ */
+double kp_tool_busiest(const struct kp_tool_input *m);
+
+/*
+ * 1 - kp_tool_busiest(): the most a change that keeps the same work (more
+ * warps, wider loads, fewer stalls) can save before a unit saturates.
+ */
+double kp_tool_headroom(const struct kp_tool_input *m);
+
+/* mem% / max(sm%, mem%): 1 when memory dominates; the share of a memory fix that shows in time. */
+double kp_tool_memory_weight(const struct kp_tool_input *m);
+/* sm% / max(sm%, mem%). */
+double kp_tool_compute_weight(const struct kp_tool_input *m);
+
+/* Fraction (0..1) of warp cycles per issued instruction spent in one stall reason; NAN when missing. */
+double kp_tool_stall_share(const struct kp_tool_input *m, const char *stall_metric);
+
+/* Threads per launch from the launch record (grid x block), 0 when unknown. */
+double kp_tool_threads(const struct kp_tool_input *m);
+/* Threads per block, 0 when unknown. */
+unsigned kp_tool_block_threads(const struct kp_tool_input *m);
+
+/* The kernel's time in seconds: gpu__time_duration, else Stage 1; NAN when unknown. */
+double kp_tool_time_s(const struct kp_tool_input *m);
+
+/* value or 0 when NAN (for sums of optional counters). */
+static inline double kp_nz(double v)
+{
+	return isnan(v) ? 0.0 : v;
+}
+
+/* Adds each tool id of a space-separated list to the finding's explained_by. */
+void kp_tool_explained_by_list(struct kp_finding *f, const char *ids);
+
+/* Appends evidence only when the value is known. */
+void kp_tool_evidence(struct kp_finding *f, const char *metric, double value, double threshold, const char *unit);
+
+#endif

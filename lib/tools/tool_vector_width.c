@@ -1,0 +1,105 @@
+/*
+ * vector_width: global loads and stores issued 32 bits at a time where 64- or
+ * 128-bit accesses would do, in a kernel whose warps mostly wait on memory.
+ * Reads the SASS width histogram; ncu's stall shares say whether it matters.
+ */
+#include "base/setup.h"
+
+#include "tools/tool_util.h"
+
+enum { T_SCALAR_PCT, T_WAIT_SHARE };
+
+static const struct kp_threshold thresholds[] = {
+	{"min_scalar_pct", 50, "%", "fires when at least this share of global load/store instructions is 32-bit or narrower"},
+	{"min_wait_share", 0.30, "", "and warps spend at least this share of their cycles waiting on global memory"},
+	{NULL, 0, NULL, NULL},
+};
+
+static const struct kp_tool_metric metrics[] = {
+	{KP_M_STALL_TOTAL, KP_TM_OPTIONAL},
+	KP_TM_STALL("long_scoreboard"),
+	KP_TM_STALL("lg_throttle"),
+	KP_TM_SOL,
+	{NULL, 0},
+};
+
+struct width {
+	double scalar, wide, total, scalar_frac, avg_bits, wait_share;
+	int async;
+};
+
+static void measure(const struct kp_tool_input *m, struct width *w)
+{
+	const unsigned *c = m->profile->sass->counts;
+	double b64 = c[KP_SASS_LDG_64] + c[KP_SASS_STG_64], b128 = c[KP_SASS_LDG_128] + c[KP_SASS_STG_128];
+	double ls = kp_tool_stall_share(m, KP_M_STALL("long_scoreboard"));
+	double lg = kp_tool_stall_share(m, KP_M_STALL("lg_throttle"));
+
+	w->scalar = c[KP_SASS_LDG_32] + c[KP_SASS_STG_32] + c[KP_SASS_LDG_OTHER] + c[KP_SASS_STG_OTHER];
+	w->wide = b64 + b128;
+	w->total = w->scalar + w->wide;
+	w->scalar_frac = w->total > 0 ? w->scalar / w->total : 0;
+	w->avg_bits = w->total > 0 ? (32 * w->scalar + 64 * b64 + 128 * b128) / w->total : 128;
+	w->async = c[KP_SASS_LDGSTS] + c[KP_SASS_UTMALDG] + c[KP_SASS_UTMASTG] > 0;
+	/* Without stall counters, a memory-dominated kernel counts as waiting on memory. */
+	w->wait_share = isnan(ls) ? (kp_tool_memory_weight(m) >= 0.9 ? 1.0 : 0.0) : ls + kp_nz(lg);
+}
+
+static int trigger(const struct kp_tool_input *m, const double *t)
+{
+	struct width w;
+	measure(m, &w);
+	return !w.async && w.total > 0 && w.scalar_frac * 100 >= t[T_SCALAR_PCT] && w.wait_share >= t[T_WAIT_SHARE];
+}
+
+static int analyze(const struct kp_tool_input *m, const double *t, struct kp_findings *out)
+{
+	const struct kp_sass_func *s = m->profile->sass;
+	struct width w;
+	double headroom, cap, gain;
+	struct kp_finding *f;
+
+	measure(m, &w);
+	f = kp_finding_new(out, KP_SEV_NONE, "Global memory accessed 32 bits at a time (%.0f of %.0f load/store instructions are scalar)",
+			   w.scalar, w.total);
+	kp_finding_cause(f, "Each thread moves 4 bytes per instruction, so a warp keeps few bytes in flight and the "
+			    "load/store unit issues up to 4x the instructions a 128-bit access needs; warps wait on "
+			    "global memory %.0f%% of their cycles.",
+			 w.wait_share * 100);
+	kp_finding_evidence(f, "scalar global load/store instructions (SASS)", w.scalar_frac * 100, t[T_SCALAR_PCT], "%");
+	kp_finding_evidence(f, "average global access width (SASS)", w.avg_bits, 128, "bit");
+	kp_finding_evidence(f, "warp cycles waiting on global memory", w.wait_share * 100, t[T_WAIT_SHARE] * 100, "%");
+	if (s->counts[KP_SASS_LDG_32])
+		kp_finding_evidence(f, "LDG.E (32-bit) instructions (SASS)", s->counts[KP_SASS_LDG_32], NAN, "");
+	kp_finding_rec(f, "Load and store 16 bytes per thread: reinterpret_cast<const float4*>(in)[i] and "
+			  "reinterpret_cast<float4*>(out)[i] (int4/uint4/__half2x4 for other types) when the pointers "
+			  "are 16-byte aligned; finish the last n %% 4 elements with a scalar loop");
+	kp_finding_rec(f, "Give each thread several independent elements (a grid-stride loop unrolled 4x, or 4 "
+			  "consecutive elements per thread) so more loads are in flight before the first one returns");
+	kp_finding_rec(f, "Declare read-only inputs const float* __restrict__ so the compiler may emit "
+			  "LDG.E.128.CONSTANT (the read-only path)");
+	/* Widening multiplies the bytes in flight by 128/width: time shrinks at most by 1 - width/128, never
+	   past the busiest unit's headroom, and only in the part of the time warps wait on memory. */
+	headroom = kp_tool_headroom(m);
+	cap = 1.0 - w.avg_bits / 128.0;
+	gain = fmin(isnan(headroom) ? cap : headroom, cap) * w.wait_share * w.scalar_frac;
+	kp_finding_gain(f, gain, "the memory-wait share of the headroom to the busiest unit's practical peak");
+	return 0;
+}
+
+const struct kp_tool kp_tool_vector_width = {
+	.name = "vector_width",
+	.description = "32-bit global loads/stores where 64/128-bit would do, in a memory-waiting kernel",
+	.details = "Counts global load/store instructions by width in the SASS (LDG.E vs LDG.E.64/.128, same for "
+		   "STG). Fires when at least min_scalar_pct of them are 32-bit or narrower, the kernel uses no "
+		   "async copies (LDGSTS, TMA), and ncu says warps spend at least min_wait_share of their cycles "
+		   "waiting on global memory (long_scoreboard + lg_throttle stalls). The estimated gain is that "
+		   "waiting share of the headroom to the busiest unit: widening accesses keeps 4x more bytes in "
+		   "flight but cannot pass the roof.",
+	.sources = KP_SRC_SASS | KP_SRC_NCU,
+	.needs = KP_SRC_SASS,
+	.metrics = metrics,
+	.thresholds = thresholds,
+	.trigger = trigger,
+	.analyze = analyze,
+};

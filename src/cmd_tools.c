@@ -1,0 +1,303 @@
+/* kernelpro tools: list the micro-profiling tools, show one, and name the metrics a selection needs. */
+#include "base/setup.h"
+
+#include "kernelpro/json.h"
+#include "tools_cli.h"
+
+static const char *const class_names[] = {"unknown", "compute", "memory", "latency", "mixed"};
+
+static const struct kp_opt tools_opts[] = {
+	KP_TOOLS_OPTS,
+	KP_OPT_TABLE_END,
+};
+
+static void classes_str(unsigned classes, struct kp_buf *b)
+{
+	if ((classes & KP_CLASS_ALL) == KP_CLASS_ALL) {
+		kp_buf_adds(b, "all");
+		return;
+	}
+	/* mixed and unknown select every tool; list the classes that make a difference. */
+	for (size_t i = 1; i < 4; i++)
+		if (classes & KP_CLASS_BIT(i))
+			kp_buf_addf(b, "%s%s", b->len ? "," : "", class_names[i]);
+	if (!b->len)
+		kp_buf_adds(b, "mixed");
+}
+
+static json_t *classes_json(unsigned classes)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < KP_ARRAY_SIZE(class_names); i++)
+		if (classes & KP_CLASS_BIT(i))
+			json_array_append_new(a, json_string(class_names[i]));
+	return a;
+}
+
+static json_t *sources_json(unsigned sources)
+{
+	static const char *const names[] = {"ncu", "sass", "ptxas", "trace"};
+	json_t *a = json_array();
+	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++)
+		if (sources & (1u << i))
+			json_array_append_new(a, json_string(names[i]));
+	return a;
+}
+
+static void print_json(struct kp_cli *cli, json_t *v)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	kp_json_dump_buf(v, &b, 0);
+	fprintf(cli->out, "%s\n", b.buf);
+	kp_buf_release(&b);
+	json_decref(v);
+}
+
+/* ---- tools list -------------------------------------------------------------------------------- */
+
+static int run_list(struct kp_cli *cli, const struct kp_args *args)
+{
+	struct kp_toolset *ts;
+	int rc = kp_cli_toolset_open(cli, args, &ts);
+	if (rc)
+		return rc;
+	if (cli->json) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < kp_toolset_count(ts); i++) {
+			const struct kp_tool_info *t = kp_toolset_at(ts, i);
+			json_t *o = json_object();
+			kp_json_set(o, "name", json_string(t->name));
+			kp_json_set(o, "description", json_string(t->description));
+			kp_json_set(o, "sources", sources_json(t->sources));
+			kp_json_set(o, "classes", classes_json(t->classes));
+			kp_json_set(o, "origin", t->origin ? json_string(t->origin) : NULL);
+			kp_json_set(o, "replaces_builtin", json_boolean(t->replaces_builtin));
+			json_array_append_new(a, o);
+		}
+		print_json(cli, a);
+	} else {
+		fprintf(cli->out, "%-16s %-16s %-22s %s\n", "ID", "SOURCE", "SELECTED FOR", "DESCRIPTION");
+		for (size_t i = 0; i < kp_toolset_count(ts); i++) {
+			const struct kp_tool_info *t = kp_toolset_at(ts, i);
+			struct kp_buf cls = KP_BUF_INIT;
+			char src[64];
+			classes_str(t->classes, &cls);
+			fprintf(cli->out, "%-16s %-16s %-22s %s", t->name, kp_tool_sources_str(t->sources, src, sizeof(src)),
+				cls.buf, t->description);
+			if (t->origin)
+				fprintf(cli->out, " [%s: %s]", t->replaces_builtin ? "user, replaces built-in" : "user",
+					t->origin);
+			fputc('\n', cli->out);
+			kp_buf_release(&cls);
+		}
+	}
+	kp_toolset_free(ts);
+	return KP_EXIT_OK;
+}
+
+static const struct kp_cmd cmd_list = {
+	.name = "list",
+	.summary = "List the micro-profiling tools (built-in and user tools)",
+	.usage = "[--json] [--tools-dir DIR]...",
+	.flags = KP_CMD_JSON,
+	.opts = tools_opts,
+	.max_args = 0,
+	.run = run_list,
+};
+
+/* ---- tools show -------------------------------------------------------------------------------- */
+
+/* Prints `text` wrapped at 90 columns, each line indented by two spaces. */
+static void print_wrapped(FILE *fp, const char *text)
+{
+	const char *p = text;
+	while (*p) {
+		size_t n = strlen(p), cut = n;
+		if (n > 88) {
+			cut = 88;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (!cut)
+				cut = 88;
+		}
+		fprintf(fp, "  %.*s\n", (int)cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+static json_t *show_json(const struct kp_tool_info *t)
+{
+	json_t *o = json_object(), *ms = json_array(), *ths = json_array();
+	kp_json_set(o, "name", json_string(t->name));
+	kp_json_set(o, "description", json_string(t->description));
+	kp_json_set(o, "details", json_string(t->details ? t->details : ""));
+	kp_json_set(o, "sources", sources_json(t->sources));
+	kp_json_set(o, "needs", sources_json(t->needs));
+	kp_json_set(o, "classes", classes_json(t->classes));
+	kp_json_set(o, "origin", t->origin ? json_string(t->origin) : NULL);
+	kp_json_set(o, "replaces_builtin", json_boolean(t->replaces_builtin));
+	for (size_t i = 0; i < t->nmetrics; i++) {
+		json_t *m = json_object();
+		kp_json_set(m, "name", json_string(t->metrics[i].name));
+		kp_json_set(m, "required", json_boolean(!(t->metrics[i].flags & KP_TM_OPTIONAL)));
+		json_array_append_new(ms, m);
+	}
+	kp_json_set(o, "metrics", ms);
+	for (size_t i = 0; i < t->nthresholds; i++) {
+		const struct kp_threshold *th = &t->thresholds[i];
+		json_t *j = json_object();
+		kp_json_set(j, "name", json_string(th->name));
+		kp_json_set(j, "value", kp_json_real(t->values[i]));
+		kp_json_set(j, "default", kp_json_real(th->def));
+		kp_json_set(j, "unit", json_string(th->unit ? th->unit : ""));
+		kp_json_set(j, "doc", json_string(th->doc ? th->doc : ""));
+		json_array_append_new(ths, j);
+	}
+	kp_json_set(o, "thresholds", ths);
+	return o;
+}
+
+static void show_text(struct kp_cli *cli, const struct kp_tool_info *t)
+{
+	FILE *fp = cli->out;
+	struct kp_buf cls = KP_BUF_INIT;
+	char src[64], needs[64];
+
+	classes_str(t->classes, &cls);
+	fprintf(fp, "%s: %s\n", t->name, t->description);
+	fprintf(fp, "reads: %s", kp_tool_sources_str(t->sources, src, sizeof(src)));
+	if (t->needs)
+		fprintf(fp, " (cannot run without %s)", kp_tool_sources_str(t->needs, needs, sizeof(needs)));
+	fprintf(fp, "\nselected for: %s%s\n", cls.buf, strcmp(cls.buf, "all") ? " (and mixed, unknown)" : "");
+	if (t->origin)
+		fprintf(fp, "user tool: %s%s\n", t->origin, t->replaces_builtin ? " (replaces the built-in)" : "");
+	fprintf(fp, "\nWhat it looks for:\n");
+	print_wrapped(fp, t->details ? t->details : t->description);
+	fprintf(fp, "\nMetrics (ncu):%s\n", t->nmetrics ? "" : " none");
+	for (size_t i = 0; i < t->nmetrics; i++)
+		fprintf(fp, "  %s%s\n", t->metrics[i].name, t->metrics[i].flags & KP_TM_OPTIONAL ? "  (optional)" : "");
+	fprintf(fp, "\nThresholds%s\n", t->nthresholds ? " (override with --threshold TOOL.NAME=X):" : ": none");
+	for (size_t i = 0; i < t->nthresholds; i++) {
+		const struct kp_threshold *th = &t->thresholds[i];
+		fprintf(fp, "  %s = %g%s%s", th->name, t->values[i], th->unit && *th->unit ? " " : "",
+			th->unit ? th->unit : "");
+		if (t->values[i] != th->def)
+			fprintf(fp, " (default %g)", th->def);
+		fprintf(fp, "\n      %s\n", th->doc ? th->doc : "");
+	}
+	kp_buf_release(&cls);
+}
+
+static int run_show(struct kp_cli *cli, const struct kp_args *args)
+{
+	struct kp_toolset *ts;
+	const struct kp_tool_info *t;
+	int rc = kp_cli_toolset_open(cli, args, &ts);
+	if (rc)
+		return rc;
+	t = kp_toolset_find(ts, kp_arg_pos(args, 0));
+	if (!t) {
+		kp_cli_error(cli, "no tool '%s'; 'kernelpro tools list' shows the ids", kp_arg_pos(args, 0));
+		kp_toolset_free(ts);
+		return KP_EXIT_USAGE;
+	}
+	if (cli->json)
+		print_json(cli, show_json(t));
+	else
+		show_text(cli, t);
+	kp_toolset_free(ts);
+	return KP_EXIT_OK;
+}
+
+static const struct kp_cmd cmd_show = {
+	.name = "show",
+	.summary = "Show one tool: what it looks for, the metrics it reads, its thresholds",
+	.usage = "[--json] [--threshold TOOL.NAME=X]... ID",
+	.flags = KP_CMD_JSON,
+	.opts = tools_opts,
+	.min_args = 1,
+	.max_args = 1,
+	.run = run_show,
+};
+
+/* ---- tools metrics ----------------------------------------------------------------------------- */
+
+static const struct kp_opt metrics_opts[] = {
+	{"class", 0, KP_OPT_CHOICE, "compute|memory|latency|mixed|unknown", "the tools this Stage-1 class selects", NULL},
+	{"energy", 0, KP_OPT_FLAG, NULL, "energy is an objective (adds instruction_mix)", NULL},
+	KP_TOOLS_OPTS,
+	KP_OPT_TABLE_END,
+};
+
+static int run_metrics(struct kp_cli *cli, const struct kp_args *args)
+{
+	struct kp_toolset *ts;
+	struct kp_strvec ids = KP_STRVEC_INIT, metrics = KP_STRVEC_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	const char *cls = kp_arg_str(args, "class");
+	unsigned sources = 0;
+	int rc = kp_cli_toolset_open(cli, args, &ts);
+
+	if (rc)
+		return rc;
+	if (kp_arg_npos(args)) {
+		for (size_t i = 0; i < kp_arg_npos(args); i++)
+			kp_strvec_push(&ids, kp_arg_pos(args, i));
+	} else {
+		enum kp_bound b = KP_BOUND_MIXED;
+		for (size_t i = 0; cls && i < KP_ARRAY_SIZE(class_names); i++)
+			if (!strcmp(cls, class_names[i]))
+				b = (enum kp_bound)i;
+		kp_toolset_select(ts, b, kp_arg_flag(args, "energy"), &ids);
+	}
+	if (kp_toolset_metrics(ts, &ids, &metrics, &sources, &err)) {
+		kp_cli_error(cli, "%s", kp_error_msg(&err));
+		rc = KP_EXIT_USAGE;
+		goto out;
+	}
+	if (cli->json) {
+		json_t *o = json_object(), *t = json_array(), *m = json_array();
+		for (size_t i = 0; i < ids.n; i++)
+			json_array_append_new(t, json_string(ids.v[i]));
+		for (size_t i = 0; i < metrics.n; i++)
+			json_array_append_new(m, json_string(metrics.v[i]));
+		kp_json_set(o, "tools", t);
+		kp_json_set(o, "sources", sources_json(sources));
+		kp_json_set(o, "metrics", m);
+		print_json(cli, o);
+	} else {
+		for (size_t i = 0; i < metrics.n; i++)
+			fprintf(cli->out, "%s\n", metrics.v[i]);
+	}
+out:
+	kp_strvec_release(&ids);
+	kp_strvec_release(&metrics);
+	kp_toolset_free(ts);
+	return rc;
+}
+
+static const struct kp_cmd cmd_metrics = {
+	.name = "metrics",
+	.summary = "Print the ncu metrics the selected tools read (what the profiler must collect)",
+	.usage = "[--json] [--class CLASS] [--energy] [ID...]",
+	.description = "With tool ids, the union of what those tools read; otherwise what the tools a Stage-1\n"
+		       "class selects read (without --class: every tool). One metric per line.",
+	.flags = KP_CMD_JSON,
+	.opts = metrics_opts,
+	.max_args = -1,
+	.run = run_metrics,
+};
+
+static const struct kp_cmd *const tools_subs[] = {&cmd_list, &cmd_show, &cmd_metrics, NULL};
+
+const struct kp_cmd kp_cmd_tools = {
+	.name = "tools",
+	.summary = "The micro-profiling tools: list, show, metrics",
+	.usage = "list|show|metrics ...",
+	.description = "Built-in tools are C; user tools are Lua files loaded from --tools-dir and\n"
+		       "$KERNELPRO_TOOLS_PATH (docs/tools.md). A user tool with a built-in's name replaces it.",
+	.subs = tools_subs,
+	.run = NULL,
+};
