@@ -48,6 +48,7 @@ struct kp_energy_meter {
  * they are done, and sets *gpu_seconds to their GPU time from events (NAN when it cannot tell).
  */
 struct kp_energy_workload {
+	const char *name;    /* "candidate", "builtin:fma" ... (copied into the measurement) */
 	void *ud;
 	int (*run)(void *ud, long launches, double *gpu_seconds, struct kp_error *err);
 };
@@ -84,6 +85,7 @@ struct kp_energy_window {
 #define KP_ENERGY_MAX_WINDOWS 32
 
 struct kp_energy_measurement {
+	char name[96];         /* the workload's name */
 	char device[128];
 	double power_limit_w;
 	double idle_power_w;   /* NAN when not measured and not given */
@@ -108,6 +110,14 @@ struct kp_energy_measurement {
  */
 int kp_energy_measure(const struct kp_energy_meter *m, const struct kp_energy_workload *w,
 		      const struct kp_energy_opts *o, struct kp_energy_measurement *out, struct kp_error *err);
+
+/*
+ * The same for several workloads compared with each other (an A/B at matched speed): one idle
+ * measurement, each warmed up, then their windows interleaved (A B A B ...) so that drift in
+ * temperature and clocks falls on all of them alike. out[i] belongs to w[i].
+ */
+int kp_energy_measure_many(const struct kp_energy_meter *m, const struct kp_energy_workload *w, size_t nw,
+			   const struct kp_energy_opts *o, struct kp_energy_measurement *out, struct kp_error *err);
 
 /* Average power over `seconds` with nothing running. */
 int kp_energy_idle_power(const struct kp_energy_meter *m, double seconds, int align, double *watts,
@@ -134,12 +144,16 @@ int kp_energy_measurement_from_json(const json_t *v, const char *what, struct kp
 				    struct kp_error *err);
 
 /*
- * Reads the kp-energy driver's stdout: one JSON object, either {"ok": true, "measurement": ...}
- * or {"ok": false, "code": "notool", "error": "..."}. A driver-reported failure comes back as
- * its code (KP_ENOTOOL for "energy unavailable") with its message.
+ * The kp-energy driver's stdout: one JSON object, either {"ok": true, "measurements": [...]}
+ * or {"ok": false, "code": "notool", "error": "..."}. The driver writes it with these two
+ * functions (appending to `out`); kernelpro reads it with the parser, which returns a
+ * driver-reported failure as its code (KP_ENOTOOL for "energy unavailable") and message.
  */
-int kp_energy_parse_driver_output(const char *text, size_t len, struct kp_energy_measurement *m,
-				  struct kp_error *err);
+void kp_energy_driver_result(struct kp_buf *out, const struct kp_energy_measurement *m, size_t n,
+			     const char *workload);
+void kp_energy_driver_failure(struct kp_buf *out, const struct kp_error *err);
+int kp_energy_parse_driver_output(const char *text, size_t len, struct kp_energy_measurement *m, size_t max,
+				  size_t *n, struct kp_error *err);
 
 /* ==== Proxy ================================================================================== */
 

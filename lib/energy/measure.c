@@ -191,65 +191,99 @@ static int one_window(const struct kp_energy_meter *m, const struct kp_energy_wo
 	return 0;
 }
 
-int kp_energy_measure(const struct kp_energy_meter *m, const struct kp_energy_workload *w,
-		      const struct kp_energy_opts *o, struct kp_energy_measurement *out, struct kp_error *err)
+/* Launches per window for one workload: fixed, or enough to last window_s. */
+static long window_launches(const struct kp_energy_opts *o, double per_launch)
 {
-	double idle_w = o->idle_power_w, per_launch = NAN;
-	long launches;
-	int rc, stuck_windows = 0;
+	double want;
+	if (o->launches > 0)
+		return o->launches;
+	want = ceil(o->window_s / fmax(per_launch, 1e-9));
+	return want > (double)MAX_LAUNCHES_PER_WINDOW ? MAX_LAUNCHES_PER_WINDOW : (long)fmax(want, 1);
+}
 
-	memset(out, 0, sizeof(*out));
-	kp_strlcpy(out->device, m->device, sizeof(out->device));
-	out->power_limit_w = m->power_limit_w;
+static void add_notes(struct kp_energy_measurement *out, const struct kp_energy_opts *o, int stuck_windows)
+{
+	const struct kp_energy_window *w0 = &out->w[0];
+	if (stuck_windows)
+		note(out, "the energy counter did not tick within %.1f s in %d window(s): figures are rough",
+		     TICK_WAIT_MAX_S, stuck_windows);
+	if (o->launches <= 0 && w0->seconds < 0.5 * o->window_s)
+		note(out, "windows were shorter than asked (%.2f s of %.2f s)", w0->seconds, o->window_s);
+	if (o->launches > 0 && w0->seconds < 0.2)
+		note(out, "windows of %.3f s are short for a counter that ticks every 20-100 ms", w0->seconds);
+	if (isfinite(w0->gpu_seconds) && w0->gpu_seconds < 0.8 * w0->seconds)
+		note(out, "the GPU was busy only %.0f%% of each window (launch-bound): energy per launch includes the gaps",
+		     100 * w0->gpu_seconds / w0->seconds);
+	if (isfinite(out->dynamic_j) && out->dynamic_j < 0)
+		note(out, "power did not rise above idle: dynamic energy is below the noise");
+}
+
+int kp_energy_measure_many(const struct kp_energy_meter *m, const struct kp_energy_workload *w, size_t nw,
+			   const struct kp_energy_opts *o, struct kp_energy_measurement *out, struct kp_error *err)
+{
+	double idle_w = o->idle_power_w;
+	long launches[16];
+	int stuck[16] = {0};
+	int rc;
+
+	if (nw < 1 || nw > KP_ARRAY_SIZE(launches))
+		return kp_error_set(err, KP_EINVAL, "energy: between 1 and %zu workloads per measurement",
+				    KP_ARRAY_SIZE(launches));
 	if (o->windows < 1 || o->windows > KP_ENERGY_MAX_WINDOWS)
 		return kp_error_set(err, KP_EINVAL, "energy: --windows must be between 1 and %d", KP_ENERGY_MAX_WINDOWS);
 	if (o->launches <= 0 && !(o->window_s > 0))
 		return kp_error_set(err, KP_EINVAL, "energy: a window needs a positive length or a launch count");
 	if (o->launches > MAX_LAUNCHES_PER_WINDOW)
 		return kp_error_set(err, KP_EINVAL, "energy: at most %ld launches per window", MAX_LAUNCHES_PER_WINDOW);
+	for (size_t j = 0; j < nw; j++) {
+		memset(&out[j], 0, sizeof(out[j]));
+		kp_strlcpy(out[j].name, w[j].name ? w[j].name : "", sizeof(out[j].name));
+		kp_strlcpy(out[j].device, m->device, sizeof(out[j].device));
+		out[j].power_limit_w = m->power_limit_w;
+	}
 
 	if (o->idle_s > 0) {
 		if (o->settle_s > 0)
 			m->sleep(m->ud, o->settle_s);
 		if ((rc = kp_energy_idle_power(m, o->idle_s, o->align, &idle_w, err)))
 			return rc;
-		out->idle_s = o->idle_s;
 	}
-	out->idle_power_w = idle_w;
-
-	if (o->warmup_s > 0 || o->launches <= 0) {
-		if ((rc = warm_up(m, w, o->warmup_s, &per_launch, err)))
-			return rc;
-	}
-	if (o->launches > 0) {
-		launches = o->launches;
-	} else {
-		double want = ceil(o->window_s / fmax(per_launch, 1e-9));
-		launches = want > (double)MAX_LAUNCHES_PER_WINDOW ? MAX_LAUNCHES_PER_WINDOW : (long)fmax(want, 1);
+	for (size_t j = 0; j < nw; j++) {
+		double per_launch = NAN;
+		out[j].idle_power_w = idle_w;
+		out[j].idle_s = o->idle_s > 0 ? o->idle_s : 0;
+		if (o->warmup_s > 0 || o->launches <= 0) {
+			if ((rc = warm_up(m, &w[j], o->warmup_s, &per_launch, err))) {
+				kp_error_prefix(err, "%s: ", out[j].name);
+				return rc;
+			}
+		}
+		launches[j] = window_launches(o, per_launch);
 	}
 
 	for (int i = 0; i < o->windows; i++) {
-		int stuck = 0;
-		if (i > 0 && o->cooldown_s > 0)
-			m->sleep(m->ud, o->cooldown_s);
-		if ((rc = one_window(m, w, o, launches, idle_w, &out->w[i], &stuck, err)))
-			return rc;
-		out->nwindows++;
-		stuck_windows += stuck;
+		for (size_t j = 0; j < nw; j++) {
+			int s = 0;
+			if ((i > 0 || j > 0) && o->cooldown_s > 0)
+				m->sleep(m->ud, o->cooldown_s);
+			if ((rc = one_window(m, &w[j], o, launches[j], idle_w, &out[j].w[i], &s, err))) {
+				if (nw > 1)
+					kp_error_prefix(err, "%s: ", out[j].name);
+				return rc;
+			}
+			out[j].nwindows++;
+			stuck[j] += s;
+		}
 	}
-	summarize(out);
-
-	if (stuck_windows)
-		note(out, "the energy counter did not tick within %.1f s in %d window(s): figures are rough",
-		     TICK_WAIT_MAX_S, stuck_windows);
-	if (o->launches <= 0 && out->w[0].seconds < 0.5 * o->window_s)
-		note(out, "windows were shorter than asked (%.2f s of %.2f s)", out->w[0].seconds, o->window_s);
-	if (o->launches > 0 && out->w[0].seconds < 0.2)
-		note(out, "windows of %.3f s are short for a counter that ticks every 20-100 ms", out->w[0].seconds);
-	if (isfinite(out->w[0].gpu_seconds) && out->w[0].gpu_seconds < 0.8 * out->w[0].seconds)
-		note(out, "the GPU was busy only %.0f%% of each window (launch-bound): energy per launch includes the gaps",
-		     100 * out->w[0].gpu_seconds / out->w[0].seconds);
-	if (isfinite(out->dynamic_j) && out->dynamic_j < 0)
-		note(out, "power did not rise above idle: dynamic energy is below the noise");
+	for (size_t j = 0; j < nw; j++) {
+		summarize(&out[j]);
+		add_notes(&out[j], o, stuck[j]);
+	}
 	return 0;
+}
+
+int kp_energy_measure(const struct kp_energy_meter *m, const struct kp_energy_workload *w,
+		      const struct kp_energy_opts *o, struct kp_energy_measurement *out, struct kp_error *err)
+{
+	return kp_energy_measure_many(m, w, 1, o, out, err);
 }

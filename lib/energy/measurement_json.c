@@ -32,6 +32,7 @@ static json_t *window_to_json(const struct kp_energy_window *w)
 json_t *kp_energy_measurement_to_json(const struct kp_energy_measurement *m)
 {
 	json_t *o = json_object(), *ws = json_array();
+	kp_json_set(o, "name", json_string(m->name));
 	kp_json_set(o, "device", json_string(m->device));
 	kp_json_set(o, "power_limit_w", kp_json_real(m->power_limit_w));
 	kp_json_set(o, "idle_power_w", kp_json_real(m->idle_power_w));
@@ -138,6 +139,8 @@ int kp_energy_measurement_from_json(const json_t *v, const char *what, struct kp
 		return kp_error_set(err, KP_EPARSE, "%s: a measurement must be a JSON object", what);
 	rc = get_str(v, "device", what, m->device, sizeof(m->device), err);
 	if (!rc)
+		rc = get_str(v, "name", what, m->name, sizeof(m->name), err);
+	if (!rc)
 		rc = get_str(v, "notes", what, m->notes, sizeof(m->notes), err);
 	if (!rc)
 		rc = get_num(v, "power_limit_w", what, 0, P_MAX, &m->power_limit_w, err);
@@ -181,19 +184,47 @@ int kp_energy_measurement_from_json(const json_t *v, const char *what, struct kp
 	return 0;
 }
 
-int kp_energy_parse_driver_output(const char *text, size_t len, struct kp_energy_measurement *m,
-				  struct kp_error *err)
+void kp_energy_driver_result(struct kp_buf *out, const struct kp_energy_measurement *m, size_t n,
+			     const char *workload)
+{
+	json_t *o = json_object(), *ms = json_array(), *d = json_object();
+	kp_json_set(o, "ok", json_true());
+	kp_json_set(d, "workload", json_string(workload ? workload : ""));
+	kp_json_set(o, "driver", d);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(ms, kp_energy_measurement_to_json(&m[i]));
+	kp_json_set(o, "measurements", ms);
+	kp_json_dump_buf(o, out, 0);
+	kp_buf_addch(out, '\n');
+	json_decref(o);
+}
+
+void kp_energy_driver_failure(struct kp_buf *out, const struct kp_error *err)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "ok", json_false());
+	kp_json_set(o, "code", json_string(kp_errname(err->code ? err->code : KP_EIO)));
+	kp_json_set(o, "error", json_string(kp_error_msg(err)));
+	kp_json_dump_buf(o, out, 0);
+	kp_buf_addch(out, '\n');
+	json_decref(o);
+}
+
+int kp_energy_parse_driver_output(const char *text, size_t len, struct kp_energy_measurement *m, size_t max,
+				  size_t *n, struct kp_error *err)
 {
 	json_t *v = NULL;
-	const json_t *ok;
-	int rc;
+	const json_t *ok, *ms, *mv;
+	size_t i;
+	int rc = 0;
 
-	memset(m, 0, sizeof(*m));
+	*n = 0;
 	if (len > DRIVER_OUTPUT_MAX)
 		return kp_error_set(err, KP_ETOOBIG, "kp-energy: output of %zu bytes is too long to be ours", len);
 	if ((rc = kp_json_load_mem("kp-energy output", text, len, &v, err)))
 		return rc;
 	ok = json_object_get(v, "ok");
+	ms = json_object_get(v, "measurements");
 	if (!json_is_boolean(ok)) {
 		rc = kp_error_set(err, KP_EPARSE, "kp-energy output: no boolean 'ok'");
 	} else if (json_is_false(ok)) {
@@ -204,8 +235,18 @@ int kp_energy_parse_driver_output(const char *text, size_t len, struct kp_energy
 			if (!strcmp(kp_errname(k), code))
 				c = k;
 		rc = kp_error_set(err, c, "%s", msg);
+	} else if (!json_is_array(ms) || json_array_size(ms) == 0) {
+		rc = kp_error_set(err, KP_EPARSE, "kp-energy output: no 'measurements'");
+	} else if (json_array_size(ms) > max) {
+		rc = kp_error_set(err, KP_EPARSE, "kp-energy output: %zu measurements, expected at most %zu",
+				  json_array_size(ms), max);
 	} else {
-		rc = kp_energy_measurement_from_json(json_object_get(v, "measurement"), "kp-energy output", m, err);
+		json_array_foreach(ms, i, mv)
+		{
+			if ((rc = kp_energy_measurement_from_json(mv, "kp-energy output", &m[i], err)))
+				break;
+			(*n)++;
+		}
 	}
 	json_decref(v);
 	return rc;

@@ -67,6 +67,20 @@ static void sim_sleep(void *ud, double sec)
 	advance(s, sec, s->p_idle);
 }
 
+/* A second kernel on the same simulated GPU, with its own power and speed (for A/B tests). */
+struct sim_kernel {
+	struct sim *s;
+	double p_busy, t_kernel;
+};
+
+static int sim_run_kernel(void *ud, long n, double *gpu, struct kp_error *err)
+{
+	struct sim_kernel *k = ud;
+	advance(k->s, (double)n * k->t_kernel, k->p_busy);
+	*gpu = (double)n * k->t_kernel;
+	return 0;
+}
+
 static int sim_run(void *ud, long n, double *gpu, struct kp_error *err)
 {
 	struct sim *s = ud;
@@ -96,6 +110,7 @@ static void sim_init(struct sim *s, struct kp_energy_meter *m, struct kp_energy_
 	m->sleep = sim_sleep;
 	snprintf(m->device, sizeof(m->device), "Simulated H200");
 	m->power_limit_w = 700;
+	w->name = "sim";
 	w->ud = s;
 	w->run = sim_run;
 }
@@ -255,6 +270,56 @@ static void test_errors(void **state)
 	assert_non_null(strstr(kp_error_msg(&err), "backwards"));
 }
 
+static void test_interleaved_ab(void **state)
+{
+	struct sim s;
+	struct kp_energy_meter m;
+	struct kp_energy_workload w[2];
+	struct kp_energy_opts o;
+	struct kp_energy_measurement r[2];
+	struct kp_error err = KP_ERROR_INIT;
+	struct sim_kernel ieee, fast;
+
+	sim_init(&s, &m, &w[0]);
+	/* The Swish A/B of the H200 probe: nearly the same speed, 10% less power. */
+	ieee = (struct sim_kernel){&s, 565, 222.9e-6};
+	fast = (struct sim_kernel){&s, 510, 213.6e-6};
+	w[0] = (struct kp_energy_workload){"swish_ieee", &ieee, sim_run_kernel};
+	w[1] = (struct kp_energy_workload){"swish_fast", &fast, sim_run_kernel};
+	kp_energy_opts_default(&o);
+	o.windows = 4;
+	KP_ASSERT_OK(kp_energy_measure_many(&m, w, 2, &o, r, &err), &err);
+	assert_string_equal(r[0].name, "swish_ieee");
+	assert_string_equal(r[1].name, "swish_fast");
+	assert_int_equal(r[0].nwindows, 4);
+	assert_int_equal(r[1].nwindows, 4);
+	assert_true(r[0].idle_power_w == r[1].idle_power_w);
+	assert_true(rel(r[0].energy_j, 565 * 222.9e-6) < 0.002);
+	assert_true(rel(r[1].energy_j, 510 * 213.6e-6) < 0.002);
+	/* Interleaved: A's second window starts after B's first. */
+	assert_true(r[0].w[1].seconds > 0.99 && r[1].w[0].seconds > 0.99);
+
+	/* The driver writes them; kernelpro reads them back. */
+	{
+		struct kp_buf out = KP_BUF_INIT;
+		struct kp_energy_measurement back[2];
+		size_t n = 0;
+		kp_energy_driver_result(&out, r, 2, "task: 2 libraries");
+		KP_ASSERT_OK(kp_energy_parse_driver_output(out.buf, out.len, back, 2, &n, &err), &err);
+		assert_int_equal(n, 2);
+		assert_string_equal(back[1].name, "swish_fast");
+		assert_true(rel(back[1].energy_j, r[1].energy_j) < 1e-9); /* 10 significant digits */
+		kp_buf_reset(&out);
+		kp_error_clear(&err);
+		kp_error_set(&err, KP_ENOTOOL, "energy unavailable: no NVML");
+		kp_energy_driver_failure(&out, &err);
+		kp_error_clear(&err);
+		assert_int_equal(kp_energy_parse_driver_output(out.buf, out.len, back, 2, &n, &err), KP_ENOTOOL);
+		assert_string_equal(kp_error_msg(&err), "energy unavailable: no NVML");
+		kp_buf_release(&out);
+	}
+}
+
 static void test_json_round_trip(void **state)
 {
 	struct sim s;
@@ -284,19 +349,24 @@ static void test_driver_output(void **state)
 	struct kp_buf b = KP_BUF_INIT;
 	struct kp_energy_measurement r;
 	struct kp_error err = KP_ERROR_INIT;
+	size_t n = 0;
 	const char *bad[] = {
 		"",
 		"[]",
 		"{\"ok\": 1}",
 		"{\"ok\": true}",
-		"{\"ok\": true, \"measurement\": {\"energy_j\": \"x\", \"time_s\": 1}}",
-		"{\"ok\": true, \"measurement\": {\"energy_j\": 1e30, \"time_s\": 1}}",
-		"{\"ok\": true, \"measurement\": {\"energy_j\": 1, \"time_s\": 1, \"windows\": [{\"seconds\": 1}]}}",
-		"{\"ok\": true, \"measurement\": {\"energy_j\": 1, \"time_s\": 1, \"windows\": {}}}",
+		"{\"ok\": true, \"measurements\": []}",
+		"{\"ok\": true, \"measurements\": [{\"energy_j\": 1, \"time_s\": 1}, {\"energy_j\": 1, \"time_s\": 1}]}",
+		"{\"ok\": true, \"measurements\": [{\"energy_j\": \"x\", \"time_s\": 1}]}",
+		"{\"ok\": true, \"measurements\": [{\"energy_j\": 1e30, \"time_s\": 1}]}",
+		"{\"ok\": true, \"measurements\": [{\"energy_j\": 1, \"time_s\": 1, \"windows\": [{\"seconds\": 1}]}]}",
+		"{\"ok\": true, \"measurements\": [{\"energy_j\": 1, \"time_s\": 1, \"windows\": {}}]}",
 	};
 
 	kp_test_read("tests/golden/energy/driver-ok.json", &b);
-	KP_ASSERT_OK(kp_energy_parse_driver_output(b.buf, b.len, &r, &err), &err);
+	KP_ASSERT_OK(kp_energy_parse_driver_output(b.buf, b.len, &r, 1, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_string_equal(r.name, "builtin:swish_ieee");
 	assert_string_equal(r.device, "NVIDIA H200");
 	assert_int_equal(r.nwindows, 3);
 	assert_true(fabs(r.energy_j - 0.126) < 1e-12);
@@ -304,13 +374,13 @@ static void test_driver_output(void **state)
 	kp_buf_release(&b);
 
 	kp_test_read("tests/golden/energy/driver-unavailable.json", &b);
-	assert_int_equal(kp_energy_parse_driver_output(b.buf, b.len, &r, &err), KP_ENOTOOL);
+	assert_int_equal(kp_energy_parse_driver_output(b.buf, b.len, &r, 1, &n, &err), KP_ENOTOOL);
 	assert_non_null(strstr(kp_error_msg(&err), "energy unavailable"));
 	kp_buf_release(&b);
 
 	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
 		kp_error_clear(&err);
-		if (kp_energy_parse_driver_output(bad[i], strlen(bad[i]), &r, &err) == 0)
+		if (kp_energy_parse_driver_output(bad[i], strlen(bad[i]), &r, 1, &n, &err) == 0)
 			fail_msg("accepted bad driver output %zu: %s", i, bad[i]);
 		assert_true(err.msg[0] != 0);
 	}
@@ -325,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_given_idle_power_and_launch_bound_note),
 		cmocka_unit_test(test_frozen_counter_is_noted),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_interleaved_ab),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_driver_output),
 	};
