@@ -101,7 +101,11 @@ class Adapter:
                 pass  # load_cuda reports build problems where the candidate calls it
 
     def import_torch(self):
-        import torch
+        try:
+            import torch
+        except ImportError as e:
+            raise Stop("harness_error", "%s cannot import torch (%s): give kernelpro a python3 with PyTorch "
+                       "(--python or KERNELPRO_PYTHON)" % (sys.executable, e))
 
         self.torch = torch
         if not torch.cuda.is_available():
@@ -660,6 +664,10 @@ class Adapter:
         self._flush = t.empty((32, 1024, 1024), dtype=t.int64, device=self.dev) if self.cfg.get("l2_flush", True) else None
         inputs = self.new_inputs(seed)
         self.result["io_bytes"] = float(sum(x.numel() * x.element_size() for x in inputs if isinstance(x, t.Tensor)))
+        with t.no_grad():
+            outs = self.outputs(self.call(self.ref, self.clone(inputs), "the reference"), "reference")
+        self.result["io_bytes"] += float(sum(o.numel() * o.element_size() for o in outs))
+        del outs
         st = self.time_model(self.ref, self.clone(inputs), "the reference")
         st.pop("_host_event_median_ms")
         self.result["ref_runtime"] = st

@@ -5,6 +5,8 @@
 #include "cli.h"
 
 #define KP_COMMANDS(X) \
+	X(eval)        \
+	X(baseline)    \
 	X(doctor)      \
 	X(version)
 

@@ -101,6 +101,11 @@ static void jb_add(struct jbuf *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
+static void jb_adds(struct jbuf *b, const char *s)
+{
+	jb_add(b, s, strlen(s));
+}
+
 static void jb_printf(struct jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void jb_printf(struct jbuf *b, const char *fmt, ...)
 {
@@ -115,7 +120,7 @@ static void jb_printf(struct jbuf *b, const char *fmt, ...)
 
 static void jb_str(struct jbuf *b, const char *s)
 {
-	jb_add(b, "\"", 1);
+	jb_adds(b, "\"");
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		char esc[8];
@@ -129,7 +134,7 @@ static void jb_str(struct jbuf *b, const char *s)
 		} else
 			jb_add(b, (const char *)&c, 1);
 	}
-	jb_add(b, "\"", 1);
+	jb_adds(b, "\"");
 }
 
 static void jb_num(struct jbuf *b, double v)
@@ -137,7 +142,7 @@ static void jb_num(struct jbuf *b, double v)
 	if (isfinite(v))
 		jb_printf(b, "%.9g", v);
 	else
-		jb_add(b, "null", 4);
+		jb_adds(b, "null");
 }
 
 /* The result document, built up as the evaluation goes. */
@@ -186,24 +191,24 @@ static void finish(const char *status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	jb_add(&out, "{\"result\":{\"status\":", 21);
+	jb_adds(&out, "{\"result\":{\"status\":");
 	jb_str(&out, status);
-	jb_add(&out, ",\"message\":", 11);
+	jb_adds(&out, ",\"message\":");
 	jb_str(&out, msg);
-	jb_add(&out, ",\"phase\":", 9);
+	jb_adds(&out, ",\"phase\":");
 	jb_str(&out, strcmp(status, "correct") ? cur_phase : "done");
-	jb_add(&out, ",\"log\":", 7);
+	jb_adds(&out, ",\"log\":");
 	if (R_log.len)
 		jb_str(&out, R_log.p);
 	else
-		jb_add(&out, "null", 4);
-	jb_add(&out, ",\"flags\":[", 10);
+		jb_adds(&out, "null");
+	jb_adds(&out, ",\"flags\":[");
 	if (R_flags.len)
 		jb_add(&out, R_flags.p, R_flags.len);
-	jb_add(&out, "]", 1);
+	jb_adds(&out, "]");
 	if (R_fields.len)
 		jb_add(&out, R_fields.p, R_fields.len);
-	jb_add(&out, "}}\n", 3);
+	jb_adds(&out, "}}\n");
 	fwrite(out.p, 1, out.len, res);
 	fflush(res);
 	fflush(stderr);
@@ -223,12 +228,12 @@ static void flag(const char *check, int refuse, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (R_nflags++)
-		jb_add(&R_flags, ",", 1);
-	jb_add(&R_flags, "{\"check\":", 9);
+		jb_adds(&R_flags, ",");
+	jb_adds(&R_flags, "{\"check\":");
 	jb_str(&R_flags, check);
 	jb_printf(&R_flags, ",\"severity\":\"%s\",\"message\":", refuse ? "refuse" : "warn");
 	jb_str(&R_flags, msg);
-	jb_add(&R_flags, "}", 1);
+	jb_adds(&R_flags, "}");
 	if (refuse) {
 		logf_("refused by dynamic check '%s': %s\n", check, msg);
 		finish("cheat_suspected", "refused by check '%s': %s", check, msg);
@@ -588,13 +593,13 @@ static int compare_outputs(const kp_tensor *ref, const kp_tensor *got, int poiso
 					 st.poison_left);
 				if (!check_off("output_poison")) {
 					if (R_nflags++)
-						jb_add(&R_flags, ",", 1);
+						jb_adds(&R_flags, ",");
 					char m[256];
 					snprintf(m, sizeof(m), "output '%s': %llu elements never written", S.out[i].name,
 						 st.poison_left);
-					jb_add(&R_flags, "{\"check\":\"output_poison\",\"severity\":\"warn\",\"message\":", 52);
+					jb_adds(&R_flags, "{\"check\":\"output_poison\",\"severity\":\"warn\",\"message\":");
 					jb_str(&R_flags, m);
-					jb_add(&R_flags, "}", 1);
+					jb_adds(&R_flags, "}");
 				}
 			}
 			return -1;
@@ -702,19 +707,19 @@ static struct tstats time_lib(const struct lib *l, const kp_tensor *in, kp_tenso
 static void emit_timing(const char *key, const struct tstats *t)
 {
 	struct jbuf b = {0};
-	jb_add(&b, "{\"median_ms\":", 13);
+	jb_adds(&b, "{\"median_ms\":");
 	jb_num(&b, t->median);
-	jb_add(&b, ",\"mean_ms\":", 11);
+	jb_adds(&b, ",\"mean_ms\":");
 	jb_num(&b, t->mean);
-	jb_add(&b, ",\"std_ms\":", 10);
+	jb_adds(&b, ",\"std_ms\":");
 	jb_num(&b, t->std);
-	jb_add(&b, ",\"min_ms\":", 10);
+	jb_adds(&b, ",\"min_ms\":");
 	jb_num(&b, t->min);
-	jb_add(&b, ",\"max_ms\":", 10);
+	jb_adds(&b, ",\"max_ms\":");
 	jb_num(&b, t->max);
 	jb_printf(&b, ",\"trials\":%d,\"host_median_ms\":", t->n);
 	jb_num(&b, t->host_median);
-	jb_add(&b, "}", 1);
+	jb_adds(&b, "}");
 	field_raw(key, b.p);
 	free(b.p);
 }

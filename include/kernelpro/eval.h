@@ -137,6 +137,8 @@ struct kp_eval_opts {
 	const char *arch;        /* "sm_90" (from the GPU when one is visible, else sm_90) */
 	const char *const *nvcc_flags; /* NULL-terminated extra nvcc flags (part of the cache key) */
 	int keep_work;           /* 1: leave work_dir behind (its path is in v.work_dir) */
+	int sanitize;            /* 1: after an illegal or misaligned address, run the candidate once under
+				  * compute-sanitizer memcheck and add its report to v.log (default 1) */
 };
 
 /* Fills in the defaults above. */

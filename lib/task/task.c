@@ -521,12 +521,12 @@ static int load_native(struct kp_task *t, const char *dir, struct kp_error *err)
 	if ((rc = kp_read_file(path.buf, TASK_FILE_CAP, &json, err))) {
 		if (rc == KP_ENOENT)
 			kp_error_prefix(err, "'%s' is not a task (no task.json; a native task directory holds task.json "
-					     "and reference.cu): ",
+					     "and reference.cu)",
 					dir);
 		goto out;
 	}
 	if ((rc = kp_task_parse_native(t, json.buf, json.len, dir, err))) {
-		kp_error_prefix(err, "%s: ", dir);
+		kp_error_prefix(err, "%s", dir);
 		goto out;
 	}
 	kp_buf_reset(&path);
@@ -534,7 +534,7 @@ static int load_native(struct kp_task *t, const char *dir, struct kp_error *err)
 	if ((rc = kp_read_file(path.buf, TASK_FILE_CAP, &ref, err))) {
 		if (rc == KP_ENOENT)
 			kp_error_prefix(err, "native task '%s' needs reference.cu (exporting kp_run, see "
-					     "docs/native-tasks.md): ",
+					     "docs/native-tasks.md)",
 					dir);
 		goto out;
 	}
