@@ -13,6 +13,7 @@
 #include "kernelpro/buf.h"
 #include "kernelpro/error.h"
 #include "kernelpro/profile.h"
+#include "kernelpro/strvec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -130,6 +131,8 @@ int kp_energy_idle_power(const struct kp_energy_meter *m, double seconds, int al
  */
 struct kp_energy_nvml;
 int kp_energy_nvml_open(struct kp_energy_nvml **out, const char *pci_bus_id, int index, struct kp_error *err);
+/* Only loads NVML (no device yet: pass pci_bus_id NULL and index -1 to open), then picks the GPU. */
+int kp_energy_nvml_select(struct kp_energy_nvml *n, const char *pci_bus_id, int index, struct kp_error *err);
 /* Fills `m` to read from `n`; valid until kp_energy_nvml_close(n). */
 void kp_energy_nvml_meter(struct kp_energy_nvml *n, struct kp_energy_meter *m);
 void kp_energy_nvml_close(struct kp_energy_nvml *n);
@@ -154,6 +157,29 @@ void kp_energy_driver_result(struct kp_buf *out, const struct kp_energy_measurem
 void kp_energy_driver_failure(struct kp_buf *out, const struct kp_error *err);
 int kp_energy_parse_driver_output(const char *text, size_t len, struct kp_energy_measurement *m, size_t max,
 				  size_t *n, struct kp_error *err);
+
+/*
+ * Running the kp-energy driver (harness/energy) from kernelpro: it measures next to the GPU work
+ * and prints its result; kp_energy_driver_run() starts it with kp_child and reads that result.
+ * Fill `builtin` (a known kernel: "fma", "copy", "swish_ieee", "swish_fast") or `libs`
+ * ("LABEL=/path/lib.so", built with the kp_native.h ABI) with `tensors` (the driver's
+ * "--in NAME=DTYPE:SHAPE:FILL:A:B" and "--out NAME=DTYPE:SHAPE" arguments, in task order).
+ */
+struct kp_energy_driver {
+	const char *program;       /* NULL: kp_find_libexec("kp-energy") */
+	int gpu;
+	struct kp_energy_opts opts;
+	const char *builtin;
+	struct kp_strvec tensors;
+	struct kp_strvec libs;
+	unsigned long long seed;
+};
+
+void kp_energy_driver_init(struct kp_energy_driver *d);
+void kp_energy_driver_release(struct kp_energy_driver *d);
+/* Runs it; out[0..*n) get one measurement per library (or the built-in). */
+int kp_energy_driver_run(const struct kp_energy_driver *d, struct kp_energy_measurement *out, size_t max, size_t *n,
+			 struct kp_error *err);
 
 /* ==== Proxy ================================================================================== */
 
@@ -283,6 +309,17 @@ int kp_energy_sample_from_json(const json_t *v, const char *what, struct kp_ener
 			       struct kp_error *err);
 /* Appends every sample of the file to *s (grown with KP_ALLOC_GROW; caller frees). */
 int kp_energy_corpus_load(const char *path, struct kp_energy_sample **s, size_t *n, size_t *alloc,
+			  struct kp_error *err);
+
+/*
+ * Joins the corpus benchmark's two outputs into samples: `measured` (the JSON Lines of
+ * `kp-energy-corpus measure`: {"index", "name", "measurement"}) and the ncu raw report of
+ * `kp-energy-corpus profile`, where the launches of entry i follow a kp_corpus_marker launch
+ * with grid size i + 1 (counts of several launches, as in cuBLAS, are summed). Entries present
+ * on one side only are named in `warnings`, one line each. Appends to *s (caller frees).
+ */
+int kp_energy_corpus_join(const char *measured, size_t len, const char *what, const struct kp_ncu_report *r,
+			  struct kp_energy_sample **s, size_t *n, size_t *alloc, struct kp_buf *warnings,
 			  struct kp_error *err);
 
 /* Coefficient files (JSON). */

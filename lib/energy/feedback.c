@@ -160,6 +160,13 @@ static int lever_for(int t, const struct kp_energy_breakdown *b, const struct kp
 				 100 * share);
 		return 1;
 	case KP_ENERGY_OTHER:
+		if (b->missing[KP_ENERGY_FP32]) {
+			snprintf(l->text, sizeof(l->text),
+				 "Instructions (%.0f%%; this profile does not split them by class): issue fewer: wider "
+				 "loads and stores, index math hoisted out of loops, intrinsics where the tolerance allows.",
+				 100 * share);
+			return 1;
+		}
 		snprintf(l->text, sizeof(l->text),
 			 "Other instructions (%.0f%%: control flow, conversions, shuffles): unroll fixed-trip loops, "
 			 "keep warps uniform, avoid conversions in inner loops.",
@@ -217,7 +224,7 @@ void kp_energy_feedback(struct kp_buf *out, const struct kp_energy_breakdown *b,
 		kp_buf_addf(&t, ", local memory %.0f%%", 100 * b->term_j[KP_ENERGY_LOCAL] / total);
 	if (b->term_j[KP_ENERGY_TENSOR] > 0)
 		kp_buf_addf(&t, ", tensor cores %.0f%%", 100 * b->term_j[KP_ENERGY_TENSOR] / total);
-	kp_buf_addf(&t, ", other instructions %.0f%%.", 100 * instr / total);
+	kp_buf_addf(&t, ", instructions %.0f%%.", 100 * instr / total);
 	if (b->incomplete)
 		kp_buf_adds(&t, " (Counters missing: the estimate is a lower bound.)");
 	kp_buf_adds(&t, "\n");

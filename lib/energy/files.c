@@ -146,7 +146,7 @@ int kp_energy_coeffs_for(const char *device, struct kp_energy_coeffs *c, int *ca
 	if (kp_path_exists(path.buf)) {
 		rc = kp_energy_coeffs_load(path.buf, c, err);
 		if (rc)
-			kp_error_prefix(err, "calibrated energy coefficients: ");
+			kp_error_prefix(err, "calibrated energy coefficients");
 		else
 			*calibrated = 1;
 	}

@@ -254,7 +254,7 @@ int kp_energy_measure_many(const struct kp_energy_meter *m, const struct kp_ener
 		out[j].idle_s = o->idle_s > 0 ? o->idle_s : 0;
 		if (o->warmup_s > 0 || o->launches <= 0) {
 			if ((rc = warm_up(m, &w[j], o->warmup_s, &per_launch, err))) {
-				kp_error_prefix(err, "%s: ", out[j].name);
+				kp_error_prefix(err, "%s", out[j].name);
 				return rc;
 			}
 		}
@@ -268,7 +268,7 @@ int kp_energy_measure_many(const struct kp_energy_meter *m, const struct kp_ener
 				m->sleep(m->ud, o->cooldown_s);
 			if ((rc = one_window(m, &w[j], o, launches[j], idle_w, &out[j].w[i], &s, err))) {
 				if (nw > 1)
-					kp_error_prefix(err, "%s: ", out[j].name);
+					kp_error_prefix(err, "%s", out[j].name);
 				return rc;
 			}
 			out[j].nwindows++;

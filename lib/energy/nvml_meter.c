@@ -24,16 +24,44 @@ static const char *nvml_msg(const struct kp_energy_nvml *n, int r)
 	return n->nvml.error_string ? n->nvml.error_string(r) : "unknown error";
 }
 
+int kp_energy_nvml_select(struct kp_energy_nvml *n, const char *pci_bus_id, int index, struct kp_error *err)
+{
+	unsigned long long mj = 0;
+	unsigned mw = 0;
+	int r;
+
+	if (pci_bus_id && *pci_bus_id && n->nvml.device_handle_by_pci_bus_id) {
+		r = n->nvml.device_handle_by_pci_bus_id(pci_bus_id, &n->dev);
+		if (r)
+			return kp_error_set(err, KP_ENODEV, "energy unavailable: NVML does not know the GPU at %s (%s)",
+					    pci_bus_id, nvml_msg(n, r));
+	} else {
+		r = n->nvml.device_handle_by_index ? n->nvml.device_handle_by_index((unsigned)index, &n->dev) : -1;
+		if (r)
+			return kp_error_set(err, KP_ENODEV, "energy unavailable: NVML has no GPU %d (%s)", index,
+					    r > 0 ? nvml_msg(n, r) : "no lookup by index");
+	}
+	r = n->nvml.device_total_energy(n->dev, &mj);
+	if (r)
+		return kp_error_set(err, r == NVML_ERROR_NOT_SUPPORTED ? KP_EUNSUPPORTED : KP_EIO,
+				    "energy unavailable: the GPU's total-energy counter cannot be read (%s); it needs Volta or newer",
+				    nvml_msg(n, r));
+	if (!n->nvml.device_name || n->nvml.device_name(n->dev, n->name, sizeof(n->name)) != 0)
+		kp_strlcpy(n->name, "unknown GPU", sizeof(n->name));
+	n->limit_w = NAN;
+	if (n->nvml.device_power_limit && n->nvml.device_power_limit(n->dev, &mw) == 0)
+		n->limit_w = mw / 1000.0;
+	return 0;
+}
+
 int kp_energy_nvml_open(struct kp_energy_nvml **out, const char *pci_bus_id, int index, struct kp_error *err)
 {
 	struct kp_energy_nvml *n = kp_xcalloc(1, sizeof(*n));
-	unsigned long long mj = 0;
-	unsigned mw = 0;
-	int r, rc = 0;
+	int rc;
 
 	*out = NULL;
 	if ((rc = kp_nvml_open(&n->nvml, err))) {
-		kp_error_prefix(err, "energy unavailable: ");
+		kp_error_prefix(err, "energy unavailable");
 		free(n);
 		return rc;
 	}
@@ -42,31 +70,8 @@ int kp_energy_nvml_open(struct kp_energy_nvml **out, const char *pci_bus_id, int
 				  "energy unavailable: this NVML has no nvmlDeviceGetTotalEnergyConsumption (driver too old)");
 		goto out;
 	}
-	if (pci_bus_id && *pci_bus_id && n->nvml.device_handle_by_pci_bus_id) {
-		r = n->nvml.device_handle_by_pci_bus_id(pci_bus_id, &n->dev);
-		if (r)
-			rc = kp_error_set(err, KP_ENODEV, "energy unavailable: NVML does not know the GPU at %s (%s)",
-					  pci_bus_id, nvml_msg(n, r));
-	} else {
-		r = n->nvml.device_handle_by_index ? n->nvml.device_handle_by_index((unsigned)index, &n->dev) : -1;
-		if (r)
-			rc = kp_error_set(err, KP_ENODEV, "energy unavailable: NVML has no GPU %d (%s)", index,
-					  r > 0 ? nvml_msg(n, r) : "no lookup by index");
-	}
-	if (rc)
-		goto out;
-	r = n->nvml.device_total_energy(n->dev, &mj);
-	if (r) {
-		rc = kp_error_set(err, r == NVML_ERROR_NOT_SUPPORTED ? KP_EUNSUPPORTED : KP_EIO,
-				  "energy unavailable: the GPU's total-energy counter cannot be read (%s); it needs Volta or newer",
-				  nvml_msg(n, r));
-		goto out;
-	}
-	if (!n->nvml.device_name || n->nvml.device_name(n->dev, n->name, sizeof(n->name)) != 0)
-		kp_strlcpy(n->name, "unknown GPU", sizeof(n->name));
-	n->limit_w = NAN;
-	if (n->nvml.device_power_limit && n->nvml.device_power_limit(n->dev, &mw) == 0)
-		n->limit_w = mw / 1000.0;
+	if ((pci_bus_id && *pci_bus_id) || index >= 0)
+		rc = kp_energy_nvml_select(n, pci_bus_id, index, err);
 out:
 	if (rc) {
 		kp_nvml_close(&n->nvml);
