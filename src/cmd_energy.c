@@ -110,16 +110,29 @@ static int run_energy(struct kp_cli *cli, const struct kp_args *args)
 	kp_energy_driver_init(&d);
 	if ((rc = driver_from_args(cli, args, &d)))
 		goto out;
-	if (kp_arg_given(args, "builtin")) {
-		if (kp_arg_npos(args) || kp_arg_flag(args, "reference")) {
-			kp_cli_error(cli, "energy: --builtin measures a built-in kernel: give no TASK, CANDIDATE or --reference");
-			rc = KP_EXIT_USAGE;
-			goto out;
-		}
-		d.builtin = kp_arg_str(args, "builtin");
-	} else if ((rc = kp_energy_cmd_add_task(cli, args, &d)) != 0) {
+	if (kp_arg_given(args, "builtin") && (kp_arg_npos(args) || kp_arg_flag(args, "reference"))) {
+		kp_cli_error(cli, "energy: --builtin measures a built-in kernel: give no TASK, CANDIDATE or --reference");
+		rc = KP_EXIT_USAGE;
 		goto out;
 	}
+	if (!kp_arg_given(args, "builtin") && kp_arg_npos(args) != 2) {
+		kp_cli_error(cli, "energy: give TASK CANDIDATE (a native task directory and a .cu), or --builtin NAME");
+		rc = KP_EXIT_USAGE;
+		goto out;
+	}
+	/* Say "energy unavailable" before spending seconds on builds (the driver checks again, per device). */
+	{
+		struct kp_energy_nvml *nvml = NULL;
+		if (kp_energy_nvml_open(&nvml, NULL, -1, &err)) {
+			rc = kp_cli_fail(cli, &err);
+			goto out;
+		}
+		kp_energy_nvml_close(nvml);
+	}
+	if (kp_arg_given(args, "builtin"))
+		d.builtin = kp_arg_str(args, "builtin");
+	else if ((rc = kp_energy_cmd_add_task(cli, args, &d)) != 0)
+		goto out;
 	if (kp_energy_driver_run(&d, m, KP_ARRAY_SIZE(m), &n, &err)) {
 		rc = kp_cli_fail(cli, &err);
 		goto out;

@@ -64,10 +64,6 @@ int kp_energy_cmd_add_task(struct kp_cli *cli, const struct kp_args *args, struc
 	const char *cand;
 	int rc;
 
-	if (kp_arg_npos(args) != 2) {
-		kp_cli_error(cli, "energy: give TASK CANDIDATE (a native task directory and a .cu), or --builtin NAME");
-		return KP_EXIT_USAGE;
-	}
 	cand = kp_arg_pos(args, 1);
 	S.used = 1;
 	kp_task_init(&S.task);

@@ -98,18 +98,20 @@ int kp_energy_corpus_join(const char *measured, size_t len, const char *what, co
 		{
 			struct kp_energy_measurement m;
 			struct kp_energy_sample *smp;
+			char nm[sizeof(smp->name)];
+			kp_strlcpy(nm, name, sizeof(nm)); /* name lives in v */
 			rc = kp_energy_measurement_from_json(json_object_get(v, "measurement"), where, &m, err);
 			json_decref(v);
 			if (rc)
 				goto out;
 			if (!(m.energy_j > 0)) {
-				kp_buf_addf(warnings, "%s: '%s' has no positive energy: left out\n", where, m.name[0] ? m.name : name);
+				kp_buf_addf(warnings, "%s: '%s' has no positive energy: left out\n", where, nm);
 				continue;
 			}
 			KP_ALLOC_GROW(*s, *n + 1, *alloc);
 			smp = &(*s)[(*n)++];
 			memset(smp, 0, sizeof(*smp));
-			kp_strlcpy(smp->name, name, sizeof(smp->name));
+			kp_strlcpy(smp->name, nm, sizeof(smp->name));
 			kp_strlcpy(smp->device, m.device, sizeof(smp->device));
 			smp->counts = g[idx].counts;
 			smp->energy_j = m.energy_j;
