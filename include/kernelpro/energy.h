@@ -364,6 +364,19 @@ void kp_energy_feedback(struct kp_buf *out, const struct kp_energy_breakdown *b,
 			const struct kp_energy_coeffs *c, const struct kp_energy_measurement *measured,
 			const struct kp_sass_func *sass, size_t max_len);
 
+/*
+ * The same for one profiled kernel, as the search has it: counts from p->launch, SASS evidence
+ * from p->sass. With `--objective speed+energy` the search appends this paragraph to the tools'
+ * feedback (and collects kp_energy_proxy_metrics() with the tools' metrics). Without an ncu
+ * launch in the profile it says so instead of guessing.
+ */
+void kp_energy_feedback_profile(struct kp_buf *out, const struct kp_kernel_profile *p,
+				const struct kp_energy_coeffs *c, const struct kp_energy_measurement *measured,
+				size_t max_len);
+/* The proxy for one profiled kernel; KP_EMISSING when the profile has no ncu launch. */
+int kp_energy_proxy_profile(const struct kp_kernel_profile *p, const struct kp_energy_coeffs *c,
+			    struct kp_energy_breakdown *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -201,6 +201,9 @@ void kp_energy_feedback(struct kp_buf *out, const struct kp_energy_breakdown *b,
 			kp_buf_addf(&t, ", %s above idle", d);
 		}
 		kp_buf_addf(&t, "); the counter-based estimate below says %s.\n", e1);
+	} else if (!(total > 0)) {
+		kp_buf_adds(&t, "Energy: no counters to estimate it from (profile with 'kernelpro energy metrics').\n");
+		goto done;
 	} else {
 		kp_buf_addf(&t, "Energy (estimate from counters): %s per launch", e1);
 		if (isfinite(b->time_s) && b->time_s > 0)
@@ -208,7 +211,7 @@ void kp_energy_feedback(struct kp_buf *out, const struct kp_energy_breakdown *b,
 		kp_buf_adds(&t, ".\n");
 	}
 	if (!(total > 0)) {
-		kp_buf_adds(&t, "No counters to break the energy down (profile with the proxy's metrics).\n");
+		kp_buf_adds(&t, "No counters to break it down (profile with 'kernelpro energy metrics').\n");
 		goto done;
 	}
 
@@ -270,4 +273,27 @@ done:
 	}
 	kp_buf_add(out, t.buf, t.len);
 	kp_buf_release(&t);
+}
+
+int kp_energy_proxy_profile(const struct kp_kernel_profile *p, const struct kp_energy_coeffs *c,
+			    struct kp_energy_breakdown *b)
+{
+	struct kp_energy_counts k;
+	kp_energy_counts_init(&k);
+	if (!p || !p->launch) {
+		kp_energy_proxy(&k, c, b);
+		return KP_EMISSING;
+	}
+	kp_energy_counts_from_launch(p->launch, &k);
+	kp_energy_proxy(&k, c, b);
+	return 0;
+}
+
+void kp_energy_feedback_profile(struct kp_buf *out, const struct kp_kernel_profile *p,
+				const struct kp_energy_coeffs *c, const struct kp_energy_measurement *measured,
+				size_t max_len)
+{
+	struct kp_energy_breakdown b;
+	kp_energy_proxy_profile(p, c, &b);
+	kp_energy_feedback(out, &b, c, measured, p ? p->sass : NULL, max_len);
 }

@@ -380,8 +380,69 @@ static void test_feedback_paragraph(void **state)
 	kp_energy_counts_init(&k);
 	kp_energy_proxy(&k, &c, &b);
 	kp_energy_feedback(&t, &b, &c, NULL, NULL, 0);
-	assert_non_null(strstr(t.buf, "No counters"));
+	assert_non_null(strstr(t.buf, "no counters to estimate it from"));
+	assert_null(strstr(t.buf, " nJ"));
 	kp_buf_release(&t);
+}
+
+/* The real H200 capture through issue 3's parsers: counts, the search's entry point, the paragraph. */
+static void test_profile_from_h200_capture(void **state)
+{
+	struct kp_buf csv = KP_BUF_INIT, sasstext = KP_BUF_INIT, t = KP_BUF_INIT;
+	struct kp_ncu_report r = KP_NCU_REPORT_INIT;
+	struct kp_sass sass = KP_SASS_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_energy_coeffs c;
+	struct kp_energy_breakdown b;
+	struct kp_kernel_profile p = {0};
+	struct kp_energy_counts k;
+
+	kp_test_read("tests/golden/h200-probe/ncu_raw.csv", &csv);
+	kp_test_read("tests/golden/h200-probe/sass.txt", &sasstext);
+	KP_ASSERT_OK(kp_ncu_parse_raw(&r, "ncu_raw.csv", csv.buf, csv.len, &err), &err);
+	KP_ASSERT_OK(kp_sass_parse(&sass, "sass.txt", sasstext.buf, sasstext.len, &err), &err);
+	kp_energy_coeffs_default(&c);
+	for (size_t i = 0; i < r.nlaunches; i++) {
+		const struct kp_launch *l = &r.launches[i];
+		kp_energy_counts_from_launch(l, &k);
+		/* Every launch has time, DRAM, L2 and local traffic; a --set full capture has no classes. */
+		assert_true(k.v[KP_ENERGY_STATIC] > 0 && isfinite(k.v[KP_ENERGY_DRAM]) && isfinite(k.v[KP_ENERGY_L2]));
+		assert_true(isfinite(k.v[KP_ENERGY_LOCAL]) && isfinite(k.v[KP_ENERGY_SM_ACTIVE]));
+		assert_true(isnan(k.v[KP_ENERGY_FP32]) && k.v[KP_ENERGY_OTHER] > 0);
+		if (!strcmp(l->function, "vec_add_f4")) {
+			assert_true(k.v[KP_ENERGY_DRAM] == 536887552.0 + 250120448.0);
+			assert_true(fabs(k.v[KP_ENERGY_STATIC] - 182400e-9) < 1e-12);
+			assert_true(k.v[KP_ENERGY_EXCESS] == 0 && k.v[KP_ENERGY_LOCAL] == 0);
+		}
+		if (!strcmp(l->function, "spill_local"))
+			assert_true(k.v[KP_ENERGY_LOCAL] > 1e11); /* 4.8 G sectors of local traffic */
+		if (!strcmp(l->function, "copy_strided"))
+			assert_true(k.v[KP_ENERGY_EXCESS] > 1e8);
+		if (!strcmp(l->function, "swish_ieee")) {
+			p.launch = l;
+			p.sass = kp_sass_find(&sass, l->function);
+		}
+	}
+	assert_non_null(p.launch);
+	assert_non_null(p.sass);
+	KP_ASSERT_OK(kp_energy_proxy_profile(&p, &c, &b), &err);
+	assert_true(b.total_j > 0.05 && b.total_j < 0.2);
+	kp_energy_feedback_profile(&t, &p, &c, NULL, 0);
+	assert_non_null(strstr(t.buf, "__fdividef"));
+	assert_non_null(strstr(t.buf, "does not split them by class"));
+
+	/* No ncu launch: says so, guesses nothing. */
+	kp_buf_reset(&t);
+	p.launch = NULL;
+	assert_int_equal(kp_energy_proxy_profile(&p, &c, &b), KP_EMISSING);
+	kp_energy_feedback_profile(&t, &p, &c, NULL, 0);
+	assert_non_null(strstr(t.buf, "no counters to estimate it from"));
+
+	kp_buf_release(&t);
+	kp_buf_release(&csv);
+	kp_buf_release(&sasstext);
+	kp_sass_release(&sass);
+	kp_ncu_report_release(&r);
 }
 
 static void test_breakdown_json(void **state)
@@ -414,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_statistics),
 		cmocka_unit_test(test_feedback_paragraph),
 		cmocka_unit_test(test_breakdown_json),
+		cmocka_unit_test(test_profile_from_h200_capture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
