@@ -237,6 +237,7 @@ struct kp_trace_event {
 	unsigned grid[3], block[3];
 	int stream;
 	uint32_t correlation;
+	uint64_t count;     /* launches/calls this event stands for: 1 on a timeline, N in an nsys summary row */
 };
 
 struct kp_trace {
@@ -251,16 +252,21 @@ struct kp_trace {
 	size_t nmemcpys;
 	struct kp_buf warnings;
 	void *priv;
+	int timeline;          /* events carry real timestamps (tracer JSON); 0 for nsys summaries: no span/gaps */
+	size_t napi;           /* runtime API calls */
+	uint64_t api_launch_ns; /* time in cudaLaunchKernel-like calls (host side) */
+	size_t ndropped;       /* records the tracer reported lost */
 };
 
-#define KP_TRACE_INIT {0, NULL, 0, 0, 0, 0, 0, 0, KP_BUF_INIT, NULL}
+#define KP_TRACE_INIT {0, NULL, 0, 0, 0, 0, 0, 0, KP_BUF_INIT, NULL, 0, 0, 0, 0}
 
-/* Parses the JSON written by kernelpro's CUPTI tracer (harness/tracer). */
+/* Parses the JSON written by kernelpro's CUPTI tracer (harness/tracer; format in docs/trace.md). */
 int kp_trace_parse_json(struct kp_trace *t, const char *what, const char *text, size_t len, struct kp_error *err);
 /* Parses `nsys stats --format csv` output of cuda_gpu_kern_sum (and cuda_api_sum when present). */
 int kp_trace_parse_nsys_csv(struct kp_trace *t, const char *what, const char *text, size_t len,
 			    struct kp_error *err);
 void kp_trace_release(struct kp_trace *t);
+const char *kp_trace_kind_name(enum kp_trace_kind k); /* "kernel", "memcpy", "memset", "sync", "api" */
 
 /* ---- One kernel's complete profile, as the tools see it -------------------------------------- */
 
@@ -274,5 +280,76 @@ struct kp_kernel_profile {
 	const struct kp_ptxas_func *ptxas;
 	const struct kp_trace *trace;
 };
+
+/* ---- Everything from one profiling session, joined per launch ---------------------------------- */
+
+/* Paths of the saved outputs; NULL for a source that was not collected. */
+struct kp_profile_files {
+	const char *ncu_csv;     /* raw page (required) */
+	const char *ncu_details; /* details page: Nsight Compute's rule results */
+	const char *sass;        /* cuobjdump -sass, nvdisasm, or ncu's source page */
+	const char *ptxas;       /* -Xptxas -v output */
+	const char *trace;       /* kernelpro tracer JSON or nsys stats CSV */
+};
+
+struct kp_profile_set {
+	struct kp_ncu_report ncu;
+	struct kp_sass sass;
+	struct kp_ptxas ptxas;
+	struct kp_trace trace;
+	int have_sass, have_ptxas, have_trace;
+	size_t nkernels;
+	struct kp_kernel_profile *kernels; /* one per ncu launch, in report order, sources joined by name */
+};
+
+#define KP_PROFILE_MAX_FILE (1u << 30) /* the largest input file read */
+
+/*
+ * Reads and parses every given file and joins SASS/ptxas functions to the
+ * ncu launches. A parse error fails the whole load (naming the file); what
+ * parses but is partial is marked incomplete in its part. Initialise with
+ * memset 0; release with kp_profile_set_release() whatever the result.
+ */
+int kp_profile_set_load(struct kp_profile_set *ps, const struct kp_profile_files *f, struct kp_error *err);
+void kp_profile_set_release(struct kp_profile_set *ps);
+
+/* ---- Running ncu ---------------------------------------------------------------------------------- */
+
+/*
+ * One ncu collection. Inputs are set by the caller; kp_ncu_run() fills the
+ * result paths. The command line is always `--clock-control none --csv
+ * --page raw --print-units base` under LC_ALL=C, with ncu's own log file in
+ * out_dir. Errors distinguish a missing ncu (KP_ENOTOOL), no counter access
+ * (KP_EPERM, ERR_NVGPUCTRPERM), a failing program (KP_ECHILD), nothing
+ * profiled (KP_EMISSING) and the time limit (KP_ETIMEOUT), so the caller can
+ * go on with timing only.
+ */
+struct kp_ncu_run {
+	const char *ncu;              /* path or name of ncu; NULL: the CUDA toolkit's (kp_cuda_tool) */
+	const char *const *argv;      /* the program and its arguments (NULL-terminated) */
+	const char *const *env;       /* extra NAME=value for the program, NULL-terminated; may be NULL */
+	const char *const *metrics;   /* exactly these (--metrics), NULL-terminated; may be NULL */
+	const char *const *sections;  /* --section identifiers (metrics that exist only in a section) */
+	const char *set;              /* --set NAME ("full"); NULL: none */
+	const char *kernel;           /* -k filter: a function name or "regex:..."; NULL: all */
+	long launch_skip;             /* -s: skip this many matching launches */
+	long launch_count;            /* -c: profile at most this many; 0: all */
+	const char *out_dir;          /* created if needed: ncu.log, ncu_raw.csv, program.log, ... */
+	long timeout_ms;              /* for the profiled run; <= 0: none */
+	int details;                  /* also export the details page (rule results) */
+	int source_sass;              /* also export the source page: SASS with executed counts */
+	int keep_report;              /* keep out_dir/report.ncu-rep */
+
+	/* Results (paths inside out_dir, empty when not produced). */
+	char raw_csv[1024], details_csv[1024], sass_csv[1024], log[1024], report[1024];
+	double elapsed_s;             /* wall time of the profiled run */
+	char warning[512];            /* an optional page (details, source) that could not be exported */
+};
+
+/* Runs the program under ncu; see struct kp_ncu_run. */
+int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err);
+/* Exports one page ("raw", "details", "source") of a saved .ncu-rep to `out_path`. */
+int kp_ncu_import(const char *ncu, const char *report, const char *page, const char *out_path, long timeout_ms,
+		  struct kp_error *err);
 
 #endif

@@ -118,3 +118,22 @@ int kp_csv_next(struct kp_csv *c, struct kp_csv_row *row, struct kp_error *err)
 		}
 	}
 }
+
+long kp_csv_col(const struct kp_csv_row *row, const char *name)
+{
+	for (size_t i = 0; i < row->n; i++)
+		if (!strcmp(row->f[i], name))
+			return (long)i;
+	return -1;
+}
+
+void kp_profile_warn(struct kp_buf *w, const char *fmt, ...)
+{
+	va_list ap;
+	if (!w->cap)
+		w->cap = 1 << 20;
+	va_start(ap, fmt);
+	kp_buf_vaddf(w, fmt, ap);
+	va_end(ap);
+	kp_buf_addch(w, '\n');
+}

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "kernelpro/buf.h"
 #include "kernelpro/error.h"
 
 /*
@@ -30,5 +31,13 @@ void kp_csv_init(struct kp_csv *c, const char *what, char *text, size_t len);
 /* Reads the next record into row. Returns 1 for a record, 0 at the end, KP_EPARSE on malformed quoting. */
 int kp_csv_next(struct kp_csv *c, struct kp_csv_row *row, struct kp_error *err);
 void kp_csv_row_release(struct kp_csv_row *row);
+/* Index of the field equal to `name`, or -1. */
+long kp_csv_col(const struct kp_csv_row *row, const char *name);
+
+/*
+ * Appends one printf-formatted line to a parser's warnings buffer (capped at
+ * 1 MiB: a flood of warnings from a broken file cannot exhaust memory).
+ */
+void kp_profile_warn(struct kp_buf *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -39,17 +39,7 @@ void kp_ncu_report_release(struct kp_ncu_report *r)
 	r->warnings = (struct kp_buf)KP_BUF_INIT;
 }
 
-static void warn(struct kp_ncu_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct kp_ncu_report *r, const char *fmt, ...)
-{
-	va_list ap;
-	if (r->warnings.cap == 0)
-		r->warnings.cap = 1 << 20;
-	va_start(ap, fmt);
-	kp_buf_vaddf(&r->warnings, fmt, ap);
-	va_end(ap);
-	kp_buf_addch(&r->warnings, '\n');
-}
+#define warn(x, ...) kp_profile_warn(&(x)->warnings, __VA_ARGS__)
 
 /* ---- units ------------------------------------------------------------------------------------ */
 
@@ -94,7 +84,7 @@ static double plain_factor(const char *u, char *base, size_t n)
 		}
 		return 1;
 	}
-	if (strchr("KMGT", u[0]) && u[1] && is_count_word(u + 1)) {
+	if (u[0] && strchr("KMGT", u[0]) && is_count_word(u + 1)) {
 		kp_strlcpy(base, u + 1, n);
 		switch (u[0]) {
 		case 'K': return 1e3;
@@ -216,14 +206,6 @@ static int is_id_column(const char *name)
 	return 0;
 }
 
-static long col_index(const struct kp_csv_row *h, const char *name)
-{
-	for (size_t i = 0; i < h->n; i++)
-		if (!strcmp(h->f[i], name))
-			return (long)i;
-	return -1;
-}
-
 /* "FBSP.TriageCompute.dramc__x.avg" -> "dramc__x.avg": drop dotted parts before the one holding "__". */
 static const char *strip_prefix(const char *col)
 {
@@ -337,24 +319,24 @@ int kp_ncu_parse_raw(struct kp_ncu_report *r, const char *what, const char *text
 	c.skip_unquoted = 1;
 	if ((rc = read_header(&c, &h, what, err)))
 		goto out;
-	if (col_index(&h, "Section Name") >= 0 && col_index(&h, "Metric Name") >= 0) {
+	if (kp_csv_col(&h, "Section Name") >= 0 && kp_csv_col(&h, "Metric Name") >= 0) {
 		rc = kp_error_set(err, KP_EPARSE,
 				  "%s:%d: this is a details page (--page details), not the raw page; "
 				  "collect with 'ncu --csv --page raw --print-units base'",
 				  what, h.line);
 		goto out;
 	}
-	c_id = col_index(&h, "ID");
-	c_name = col_index(&h, "Kernel Name");
+	c_id = kp_csv_col(&h, "ID");
+	c_name = kp_csv_col(&h, "Kernel Name");
 	if (c_name < 0) {
 		rc = kp_error_set(err, KP_EPARSE, "%s:%d: header has no \"Kernel Name\" column", what, h.line);
 		goto out;
 	}
-	c_block = col_index(&h, "Block Size");
-	c_grid = col_index(&h, "Grid Size");
-	c_dev = col_index(&h, "Device");
-	c_cc = col_index(&h, "CC");
-	c_stream = col_index(&h, "Stream");
+	c_block = kp_csv_col(&h, "Block Size");
+	c_grid = kp_csv_col(&h, "Grid Size");
+	c_dev = kp_csv_col(&h, "Device");
+	c_cc = kp_csv_col(&h, "CC");
+	c_stream = kp_csv_col(&h, "Stream");
 
 	rc = kp_csv_next(&c, &units, err);
 	if (rc < 0)
@@ -531,14 +513,14 @@ int kp_ncu_parse_details(struct kp_ncu_report *r, const char *what, const char *
 	c.skip_unquoted = 1;
 	if ((rc = read_header(&c, &h, what, err)))
 		goto out;
-	c_id = col_index(&h, "ID");
-	c_sec = col_index(&h, "Section Name");
-	c_rule = col_index(&h, "Rule Name");
-	c_type = col_index(&h, "Rule Type");
-	c_desc = col_index(&h, "Rule Description");
-	c_stype = col_index(&h, "Estimated Speedup Type");
-	c_speed = col_index(&h, "Estimated Speedup");
-	if (c_sec < 0 || col_index(&h, "Metric Name") < 0) {
+	c_id = kp_csv_col(&h, "ID");
+	c_sec = kp_csv_col(&h, "Section Name");
+	c_rule = kp_csv_col(&h, "Rule Name");
+	c_type = kp_csv_col(&h, "Rule Type");
+	c_desc = kp_csv_col(&h, "Rule Description");
+	c_stype = kp_csv_col(&h, "Estimated Speedup Type");
+	c_speed = kp_csv_col(&h, "Estimated Speedup");
+	if (c_sec < 0 || kp_csv_col(&h, "Metric Name") < 0) {
 		rc = kp_error_set(err, KP_EPARSE,
 				  "%s:%d: not a details page (no \"Section Name\"/\"Metric Name\" columns); "
 				  "collect with 'ncu --csv --page details'",

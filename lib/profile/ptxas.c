@@ -6,23 +6,14 @@
 #include "kernelpro/arena.h"
 #include "kernelpro/profile.h"
 #include "kernelpro/str.h"
+#include "profile/csv.h"
 
 struct ptxas_priv {
 	struct kp_arena arena;
 	size_t alloc;
 };
 
-static void warn(struct kp_ptxas *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct kp_ptxas *p, const char *fmt, ...)
-{
-	va_list ap;
-	if (!p->warnings.cap)
-		p->warnings.cap = 1 << 20;
-	va_start(ap, fmt);
-	kp_buf_vaddf(&p->warnings, fmt, ap);
-	va_end(ap);
-	kp_buf_addch(&p->warnings, '\n');
-}
+#define warn(x, ...) kp_profile_warn(&(x)->warnings, __VA_ARGS__)
 
 /* Copies the text between the next pair of single quotes after `from`. */
 static int quoted(const char *from, char *out, size_t n)

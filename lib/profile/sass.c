@@ -154,17 +154,7 @@ struct sass_priv {
 	size_t nfb, alloc;
 };
 
-static void warn(struct kp_sass *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct kp_sass *s, const char *fmt, ...)
-{
-	va_list ap;
-	if (!s->warnings.cap)
-		s->warnings.cap = 1 << 20;
-	va_start(ap, fmt);
-	kp_buf_vaddf(&s->warnings, fmt, ap);
-	va_end(ap);
-	kp_buf_addch(&s->warnings, '\n');
-}
+#define warn(x, ...) kp_profile_warn(&(x)->warnings, __VA_ARGS__)
 
 static struct fbuild *new_func(struct sass_priv *p, const char *name, size_t n, const char *arch)
 {
@@ -412,14 +402,6 @@ static int parse_text(struct kp_sass *s, struct sass_priv *p, const char *what, 
 
 /* ---- ncu source page ------------------------------------------------------------------------- */
 
-static long col_of(const struct kp_csv_row *r, const char *name)
-{
-	for (size_t i = 0; i < r->n; i++)
-		if (!strcmp(r->f[i], name))
-			return (long)i;
-	return -1;
-}
-
 static int parse_ncu_source(struct kp_sass *s, struct sass_priv *p, const char *what, char *text, size_t len,
 			    struct kp_error *err)
 {
@@ -441,8 +423,8 @@ static int parse_ncu_source(struct kp_sass *s, struct sass_priv *p, const char *
 			continue;
 		}
 		if (row.n >= 2 && !strcmp(row.f[0], "Address")) {
-			c_src = col_of(&row, "Source");
-			c_exec = col_of(&row, "Instructions Executed");
+			c_src = kp_csv_col(&row, "Source");
+			c_exec = kp_csv_col(&row, "Instructions Executed");
 			continue;
 		}
 		if (cur < 0 || c_src < 0 || (size_t)c_src >= row.n)
@@ -531,8 +513,10 @@ int kp_sass_parse(struct kp_sass *s, const char *what, const char *text, size_t 
 			*f = b->f;
 			f->nops = b->nops;
 			f->ops = kp_arena_calloc(&p->arena, b->nops ? b->nops : 1, sizeof(*f->ops));
-			memcpy(f->ops, b->ops, b->nops * sizeof(*b->ops));
-			qsort(f->ops, f->nops, sizeof(*f->ops), opcount_cmp);
+			if (b->nops) {
+				memcpy(f->ops, b->ops, b->nops * sizeof(*b->ops));
+				qsort(f->ops, f->nops, sizeof(*f->ops), opcount_cmp);
+			}
 			key = kp_kernel_name_key(f->mangled ? f->mangled : f->demangled);
 			f->key = kp_arena_strdup(&p->arena, key ? key : "");
 			free(key);

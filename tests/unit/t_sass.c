@@ -284,6 +284,12 @@ static void test_bad_input(void **state)
 	assert_non_null(strstr(s.warnings.buf, "odd.sass:2: unreadable instruction"));
 	assert_int_equal(s.funcs[0].ninstr, 1);
 	kp_sass_release(&s);
+	/* a function with no instructions (found by fuzzing: memcpy/qsort of an empty list) */
+	KP_ASSERT_OK(kp_sass_parse(&s, "e.sass", "\t\tFunction : k\n\t\t..........\n", 28, &err), &err);
+	assert_int_equal(s.nfuncs, 1);
+	assert_int_equal(s.funcs[0].ninstr, 0);
+	assert_int_equal(s.funcs[0].nops, 0);
+	kp_sass_release(&s);
 	KP_ASSERT_OK(kp_sass_parse(&s, "data.sass", data, strlen(data), &err), &err);
 	assert_int_equal(s.nfuncs, 1);
 	assert_int_equal(s.funcs[0].ninstr, 2); /* .byte data lines are not instructions */
