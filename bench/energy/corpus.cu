@@ -649,14 +649,6 @@ static void usage(FILE *fp)
 		    "       kp-energy-corpus profile [--only a,b]\n");
 }
 
-static int num(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	*out = strtod(s, &end);
-	return (end == s || *end || errno || !(*out >= lo && *out <= hi)) ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -685,11 +677,11 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'o': only = optarg; break;
 		case 'I': interleave = 1; break;
-		case 'w': bad = num(optarg, 1, KP_ENERGY_MAX_WINDOWS, &v); o.windows = (int)v; break;
-		case 'W': bad = num(optarg, 0.01, 600, &o.window_s); break;
-		case 'u': bad = num(optarg, 0, 600, &o.warmup_s); break;
-		case 'i': bad = num(optarg, 0.1, 600, &o.idle_s); break;
-		case 'b': bad = num(optarg, 0, 600, &between); break;
+		case 'w': bad = kp_cuda_parse_num(optarg, 1, KP_ENERGY_MAX_WINDOWS, &v); o.windows = (int)v; break;
+		case 'W': bad = kp_cuda_parse_num(optarg, 0.01, 600, &o.window_s); break;
+		case 'u': bad = kp_cuda_parse_num(optarg, 0, 600, &o.warmup_s); break;
+		case 'i': bad = kp_cuda_parse_num(optarg, 0.1, 600, &o.idle_s); break;
+		case 'b': bad = kp_cuda_parse_num(optarg, 0, 600, &between); break;
 		case 'A': o.align = 0; break;
 		case 'h': usage(stdout); return 0;
 		default: bad = 1; break;

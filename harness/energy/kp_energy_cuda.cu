@@ -4,7 +4,9 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -170,6 +172,14 @@ int kp_cuda_fill(void *ptr, int dtype, size_t n, int kind, double a, double b, u
 	if ((e = cudaGetLastError()) != cudaSuccess)
 		return kp_cuda_error(err, e, "fill");
 	return 0;
+}
+
+int kp_cuda_parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	return (end == s || *end || errno || !(*out >= lo && *out <= hi)) ? -1 : 0;
 }
 
 /* ---- output protocol ----------------------------------------------------------------------------- */

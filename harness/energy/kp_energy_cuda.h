@@ -48,6 +48,9 @@ int kp_cuda_fill(void *ptr, int dtype, size_t n, int kind, double a, double b, u
 
 uint64_t kp_cuda_input_seed(uint64_t seed, int i);
 
+/* A whole-string number within [lo, hi], for the programs' options; 0 or -1. */
+int kp_cuda_parse_num(const char *s, double lo, double hi, double *out);
+
 /*
  * The driver protocol: print the result (or the failure) as one JSON object on stdout and
  * return the process exit status (0; 3 for a missing NVML or GPU; 1 otherwise).

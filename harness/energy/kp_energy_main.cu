@@ -291,14 +291,6 @@ static void teardown_task(struct task *t)
 
 /* ---- main ---------------------------------------------------------------------------------------- */
 
-static int number(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	*out = strtod(s, &end);
-	return (end == s || *end || errno || !(*out >= lo && *out <= hi)) ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -332,17 +324,17 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
-		case 'g': if (number(optarg, 0, 63, &v)) bad = "--gpu"; else gpu = (int)v; break;
-		case 'w': if (number(optarg, 1, KP_ENERGY_MAX_WINDOWS, &v)) bad = "--windows"; else o.windows = (int)v; break;
-		case 'W': if (number(optarg, 0.01, 600, &o.window_s)) bad = "--window-s"; break;
-		case 'n': if (number(optarg, 1, 2e7, &v)) bad = "--launches"; else o.launches = (long)v; break;
-		case 'i': if (number(optarg, 0, 600, &o.idle_s)) bad = "--idle-s"; break;
-		case 'I': if (number(optarg, 0, 1e4, &o.idle_power_w)) bad = "--idle-w"; break;
-		case 'u': if (number(optarg, 0, 600, &o.warmup_s)) bad = "--warmup-s"; break;
-		case 's': if (number(optarg, 0, 600, &o.settle_s)) bad = "--settle-s"; break;
-		case 'c': if (number(optarg, 0, 600, &o.cooldown_s)) bad = "--cooldown-s"; break;
+		case 'g': if (kp_cuda_parse_num(optarg, 0, 63, &v)) bad = "--gpu"; else gpu = (int)v; break;
+		case 'w': if (kp_cuda_parse_num(optarg, 1, KP_ENERGY_MAX_WINDOWS, &v)) bad = "--windows"; else o.windows = (int)v; break;
+		case 'W': if (kp_cuda_parse_num(optarg, 0.01, 600, &o.window_s)) bad = "--window-s"; break;
+		case 'n': if (kp_cuda_parse_num(optarg, 1, 2e7, &v)) bad = "--launches"; else o.launches = (long)v; break;
+		case 'i': if (kp_cuda_parse_num(optarg, 0, 600, &o.idle_s)) bad = "--idle-s"; break;
+		case 'I': if (kp_cuda_parse_num(optarg, 0, 1e4, &o.idle_power_w)) bad = "--idle-w"; break;
+		case 'u': if (kp_cuda_parse_num(optarg, 0, 600, &o.warmup_s)) bad = "--warmup-s"; break;
+		case 's': if (kp_cuda_parse_num(optarg, 0, 600, &o.settle_s)) bad = "--settle-s"; break;
+		case 'c': if (kp_cuda_parse_num(optarg, 0, 600, &o.cooldown_s)) bad = "--cooldown-s"; break;
 		case 'A': o.align = 0; break;
-		case 'S': if (number(optarg, 0, 1e15, &v)) bad = "--seed"; else seed = (uint64_t)v; break;
+		case 'S': if (kp_cuda_parse_num(optarg, 0, 1e15, &v)) bad = "--seed"; else seed = (uint64_t)v; break;
 		case 'x':
 		case 'y': {
 			int in = c == 'x';

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "energy/jsonl.h"
 #include "kernelpro/energy.h"
 #include "kernelpro/json.h"
 #include "kernelpro/str.h"
@@ -55,9 +56,11 @@ int kp_energy_corpus_join(const char *measured, size_t len, const char *what, co
 			  struct kp_error *err)
 {
 	struct group *g = kp_xcalloc(MAX_ENTRIES, sizeof(*g));
-	char *text = kp_xstrndup(measured, len), *line, *next;
+	char *text = kp_xstrndup(measured, len);
 	unsigned char *used = kp_xcalloc(MAX_ENTRIES, 1);
-	int lineno = 0, rc = 0;
+	struct kp_jsonl it;
+	json_t *v = NULL;
+	int rc = 0;
 
 	if (group_launches(r, g, warnings) == 0) {
 		rc = kp_error_set(err, KP_EPARSE,
@@ -66,32 +69,20 @@ int kp_energy_corpus_join(const char *measured, size_t len, const char *what, co
 				  MARKER);
 		goto out;
 	}
-	for (line = text; line && *line; line = next) {
-		char where[300];
-		json_t *v = NULL;
+	kp_jsonl_init(&it, text, what);
+	while ((rc = kp_jsonl_next(&it, &v, err)) == 1) {
 		const char *name;
 		long long idx;
-		char *p;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		lineno++;
-		p = kp_str_trim(line);
-		if (!*p || *p == '#')
-			continue;
-		snprintf(where, sizeof(where), "%s:%d", what, lineno);
-		if ((rc = kp_json_load_mem(where, p, strlen(p), &v, err)))
-			goto out;
 		idx = kp_json_int(v, "index", -1);
 		name = kp_json_str(v, "name", NULL);
 		if (idx < 0 || idx >= MAX_ENTRIES || !name || !*name) {
 			json_decref(v);
-			rc = kp_error_set(err, KP_EPARSE, "%s: a measurement needs \"index\" (0..%d) and \"name\"", where,
+			rc = kp_error_set(err, KP_EPARSE, "%s: a measurement needs \"index\" (0..%d) and \"name\"", it.where,
 					  MAX_ENTRIES - 1);
 			goto out;
 		}
 		if (!g[idx].seen) {
-			kp_buf_addf(warnings, "%s: '%s' (entry %lld) has no ncu launches: left out\n", where, name, idx);
+			kp_buf_addf(warnings, "%s: '%s' (entry %lld) has no ncu launches: left out\n", it.where, name, idx);
 			json_decref(v);
 			continue;
 		}
@@ -100,12 +91,12 @@ int kp_energy_corpus_join(const char *measured, size_t len, const char *what, co
 			struct kp_energy_sample *smp;
 			char nm[sizeof(smp->name)];
 			kp_strlcpy(nm, name, sizeof(nm)); /* name lives in v */
-			rc = kp_energy_measurement_from_json(json_object_get(v, "measurement"), where, &m, err);
+			rc = kp_energy_measurement_from_json(json_object_get(v, "measurement"), it.where, &m, err);
 			json_decref(v);
 			if (rc)
 				goto out;
 			if (!(m.energy_j > 0)) {
-				kp_buf_addf(warnings, "%s: '%s' has no positive energy: left out\n", where, nm);
+				kp_buf_addf(warnings, "%s: '%s' has no positive energy: left out\n", it.where, nm);
 				continue;
 			}
 			KP_ALLOC_GROW(*s, *n + 1, *alloc);
@@ -123,6 +114,9 @@ int kp_energy_corpus_join(const char *measured, size_t len, const char *what, co
 			used[idx] = 1;
 		}
 	}
+	if (rc < 0)
+		goto out;
+	rc = 0;
 	for (int i = 0; i < MAX_ENTRIES; i++)
 		if (g[i].seen && !used[i])
 			kp_buf_addf(warnings, "ncu entry %d (%d launch%s) has no measurement: left out\n", i, g[i].launches,

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "energy/jsonl.h"
 #include "kernelpro/energy.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
@@ -236,26 +237,15 @@ int kp_energy_corpus_load(const char *path, struct kp_energy_sample **s, size_t 
 			  struct kp_error *err)
 {
 	struct kp_buf text = KP_BUF_INIT;
-	char *line, *next;
-	int rc = kp_read_file(path, CORPUS_MAX, &text, err), lineno = 0;
+	struct kp_jsonl it;
+	json_t *v = NULL;
+	int rc = kp_read_file(path, CORPUS_MAX, &text, err);
 	if (rc)
 		goto out;
-	for (line = text.buf; line && *line; line = next) {
-		char what[300];
-		json_t *v = NULL;
-		char *p;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		lineno++;
-		p = kp_str_trim(line);
-		if (!*p || *p == '#')
-			continue;
-		snprintf(what, sizeof(what), "%s:%d", path, lineno);
-		if ((rc = kp_json_load_mem(what, p, strlen(p), &v, err)))
-			goto out;
+	kp_jsonl_init(&it, text.buf, path);
+	while ((rc = kp_jsonl_next(&it, &v, err)) == 1) {
 		KP_ALLOC_GROW(*s, *n + 1, *alloc);
-		rc = kp_energy_sample_from_json(v, what, &(*s)[*n], err);
+		rc = kp_energy_sample_from_json(v, it.where, &(*s)[*n], err);
 		json_decref(v);
 		if (rc)
 			goto out;

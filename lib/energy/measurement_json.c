@@ -2,6 +2,7 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #include "kernelpro/energy.h"
 #include "kernelpro/json.h"
@@ -10,22 +11,73 @@
 /* The driver prints one small object; anything bigger is not ours. */
 #define DRIVER_OUTPUT_MAX (256u << 10)
 
+/* Generous physical bounds: a GPU board draws well under 10 kW; one window lasts under a day. */
+#define E_MAX 1e9
+#define P_MAX 1e4
+#define T_MAX 86400.0
+
+/* The numeric fields of the JSON form, one table per struct: both directions read the same table. */
+struct field {
+	const char *key;
+	size_t off;
+	double lo, hi;
+};
+
+#define W(f, lo, hi) {#f, offsetof(struct kp_energy_window, f), lo, hi}
+static const struct field window_fields[] = {
+	W(seconds, 0, T_MAX),           W(gpu_seconds, 0, T_MAX),
+	W(energy_j, -E_MAX, E_MAX),     W(tail_s, 0, T_MAX),
+	W(time_s, 0, T_MAX),            W(energy_per_launch_j, -E_MAX, E_MAX),
+	W(dynamic_per_launch_j, -E_MAX, E_MAX), W(power_w, -P_MAX, P_MAX),
+	W(sm_clock_mhz, 0, 1e5),        W(mem_clock_mhz, 0, 1e5),
+	W(temp_start_c, -100, 300),     W(temp_end_c, -100, 300),
+};
+#undef W
+
+#define M(f, lo, hi) {#f, offsetof(struct kp_energy_measurement, f), lo, hi}
+static const struct field measurement_fields[] = {
+	M(power_limit_w, 0, P_MAX),     M(idle_power_w, -P_MAX, P_MAX),
+	M(idle_s, 0, T_MAX),            M(time_s, 0, T_MAX),
+	M(energy_j, -E_MAX, E_MAX),     M(dynamic_j, -E_MAX, E_MAX),
+	M(power_w, -P_MAX, P_MAX),      M(energy_spread, 0, 1e6),
+	M(sm_clock_mhz, 0, 1e5),        M(mem_clock_mhz, 0, 1e5),
+	M(temp_max_c, -100, 300),
+};
+#undef M
+
+static void fields_to_json(json_t *o, const void *base, const struct field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		kp_json_set(o, f[i].key, kp_json_real(*(const double *)((const char *)base + f[i].off)));
+}
+
+/*
+ * Reads the fields: null and absent read as NAN (missing); anything else must be a finite number
+ * within the field's bounds.
+ */
+static int fields_from_json(const json_t *o, const char *what, void *base, const struct field *f, size_t n,
+			    struct kp_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const json_t *v = json_object_get(o, f[i].key);
+		double *out = (double *)((char *)base + f[i].off);
+		*out = NAN;
+		if (!v || json_is_null(v))
+			continue;
+		if (!json_is_number(v))
+			return kp_error_set(err, KP_EPARSE, "%s: '%s' is not a number", what, f[i].key);
+		*out = json_number_value(v);
+		if (!isfinite(*out) || *out < f[i].lo || *out > f[i].hi)
+			return kp_error_set(err, KP_EPARSE, "%s: '%s' = %g is out of range", what, f[i].key, *out);
+	}
+	return 0;
+}
+
 static json_t *window_to_json(const struct kp_energy_window *w)
 {
 	json_t *o = json_object();
 	kp_json_set(o, "launches", json_integer(w->launches));
-	kp_json_set(o, "seconds", kp_json_real(w->seconds));
-	kp_json_set(o, "gpu_seconds", kp_json_real(w->gpu_seconds));
-	kp_json_set(o, "energy_j", kp_json_real(w->energy_j));
-	kp_json_set(o, "tail_s", kp_json_real(w->tail_s));
-	kp_json_set(o, "time_s", kp_json_real(w->time_s));
-	kp_json_set(o, "energy_per_launch_j", kp_json_real(w->energy_per_launch_j));
-	kp_json_set(o, "dynamic_per_launch_j", kp_json_real(w->dynamic_per_launch_j));
-	kp_json_set(o, "power_w", kp_json_real(w->power_w));
-	kp_json_set(o, "sm_clock_mhz", kp_json_real(w->sm_clock_mhz));
-	kp_json_set(o, "mem_clock_mhz", kp_json_real(w->mem_clock_mhz));
-	kp_json_set(o, "temp_start_c", kp_json_real(w->temp_start_c));
-	kp_json_set(o, "temp_end_c", kp_json_real(w->temp_end_c));
+	fields_to_json(o, w, window_fields, KP_ARRAY_SIZE(window_fields));
 	return o;
 }
 
@@ -34,41 +86,12 @@ json_t *kp_energy_measurement_to_json(const struct kp_energy_measurement *m)
 	json_t *o = json_object(), *ws = json_array();
 	kp_json_set(o, "name", json_string(m->name));
 	kp_json_set(o, "device", json_string(m->device));
-	kp_json_set(o, "power_limit_w", kp_json_real(m->power_limit_w));
-	kp_json_set(o, "idle_power_w", kp_json_real(m->idle_power_w));
-	kp_json_set(o, "idle_s", kp_json_real(m->idle_s));
-	kp_json_set(o, "time_s", kp_json_real(m->time_s));
-	kp_json_set(o, "energy_j", kp_json_real(m->energy_j));
-	kp_json_set(o, "dynamic_j", kp_json_real(m->dynamic_j));
-	kp_json_set(o, "power_w", kp_json_real(m->power_w));
-	kp_json_set(o, "energy_spread", kp_json_real(m->energy_spread));
-	kp_json_set(o, "sm_clock_mhz", kp_json_real(m->sm_clock_mhz));
-	kp_json_set(o, "mem_clock_mhz", kp_json_real(m->mem_clock_mhz));
-	kp_json_set(o, "temp_max_c", kp_json_real(m->temp_max_c));
 	kp_json_set(o, "notes", json_string(m->notes));
+	fields_to_json(o, m, measurement_fields, KP_ARRAY_SIZE(measurement_fields));
 	for (int i = 0; i < m->nwindows; i++)
 		json_array_append_new(ws, window_to_json(&m->w[i]));
 	kp_json_set(o, "windows", ws);
 	return o;
-}
-
-/*
- * A number field: null and absent read as NAN (missing); anything else must be a finite
- * number within [lo, hi].
- */
-static int get_num(const json_t *o, const char *key, const char *what, double lo, double hi, double *out,
-		   struct kp_error *err)
-{
-	const json_t *v = json_object_get(o, key);
-	*out = NAN;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_number(v))
-		return kp_error_set(err, KP_EPARSE, "%s: '%s' is not a number", what, key);
-	*out = json_number_value(v);
-	if (!isfinite(*out) || *out < lo || *out > hi)
-		return kp_error_set(err, KP_EPARSE, "%s: '%s' = %g is out of range", what, key, *out);
-	return 0;
 }
 
 static int get_str(const json_t *o, const char *key, const char *what, char *dst, size_t n, struct kp_error *err)
@@ -83,47 +106,16 @@ static int get_str(const json_t *o, const char *key, const char *what, char *dst
 	return 0;
 }
 
-/* Generous physical bounds: a GPU board draws well under 10 kW; one window lasts under a day. */
-#define E_MAX 1e9
-#define P_MAX 1e4
-#define T_MAX 86400.0
-
 static int window_from_json(const json_t *o, const char *what, struct kp_energy_window *w, struct kp_error *err)
 {
-	double launches;
-	int rc = 0;
+	const json_t *l = json_object_get(o, "launches");
 	if (!json_is_object(o))
 		return kp_error_set(err, KP_EPARSE, "%s: a window is not an object", what);
 	memset(w, 0, sizeof(*w));
-	if ((rc = get_num(o, "launches", what, 1, 1e12, &launches, err)))
-		return rc;
-	if (!isfinite(launches))
-		return kp_error_set(err, KP_EPARSE, "%s: a window lacks 'launches'", what);
-	w->launches = (long)launches;
-	rc = get_num(o, "seconds", what, 0, T_MAX, &w->seconds, err);
-	if (!rc)
-		rc = get_num(o, "gpu_seconds", what, 0, T_MAX, &w->gpu_seconds, err);
-	if (!rc)
-		rc = get_num(o, "energy_j", what, -E_MAX, E_MAX, &w->energy_j, err);
-	if (!rc)
-		rc = get_num(o, "tail_s", what, 0, T_MAX, &w->tail_s, err);
-	if (!rc)
-		rc = get_num(o, "time_s", what, 0, T_MAX, &w->time_s, err);
-	if (!rc)
-		rc = get_num(o, "energy_per_launch_j", what, -E_MAX, E_MAX, &w->energy_per_launch_j, err);
-	if (!rc)
-		rc = get_num(o, "dynamic_per_launch_j", what, -E_MAX, E_MAX, &w->dynamic_per_launch_j, err);
-	if (!rc)
-		rc = get_num(o, "power_w", what, -P_MAX, P_MAX, &w->power_w, err);
-	if (!rc)
-		rc = get_num(o, "sm_clock_mhz", what, 0, 1e5, &w->sm_clock_mhz, err);
-	if (!rc)
-		rc = get_num(o, "mem_clock_mhz", what, 0, 1e5, &w->mem_clock_mhz, err);
-	if (!rc)
-		rc = get_num(o, "temp_start_c", what, -100, 300, &w->temp_start_c, err);
-	if (!rc)
-		rc = get_num(o, "temp_end_c", what, -100, 300, &w->temp_end_c, err);
-	return rc;
+	if (!json_is_integer(l) || json_integer_value(l) < 1 || json_integer_value(l) > 1000000000000LL)
+		return kp_error_set(err, KP_EPARSE, "%s: a window needs a positive integer 'launches'", what);
+	w->launches = (long)json_integer_value(l);
+	return fields_from_json(o, what, w, window_fields, KP_ARRAY_SIZE(window_fields), err);
 }
 
 int kp_energy_measurement_from_json(const json_t *v, const char *what, struct kp_energy_measurement *m,
@@ -143,27 +135,7 @@ int kp_energy_measurement_from_json(const json_t *v, const char *what, struct kp
 	if (!rc)
 		rc = get_str(v, "notes", what, m->notes, sizeof(m->notes), err);
 	if (!rc)
-		rc = get_num(v, "power_limit_w", what, 0, P_MAX, &m->power_limit_w, err);
-	if (!rc)
-		rc = get_num(v, "idle_power_w", what, -P_MAX, P_MAX, &m->idle_power_w, err);
-	if (!rc)
-		rc = get_num(v, "idle_s", what, 0, T_MAX, &m->idle_s, err);
-	if (!rc)
-		rc = get_num(v, "time_s", what, 0, T_MAX, &m->time_s, err);
-	if (!rc)
-		rc = get_num(v, "energy_j", what, -E_MAX, E_MAX, &m->energy_j, err);
-	if (!rc)
-		rc = get_num(v, "dynamic_j", what, -E_MAX, E_MAX, &m->dynamic_j, err);
-	if (!rc)
-		rc = get_num(v, "power_w", what, -P_MAX, P_MAX, &m->power_w, err);
-	if (!rc)
-		rc = get_num(v, "energy_spread", what, 0, 1e6, &m->energy_spread, err);
-	if (!rc)
-		rc = get_num(v, "sm_clock_mhz", what, 0, 1e5, &m->sm_clock_mhz, err);
-	if (!rc)
-		rc = get_num(v, "mem_clock_mhz", what, 0, 1e5, &m->mem_clock_mhz, err);
-	if (!rc)
-		rc = get_num(v, "temp_max_c", what, -100, 300, &m->temp_max_c, err);
+		rc = fields_from_json(v, what, m, measurement_fields, KP_ARRAY_SIZE(measurement_fields), err);
 	if (rc)
 		return rc;
 	if (!isfinite(m->energy_j) || !isfinite(m->time_s))
