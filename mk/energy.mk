@@ -20,6 +20,7 @@ $(LIBEXEC)/kp-energy: $(ENERGY_OBJ)/harness/energy/kp_energy_main.o $(ENERGY_OBJ
 	@mkdir -p $(@D)
 	$(QUIET_LINK)$(CXX) $(LDFLAGS) -o $@ $^ $(ENERGY_LIBS)
 
+# The corpus dlopens libcublas; the rpath lets it find a copy that make gpu-bundle put in lib/.
 $(LIBEXEC)/kp-energy-corpus: $(ENERGY_OBJ)/bench/energy/corpus.o $(ENERGY_OBJ)/harness/energy/kp_energy_cuda.o $(LIBKP)
 	@mkdir -p $(@D)
-	$(QUIET_LINK)$(CXX) $(LDFLAGS) -o $@ $^ $(ENERGY_LIBS)
+	$(QUIET_LINK)$(CXX) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN/../../lib' -o $@ $^ $(ENERGY_LIBS)

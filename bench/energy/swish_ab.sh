@@ -6,8 +6,8 @@
 #   2. the same kernels in the corpus program, all four interleaved in one measurement.
 #
 # Usage, from the repository root on the GPU machine:  sh bench/energy/swish_ab.sh
-# About 2.5 minutes on the H200 (3 x (1 s idle + 2 x 8 windows) for the fast candidate, 1 run each
-# for the other two, 4 x 8 interleaved windows in the corpus program, four evals).
+# About 2.5 minutes on the H200 (3 x (1 s idle + 2 x 8 windows of 1 s) for the fast candidate, one
+# run each for the other two, 4 x 8 interleaved windows in the corpus program, three evals).
 set -u
 root=$(pwd)
 OUT=${OUT:-$root/swish-ab-out}
@@ -27,21 +27,31 @@ for c in fast expf_fast div_fast; do
 done
 
 echo "== energy: each candidate against the IEEE reference, windows interleaved"
-for run in 1 2 3; do
+for run in 1 2; do
 	echo "-- fast, run $run"
 	"$KP" energy "$TASK" "$TASK/candidates/fast.cu" --reference --windows "$WINDOWS" | tee "$OUT/energy_fast_$run.txt" || fail=1
 done
+echo "-- fast, run 3 (JSON: every window in energy_fast.json)"
+"$KP" energy "$TASK" "$TASK/candidates/fast.cu" --reference --windows "$WINDOWS" --json >"$OUT/energy_fast.json" || fail=1
+python3 - "$OUT/energy_fast.json" <<'PY' || fail=1
+import json, sys
+ms = json.load(open(sys.argv[1]))["measurements"]
+ref = ms[0]
+for m in ms:
+    print("%-10s %9.4f ms %9.3f mJ  dynamic %8.3f mJ  spread %4.1f%%  vs reference %+5.1f%%  windows (mJ): %s" % (
+        m["name"], m["time_s"] * 1e3, m["energy_j"] * 1e3, (m["dynamic_j"] or 0) * 1e3, 100 * m["energy_spread"],
+        100 * (m["energy_j"] / ref["energy_j"] - 1), " ".join("%.2f" % (w["energy_per_launch_j"] * 1e3) for w in m["windows"])))
+PY
 for c in expf_fast div_fast; do
 	echo "-- $c"
 	"$KP" energy "$TASK" "$TASK/candidates/$c.cu" --reference --windows "$WINDOWS" | tee "$OUT/energy_$c.txt" || fail=1
 done
-"$KP" energy "$TASK" "$TASK/candidates/fast.cu" --reference --windows "$WINDOWS" --json >"$OUT/energy_fast.json" || fail=1
 
 echo "== the same kernels in the corpus program, all four interleaved"
 "$LIBEXEC/kp-energy-corpus" measure --only swish_ieee,swish_fast,swish_expf_fast,swish_div_fast --interleave \
 	--windows "$WINDOWS" >"$OUT/corpus_swish.jsonl" 2>"$OUT/corpus_swish.log" || fail=1
 cat "$OUT/corpus_swish.log"
-python3 - "$OUT/corpus_swish.jsonl" <<'PY' || fail=1
+[ -s "$OUT/corpus_swish.jsonl" ] && python3 - "$OUT/corpus_swish.jsonl" <<'PY' || fail=1
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 m = {r["name"]: r["measurement"] for r in rows}
