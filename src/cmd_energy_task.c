@@ -88,9 +88,15 @@ int kp_energy_cmd_add_task(struct kp_cli *cli, const struct kp_args *args, struc
 	if ((rc = build(cli, cand, "candidate", &o, &S.cand)))
 		return rc;
 	{
+		/* The label is the file name without .cu; '=' separates label and path for the driver. */
 		const char *base = strrchr(cand, '/') ? strrchr(cand, '/') + 1 : cand;
 		size_t len = kp_ends_with(base, ".cu") ? strlen(base) - 3 : strlen(base);
-		kp_strvec_pushf(&d->libs, "%.*s=%s", (int)(len < 80 ? len : 80), base, S.cand.artifact);
+		char label[81];
+		snprintf(label, sizeof(label), "%.*s", (int)(len < 80 ? len : 80), base);
+		for (char *p = label; *p; p++)
+			if (*p == '=')
+				*p = '_';
+		kp_strvec_pushf(&d->libs, "%s=%s", label[0] ? label : "candidate", S.cand.artifact);
 	}
 	for (size_t i = 0; i < S.task.ninputs; i++)
 		tensor_arg(d, &S.task.inputs[i], 1);
