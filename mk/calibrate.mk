@@ -2,4 +2,4 @@
 CUDA_BINS += $(BUILD)/libexec/kernelpro/kp-calibrate
 $(BUILD)/libexec/kernelpro/kp-calibrate: harness/calibrate/kp_calibrate.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -o $@ $< -lcublas
+	$(NVCC) $(NVCCFLAGS) -o $@ $< -lcublas -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64

@@ -155,10 +155,14 @@ int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err)
 		kp_strvec_pushl(&c.args, "--set", r->set, NULL);
 	if (r->kernel)
 		kp_strvec_pushl(&c.args, "--kernel-name", r->kernel, NULL);
-	if (r->launch_skip > 0)
-		kp_strvec_pushf(&c.args, "--launch-skip=%ld", r->launch_skip);
-	if (r->launch_count > 0)
-		kp_strvec_pushf(&c.args, "--launch-count=%ld", r->launch_count);
+	if (r->launch_skip > 0) {
+		kp_strvec_push(&c.args, "--launch-skip");
+		kp_strvec_pushf(&c.args, "%ld", r->launch_skip);
+	}
+	if (r->launch_count > 0) {
+		kp_strvec_push(&c.args, "--launch-count");
+		kp_strvec_pushf(&c.args, "%ld", r->launch_count);
+	}
 	kp_strvec_pushl(&c.args, "--log-file", r->log, NULL);
 	if (want_report)
 		kp_strvec_pushl(&c.args, "--export", rep_base, "--force-overwrite", NULL);
