@@ -254,7 +254,8 @@ int kp_energy_measure_many(const struct kp_energy_meter *m, const struct kp_ener
 		out[j].idle_s = o->idle_s > 0 ? o->idle_s : 0;
 		if (o->warmup_s > 0 || o->launches <= 0) {
 			if ((rc = warm_up(m, &w[j], o->warmup_s, &per_launch, err))) {
-				kp_error_prefix(err, "%s", out[j].name);
+				if (nw > 1) /* name which side of a comparison failed */
+					kp_error_prefix(err, "%s", out[j].name);
 				return rc;
 			}
 		}
