@@ -8,6 +8,7 @@
 	X(eval)        \
 	X(baseline)    \
 	X(ask)         \
+	X(energy)      \
 	X(doctor)      \
 	X(profile)     \
 	X(analyze)     \
