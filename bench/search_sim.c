@@ -369,7 +369,8 @@ static int instant_evaluate(struct kp_search_evaluator *e, long node, const char
 
 static void loop_overhead(int evals)
 {
-	static const struct kp_search_task task = {"bench", "bench", "cuda", "cuda", "// reference\n"};
+	static const struct kp_search_task task = {
+		.name = "bench", .family = "bench", .format = "native", .lang = "cuda", .reference_source = "// reference\n"};
 	struct instant in;
 	struct kp_search_run run;
 	struct kp_search_outcome out;

@@ -5,6 +5,9 @@
 #include "cli.h"
 
 #define KP_COMMANDS(X) \
+	X(optimize)    \
+	X(runs)        \
+	X(show)        \
 	X(eval)        \
 	X(baseline)    \
 	X(ask)         \

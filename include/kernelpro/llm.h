@@ -64,6 +64,7 @@ struct kp_llm_config {
 	struct kp_strvec exec_argv;          /* exec: the program and its arguments (no shell) */
 	char *replay_dir;                    /* replay: the directory to answer from */
 	enum kp_llm_replay_mode replay_mode;
+	long replay_skip;     /* replay in order: start after this many replies (a resumed run's used ones) */
 	char *record_dir;     /* any provider: write every exchange here (NULL: don't) */
 	char *anthropic_version; /* NULL: KP_LLM_ANTHROPIC_VERSION */
 

@@ -339,6 +339,9 @@ struct kp_ncu_run {
 	int details;                  /* also export the details page (rule results) */
 	int source_sass;              /* also export the source page: SASS with executed counts */
 	int keep_report;              /* keep out_dir/report.ncu-rep */
+	const char *nvtx_include;     /* --nvtx --nvtx-include X: only launches in this NVTX range; NULL: all */
+	const void *stdin_data;       /* written to the program's stdin (e.g. a harness's config); NULL: none */
+	size_t stdin_len;
 
 	/* Results (paths inside out_dir, empty when not produced). */
 	char raw_csv[1024], details_csv[1024], sass_csv[1024], log[1024], report[1024];

@@ -185,7 +185,7 @@ struct kp_search_request {
 	enum kp_prog_mode mode;
 	long parent_id;             /* run-database id of the node the child is made from */
 	const char *task_name;
-	const char *task_format;    /* "cuda" (native task) or "kernelbench" */
+	const char *task_format;    /* "native" or "kernelbench" */
 	const char *reference_source;
 	const char *stage1;         /* Stage-1 result of the reference, as text */
 	const char *hardware;       /* the GPU model in one paragraph */
@@ -195,6 +195,7 @@ struct kp_search_request {
 	const char *feedback;       /* optimize: the tools' feedback on the parent */
 	double parent_speedup;      /* NAN when unknown or failed */
 	double best_speedup;
+	double ref_time_ms, parent_time_ms, best_time_ms; /* NAN when unknown */
 	const char *memory;         /* the relevant part of search memory, already bounded */
 };
 
@@ -289,15 +290,6 @@ struct kp_search_evaluator {
 int kp_search_eval_parse(const char *what, const char *text, size_t len, struct kp_search_eval *out,
 			 struct kp_error *err);
 
-/*
- * The exec evaluator: for each candidate, writes it to work_dir/cand-<node>.<ext> and runs
- * argv... FILE with KP_EVAL_ROLE=candidate and KP_NODE_ID set; the reference is `reference_file`
- * run with KP_EVAL_ROLE=reference. The program prints one verdict document on stdout (its exit
- * status is ignored when it does). timeout_s <= 0: no limit. docs/search.md has the contract.
- */
-int kp_exec_evaluator_new(struct kp_search_evaluator **out, const char *const *argv, const char *reference_file,
-			  const char *work_dir, const char *ext, double timeout_s, struct kp_error *err);
-
 /* ---- Search memory ---------------------------------------------------------------------------------- */
 
 /* Where memory is read from and written to: the run's database and optionally a shared one. */
@@ -331,8 +323,9 @@ int kp_memory_render(const struct kp_memory *m, const struct kp_tree *t, int par
 
 struct kp_search_task {
 	const char *name;
+	const char *description;     /* what to compute (shapes, dtypes, tolerance); may be NULL */
 	const char *family;          /* for shared memory; NULL: the name */
-	const char *format;          /* "cuda" or "kernelbench" */
+	const char *format;          /* "native" (a CUDA task directory) or "kernelbench" */
 	const char *lang;            /* language of candidates: "cuda" or "python" */
 	const char *reference_source;
 };

@@ -161,6 +161,8 @@ int kp_llm_open(struct kp_llm **out, const struct kp_llm_config *cfg, struct kp_
 			rc = kp_error_set(err, KP_EINVAL, "llm: replay needs a directory: --llm replay:DIR");
 		else
 			rc = kp_replay_load(&llm->replay, llm->cfg.replay_dir, llm->cfg.replay_mode, err);
+		if (!rc && llm->cfg.replay_mode == KP_LLM_REPLAY_ORDER && llm->cfg.replay_skip > 0)
+			llm->replay.next = (size_t)llm->cfg.replay_skip; /* past the end: the next request says so */
 		break;
 	case KP_LLM_NONE:
 		rc = kp_error_set(err, KP_EINVAL,

@@ -163,6 +163,8 @@ int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err)
 		kp_strvec_push(&c.args, "--launch-count");
 		kp_strvec_pushf(&c.args, "%ld", r->launch_count);
 	}
+	if (r->nvtx_include)
+		kp_strvec_pushl(&c.args, "--nvtx", "--nvtx-include", r->nvtx_include, NULL);
 	kp_strvec_pushl(&c.args, "--log-file", r->log, NULL);
 	if (want_report)
 		kp_strvec_pushl(&c.args, "--export", rep_base, "--force-overwrite", NULL);
@@ -175,6 +177,8 @@ int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err)
 	c.timeout_ms = r->timeout_ms;
 	c.merge_stderr = 1;
 	c.out_cap = 16u << 20;
+	c.stdin_data = r->stdin_data;
+	c.stdin_len = r->stdin_len;
 
 	rc = kp_child_run(&c, err);
 	r->elapsed_s = c.elapsed_s;

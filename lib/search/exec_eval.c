@@ -11,7 +11,7 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
-#include "kernelpro/search.h"
+#include "kernelpro/search_backends.h"
 #include "kernelpro/str.h"
 
 /* The verdict document is small; anything past this is a broken evaluator. */

@@ -74,12 +74,6 @@ const char *kp_search_end_name(enum kp_search_end e)
 	}
 }
 
-/* lib/programmer's kp_prog_mode_name() once that lands on this branch; the words are the same. */
-static const char *mode_name(enum kp_prog_mode m)
-{
-	return m == KP_PROG_DEBUG ? "debug" : m == KP_PROG_OPTIMIZE ? "optimize" : "initial";
-}
-
 static double elapsed(const struct loop *L)
 {
 	return L->prev_elapsed + (kp_now() - L->t0);
@@ -254,8 +248,13 @@ static int setup_root(struct loop *L, struct kp_error *err)
 		rc = commit_step(L, err);
 	else
 		kp_store_rollback(L->st);
-	if (!rc)
+	if (!rc) {
+		free(L->stage1);
+		free(L->hardware);
+		L->stage1 = res.stage1 ? kp_xstrdup(res.stage1) : NULL;
+		L->hardware = res.hardware ? kp_xstrdup(res.hardware) : NULL;
 		note(L, "reference: %.4g ms", res.time_ms);
+	}
 out:
 	kp_search_eval_release(&res);
 	return rc;
@@ -299,6 +298,9 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 	j->ctx.parent_outcome = par->outcome;
 	j->ctx.parent_speedup = par->outcome == KP_OUTCOME_CORRECT ? (par->parent < 0 ? 1.0 : par->speedup) : NAN;
 	j->ctx.best_speedup = best && best->parent >= 0 ? best->speedup : 1.0;
+	j->ctx.ref_time_ms = L->tree.n[0].time_ms;
+	j->ctx.parent_time_ms = par->outcome == KP_OUTCOME_CORRECT ? par->time_ms : NAN;
+	j->ctx.best_time_ms = best ? best->time_ms : NAN;
 	if (par->parent >= 0)
 		rc = kp_store_candidate_get(L->st, par->id, &src, NULL, err);
 	if (!rc)
@@ -431,7 +433,7 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 	}
 	for (size_t i = 0; i < r->nexchanges && !rc; i++) {
 		struct kp_search_exchange *x = &r->exchanges[i];
-		struct kp_exchange_row xr = {j->parent_id, row.id, mode_name(j->ctx.mode), (int)i, x->prompt, x->reply, x->error,
+		struct kp_exchange_row xr = {j->parent_id, row.id, kp_prog_mode_name(j->ctx.mode), (int)i, x->prompt, x->reply, x->error,
 					     x->tokens_in, x->tokens_out, x->cost, x->latency_s};
 		rc = kp_store_exchange_insert(L->st, &xr, err);
 		tin += x->tokens_in;
@@ -458,7 +460,7 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 	if (!row.id) {
 		L->gen_fail_streak++;
 		snprintf(L->last_gen_error, sizeof(L->last_gen_error), "%s", r->error ? r->error : "no code in the reply");
-		note(L, "%s from #%ld: no candidate (%s)", mode_name(j->ctx.mode), j->parent_id, L->last_gen_error);
+		note(L, "%s from #%ld: no candidate (%s)", kp_prog_mode_name(j->ctx.mode), j->parent_id, L->last_gen_error);
 		return 0;
 	}
 	L->gen_fail_streak = 0;

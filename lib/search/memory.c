@@ -71,7 +71,8 @@ static void error_signature(const char *log, char *out, size_t n)
 	}
 	end = strchrnul(pick, '\n');
 	for (const char *c = pick; c < end && b.len < MEM_KEY_MAX; c++) {
-		if (isdigit((unsigned char)*c)) {
+		/* Numbers (line numbers, sizes) vary between versions; names with digits (float4) do not. */
+		if (isdigit((unsigned char)*c) && (c == pick || !(isalnum((unsigned char)c[-1]) || c[-1] == '_'))) {
 			while (c + 1 < end && isdigit((unsigned char)c[1]))
 				c++;
 			kp_buf_addch(&b, 'N');
@@ -151,7 +152,12 @@ static int learn_compile_fix(const struct kp_memory *m, const struct kp_tree *t,
 	if (!key[0])
 		return 0;
 	kp_buf_adds(&text, fixed ? "fixed by: " : "did not fix it: ");
-	added_lines(parent_source, child_source, &text);
+	{
+		size_t before = text.len;
+		added_lines(parent_source, child_source, &text);
+		if (text.len == before)
+			kp_buf_addf(&text, "the change in version #%ld", c->id);
+	}
 	r.kind = KP_MEM_COMPILE_FIX;
 	r.outcome = fixed ? KP_MEMO_WORKED : KP_MEMO_FAILED;
 	r.key = key;

@@ -5,7 +5,7 @@
 
 #include "kp_test.h"
 #include "kernelpro/fs.h"
-#include "kernelpro/search.h"
+#include "kernelpro/search_backends.h"
 
 static int parse_golden(const char *name, struct kp_search_eval *out, struct kp_error *err)
 {

@@ -79,7 +79,7 @@ static int fake_generate(struct kp_search_programmer *p, const struct kp_search_
 	if (f->hard_error_at && call == f->hard_error_at)
 		return kp_error_set(err, KP_EAUTH, "fake: key rejected");
 
-	snprintf(prompt, sizeof(prompt), "mode=%d parent=%ld task=%s", (int)ctx->mode, ctx->parent_id,
+	snprintf(prompt, sizeof(prompt), "mode=%s parent=%ld task=%s", kp_prog_mode_name(ctx->mode), ctx->parent_id,
 		 ctx->task_name);
 	snprintf(src, sizeof(src), "// candidate %d\n__global__ void k() { float4 v; }\noutcome=%s\nspeed=%.17g\n", call,
 		 s.outcome, s.speedup);
@@ -195,7 +195,8 @@ static void fake_eval_init(struct fake_eval *f)
 
 /* ---- fixture ------------------------------------------------------------------------------------ */
 
-static const struct kp_search_task TASK = {"vec_add", "vec_add", "cuda", "cuda", "// the reference\n"};
+static const struct kp_search_task TASK = {
+	.name = "vec_add", .family = "vec_add", .format = "native", .lang = "cuda", .reference_source = "// the reference\n"};
 
 struct fx {
 	char *dir;

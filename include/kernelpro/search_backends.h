@@ -1,0 +1,64 @@
+/*
+ * The real implementations behind the search's interfaces (search.h): the harness evaluator
+ * (lib/eval + lib/profile + lib/analyze + lib/tools), the exec evaluator (any outside program that
+ * prints a verdict), and the LLM programmer (lib/programmer + lib/llm).
+ */
+#ifndef KERNELPRO_SEARCH_BACKENDS_H
+#define KERNELPRO_SEARCH_BACKENDS_H
+
+#include "kernelpro/eval.h"
+#include "kernelpro/feedback.h"
+#include "kernelpro/llm.h"
+#include "kernelpro/programmer.h"
+#include "kernelpro/search.h"
+#include "kernelpro/task.h"
+#include "kernelpro/tools.h"
+
+/* ---- The harness evaluator ---------------------------------------------------------------------- */
+
+struct kp_harness_opts {
+	const struct kp_task *task;    /* borrowed for the evaluator's life */
+	struct kp_eval_opts eval;      /* copied; floor_time_s is set from the reference's Stage 1 */
+	struct kp_toolset *toolset;    /* borrowed; NULL: no profiling, feedback is timing only */
+	struct kp_stage2_opts stage2;  /* feedback mode, orchestration, energy */
+	const char *profile_dir;       /* one directory per candidate: <run>/profiles/<node> */
+	const char *hw_key;            /* GPU model ("h200-sxm"); NULL: the one profiled, else the device */
+	double ncu_timeout_s;          /* per profiling run; <= 0: 600 */
+};
+
+/*
+ * Evaluates with kp_eval_source (verdict, timing, anti-cheat); profiles each correct candidate
+ * under ncu (only the calls inside kp_eval_prepare's NVTX range), runs Stage 1 on its longest
+ * kernel and the tools its class selects, and returns the feedback text and findings. The
+ * reference is timed with kp_eval_baseline and profiled once: its Stage 1 becomes the prompts'
+ * roofline text and the anti-cheat floor. No ncu or no counter access switches profiling off for
+ * the run with one warning; any other profiling failure leaves that candidate's feedback empty.
+ */
+int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_harness_opts *o,
+			     struct kp_error *err);
+
+/* ---- The exec evaluator ------------------------------------------------------------------------- */
+
+/*
+ * The exec evaluator: for each candidate, writes it to work_dir/cand-<node>.<ext> and runs
+ * argv... FILE with KP_EVAL_ROLE=candidate and KP_NODE_ID set; the reference is `reference_file`
+ * run with KP_EVAL_ROLE=reference. The program prints one verdict document on stdout (its exit
+ * status is ignored when it does). timeout_s <= 0: no limit. docs/search.md has the contract.
+ */
+int kp_exec_evaluator_new(struct kp_search_evaluator **out, const char *const *argv, const char *reference_file,
+			  const char *work_dir, const char *ext, double timeout_s, struct kp_error *err);
+
+/* ---- The LLM programmer ------------------------------------------------------------------------- */
+
+/*
+ * The programmer of lib/programmer behind the search's interface: each request becomes a
+ * kp_prog_ctx (format: the task's candidate format; task_text: what the task computes), every
+ * prompt and reply comes back in the child's exchanges, and the model's first sentence becomes
+ * the child's summary. `llm` is borrowed (kernelpro frees it after the programmer). max_parallel:
+ * how many requests may run at once (1 for in-order replay, whose order must stay the search's).
+ */
+int kp_llm_programmer_new(struct kp_search_programmer **out, struct kp_llm *llm,
+			  const struct kp_programmer_opts *opts, enum kp_cand_format format, const char *task_text,
+			  int max_parallel, struct kp_error *err);
+
+#endif

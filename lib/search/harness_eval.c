@@ -1,0 +1,352 @@
+/*
+ * The harness evaluator: the search's evaluator built from the evaluation engine (lib/eval: build,
+ * check, time, anti-cheat), the profiler (lib/profile: ncu on the candidate's calls only), Stage 1
+ * (lib/analyze) and the tools (lib/tools: findings and the semantic feedback). Profiling problems
+ * never fail an evaluation: the candidate keeps its verdict and timing, the feedback says less.
+ */
+#include "base/setup.h"
+
+#include <math.h>
+
+#include "kernelpro/analyze.h"
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
+#include "kernelpro/log.h"
+#include "kernelpro/search_backends.h"
+
+/* The NVTX range kp_eval_prepare() wraps the candidate's calls in (eval.h). */
+#define CANDIDATE_RANGE "kp_candidate/"
+
+struct harness {
+	struct kp_search_evaluator base;
+	struct kp_harness_opts o;
+	char *profile_dir;
+	struct kp_hw hw;
+	int have_hw;
+	int profile_off;            /* profiling cannot work here (no ncu, no counter access) */
+	struct kp_strvec metrics;   /* Stage 1's and every tool's: one ncu run classifies and feeds the tools */
+	struct kp_strvec all_checks;/* every static check id: switched off to profile a KernelBench reference */
+};
+
+static enum kp_outcome outcome_of(enum kp_status s)
+{
+	switch (s) {
+	case KP_STATUS_CORRECT:
+		return KP_OUTCOME_CORRECT;
+	case KP_STATUS_COMPILE_ERROR:
+		return KP_OUTCOME_COMPILE_ERROR;
+	case KP_STATUS_RUNTIME_ERROR:
+		return KP_OUTCOME_RUNTIME_ERROR;
+	case KP_STATUS_TIMEOUT:
+		return KP_OUTCOME_TIMEOUT;
+	case KP_STATUS_WRONG_OUTPUT:
+		return KP_OUTCOME_WRONG_OUTPUT;
+	case KP_STATUS_CHEAT_SUSPECTED:
+		return KP_OUTCOME_CHEAT_SUSPECTED;
+	default:
+		return KP_OUTCOME_NONE;
+	}
+}
+
+static char *json_text(json_t *v)
+{
+	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(v);
+	return s;
+}
+
+/* The GPU model: the report's device when it names one, else the local device or the key given. */
+static int ensure_hw(struct harness *h, const struct kp_ncu_report *r, struct kp_error *err)
+{
+	const struct kp_hw_spec *s = h->o.hw_key ? NULL : r ? kp_hw_spec_for_report(r) : NULL;
+	int rc;
+	if (h->have_hw)
+		return 0;
+	rc = kp_hw_load(&h->hw, s ? s->key : h->o.hw_key, h->o.eval.gpu, err);
+	if (!rc)
+		h->have_hw = 1;
+	return rc;
+}
+
+static void hardware_text(const struct kp_hw *hw, struct kp_buf *out)
+{
+	kp_buf_addf(out, "%s (%s): %d SMs, DRAM %.3g TB/s, FP32 %.3g TFLOP/s", hw->spec.name, hw->source,
+		    hw->spec.sm_count, hw->dram_bw / 1e12, hw->fp32 / 1e12);
+	if (hw->bf16_tc > 0)
+		kp_buf_addf(out, ", BF16 tensor %.3g TFLOP/s", hw->bf16_tc / 1e12);
+	if (hw->tf32_tc > 0)
+		kp_buf_addf(out, ", TF32 tensor %.3g TFLOP/s", hw->tf32_tc / 1e12);
+	kp_buf_addf(out, ", L2 %.0f MB, %.0f KB shared memory per SM", hw->spec.l2_bytes / 1e6, hw->spec.smem_per_sm / 1e3);
+}
+
+/* The launch that took longest: the kernel the feedback is about. */
+static const struct kp_kernel_profile *main_kernel(const struct kp_profile_set *ps)
+{
+	const struct kp_kernel_profile *best = NULL;
+	double best_t = -1;
+	for (size_t i = 0; i < ps->nkernels; i++) {
+		double t = kp_launch_getd(ps->kernels[i].launch, "gpu__time_duration.sum", 0);
+		if (t > best_t) {
+			best_t = t;
+			best = &ps->kernels[i];
+		}
+	}
+	return best;
+}
+
+/*
+ * Stage 1 and Stage 2 on one candidate file: ncu over its calls, the longest kernel classified,
+ * the class's tools run, the feedback written into `out`. Returns 0 whatever happened to the
+ * profile (a note goes into the profile JSON); a negative code only for an evaluation-level error.
+ */
+static int profile(struct harness *h, const char *tag, const char *path, const struct kp_eval_opts *eo,
+		   struct kp_search_eval *out, int reference)
+{
+	struct kp_eval_cmd cmd;
+	struct kp_verdict v;
+	struct kp_ncu_run r;
+	struct kp_profile_set ps;
+	struct kp_profile_files files;
+	struct kp_buf dir = KP_BUF_INIT, text = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_stage1 s1;
+	struct kp_stage1_thresholds th;
+	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
+	struct kp_feedback fb;
+	struct kp_task_bytes tb = {h->o.task->min_bytes, h->o.task->flops};
+	const struct kp_kernel_profile *k;
+	json_t *pj = json_object();
+	int rc, have_fb = 0;
+
+	memset(&ps, 0, sizeof(ps));
+	memset(&files, 0, sizeof(files));
+	kp_verdict_init(&v);
+	memset(&cmd, 0, sizeof(cmd));
+	kp_path_join(&dir, h->profile_dir, tag);
+	kp_json_set(pj, "dir", json_string(dir.buf));
+	if (h->profile_off || !h->o.toolset) {
+		kp_json_set(pj, "skipped", json_string(h->profile_off ? "profiling is unavailable here" : "no tools"));
+		goto done;
+	}
+	rc = kp_eval_prepare(h->o.task, path, eo, 1, &cmd, &v, &err);
+	if (rc || !cmd.argv.n) {
+		if (!rc)
+			kp_error_set(&err, KP_ECHILD, "the profiling run was not prepared: %s", v.message ? v.message : "?");
+		goto note;
+	}
+	memset(&r, 0, sizeof(r));
+	r.argv = (const char *const *)cmd.argv.v;
+	r.env = cmd.env.n ? (const char *const *)cmd.env.v : NULL;
+	r.stdin_data = cmd.input.buf;
+	r.stdin_len = cmd.input.len;
+	r.metrics = (const char *const *)h->metrics.v;
+	r.nvtx_include = CANDIDATE_RANGE;
+	r.out_dir = dir.buf;
+	r.timeout_ms = (long)(h->o.ncu_timeout_s > 0 ? h->o.ncu_timeout_s : 600) * 1000;
+	r.details = 1;
+	r.source_sass = 1;
+	rc = kp_ncu_run(&r, &err);
+	if (rc == KP_ENOTOOL || rc == KP_EPERM) {
+		/* Nothing will change during this run: say it once, go on with timing only. */
+		h->profile_off = 1;
+		kp_warn("profiling switched off for this run, feedback will have timing only: %s", kp_error_msg(&err));
+	}
+	if (rc)
+		goto note;
+	files.ncu_csv = r.raw_csv;
+	files.ncu_details = r.details_csv[0] ? r.details_csv : NULL;
+	files.sass = r.sass_csv[0] ? r.sass_csv : NULL;
+	if ((rc = kp_profile_set_load(&ps, &files, &err)))
+		goto note;
+	if (!(k = main_kernel(&ps))) {
+		kp_error_set(&err, KP_EMISSING, "ncu profiled no kernel inside the candidate's calls");
+		goto note;
+	}
+	kp_stage1_thresholds_default(&th);
+	if ((rc = ensure_hw(h, &ps.ncu, &err)) || (rc = kp_stage1_run(&s1, k, &h->hw, &tb, &th, &err)))
+		goto note;
+	{
+		struct kp_tool_input in = {k, &s1, &h->hw, h->o.stage2.energy, NULL};
+		if ((rc = kp_stage2_run(h->o.toolset, &in, &h->o.stage2, &d, &fb, &err)))
+			goto note;
+		have_fb = 1;
+	}
+	kp_feedback_text(&fb, &text);
+	out->feedback = kp_buf_detach(&text, NULL);
+	{
+		json_t *fa = json_array();
+		for (size_t i = 0; i < fb.findings.n; i++)
+			json_array_append_new(fa, kp_finding_json(&fb.findings.v[i]));
+		out->findings_json = json_text(fa);
+	}
+	kp_json_set(pj, "launch", kp_diagnose_launch_json(k, &s1));
+	if (reference) {
+		struct kp_buf b = KP_BUF_INIT;
+		kp_stage1_describe(&s1, &b);
+		out->stage1 = kp_buf_detach(&b, NULL);
+		h->o.eval.floor_time_s = s1.floor_time_s; /* the anti-cheat roofline floor for candidates */
+		kp_json_set(pj, "floor_time_s", kp_json_real(s1.floor_time_s));
+	}
+	goto done;
+note:
+	kp_info("%s: profile not used: %s", tag, kp_error_msg(&err));
+	kp_json_set(pj, "error", json_string(kp_error_msg(&err)));
+done:
+	if (reference && !out->stage1 && !ensure_hw(h, NULL, &err))
+		kp_json_set(pj, "stage1", json_null());
+	if (reference && h->have_hw) {
+		struct kp_buf b = KP_BUF_INIT;
+		hardware_text(&h->hw, &b);
+		out->hardware = kp_buf_detach(&b, NULL);
+	}
+	out->profile_json = json_text(pj);
+	if (have_fb)
+		kp_feedback_release(&fb);
+	kp_diagnosis_release(&d);
+	kp_profile_set_release(&ps);
+	if (cmd.argv.n || cmd.work_dir)
+		kp_eval_cmd_release(&cmd);
+	kp_verdict_release(&v);
+	kp_buf_release(&dir);
+	kp_buf_release(&text);
+	return 0;
+}
+
+static int harness_reference(struct kp_search_evaluator *base, struct kp_search_eval *out, struct kp_error *err)
+{
+	struct harness *h = base->priv;
+	struct kp_baseline b;
+	struct kp_eval_opts eo = h->o.eval;
+	struct kp_buf shim = KP_BUF_INIT, src = KP_BUF_INIT;
+	const char *path = h->o.task->reference;
+	double t0 = kp_now();
+	int rc;
+
+	kp_baseline_init(&b);
+	rc = kp_eval_baseline(h->o.task, &h->o.eval, 0, &b, err);
+	if (rc)
+		goto out;
+	out->outcome = KP_OUTCOME_CORRECT;
+	out->time_ms = b.eager.median_ms;
+	out->time_std_ms = b.eager.std_ms;
+	out->ref_time_ms = b.eager.median_ms;
+	out->speedup = 1.0;
+	out->verdict_json = json_text(kp_baseline_to_json(&b));
+	if (h->o.task->kind == KP_TASK_KERNELBENCH) {
+		/* Profiled as a candidate that is the reference itself; the checks that would refuse that are off. */
+		kp_path_join(&shim, h->profile_dir, "reference_as_candidate.py");
+		kp_buf_addf(&src, "%s\n\nModelNew = Model\n", h->o.task->source);
+		if ((rc = kp_mkdir_p(h->profile_dir, 0755, err)) ||
+		    (rc = kp_write_file_atomic(shim.buf, src.buf, src.len, err)))
+			goto out;
+		eo.allow_checks = (const char *const *)h->all_checks.v;
+		path = shim.buf;
+	}
+	rc = profile(h, "reference", path, &eo, out, 1);
+	out->wall_s = kp_now() - t0;
+out:
+	kp_baseline_release(&b);
+	kp_buf_release(&shim);
+	kp_buf_release(&src);
+	return rc;
+}
+
+static int harness_evaluate(struct kp_search_evaluator *base, long node, const char *source, const char *lang,
+			    struct kp_search_eval *out, struct kp_error *err)
+{
+	struct harness *h = base->priv;
+	struct kp_verdict v;
+	struct kp_buf path = KP_BUF_INIT;
+	const char *ext = h->o.task->kind == KP_TASK_KERNELBENCH ? "py" : "cu";
+	char tag[32];
+	int rc;
+
+	kp_verdict_init(&v);
+	snprintf(tag, sizeof(tag), "%ld", node);
+	kp_buf_addf(&path, "%s/%ld/cand.%s", h->profile_dir, node, ext);
+	rc = kp_eval_source(h->o.task, source, strlen(source), ext[0] == 'p' ? "cand.py" : "cand.cu", &h->o.eval, &v,
+			    err);
+	if (rc)
+		goto out;
+	out->outcome = outcome_of(v.status);
+	if (out->outcome == KP_OUTCOME_NONE) {
+		rc = kp_error_set(err, KP_EINVAL, "the evaluation of #%ld ended as '%s', not a verdict", node,
+				  kp_status_name(v.status));
+		goto out;
+	}
+	out->time_ms = v.runtime.median_ms;
+	out->time_std_ms = v.runtime.std_ms;
+	out->ref_time_ms = v.ref_runtime.median_ms;
+	out->speedup = v.speedup;
+	out->wall_s = v.total_s;
+	if (v.log || v.message) {
+		struct kp_buf log = KP_BUF_INIT;
+		if (v.message)
+			kp_buf_addf(&log, "%s\n", v.message);
+		if (v.log)
+			kp_buf_adds(&log, v.log);
+		kp_buf_rtrim(&log);
+		out->log = kp_buf_detach(&log, NULL);
+	}
+	out->verdict_json = json_text(kp_verdict_to_json(&v));
+	if (out->outcome == KP_OUTCOME_CORRECT) {
+		/* The file profiled is the one evaluated (kp_eval_prepare reads it from disk). */
+		struct kp_buf dir = KP_BUF_INIT;
+		kp_path_join(&dir, h->profile_dir, tag);
+		if (!(rc = kp_mkdir_p(dir.buf, 0755, err)) &&
+		    !(rc = kp_write_file_atomic(path.buf, source, strlen(source), err)))
+			rc = profile(h, tag, path.buf, &h->o.eval, out, 0);
+		kp_buf_release(&dir);
+	}
+out:
+	kp_verdict_release(&v);
+	kp_buf_release(&path);
+	return rc;
+}
+
+static void harness_free(struct kp_search_evaluator *base)
+{
+	struct harness *h = base->priv;
+	kp_strvec_release(&h->metrics);
+	kp_strvec_release(&h->all_checks);
+	free(h->profile_dir);
+	free(h);
+}
+
+int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_harness_opts *o, struct kp_error *err)
+{
+	struct harness *h;
+	size_t n;
+	const struct kp_check_info *checks = kp_checks(&n);
+	int rc;
+
+	*out = NULL;
+	if (!o->task || !o->profile_dir)
+		return kp_error_set(err, KP_EINVAL, "harness evaluator: a task and a profile directory are required");
+	if ((rc = kp_mkdir_p(o->profile_dir, 0755, err)))
+		return rc;
+	h = kp_xcalloc(1, sizeof(*h));
+	h->o = *o;
+	h->profile_dir = kp_xstrdup(o->profile_dir);
+	h->o.profile_dir = h->profile_dir;
+	for (size_t i = 0; i < n; i++)
+		if (checks[i].stage == KP_CHECK_STATIC)
+			kp_strvec_push(&h->all_checks, checks[i].id);
+	if (o->toolset) {
+		struct kp_strvec tools = KP_STRVEC_INIT;
+		kp_toolset_metrics_for_class(o->toolset, KP_BOUND_MIXED, o->stage2.energy, &tools, NULL);
+		for (const char *const *m = kp_stage1_metrics(); *m; m++)
+			if (kp_strvec_find(&tools, *m) < 0)
+				kp_strvec_push(&h->metrics, *m);
+		for (size_t i = 0; i < tools.n; i++)
+			kp_strvec_push(&h->metrics, tools.v[i]);
+		kp_strvec_release(&tools);
+	}
+	h->base.name = "harness";
+	h->base.reference = harness_reference;
+	h->base.evaluate = harness_evaluate;
+	h->base.free = harness_free;
+	h->base.priv = h;
+	*out = &h->base;
+	return 0;
+}
