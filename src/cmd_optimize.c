@@ -71,6 +71,7 @@ struct opt_state {
 	struct kp_buf argv_text;
 	char run_name[256];
 	char family[256];
+	int created;      /* this invocation made the run directory (removed again if setup fails) */
 };
 
 static int list_params(struct kp_cli *cli)
@@ -250,7 +251,10 @@ static int create_run(struct opt_state *S, const char *task_path, const struct k
 		return kp_error_set(err, KP_EEXISTS, "run directory '%s' exists; resume it with --resume %s or choose "
 						     "another --name",
 				    S->dir.buf, S->dir.buf);
-	if ((rc = kp_mkdir_p(S->dir.buf, 0755, err)) || (rc = kp_run_lock(S->dir.buf, &S->lock_fd, err)))
+	if ((rc = kp_mkdir_p(S->dir.buf, 0755, err)))
+		goto out;
+	S->created = 1;
+	if ((rc = kp_run_lock(S->dir.buf, &S->lock_fd, err)))
 		goto out;
 	kp_path_join(&db, S->dir.buf, KP_RUN_DB);
 	if ((rc = kp_store_open(&S->store, db.buf, KP_STORE_CREATE, err)))
@@ -619,6 +623,13 @@ fail_usage:
 	goto done;
 fail:
 	rc = fail(&S, &err);
+	if (S.created && S.store && !kp_store_session_count(S.store)) {
+		/* Setup failed before the run began: leave no empty run behind. */
+		struct kp_error ignore = KP_ERROR_INIT;
+		kp_store_close(S.store);
+		S.store = NULL;
+		kp_rm_rf(S.dir.buf, &ignore);
+	}
 done:
 	state_release(&S);
 	return rc;

@@ -1,0 +1,44 @@
+# optimize, runs and show: what a user can get wrong gets a clear message and the right exit code.
+. "$KP_ROOT/tests/integration/lib.sh"
+. "$KP_ROOT/tests/integration/search/lib.sh"
+
+expect_exit 2 "$KP" optimize
+contains err "give a TASK"
+expect_exit 1 "$KP" optimize "$TASK" --evaluator "$FAKE"
+contains err "--llm"
+[ ! -d kernelpro-runs ] || fail "a run was created without an LLM"
+expect_exit 2 optimize --evals 0
+contains err "--evals must be at least 1"
+expect_exit 2 optimize --time 5x
+contains err "--time expects a duration"
+expect_exit 2 optimize --param no_such=1
+contains err "unknown search parameter 'no_such'"
+expect_exit 2 optimize --param repair_cap=5
+contains err "repair_cap"
+expect_exit 3 optimize --evaluator "exec:no-such-harness-program"
+contains err "no-such-harness-program"
+[ ! -d kernelpro-runs ] || [ -z "$(ls kernelpro-runs)" ] || fail "a failed setup left a run behind"
+expect_exit 1 "$KP" optimize "$KP_ROOT/no/such/task" --llm "replay:$S/replay" --evaluator "$FAKE"
+expect_exit 1 "$KP" optimize --resume nope --llm "replay:$S/replay"
+contains err "no run 'nope'"
+contains err "kernelpro runs"
+expect_exit 0 optimize --evals 2 --name r
+expect_exit 2 "$KP" optimize --resume r --search greedy
+contains err "keeps its search settings"
+expect_exit 1 optimize --evals 2 --name r
+contains err "exists; resume it with --resume"
+expect_exit 1 "$KP" show nope
+contains err "no run 'nope'"
+expect_exit 0 "$KP" optimize --list-params
+contains out "uct_c"
+contains out "repair_fpu"
+# A reference that fails its own check stops before any LLM call.
+cat >bad-harness.sh <<'SH'
+echo '{"status":"runtime_error","log":"illegal memory access"}'
+SH
+expect_exit 1 "$KP" optimize "$TASK" --llm "replay:$S/replay" --evaluator "exec:sh bad-harness.sh" --name bad
+contains err "the reference itself did not pass its own check"
+contains err "illegal memory access"
+expect_exit 0 "$KP" runs
+contains out "bad"
+exit 0
