@@ -83,10 +83,8 @@ static int list_params(struct kp_cli *cli)
 	for (size_t i = 0; i < n; i++) {
 		struct kp_buf v = KP_BUF_INIT;
 		kp_search_param_format(&p, &d[i], &v);
-		fprintf(cli->out, "%-18s %-10s %s%s%s\n", d[i].name, v.buf, d[i].help, d[i].choices ? " (" : "",
-			d[i].choices ? d[i].choices : "");
-		if (d[i].choices)
-			fprintf(cli->out, ")\n");
+		fprintf(cli->out, "%-18s %-8s %s%s%s%s\n", d[i].name, v.buf, d[i].help, d[i].choices ? " (" : "",
+			d[i].choices ? d[i].choices : "", d[i].choices ? ")" : "");
 		kp_buf_release(&v);
 	}
 	return KP_EXIT_OK;

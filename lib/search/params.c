@@ -182,7 +182,7 @@ void kp_search_param_format(const struct kp_search_params *p, const struct kp_se
 	else if (d->type == PT_INT)
 		kp_buf_addf(out, "%d", *field_i(mp, d));
 	else
-		kp_buf_addf(out, "%.17g", *field_d(mp, d));
+		kp_buf_addf(out, "%.6g", *field_d(mp, d));
 }
 
 json_t *kp_search_params_to_json(const struct kp_search_params *p)
