@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "evalopts.h"
+#include "kernelpro/device.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/search_backends.h"
@@ -342,7 +343,16 @@ static int make_evaluator(struct opt_state *S, struct kp_error *err)
 		kp_strvec_release(&argv);
 	} else if (!strcmp(spec, "harness")) {
 		struct kp_harness_opts o;
+		struct kp_gpu_list gpus;
 		memset(&o, 0, sizeof(o));
+		/* Before any LLM call: every candidate must run on a GPU here. */
+		if (kp_device_query(&gpus, err) || gpus.count <= kp_arg_int(S->args, "gpu", 0)) {
+			kp_error_clear(err);
+			return kp_error_set(err, KP_ENODEV, "no usable GPU %ld here: the built-in harness evaluates every "
+							    "candidate on one ('kernelpro doctor' says why; --evaluator exec:PROGRAM "
+							    "evaluates elsewhere)",
+					    kp_arg_int(S->args, "gpu", 0));
+		}
 		if ((rc = kp_evalopts_from_args(S->cli, S->args, &o.eval)))
 			return kp_error_set(err, KP_EINVAL, "bad evaluation options");
 		if (!kp_arg_flag(S->args, "no-profile")) {

@@ -41,4 +41,10 @@ contains err "the reference itself did not pass its own check"
 contains err "illegal memory access"
 expect_exit 0 "$KP" runs
 contains out "bad"
+# The built-in harness needs a GPU: without one, optimize says so before any LLM call or run.
+if ! "$KP" doctor --json --no-counters --no-python 2>/dev/null | tr -d '\n ' | grep -q '"name":"gpu","status":"ok"'; then
+	expect_exit 3 "$KP" optimize "$TASK" --llm "replay:$S/replay" --name nogpu
+	contains err "no usable GPU"
+	[ ! -d kernelpro-runs/nogpu ] || fail "a run was left behind without a GPU"
+fi
 exit 0
