@@ -2,6 +2,9 @@
 # Native candidates build with nvcc (no GPU needed): a compile error is a verdict with nvcc's
 # message; a good candidate is cached by content (--build-only), and a second build is a cache hit.
 . "$KP_ROOT/tests/integration/lib.sh"
+# The harness files come from the source tree whatever build directory $KP is in.
+KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
+export KERNELPRO_HOME
 [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null || skip "no nvcc"
 cache="$KP_TMP/cache"
 task="$KP_ROOT/examples/native/row_sum"
