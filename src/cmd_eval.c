@@ -48,7 +48,7 @@ static int explain_checks(struct kp_cli *cli)
 			json_t *o = json_object();
 			kp_json_set(o, "id", json_string(c[i].id));
 			kp_json_set(o, "stage", json_string(c[i].stage == KP_CHECK_STATIC ? "static" : "dynamic"));
-			kp_json_set(o, "severity", json_string(kp_severity_name(c[i].severity)));
+			kp_json_set(o, "severity", json_string(kp_check_severity_name(c[i].severity)));
 			kp_json_set(o, "applies", json_string(c[i].applies == KP_APPLIES_BOTH ? "both"
 							      : c[i].applies == KP_APPLIES_KERNELBENCH ? "kernelbench"
 												       : "native"));
@@ -65,7 +65,7 @@ static int explain_checks(struct kp_cli *cli)
 				      : c[i].applies == KP_APPLIES_KERNELBENCH ? "KernelBench tasks"
 									       : "native tasks";
 		fprintf(cli->out, "%s%s%s  (%s, %s, %s)\n  %s\n", kp_cli_color(cli, "bold"), c[i].id, kp_cli_reset(cli),
-			c[i].stage == KP_CHECK_STATIC ? "static" : "dynamic", kp_severity_name(c[i].severity), applies,
+			c[i].stage == KP_CHECK_STATIC ? "static" : "dynamic", kp_check_severity_name(c[i].severity), applies,
 			c[i].title);
 		/* Wrap the explanation at ~96 columns, indented. */
 		const char *p = c[i].explain;
@@ -129,7 +129,7 @@ static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
 	for (size_t i = 0; i < v->nflags; i++)
 		fprintf(cli->out, "  %s%s%s %s: %s\n",
 			kp_cli_color(cli, v->flags[i].severity == KP_SEV_REFUSE ? "bad" : "warn"),
-			kp_severity_name(v->flags[i].severity), kp_cli_reset(cli), v->flags[i].check, v->flags[i].message);
+			kp_check_severity_name(v->flags[i].severity), kp_cli_reset(cli), v->flags[i].check, v->flags[i].message);
 	if (v->log && v->status != KP_STATUS_CORRECT && v->status != KP_STATUS_COMPILED) {
 		fprintf(cli->out, "  log:\n");
 		print_indented(cli->out, v->log, cli->verbosity > 0 ? 100000 : 40);

@@ -53,11 +53,11 @@ int kp_status_parse(const char *s, enum kp_status *out);
 /* ---------------------------------------------------------------------------------------------- */
 /* Anti-cheat checks. Each has a stable id; `kernelpro eval --explain-checks` prints this table.  */
 
-enum kp_severity {
+enum kp_check_severity {
 	KP_SEV_WARN = 1,   /* recorded in v.flags; the verdict stands */
 	KP_SEV_REFUSE = 2, /* the verdict becomes cheat_suspected */
 };
-const char *kp_severity_name(enum kp_severity s); /* "warn", "refuse" */
+const char *kp_check_severity_name(enum kp_check_severity s); /* "warn", "refuse" */
 
 enum kp_check_stage {
 	KP_CHECK_STATIC = 1,  /* reads the candidate's source before anything is built */
@@ -73,7 +73,7 @@ enum kp_check_applies {
 struct kp_check_info {
 	const char *id;          /* "torch_fallback", "host_time", ... */
 	enum kp_check_stage stage;
-	enum kp_severity severity;
+	enum kp_check_severity severity;
 	unsigned applies;        /* KP_APPLIES_* */
 	const char *title;       /* one line */
 	const char *explain;     /* what it catches, how, and what a false alarm would look like */
@@ -86,7 +86,7 @@ const struct kp_check_info *kp_check_find(const char *id);
 /* One raised check. */
 struct kp_flag {
 	char check[32];          /* a kp_check_info id */
-	enum kp_severity severity;
+	enum kp_check_severity severity;
 	char *message;           /* what was seen, with the evidence (line number, times, values) */
 };
 
@@ -199,7 +199,7 @@ void kp_verdict_init(struct kp_verdict *v);
 void kp_verdict_release(struct kp_verdict *v);
 
 /* Adds a flag (the message is copied); a refusing flag sets status to cheat_suspected. */
-void kp_verdict_flag(struct kp_verdict *v, const char *check, enum kp_severity sev, const char *fmt, ...)
+void kp_verdict_flag(struct kp_verdict *v, const char *check, enum kp_check_severity sev, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* The first flag with this check id, or NULL. */
 const struct kp_flag *kp_verdict_find_flag(const struct kp_verdict *v, const char *check);

@@ -130,7 +130,7 @@ const struct kp_check_info *kp_check_find(const char *id)
 	return NULL;
 }
 
-const char *kp_severity_name(enum kp_severity s)
+const char *kp_check_severity_name(enum kp_check_severity s)
 {
 	return s == KP_SEV_REFUSE ? "refuse" : "warn";
 }

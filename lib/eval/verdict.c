@@ -69,7 +69,7 @@ void kp_verdict_release(struct kp_verdict *v)
 	kp_verdict_init(v);
 }
 
-void kp_verdict_flag(struct kp_verdict *v, const char *check, enum kp_severity sev, const char *fmt, ...)
+void kp_verdict_flag(struct kp_verdict *v, const char *check, enum kp_check_severity sev, const char *fmt, ...)
 {
 	struct kp_buf b = KP_BUF_INIT;
 	struct kp_flag *f;
@@ -166,7 +166,7 @@ json_t *kp_verdict_to_json(const struct kp_verdict *v)
 	for (size_t i = 0; i < v->nflags; i++) {
 		json_t *f = json_object();
 		kp_json_set(f, "check", json_string(v->flags[i].check));
-		kp_json_set(f, "severity", json_string(kp_severity_name(v->flags[i].severity)));
+		kp_json_set(f, "severity", json_string(kp_check_severity_name(v->flags[i].severity)));
 		kp_json_set(f, "message", str_or_null(v->flags[i].message));
 		json_array_append_new(flags, f);
 	}
