@@ -112,10 +112,16 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJS) $(LIBCLI) $(L
 	@mkdir -p $(@D)
 	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBCLI) $(LIBKP) $(LIBS) $(CMOCKA_LIBS)
 
+# A fake libcuda/libnvidia-ml for the doctor tests (tests/integration).
+FAKE_CUDA := $(BUILD)/tests/libfakecuda.so
+$(FAKE_CUDA): tests/support/fake_libcuda.c
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) -shared -fPIC -O1 -o $@ $<
+
 unit: $(UNIT_BINS) all
 	@tests/run-unit.sh $(BUILD) $(UNIT_BINS)
 
-integration: all
+integration: all $(FAKE_CUDA)
 	@tests/run-integration.sh $(BUILD)
 
 test: unit integration

@@ -8,6 +8,10 @@
 	X(eval)        \
 	X(baseline)    \
 	X(doctor)      \
+	X(profile)     \
+	X(analyze)     \
+	X(diagnose)    \
+	X(hw)          \
 	X(version)
 
 #define KP__DECLARE_CMD(name) extern const struct kp_cmd kp_cmd_##name;

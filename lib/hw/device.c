@@ -150,10 +150,12 @@ int kp_nvml_open(struct kp_nvml *n, struct kp_error *err)
 	}
 	r = n->init();
 	if (r != 0) {
-		const char *s = n->error_string ? n->error_string(r) : "unknown";
+		/* The message lives in the library: format it before unloading. */
+		kp_error_set(err, KP_ENODEV, "NVML could not start (%s, error %d)",
+			     n->error_string ? n->error_string(r) : "unknown", r);
 		dlclose(n->lib);
 		n->lib = NULL;
-		return kp_error_set(err, KP_ENODEV, "NVML could not start (%s, error %d)", s, r);
+		return KP_ENODEV;
 	}
 	return 0;
 }

@@ -1,0 +1,40 @@
+# The command line: version, help, usage errors with exit 2 and one line saying what was wrong.
+. "$KP_ROOT/tests/integration/lib.sh"
+
+expect_exit 0 "$KP" --version
+contains out "kernelpro "
+
+expect_exit 0 "$KP" --help
+contains out "doctor"
+contains out "exit codes"
+
+expect_exit 2 "$KP" frobnicate
+contains err "unknown command 'frobnicate'"
+contains err "usage: kernelpro"
+[ "$(wc -l <err)" -eq 2 ] || fail "usage error should be one line plus the usage line"
+
+expect_exit 2 "$KP" doctor --frobnicate
+contains err "unknown option '--frobnicate'"
+contains err "usage: kernelpro doctor"
+
+expect_exit 2 "$KP" doctor extra-arg
+contains err "unexpected argument 'extra-arg'"
+
+expect_exit 2 "$KP" --color=sometimes doctor
+expect_exit 2 "$KP"
+contains err "no command given"
+
+expect_exit 0 "$KP" doctor --help
+contains out "--json"
+contains out "--no-counters"
+contains out "--verbose"
+
+expect_exit 0 "$KP" help doctor
+contains out "usage: kernelpro doctor"
+
+expect_exit 0 "$KP" version --json
+contains out '"version"'
+
+# Output to a closed pipe is an error we report, not a silent success.
+"$KP" --help | head -c1 >/dev/null
+true
