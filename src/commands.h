@@ -7,6 +7,7 @@
 #define KP_COMMANDS(X) \
 	X(eval)        \
 	X(baseline)    \
+	X(energy)      \
 	X(doctor)      \
 	X(profile)     \
 	X(analyze)     \
