@@ -37,6 +37,7 @@ print("%-12s %-8s wall %6.2f s  (build %s s, harness %.2f s)  %.4g ms  speedup %
     sys.argv[4], v["status"], wall, "%.2f" % v["seconds"]["build"] if v["seconds"]["build"] is not None else "-",
     v["seconds"]["run"] or 0, (v["runtime"] or {}).get("median_ms", float("nan")),
     "%.2fx" % v["speedup"] if v["speedup"] else "-"))
+print("%-12s harness phases (s): %s" % ("", v.get("timeline") or "-"))
 PY
 }
 
