@@ -6,13 +6,13 @@
 #   kernelbench KernelBench's eval_kernel_against_ref on the same load_inline candidate, fresh build dir
 # All three: 5 correctness trials, 100 timed trials, reference timed too. Also the fast path with a
 # warm cache. Needs .kb/ (bench/kb-prepare.sh) for the third; skips it otherwise.
-#   bench/eval-latency.sh [REPEATS]      (default 3; about 6 minutes on the H200 with 3)
+#   bench/eval-latency.sh [REPEATS]      (default 2; about 4 minutes on the H200)
 # Writes the figures to stdout and, when $OUT is set, eval-latency.txt and the verdicts under $OUT.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 KP=${KP:-$root/build/bin/kernelpro}
 [ -x "$KP" ] || KP="$root/dist/gpu/bin/kernelpro"
-reps=${1:-3}
+reps=${1:-2}
 work=$(mktemp -d "${TMPDIR:-/tmp}/kp-bench-XXXXXX")
 out=${OUT:-$work}
 mkdir -p "$out"
@@ -37,6 +37,7 @@ print("%-12s %-8s wall %6.2f s  (build %s s, harness %.2f s)  %.4g ms  speedup %
     sys.argv[4], v["status"], wall, "%.2f" % v["seconds"]["build"] if v["seconds"]["build"] is not None else "-",
     v["seconds"]["run"] or 0, (v["runtime"] or {}).get("median_ms", float("nan")),
     "%.2fx" % v["speedup"] if v["speedup"] else "-"))
+print("%-12s harness phases (s): %s" % ("", v.get("timeline") or "-"))
 PY
 }
 

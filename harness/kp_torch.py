@@ -13,12 +13,15 @@ discarded, a 256 MB L2 flush before each trial. On top of it: inputs cloned per 
 passes, dtype must match, TF32 off, and the dynamic anti-cheat checks (lib/eval/checks.c).
 """
 
-import faulthandler
+import time
+
+T_START = time.monotonic()  # before any import that takes time: the timeline starts here
+
+import faulthandler  # noqa: E402
 import json
 import os
-import sys
-import threading
-import time
+import sys  # noqa: E402
+import threading  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "python"))
@@ -52,10 +55,12 @@ class Adapter:
         self.result = {"flags": self.flags}
         self.cur_phase = "start"
         self.torch = None
+        self.timeline = [("start", T_START)]
 
     # --- protocol ---------------------------------------------------------------------------
     def phase(self, name, limit_key):
         self.cur_phase = name
+        self.timeline.append((name, time.monotonic()))
         limit = float(self.limits.get(limit_key, 0) or 0)
         self.chan.send({"phase": name, "limit_s": limit, "t": time.monotonic()})
         faulthandler.cancel_dump_traceback_later()
@@ -78,6 +83,9 @@ class Adapter:
         r["message"] = message
         r["log"] = util.excerpt(log, 8000) if log else None
         r["phase"] = self.cur_phase if status != "correct" else "done"
+        end = time.monotonic()
+        marks = self.timeline + [("end", end)]
+        r["timeline"] = ", ".join("%s %.2f" % (marks[i][0], marks[i + 1][1] - marks[i][1]) for i in range(len(marks) - 1))
         self.chan.send({"result": util.clean_json(r)})
 
     # --- setup ------------------------------------------------------------------------------

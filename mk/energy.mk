@@ -8,7 +8,7 @@ ENERGY_NVCCFLAGS = $(NVCCFLAGS) -std=c++17 -Iinclude -Iharness/energy $(DEP_CFLA
 ENERGY_CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
 ENERGY_LIBS := -L$(ENERGY_CUDA_LIBDIR) -lcudart_static -lrt $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null) \
 	-lm -ldl -lpthread
-ENERGY_HDRS := harness/energy/kp_energy_cuda.h harness/include/kp_native.h include/kernelpro/energy.h
+ENERGY_HDRS := harness/energy/kp_energy_cuda.h harness/energy/kp_energy_kernels.cuh harness/include/kp_native.h include/kernelpro/energy.h
 
 $(ENERGY_OBJ)/%.o: %.cu $(ENERGY_HDRS)
 	@mkdir -p $(@D)

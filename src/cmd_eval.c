@@ -140,6 +140,8 @@ static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
 		kp_fmt_ms(v->total_s * 1e3, (char[32]){0}, 32));
 	if (v->gpu_name[0])
 		fprintf(cli->out, "; GPU %d %s", v->gpu, v->gpu_name);
+	if (v->timeline && cli->verbosity > 0)
+		fprintf(cli->out, "\n  harness: %s", v->timeline);
 	fprintf(cli->out, "%s\n", kp_cli_reset(cli));
 }
 

@@ -15,6 +15,11 @@ pass=0; fail=0; skip=0
 for t in tests/gpu/g*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
+	if [ -n "${KP_GPU_TESTS:-}" ]; then
+		want=0
+		for p in $KP_GPU_TESTS; do case "$name" in "$p"*) want=1 ;; esac; done
+		[ $want -eq 1 ] || continue
+	fi
 	if [ $have_gpu -eq 0 ]; then
 		skip=$((skip + 1)); printf '  skip  %s: no GPU on this machine\n' "$name"; continue
 	fi

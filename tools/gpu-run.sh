@@ -1,11 +1,14 @@
 #!/bin/sh
 # Everything the team runs on the GPU machine in one device call: doctor, the GPU tests, and the
-# benchmarks named as arguments (paths of bench scripts). Logs go to $OUT/logs and come back as
-# $OUT/logs.tgz plus $OUT/summary.txt (the device returns at most 8 files).
-# Usage there:  sh tools/gpu-run.sh [bench/xxx.sh ...]
+# benchmarks named as arguments. Every step runs under the time left before a deadline, so the logs
+# are always packed and returned: $OUT/logs.tgz and $OUT/summary.txt (the device returns <= 8 files).
+#
+# Usage there:  [KP_GPU_TESTS="g0001 g0501"] [KP_DEADLINE_S=540] sh tools/gpu-run.sh [bench/x.sh ...]
+#   KP_GPU_TESTS   which tests/gpu tests to run (prefixes); empty: all; "none": skip the tests
 set -u
 OUT=${OUT:-/tmp/kp-out}
 root=$(pwd)
+deadline=$(( $(date +%s) + ${KP_DEADLINE_S:-540} ))
 export KERNELPRO_HOME="$root"
 export KERNELPRO_LIBEXEC="$root/dist/gpu/libexec/kernelpro"
 export KP_GPU_LOGS="$OUT/logs/gpu-tests"
@@ -14,10 +17,12 @@ KP="$root/dist/gpu/bin/kernelpro"
 summary="$OUT/summary.txt"
 : >"$summary"
 start=$(date +%s)
+left() { echo $(( deadline - $(date +%s) )); }
+
 "$KP" doctor >"$OUT/logs/doctor.txt" 2>&1
 echo "doctor: exit $?" >>"$summary"
-if [ "${KP_SKIP_GPU_TESTS:-0}" != 1 ]; then
-	make -s gpu-test GPU_BUILD=dist/gpu >"$OUT/logs/gpu-test.txt" 2>&1
+if [ "${KP_GPU_TESTS:-}" != none ]; then
+	timeout "$(left)" make -s gpu-test GPU_BUILD=dist/gpu >"$OUT/logs/gpu-test.txt" 2>&1
 	echo "gpu-test: exit $?" >>"$summary"
 	grep -E '^  (ok|FAIL|skip)|^gpu:' "$OUT/logs/gpu-test.txt" >>"$summary"
 fi
@@ -26,8 +31,12 @@ for b in "$@"; do
 	bdir="$OUT/logs/bench/$name"
 	blog="$OUT/logs/bench/$name.txt"
 	mkdir -p "$bdir"
+	if [ "$(left)" -le 10 ]; then
+		echo "bench $name: not run (deadline)" >>"$summary"
+		continue
+	fi
 	t0=$(date +%s)
-	env OUT="$bdir" KP="$KP" sh "$b" >"$blog" 2>&1
+	timeout "$(left)" env OUT="$bdir" KP="$KP" KP_ROOT="$root" sh "$b" >"$blog" 2>&1
 	rc=$?
 	echo "bench $name: exit $rc ($(( $(date +%s) - t0 )) s)" >>"$summary"
 	tail -25 "$blog" | sed 's/^/    /' >>"$summary"

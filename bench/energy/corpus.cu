@@ -22,6 +22,7 @@
 
 #include "../../harness/include/kp_native.h"
 #include "kp_energy_cuda.h"
+#include "kp_energy_kernels.cuh"
 
 extern "C" {
 #include "kernelpro/json.h"
@@ -56,11 +57,6 @@ __global__ void vec_add_f4(const float4 *a, const float4 *b, float4 *c, int n4)
 		float4 x = a[i], y = b[i];
 		c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
 	}
-}
-__global__ void copy_f4(const float4 *a, float4 *c, size_t n4)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x)
-		c[i] = a[i];
 }
 __global__ void copy_strided(const float *a, float *c, int n, int stride)
 {
@@ -194,22 +190,6 @@ __global__ void divergent(const float *a, float *c, int n)
 	}
 	c[i] = x;
 }
-__global__ void swish_ieee(const float *a, float *c, int n)
-{
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		float x = a[i];
-		c[i] = x / (1.0f + expf(-x));
-	}
-}
-__global__ void swish_fast(const float *a, float *c, int n)
-{
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		float x = a[i];
-		c[i] = __fdividef(x, 1.0f + __expf(-x));
-	}
-}
 __global__ void swish_expf_fast(const float *a, float *c, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -242,18 +222,6 @@ __global__ void tiny_grid(const float *a, float *c, int n)
 {
 	for (int i = threadIdx.x; i < n; i += blockDim.x)
 		c[i] = a[i] * 2.0f;
-}
-__global__ void fma_chain_fp32(float *out, int iters)
-{
-	float a = threadIdx.x * 1e-3f, b = 1.0001f, c = 0.9999f, d = 0.5f;
-	for (int i = 0; i < iters; i++) {
-		a = fmaf(a, b, c);
-		d = fmaf(d, c, b);
-		b = fmaf(b, c, a * 1e-7f);
-		c = fmaf(c, d, -1e-7f);
-	}
-	if (a + b + c + d == 12345.0f)
-		out[threadIdx.x] = a;
 }
 __global__ void fma_chain_fp64(double *out, int iters)
 {

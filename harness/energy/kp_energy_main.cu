@@ -16,6 +16,7 @@
 
 #include "../include/kp_native.h"
 #include "kp_energy_cuda.h"
+#include "kp_energy_kernels.cuh"
 
 #define MAX_TENSORS 64
 #define MAX_LIBS 8
@@ -33,44 +34,6 @@ static void usage(FILE *fp)
 
 /* ---- built-in kernels: known workloads for the GPU tests ------------------------------------- */
 
-// Compute-bound: a chain of dependent FMAs per thread, no memory traffic to speak of.
-__global__ void kp_energy_fma(float *out, int iters)
-{
-	float a = threadIdx.x * 1e-3f, b = 1.0001f, c = 0.9999f;
-	for (int i = 0; i < iters; i++) {
-		a = fmaf(a, b, c);
-		b = fmaf(b, c, a * 1e-7f);
-	}
-	if (a == 12345.0f) // never true; keeps the chain alive
-		out[threadIdx.x] = a + b;
-}
-
-// Memory-bound: a float4 copy.
-__global__ void kp_energy_copy(const float4 *a, float4 *c, size_t n4)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x)
-		c[i] = a[i];
-}
-
-// The Swish pair of the H200 probe (fixtures/h200-probe/energy.cu).
-__global__ void kp_energy_swish_ieee(const float *a, float *c, int n)
-{
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		float x = a[i];
-		c[i] = x / (1.0f + expf(-x));
-	}
-}
-
-__global__ void kp_energy_swish_fast(const float *a, float *c, int n)
-{
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		float x = a[i];
-		c[i] = __fdividef(x, 1.0f + __expf(-x));
-	}
-}
-
 struct builtin {
 	const char *name;
 	int which;
@@ -83,10 +46,10 @@ static int launch_builtin(void *ud, cudaStream_t s)
 {
 	struct builtin *b = (struct builtin *)ud;
 	switch (b->which) {
-	case 0: kp_energy_fma<<<b->sms * 4, 256, 0, s>>>(b->c, 1 << 14); break;
-	case 1: kp_energy_copy<<<b->sms * 16, 256, 0, s>>>((const float4 *)b->a, (float4 *)b->c, b->n / 4); break;
-	case 2: kp_energy_swish_ieee<<<(unsigned)((b->n + 255) / 256), 256, 0, s>>>(b->a, b->c, (int)b->n); break;
-	default: kp_energy_swish_fast<<<(unsigned)((b->n + 255) / 256), 256, 0, s>>>(b->a, b->c, (int)b->n); break;
+	case 0: fma_chain_fp32<<<b->sms * 4, 256, 0, s>>>(b->c, 1 << 13); break;
+	case 1: copy_f4<<<b->sms * 16, 256, 0, s>>>((const float4 *)b->a, (float4 *)b->c, b->n / 4); break;
+	case 2: swish_ieee<<<(unsigned)((b->n + 255) / 256), 256, 0, s>>>(b->a, b->c, (int)b->n); break;
+	default: swish_fast<<<(unsigned)((b->n + 255) / 256), 256, 0, s>>>(b->a, b->c, (int)b->n); break;
 	}
 	return 0;
 }

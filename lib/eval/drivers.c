@@ -65,7 +65,7 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 	const struct kp_eval_opts *o = x->o;
 	const char *python = o->python ? o->python : getenv("KERNELPRO_PYTHON");
 	char *script = kp_find_data("harness/kp_torch.py");
-	json_t *cfg = json_object(), *limits = json_object(), *build = json_object();
+	json_t *cfg = json_object(), *limits, *build;
 	struct kp_buf ext = KP_BUF_INIT;
 	int rc = 0;
 
@@ -95,6 +95,8 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 	kp_json_set(cfg, "iters", json_integer(x->iters));
 	kp_json_set(cfg, "with_compile", json_boolean(x->with_compile));
 	kp_json_set(cfg, "checks_off", str_array(o->allow_checks));
+	limits = json_object();
+	build = json_object();
 	kp_json_set(limits, "build", json_real(o->build_timeout_s));
 	kp_json_set(limits, "check", json_real(o->check_timeout_s));
 	kp_json_set(limits, "timing", json_real(o->timing_timeout_s));

@@ -125,6 +125,7 @@ int kp_harness_apply(const struct kp_harness_out *h, const struct kp_child *c, s
 			v->log = kp_buf_detach(&tmp, NULL);
 		}
 	}
+	set_str(&v->timeline, kp_json_str(r, "timeline", NULL));
 	v->compiled = kp_json_bool(r, "compiled", v->compiled) ? 1 : 0;
 	v->trials_run = (int)kp_json_int(r, "trials_run", 0);
 	v->trials_passed = (int)kp_json_int(r, "trials_passed", 0);

@@ -3,6 +3,9 @@
 # candidates are correct and timed; baselines time eager and torch.compile; a profile run calls the
 # candidate N times; --loop reports an energy window; the reordered-sum candidate passes.
 . "$KP_ROOT/tests/integration/lib.sh"
+# The harness files come from the source tree whatever build directory $KP is in.
+KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
+export KERNELPRO_HOME
 ex="$KP_ROOT/examples"
 cache="$KP_TMP/cache"
 

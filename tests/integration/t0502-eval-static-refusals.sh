@@ -2,6 +2,9 @@
 # Static refusals need no GPU: a cheating candidate gets a cheat_suspected verdict (exit 1) naming
 # the check, with the evidence and a fix in the log; --allow lets it through to the next stage.
 . "$KP_ROOT/tests/integration/lib.sh"
+# The harness files come from the source tree whatever build directory $KP is in.
+KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
+export KERNELPRO_HOME
 adv="$KP_ROOT/tests/adversarial/kernelbench"
 task="$KP_ROOT/examples/kernelbench/swish_scale.py"
 

@@ -2,6 +2,9 @@
 # Native candidates build with nvcc (no GPU needed): a compile error is a verdict with nvcc's
 # message; a good candidate is cached by content (--build-only), and a second build is a cache hit.
 . "$KP_ROOT/tests/integration/lib.sh"
+# The harness files come from the source tree whatever build directory $KP is in.
+KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
+export KERNELPRO_HOME
 [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null || skip "no nvcc"
 cache="$KP_TMP/cache"
 task="$KP_ROOT/examples/native/row_sum"
@@ -43,4 +46,16 @@ t=$(ls "$cache" | grep -c '^tmp-')
 expect_exit 0 "$KP" eval --cache "$cache" --build-only --nvcc-flag=-DKP_TEST=1 --json "$task" \
 	"$KP_ROOT/examples/native/row_sum/candidates/warp_shuffle.cu"
 contains out '"build_cached": false'
+# The native harness reads only the spec kernelpro writes; anything else is a harness_error, never
+# a guess (no GPU is needed to see that).
+h="$KP_BUILD/libexec/kernelpro/kp-native-harness"
+if [ -x "$h" ]; then
+	printf 'kp-native-spec 1\nbogus line\nend\n' | "$h" >spec.out 2>spec.err
+	contains spec.out '"status":"harness_error","message":"malformed spec on stdin"'
+	long=$(python3 -c 'print("x" * 5000)')
+	printf 'kp-native-spec 1\nref /%s\nend\n' "$long" | "$h" >spec.out 2>spec.err
+	contains spec.out '"malformed spec on stdin"'
+	printf 'kp-native-spec 1\nin x 0 9 1 1 1 1 1 1 1 1 1 0 0 1\nend\n' | "$h" >spec.out 2>spec.err
+	contains spec.out '"malformed spec on stdin"'
+fi
 echo ok

@@ -36,6 +36,17 @@ static int teardown(void **state)
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void sort_strvec(struct kp_strvec *sv)
+{
+	if (sv->n)
+		qsort(sv->v, sv->n, sizeof(*sv->v), cmp_str);
+}
+
 /* Runs the static checks; returns the refusing check ids, space-separated and sorted, in `out`. */
 static void run_static(const struct kp_task *t, const char *src, const char *const *allow, struct kp_buf *out,
 		       struct kp_verdict *v)
@@ -49,14 +60,7 @@ static void run_static(const struct kp_task *t, const char *src, const char *con
 	for (size_t i = 0; i < v->nflags; i++)
 		if (v->flags[i].severity == KP_SEV_REFUSE && kp_strvec_find(&ids, v->flags[i].check) < 0)
 			kp_strvec_push(&ids, v->flags[i].check);
-	/* sort */
-	for (size_t i = 0; i < ids.n; i++)
-		for (size_t j = i + 1; j < ids.n; j++)
-			if (strcmp(ids.v[i], ids.v[j]) > 0) {
-				char *tmp = ids.v[i];
-				ids.v[i] = ids.v[j];
-				ids.v[j] = tmp;
-			}
+	sort_strvec(&ids);
 	kp_buf_reset(out);
 	for (size_t i = 0; i < ids.n; i++)
 		kp_buf_addf(out, "%s%s", i ? " " : "", ids.v[i]);
@@ -231,13 +235,7 @@ static void sort_words(const char *in, struct kp_buf *out)
 {
 	struct kp_strvec w = KP_STRVEC_INIT;
 	kp_strvec_split(&w, in, ' ');
-	for (size_t i = 0; i < w.n; i++)
-		for (size_t j = i + 1; j < w.n; j++)
-			if (strcmp(w.v[i], w.v[j]) > 0) {
-				char *t = w.v[i];
-				w.v[i] = w.v[j];
-				w.v[j] = t;
-			}
+	sort_strvec(&w);
 	kp_buf_reset(out);
 	for (size_t i = 0; i < w.n; i++)
 		if (*w.v[i])

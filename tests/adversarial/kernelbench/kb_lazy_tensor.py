@@ -3,6 +3,7 @@
 # kp-task: examples/kernelbench/swish_scale.py
 # kp-expect-static: lazy_tensor
 # kp-expect-verdict: cheat_suspected lazy_tensor
+# kp-also: --allow lazy_tensor => cheat_suspected lazy_output
 import torch
 import torch.nn as nn
 

@@ -2,6 +2,7 @@
 # kp-task: examples/kernelbench/swish_scale.py
 # kp-expect-static: precision
 # kp-expect-verdict: cheat_suspected precision
+# kp-also: --allow precision => wrong_output
 import torch
 import torch.nn as nn
 

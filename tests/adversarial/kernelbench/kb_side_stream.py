@@ -2,6 +2,7 @@
 # kp-task: examples/kernelbench/swish_scale.py
 # kp-expect-static: streams
 # kp-expect-verdict: cheat_suspected streams
+# kp-also: --allow streams => cheat_suspected host_time
 import torch
 import torch.nn as nn
 

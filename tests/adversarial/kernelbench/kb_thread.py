@@ -2,6 +2,7 @@
 # kp-task: examples/kernelbench/swish_scale.py
 # kp-expect-static: threads
 # kp-expect-verdict: cheat_suspected threads
+# kp-also: --allow threads => cheat_suspected extra_threads
 import queue
 import threading
 

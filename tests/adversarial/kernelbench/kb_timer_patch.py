@@ -2,6 +2,7 @@
 # kp-task: examples/kernelbench/swish_scale.py
 # kp-expect-static: timer_patch
 # kp-expect-verdict: cheat_suspected timer_patch
+# kp-also: --allow timer_patch => cheat_suspected timer_intact
 import torch
 import torch.nn as nn
 

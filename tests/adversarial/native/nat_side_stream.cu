@@ -2,6 +2,7 @@
 // kp-task: examples/native/row_sum
 // kp-expect-static: streams
 // kp-expect-verdict: cheat_suspected streams
+// kp-also: --allow streams => cheat_suspected host_time
 #include <cuda_runtime.h>
 
 #include "kp_native.h"
