@@ -102,6 +102,7 @@ const char *kp_tool_sources_str(unsigned sources, char *buf, size_t n);
 unsigned kp_tool_source_parse(const char *s);
 
 #define KP_TM_OPTIONAL 1u /* the tool runs without it (reads it when present) */
+#define KP_TM_SOURCE 2u   /* source-level: only ncu's SourceCounters section collects it, not --metrics */
 
 /* One ncu metric a tool reads. Without a KP_TM_OPTIONAL flag the tool cannot run without it. */
 struct kp_tool_metric {
@@ -245,6 +246,13 @@ int kp_toolset_metrics(const struct kp_toolset *ts, const struct kp_strvec *ids,
 /* The same for what a class selects. */
 void kp_toolset_metrics_for_class(const struct kp_toolset *ts, enum kp_bound cls, int energy,
 				  struct kp_strvec *out, unsigned *sources);
+/*
+ * What an ncu run must ask for to give the named tools their metrics: names
+ * for --metrics (sorted, unique), and the --section identifiers of the
+ * source-level ones (KP_TM_SOURCE). KP_ENOENT for an unknown id.
+ */
+int kp_toolset_collection(const struct kp_toolset *ts, const struct kp_strvec *ids, struct kp_strvec *metrics,
+			  struct kp_strvec *sections, struct kp_error *err);
 
 /* ---- Running ------------------------------------------------------------------------------ */
 

@@ -86,10 +86,10 @@ static void test_missing_required_metric(void **state)
 	struct kp_toolset *ts = open_ts();
 	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
 	static struct kp_fx fx;
-	const struct kp_fx_metric m[] = {{"sm__warps_active.avg.pct_of_peak_sustained_active", 12}, {NULL, 0}};
+	const struct kp_fx_metric m[] = {{"smsp__thread_inst_executed_pred_on_per_inst_executed.ratio", 12}, {NULL, 0}};
 	kp_fx_init(&fx, m, 1, 256);
-	assert_int_equal(kp_fx_run(ts, "occupancy", &fx, &d), KP_TOOL_MISSING);
-	assert_string_equal(d.results[0].message, "missing metric 'sm__maximum_warps_per_active_cycle_pct'");
+	assert_int_equal(kp_fx_run(ts, "divergence", &fx, &d), KP_TOOL_MISSING);
+	assert_string_equal(d.results[0].message, "missing metric 'smsp__thread_inst_executed_per_inst_executed.ratio'");
 	assert_int_equal(d.findings.n, 0);
 	kp_diagnosis_release(&d);
 	kp_toolset_free(ts);

@@ -228,6 +228,11 @@ static void test_occupancy(void **state)
 	assert_non_null(strstr(f->recs.v[0], "__launch_bounds__(256, 2)"));
 	assert_non_null(strstr(f->recs.v[1], "will likely spill")); /* 128 is half of 255 */
 
+	/* Without ncu's figure, theoretical occupancy comes from the block limits: 1 block of 8 warps of 64. */
+	kp_fx_set(&fx, "sm__maximum_warps_per_active_cycle_pct", NAN);
+	f = fired("occupancy");
+	assert_non_null(strstr(f->title, "12% of the SM's warp slots"));
+
 	kp_fx_init(&fx, full, 1024, 256);
 	silent("occupancy");
 	/* Achieved far below theoretical: the grid's doing, so grid_waves explains it. */
