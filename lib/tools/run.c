@@ -54,13 +54,13 @@ static const char *source_hint(unsigned bit)
 {
 	switch (bit) {
 	case KP_SRC_NCU:
-		return "ncu metrics of the launch";
+		return "ncu metrics";
 	case KP_SRC_SASS:
 		return "SASS (cuobjdump -sass)";
 	case KP_SRC_PTXAS:
 		return "ptxas -v resources";
 	default:
-		return "a launch trace";
+		return "launch trace";
 	}
 }
 
