@@ -168,6 +168,16 @@ static void test_vector_width(void **state)
 	kp_fx_set(&fx, STALL("long_scoreboard"), 5); /* warps do not wait on memory */
 	silent("vector_width");
 
+	/* With executed counts (ncu's source page) the hot loop decides: a scalar prologue does not count. */
+	s->counts[KP_SASS_LDG_32] = 4;
+	s->counts[KP_SASS_LDG_128] = 1;
+	kp_fx_set(&fx, STALL("long_scoreboard"), 55.5);
+	f = fired("vector_width"); /* statically 4 of 5 are scalar */
+	s->has_executed = 1;
+	s->executed[KP_SASS_LDG_32] = 4 * 1024;
+	s->executed[KP_SASS_LDG_128] = 2097152;
+	silent("vector_width");
+
 	fx.prof.sass = NULL;
 	assert_non_null(strstr(missing("vector_width"), "SASS"));
 }
@@ -488,6 +498,13 @@ static void test_instruction_mix(void **state)
 	s->counts[KP_SASS_IDIV_SEQ] = 2;
 	f = fired("instruction_mix");
 	assert_non_null(strstr(f->title, "Integer division"));
+	s->has_executed = 1; /* executed counts say that code never ran */
+	s->executed_total = 1e9;
+	silent("instruction_mix");
+	s->executed[KP_SASS_IDIV_SEQ] = 2048; /* a prologue's few divisions among a billion instructions */
+	silent("instruction_mix");
+	s->executed[KP_SASS_IDIV_SEQ] = 1e7;
+	fired("instruction_mix");
 
 	fx.prof.sass = NULL;
 	missing("instruction_mix");
