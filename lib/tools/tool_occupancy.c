@@ -16,14 +16,12 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_THEO "sm__maximum_warps_per_active_cycle_pct"
 #define M_ACH "sm__warps_active.avg.pct_of_peak_sustained_active"
 #define M_LIM(r) "launch__occupancy_limit_" r
 #define M_REGS "launch__registers_per_thread"
 #define M_SMEM "launch__shared_mem_per_block"
 
 static const struct kp_tool_metric metrics[] = {
-	{M_THEO, KP_TM_OPTIONAL},
 	{M_ACH, KP_TM_OPTIONAL},
 	{M_LIM("blocks"), KP_TM_OPTIONAL},
 	{M_LIM("registers"), KP_TM_OPTIONAL},
@@ -60,15 +58,14 @@ static const char *limiter(const struct kp_tool_input *m, double *blocks)
 }
 
 /*
- * Theoretical occupancy in % of the SM's warp slots: ncu's figure, else from the per-resource block
- * limits and the block size (the same arithmetic as ncu's occupancy calculator). NAN when unknown.
+ * Theoretical occupancy in % of the SM's warp slots, from the per-resource block limits and the block
+ * size: the arithmetic of ncu's occupancy calculator, from launch metrics any collection can ask for
+ * (ncu's own sm__maximum_warps_per_active_cycle_pct comes from its Occupancy section). NAN when unknown.
  */
 static double theoretical(const struct kp_tool_input *m)
 {
-	double theo = kp_tool_metric(m, M_THEO), blocks, slots;
+	double blocks, slots;
 	unsigned warps = (kp_tool_block_threads(m) + 31) / 32;
-	if (!isnan(theo))
-		return theo;
 	if (!limiter(m, &blocks) || !warps)
 		return NAN;
 	slots = m->hw && m->hw->spec.max_threads_per_sm > 0 ? m->hw->spec.max_threads_per_sm / 32.0 : 64;

@@ -188,7 +188,7 @@ static void test_select_and_metrics(void **state)
 	assert_int_equal(sources, KP_SRC_NCU | KP_SRC_SASS | KP_SRC_PTXAS | KP_SRC_TRACE);
 	for (size_t i = 1; i < m.n; i++)
 		assert_true(strcmp(m.v[i - 1], m.v[i]) < 0); /* sorted, unique */
-	assert_true(kp_strvec_find(&m, "sm__maximum_warps_per_active_cycle_pct") >= 0);
+	assert_true(kp_strvec_find(&m, "launch__occupancy_limit_registers") >= 0);
 	kp_strvec_push(&one, "divergence");
 	kp_strvec_release(&m);
 	KP_ASSERT_OK(kp_toolset_metrics(ts, &one, &m, NULL, &err), &err);

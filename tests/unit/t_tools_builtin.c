@@ -220,14 +220,14 @@ static void test_cache_reuse(void **state)
 static void test_occupancy(void **state)
 {
 	const struct kp_fx_metric reg_limited[] = {
-		{"sm__maximum_warps_per_active_cycle_pct", 12.5}, {"sm__warps_active.avg.pct_of_peak_sustained_active", 12.4},
+		{"sm__warps_active.avg.pct_of_peak_sustained_active", 12.4},
 		{"launch__occupancy_limit_registers", 1}, {"launch__occupancy_limit_shared_mem", 2},
 		{"launch__occupancy_limit_warps", 8}, {"launch__occupancy_limit_blocks", 32},
 		{"launch__registers_per_thread", 255}, {STALL_TOTAL, 20}, {STALL("long_scoreboard"), 15},
 		{SM, 20}, {MEM, 30}, {DRAM, 25}, {NULL, 0}};
 	const struct kp_fx_metric full[] = {
-		{"sm__maximum_warps_per_active_cycle_pct", 100}, {"sm__warps_active.avg.pct_of_peak_sustained_active", 80},
-		{NULL, 0}};
+		{"launch__occupancy_limit_warps", 8}, {"launch__occupancy_limit_registers", 16},
+		{"sm__warps_active.avg.pct_of_peak_sustained_active", 80}, {NULL, 0}};
 	const struct kp_finding *f;
 
 	kp_fx_init(&fx, reg_limited, 1024, 256);
@@ -238,9 +238,7 @@ static void test_occupancy(void **state)
 	assert_non_null(strstr(f->recs.v[0], "__launch_bounds__(256, 2)"));
 	assert_non_null(strstr(f->recs.v[1], "will likely spill")); /* 128 is half of 255 */
 
-	/* Without ncu's figure, theoretical occupancy comes from the block limits: 1 block of 8 warps of 64. */
-	kp_fx_set(&fx, "sm__maximum_warps_per_active_cycle_pct", NAN);
-	f = fired("occupancy");
+	/* theoretical occupancy from the block limits: 1 block of 8 warps of the SM's 64 */
 	assert_non_null(strstr(f->title, "12% of the SM's warp slots"));
 
 	kp_fx_init(&fx, full, 1024, 256);
@@ -252,7 +250,7 @@ static void test_occupancy(void **state)
 	assert_true(has_explainer(f, "grid_waves"));
 
 	kp_fx_init(&fx, NULL, 1, 32);
-	assert_non_null(strstr(missing("occupancy"), "sm__maximum_warps_per_active_cycle_pct"));
+	assert_non_null(strstr(missing("occupancy"), "launch__occupancy_limit"));
 }
 
 /* ---- warp_stalls -------------------------------------------------------------------------------- */
