@@ -175,5 +175,5 @@ help:
 	@echo "make fuzz       build the libFuzzer targets"
 	@echo "DEVELOPER=1     strict warnings as errors"
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_SUPPORT_OBJS:.o=.d) \
-	$(UNIT_SRCS:%.c=$(BUILD)/obj/%.d)
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_SRCS:%.c=$(BUILD)/obj/%.d) \
+	$(TEST_SUPPORT_OBJS:.o=.d)

@@ -137,6 +137,8 @@ int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *pr
 	char sub_prefix[128];
 	int rc;
 
+	/* A command with sub-commands and its own run() (`kernelpro energy TASK CANDIDATE` beside
+	 * `kernelpro energy calibrate`) runs itself when the first word names no sub-command. */
 	if (cmd->subs) {
 		const char *name = argc > 1 ? argv[1] : NULL;
 		if (!name || !strcmp(name, "--help") || !strcmp(name, "-h")) {
@@ -149,9 +151,11 @@ int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *pr
 				return kp_cmd_dispatch(cli, *s, sub_prefix, argc - 1, argv + 1);
 			}
 		}
-		fprintf(cli->err, "%s: unknown command '%s'\n", prefix, name);
-		kp_cmd_print_usage(cmd, prefix, cli->err);
-		return KP_EXIT_USAGE;
+		if (!cmd->run) {
+			fprintf(cli->err, "%s: unknown command '%s'\n", prefix, name);
+			kp_cmd_print_usage(cmd, prefix, cli->err);
+			return KP_EXIT_USAGE;
+		}
 	}
 
 	rc = kp_args_parse(&args, cmd, argc, argv, cli->err, cli->out);

@@ -5,6 +5,9 @@
 #include "cli.h"
 
 #define KP_COMMANDS(X) \
+	X(eval)        \
+	X(baseline)    \
+	X(energy)      \
 	X(doctor)      \
 	X(profile)     \
 	X(analyze)     \

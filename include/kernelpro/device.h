@@ -49,6 +49,7 @@ struct kp_nvml {
 	int (*system_driver_version)(char *, unsigned int);
 	int (*device_count)(unsigned int *);
 	int (*device_handle_by_index)(unsigned int, void **);
+	int (*device_handle_by_pci_bus_id)(const char *, void **); /* "0000:19:00.0", as CUDA prints it */
 	int (*device_name)(void *, char *, unsigned int);
 	int (*device_total_energy)(void *, unsigned long long *); /* mJ */
 	int (*device_power_usage)(void *, unsigned int *);        /* mW */

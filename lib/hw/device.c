@@ -136,6 +136,7 @@ int kp_nvml_open(struct kp_nvml *n, struct kp_error *err)
 	KP_NVML_SYM(system_driver_version, "nvmlSystemGetDriverVersion");
 	KP_NVML_SYM(device_count, "nvmlDeviceGetCount_v2");
 	KP_NVML_SYM(device_handle_by_index, "nvmlDeviceGetHandleByIndex_v2");
+	KP_NVML_SYM(device_handle_by_pci_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
 	KP_NVML_SYM(device_name, "nvmlDeviceGetName");
 	KP_NVML_SYM(device_total_energy, "nvmlDeviceGetTotalEnergyConsumption");
 	KP_NVML_SYM(device_power_usage, "nvmlDeviceGetPowerUsage");

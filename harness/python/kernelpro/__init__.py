@@ -1,0 +1,1 @@
+"""kernelpro's Python side: the fast path for candidates (kernelpro.fast) and the harness helpers."""

@@ -1,0 +1,151 @@
+"""Pure-Python helpers of the PyTorch adapter (no torch): statistics, log excerpts, the result
+channel, and finding fast-path sources to prebuild. Unit-tested on machines without a GPU."""
+
+import ast
+import json
+import math
+import os
+import re
+
+
+def stats(times_ms):
+    """median, mean, std (population, as numpy's default), min and max of a list of milliseconds."""
+    xs = sorted(float(t) for t in times_ms)
+    n = len(xs)
+    if n == 0:
+        return None
+    mid = n // 2
+    median = xs[mid] if n % 2 else (xs[mid - 1] + xs[mid]) / 2.0
+    mean = sum(xs) / n
+    var = sum((x - mean) ** 2 for x in xs) / n
+    return {"median_ms": median, "mean_ms": mean, "std_ms": math.sqrt(var),
+            "min_ms": xs[0], "max_ms": xs[-1], "trials": n}
+
+
+_ERROR_LINE = re.compile(r"(error|Error|ERROR|fatal|undefined|Traceback|Exception|assert|"
+                         r"illegal|out of memory|Timeout)")
+
+
+def excerpt(text, cap=6000, context=2):
+    """The part of a long log an LLM needs: lines that report errors with a little context, else the
+    tail. Never more than `cap` characters."""
+    if not text:
+        return ""
+    if len(text) <= cap:
+        return text
+    lines = text.splitlines()
+    keep = set()
+    for i, line in enumerate(lines):
+        if _ERROR_LINE.search(line):
+            for j in range(max(0, i - context), min(len(lines), i + context + 1)):
+                keep.add(j)
+    if keep:
+        out, last, size = [], -2, 0
+        for i in sorted(keep):
+            if i != last + 1 and out:
+                out.append("...")
+            out.append(lines[i])
+            size += len(lines[i]) + 1
+            last = i
+            if size > cap:
+                break
+        text = "\n".join(out)
+        return text if len(text) <= cap else text[:cap - 4] + "\n..."
+    return "...\n" + text[-(cap - 4):]
+
+
+def tolerance(precision, mode="current"):
+    """KernelBench's tolerance: 1e-4 for fp32, 1e-2 for fp16/bf16; v0.1 used 1e-2 everywhere."""
+    if mode == "v0.1":
+        return 1e-2
+    return {"f32": 1e-4, "f64": 1e-4, "f16": 1e-2, "bf16": 1e-2}.get(precision, 1e-4)
+
+
+class Channel:
+    """The result channel: a private copy of the original stdout. Everything else the process prints
+    (the candidate's print(), printf in kernels, compiler chatter) goes to stderr, so nothing can
+    mix into the JSON lines kernelpro reads."""
+
+    def __init__(self, fd=None):
+        if fd is None:
+            fd = os.dup(1)
+            os.dup2(2, 1)
+        self._f = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
+
+    def send(self, obj):
+        self._f.write(json.dumps(obj, allow_nan=False, default=_jsonable) + "\n")
+        self._f.flush()
+
+
+def _jsonable(x):
+    try:
+        return float(x)
+    except Exception:
+        return str(x)
+
+
+def clean_json(obj):
+    """Replaces NaN and infinities (not JSON) by None, recursively."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: clean_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean_json(v) for v in obj]
+    return obj
+
+
+def fast_sources(py_source):
+    """Module-level string constants that look like fast-path CUDA (extern "C" and __global__):
+    the adapter starts building them before importing torch. Returns [(name, source)]."""
+    try:
+        tree = ast.parse(py_source)
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in tree.body:
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+            continue
+        value = node.value
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            continue
+        s = value.value
+        if 'extern "C"' in s and "__global__" in s and "torch/extension.h" not in s:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            name = next((t.id for t in targets if isinstance(t, ast.Name)), "kernel")
+            found.append((name, s))
+    return found
+
+
+def fast_load_names(py_source):
+    """The `name=` given to load_cuda(...) calls for each source variable, so prebuilds use the same
+    file name in compiler messages: {variable: name}."""
+    try:
+        tree = ast.parse(py_source)
+    except (SyntaxError, ValueError):
+        return {}
+    names = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        fn = node.func
+        fname = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
+        if fname != "load_cuda" or not node.args or not isinstance(node.args[0], ast.Name):
+            continue
+        for kw in node.keywords:
+            if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                names[node.args[0].id] = kw.value.value
+        if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            names[node.args[0].id] = node.args[1].value
+    return names
+
+
+def format_exception(exc, limit=12):
+    """Traceback text of `exc`, most recent frames, without the harness's own frames."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    frames = [f for f in frames if "kp_torch.py" not in f.filename] or frames
+    lines = traceback.format_list(frames[-limit:])
+    tail = traceback.format_exception_only(type(exc), exc)
+    return "Traceback (most recent call last):\n" + "".join(lines) + "".join(tail)

@@ -1,0 +1,292 @@
+/* Evaluation: build a candidate, check it against the reference, time both, refuse to be fooled. */
+#ifndef KERNELPRO_EVAL_H
+#define KERNELPRO_EVAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "kernelpro/buf.h"
+#include "kernelpro/child.h"
+#include "kernelpro/error.h"
+#include "kernelpro/strvec.h"
+#include "kernelpro/task.h"
+
+/*
+ * One evaluation = one verdict. Every evaluation runs its GPU work in a fresh
+ * child process with time limits, so a crash, an illegal address, a hang or
+ * an out-of-memory costs one verdict and nothing else. docs/eval.md is the
+ * user's page; docs/internals/eval.md the protocol between kernelpro and the
+ * harness drivers; docs/verdict.schema.json the JSON form of a verdict.
+ *
+ * Typical use (the search):
+ *
+ *	struct kp_eval_opts o;
+ *	struct kp_verdict v;
+ *	kp_eval_opts_init(&o);
+ *	o.gpu = 1;
+ *	o.floor_time_s = stage1.floor_time_s;
+ *	kp_verdict_init(&v);
+ *	if (kp_eval_file(&task, "cand.py", &o, &v, &err) < 0)
+ *		... the evaluation itself could not run (no GPU, no python3): err says why
+ *	else if (v.status == KP_STATUS_CORRECT)
+ *		... v.speedup, v.runtime.median_ms
+ *	else
+ *		... v.message and v.log go back to the LLM
+ *	kp_verdict_release(&v);
+ */
+
+/* What happened to a candidate. Persisted by name (kp_status_name), never by number. */
+enum kp_status {
+	KP_STATUS_NONE = 0,            /* not evaluated */
+	KP_STATUS_COMPILED = 1,        /* built; not run (opts.build_only) */
+	KP_STATUS_CORRECT = 2,         /* matches the reference on every trial; timed unless disabled */
+	KP_STATUS_COMPILE_ERROR = 3,   /* nvcc / load_inline / Python syntax or import failed */
+	KP_STATUS_RUNTIME_ERROR = 4,   /* crash, CUDA error (illegal address ...), out of memory, exception */
+	KP_STATUS_TIMEOUT = 5,         /* a phase passed its time limit */
+	KP_STATUS_WRONG_OUTPUT = 6,    /* ran, but an output differs (values, NaN, shape or dtype) */
+	KP_STATUS_CHEAT_SUSPECTED = 7, /* refused by an anti-cheat check (v.flags says which) */
+};
+
+const char *kp_status_name(enum kp_status s); /* "correct", "wrong_output", ... "none" */
+int kp_status_parse(const char *s, enum kp_status *out);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Anti-cheat checks. Each has a stable id; `kernelpro eval --explain-checks` prints this table.  */
+
+enum kp_severity {
+	KP_SEV_WARN = 1,   /* recorded in v.flags; the verdict stands */
+	KP_SEV_REFUSE = 2, /* the verdict becomes cheat_suspected */
+};
+const char *kp_severity_name(enum kp_severity s); /* "warn", "refuse" */
+
+enum kp_check_stage {
+	KP_CHECK_STATIC = 1,  /* reads the candidate's source before anything is built */
+	KP_CHECK_DYNAMIC = 2, /* measured while the candidate runs */
+};
+
+enum kp_check_applies {
+	KP_APPLIES_KERNELBENCH = 1 << 0,
+	KP_APPLIES_NATIVE = 1 << 1,
+	KP_APPLIES_BOTH = 3,
+};
+
+struct kp_check_info {
+	const char *id;          /* "torch_fallback", "host_time", ... */
+	enum kp_check_stage stage;
+	enum kp_severity severity;
+	unsigned applies;        /* KP_APPLIES_* */
+	const char *title;       /* one line */
+	const char *explain;     /* what it catches, how, and what a false alarm would look like */
+};
+
+/* The check table, in the order `--explain-checks` lists it. */
+const struct kp_check_info *kp_checks(size_t *n);
+const struct kp_check_info *kp_check_find(const char *id);
+
+/* One raised check. */
+struct kp_flag {
+	char check[32];          /* a kp_check_info id */
+	enum kp_severity severity;
+	char *message;           /* what was seen, with the evidence (line number, times, values) */
+};
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Options.                                                                                       */
+
+/* Which tolerance applies when neither the task nor opts set one. */
+enum kp_tol_mode {
+	KP_TOL_CURRENT = 0, /* KernelBench HEAD: 1e-4 for fp32, 1e-2 for fp16/bf16 */
+	KP_TOL_KB_V01 = 1,  /* KernelBench v0/v0.1: 1e-2 for every precision (for comparing with papers) */
+};
+
+struct kp_eval_opts {
+	int gpu;                 /* device index (of CUDA_VISIBLE_DEVICES when that is set); default 0 */
+	long seed;               /* 42: weights, then the per-trial seeds are drawn from it */
+	int correct_trials;      /* 5 correctness trials, fresh inputs each */
+	int warmup;              /* 3 warm-up runs before timing */
+	int timing_trials;       /* 100 timed trials ... */
+	int discard_first;       /* ... after 1 discarded one */
+	int time_candidate;      /* 1: time a correct candidate; 0: correctness only */
+	int time_reference;      /* 1: time the reference in the same child, for v.speedup */
+	int l2_flush;            /* 1: write 256 MB before each timed trial (cold L2, as KernelBench) */
+	int build_only;          /* 1: stop after building; status compiled */
+	double atol, rtol;       /* NAN: the task's, else the default for its precision */
+	enum kp_tol_mode tol_mode;
+
+	/* Time limits, seconds (each phase separately; docs/eval.md lists the defaults). */
+	double build_timeout_s;  /* 300: nvcc, or the Python import with load_inline */
+	double check_timeout_s;  /* 180: load the models and run the correctness trials */
+	double timing_timeout_s; /* 300: warm-up and timing of candidate and reference */
+
+	/* Anti-cheat inputs. */
+	double floor_time_s;     /* Stage 1's floor_time_s (analyze.h); NAN: unknown, check skipped */
+	double floor_slack;      /* refuse when runtime < floor_time_s * floor_slack; default 0.9 */
+	double excessive_speedup;/* warn when speedup is above this (KernelBench's flag); default 10 */
+	const char *const *allow_checks; /* NULL-terminated check ids to switch off; NULL: none */
+
+	/* Energy (issue 8): after timing, run the candidate back-to-back for loop_s seconds (and then
+	 * the reference, when time_reference) and report the windows in v.loop / v.ref_loop. Sample
+	 * NVML from another thread during kp_eval_*; the windows are in kp_now()'s clock. 0: off. */
+	double loop_s;
+
+	/* Tools and places. NULL: the defaults in parentheses. */
+	const char *cache_dir;   /* build cache ($KERNELPRO_CACHE or kp_cache_dir()/builds) */
+	const char *work_dir;    /* scratch for this evaluation (a fresh temp dir, removed after) */
+	const char *python;      /* python3 with torch ($KERNELPRO_PYTHON, else python3 on PATH) */
+	const char *nvcc;        /* ($CUDA_HOME/bin/nvcc, /usr/local/cuda/bin/nvcc, else PATH) */
+	const char *arch;        /* "sm_90" (from the GPU when one is visible, else sm_90) */
+	const char *const *nvcc_flags; /* NULL-terminated extra nvcc flags (part of the cache key) */
+	int keep_work;           /* 1: leave work_dir behind (its path is in v.work_dir) */
+	int sanitize;            /* 1: after an illegal or misaligned address, run the candidate once under
+				  * compute-sanitizer memcheck and add its report to v.log (default 1) */
+};
+
+/* Fills in the defaults above. */
+void kp_eval_opts_init(struct kp_eval_opts *o);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Verdicts.                                                                                      */
+
+/* Runtime statistics over the timed trials, milliseconds. NAN and trials == 0 when not measured. */
+struct kp_timing {
+	double median_ms, mean_ms, std_ms, min_ms, max_ms;
+	int trials;
+	double host_median_ms;   /* host wall time around each call with a full device sync */
+};
+
+/* A back-to-back run window for energy measurement (opts.loop_s). iterations == 0: none. */
+struct kp_loop {
+	long iterations;
+	double t0, t1;           /* kp_now() seconds (CLOCK_MONOTONIC, shared by every process) */
+};
+
+struct kp_verdict {
+	enum kp_status status;
+	unsigned compiled : 1;    /* the candidate built (Python sources: imported) */
+	unsigned correct : 1;     /* status == KP_STATUS_CORRECT */
+	unsigned build_cached : 1;/* the .so came from the build cache */
+	char *message;            /* one line: what happened ("3 of 5 trials differ: max |diff| 0.51 ...") */
+	char *log;                /* the excerpt an LLM needs to fix it: compiler errors, exception with
+				   * traceback, mismatch detail, check evidence. May be NULL. */
+	char *phase;              /* where it ended: "static", "build", "load", "correctness", "timing",
+				   * "loop", "done" */
+	char source_sha256[65];   /* of the candidate source */
+	char *artifact;           /* the built shared library, when there is one (in the cache) */
+	char *work_dir;           /* set when opts.keep_work */
+
+	int trials_run, trials_passed;
+	double max_abs_diff;      /* worst over the trials; NAN when nothing was compared */
+	double mean_abs_diff;
+	double atol, rtol;        /* what was applied */
+
+	struct kp_timing runtime;     /* the candidate */
+	struct kp_timing ref_runtime; /* the reference, same protocol, same child */
+	double speedup;           /* ref_runtime.median_ms / runtime.median_ms; NAN when either is missing */
+	double io_bytes;          /* bytes of one call's inputs and outputs (Stage 1's min_bytes); NAN */
+
+	struct kp_flag *flags;    /* raised checks, in the order raised */
+	size_t nflags;
+
+	struct kp_loop loop, ref_loop;
+
+	int gpu;
+	char gpu_name[64];
+	double build_s, run_s, total_s; /* wall seconds: build, harness child, whole evaluation */
+};
+
+void kp_verdict_init(struct kp_verdict *v);
+/* Frees what the verdict holds and re-initialises it. Safe twice. */
+void kp_verdict_release(struct kp_verdict *v);
+
+/* Adds a flag (the message is copied); a refusing flag sets status to cheat_suspected. */
+void kp_verdict_flag(struct kp_verdict *v, const char *check, enum kp_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The first flag with this check id, or NULL. */
+const struct kp_flag *kp_verdict_find_flag(const struct kp_verdict *v, const char *check);
+
+/* The verdict as JSON (docs/verdict.schema.json); new reference. */
+json_t *kp_verdict_to_json(const struct kp_verdict *v);
+/* Reads it back (the run database stores verdicts as JSON). Unknown keys are ignored. */
+int kp_verdict_from_json(struct kp_verdict *v, const json_t *j, struct kp_error *err);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Evaluating.                                                                                    */
+
+/*
+ * Evaluates the candidate in `path` (KernelBench tasks: a .py defining
+ * ModelNew; native tasks: a .cu with the task ABI) against `task`.
+ *
+ * Returns 0 with a verdict in `v` whatever the candidate did, including
+ * compile errors, crashes and refusals. Returns a negative KP_E... code when
+ * the evaluation itself could not be done (KP_ENOTOOL: nvcc, python3, torch
+ * or the harness missing; KP_ENODEV: no GPU; KP_EIO) with the reason in err;
+ * v is then left with status none.
+ */
+int kp_eval_file(const struct kp_task *task, const char *path, const struct kp_eval_opts *o,
+		 struct kp_verdict *v, struct kp_error *err);
+
+/* The same for a source in memory; `name` becomes the file name in the work directory ("cand.py"). */
+int kp_eval_source(const struct kp_task *task, const char *src, size_t len, const char *name,
+		   const struct kp_eval_opts *o, struct kp_verdict *v, struct kp_error *err);
+
+/*
+ * The static checks alone (no GPU, no build): adds their flags to v and, when
+ * one refuses, sets status cheat_suspected with message and log. Returns 0.
+ * kp_eval_* run these first.
+ */
+int kp_eval_static(const struct kp_task *task, const char *src, size_t len, const struct kp_eval_opts *o,
+		   struct kp_verdict *v, struct kp_error *err);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Baselines: the reference timed alone (eager; and torch.compile for KernelBench tasks).         */
+
+struct kp_baseline {
+	struct kp_timing eager;    /* the reference as written */
+	struct kp_timing compiled; /* torch.compile(model) (inductor, default mode); trials 0 for native */
+	char *compile_error;       /* why torch.compile could not be timed, or NULL */
+	double io_bytes;
+	int gpu;
+	char gpu_name[64];
+	char *log;                 /* the harness's log excerpt when something failed, or NULL */
+};
+
+void kp_baseline_init(struct kp_baseline *b);
+void kp_baseline_release(struct kp_baseline *b);
+json_t *kp_baseline_to_json(const struct kp_baseline *b);
+
+/* Times the reference with the same protocol as kp_eval_*. `with_compile`: also torch.compile. */
+int kp_eval_baseline(const struct kp_task *task, const struct kp_eval_opts *o, int with_compile,
+		     struct kp_baseline *b, struct kp_error *err);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Prepared runs for profilers and energy meters (ncu, NVML): the candidate, built and runnable.  */
+
+/*
+ * kp_eval_prepare() builds the candidate and returns the harness command
+ * that, run as given (argv, extra env, `input` on stdin), loads the task,
+ * checks the candidate once against the reference and then calls it
+ * `iters` times inside the NVTX range "kp_candidate" (ncu: --nvtx
+ * --nvtx-include "kp_candidate/"), each call followed by a stream sync. The
+ * command prints the same result document as an evaluation; read it with
+ * kp_eval_cmd_parse(). Compile errors come back as a verdict in `v`
+ * (status compile_error) and the function returns 0 with cmd->argv empty.
+ */
+struct kp_eval_cmd {
+	struct kp_strvec argv;
+	struct kp_strvec env;    /* "NAME=value" to add to the environment */
+	struct kp_buf input;     /* to write on the command's stdin */
+	char *work_dir;          /* owned; removed by kp_eval_cmd_release unless opts.keep_work */
+	int remove_work_dir;
+	double timeout_s;        /* a sensible limit for the whole command */
+};
+
+int kp_eval_prepare(const struct kp_task *task, const char *path, const struct kp_eval_opts *o, long iters,
+		    struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err);
+/* Runs the prepared command with kp_child (its time limit, output caps) and fills in `v`. */
+int kp_eval_cmd_run(const struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err);
+/* Turns a finished run of the command (run by the caller, e.g. under ncu) into a verdict. */
+int kp_eval_cmd_parse(const struct kp_eval_cmd *cmd, const struct kp_child *ran, struct kp_verdict *v,
+		      struct kp_error *err);
+void kp_eval_cmd_release(struct kp_eval_cmd *cmd);
+
+#endif

@@ -1,0 +1,202 @@
+/*
+ * Non-negative least squares after Lawson and Hanson, "Solving Least Squares Problems" (1974), ch. 23:
+ * an active-set method whose inner problems are solved by Householder QR. Small and dense: the
+ * energy calibration fits about a dozen coefficients to at most a few hundred kernels.
+ */
+#include "base/setup.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "energy/nnls.h"
+
+void kp_lstsq_cols(const double *A, size_t m, size_t n, const size_t *cols, size_t k, const double *b,
+		   double *s)
+{
+	/* Q: the selected columns, column-major (Q[j*m + i]); rhs: a copy of b. */
+	double *Q = kp_xcalloc(kp_st_mult(m, k ? k : 1), sizeof(double));
+	double *rhs = kp_xcalloc(m ? m : 1, sizeof(double));
+	size_t *prow = kp_xcalloc(k ? k : 1, sizeof(size_t));
+	size_t r = 0;
+
+	for (size_t j = 0; j < k; j++)
+		for (size_t i = 0; i < m; i++)
+			Q[j * m + i] = A[i * n + cols[j]];
+	memcpy(rhs, b, m * sizeof(double));
+
+	for (size_t j = 0; j < k; j++) {
+		double *q = &Q[j * m];
+		double orig = 0, norm = 0, alpha, vv = 0;
+		for (size_t i = 0; i < m; i++)
+			orig += q[i] * q[i];
+		for (size_t i = r; i < m; i++)
+			norm += q[i] * q[i];
+		orig = sqrt(orig);
+		norm = sqrt(norm);
+		prow[j] = SIZE_MAX;
+		/* What is left of this column after the earlier reflections is in their span: dependent. */
+		if (r >= m || norm <= 1e-12 * orig || norm == 0)
+			continue;
+		alpha = q[r] > 0 ? -norm : norm;
+		q[r] -= alpha; /* q[r..m) is now the Householder vector v */
+		for (size_t i = r; i < m; i++)
+			vv += q[i] * q[i];
+		for (size_t l = j + 1; l < k; l++) {
+			double *c = &Q[l * m], dot = 0;
+			for (size_t i = r; i < m; i++)
+				dot += q[i] * c[i];
+			dot = 2 * dot / vv;
+			for (size_t i = r; i < m; i++)
+				c[i] -= dot * q[i];
+		}
+		{
+			double dot = 0;
+			for (size_t i = r; i < m; i++)
+				dot += q[i] * rhs[i];
+			dot = 2 * dot / vv;
+			for (size_t i = r; i < m; i++)
+				rhs[i] -= dot * q[i];
+		}
+		q[r] = alpha; /* R's diagonal; the rest of v is no longer needed */
+		prow[j] = r++;
+	}
+	for (size_t jj = k; jj-- > 0;) {
+		double acc;
+		if (prow[jj] == SIZE_MAX) {
+			s[jj] = 0;
+			continue;
+		}
+		acc = rhs[prow[jj]];
+		for (size_t l = jj + 1; l < k; l++)
+			acc -= Q[l * m + prow[jj]] * s[l];
+		s[jj] = acc / Q[jj * m + prow[jj]];
+	}
+	free(Q);
+	free(rhs);
+	free(prow);
+}
+
+/* w = A^T (b - A x); returns ||b - A x||. */
+static double gradient(const double *A, size_t m, size_t n, const double *b, const double *x, double *w)
+{
+	double rr = 0;
+	memset(w, 0, n * sizeof(double));
+	for (size_t i = 0; i < m; i++) {
+		double ri = b[i];
+		for (size_t j = 0; j < n; j++)
+			ri -= A[i * n + j] * x[j];
+		rr += ri * ri;
+		for (size_t j = 0; j < n; j++)
+			w[j] += A[i * n + j] * ri;
+	}
+	return sqrt(rr);
+}
+
+int kp_nnls(const double *A, size_t m, size_t n, const double *b, double *x, double *resid,
+	    struct kp_error *err)
+{
+	double *w = NULL, *s = NULL, *z = NULL, amax = 0, tol;
+	size_t *cols = NULL;
+	unsigned char *in_p = NULL;
+	size_t outer = 0, max_outer = 3 * n;
+	int rc = 0;
+
+	if (m == 0 || n == 0)
+		return kp_error_set(err, KP_EINVAL, "nnls: empty problem (%zu rows, %zu columns)", m, n);
+	for (size_t i = 0; i < m * n; i++) {
+		if (!isfinite(A[i]))
+			return kp_error_set(err, KP_EINVAL, "nnls: matrix entry %zu is not a finite number", i);
+		if (fabs(A[i]) > amax)
+			amax = fabs(A[i]);
+	}
+	for (size_t i = 0; i < m; i++)
+		if (!isfinite(b[i]))
+			return kp_error_set(err, KP_EINVAL, "nnls: right-hand side entry %zu is not a finite number", i);
+
+	w = kp_xcalloc(n, sizeof(double));
+	s = kp_xcalloc(n, sizeof(double));
+	z = kp_xcalloc(n, sizeof(double));
+	cols = kp_xcalloc(n, sizeof(size_t));
+	in_p = kp_xcalloc(n, 1);
+	memset(x, 0, n * sizeof(double));
+	tol = 10 * DBL_EPSILON * amax * (double)(m > n ? m : n);
+	gradient(A, m, n, b, x, w);
+
+	for (;;) {
+		size_t t = SIZE_MAX, k = 0, pos_t = 0;
+		for (size_t j = 0; j < n; j++)
+			if (!in_p[j] && w[j] > tol && (t == SIZE_MAX || w[j] > w[t]))
+				t = j;
+		if (t == SIZE_MAX)
+			break; /* Kuhn-Tucker conditions hold */
+		if (++outer > max_outer) {
+			rc = kp_error_set(err, KP_EUNSUPPORTED, "nnls: no convergence after %zu steps", max_outer);
+			goto out;
+		}
+		in_p[t] = 1;
+		for (size_t j = 0; j < n; j++)
+			if (in_p[j]) {
+				if (j == t)
+					pos_t = k;
+				cols[k++] = j;
+			}
+		kp_lstsq_cols(A, m, n, cols, k, b, z);
+		if (z[pos_t] <= 0) {
+			/* Rounding made the new column useless: drop it and pick another (L&H step 6). */
+			in_p[t] = 0;
+			w[t] = 0;
+			outer--;
+			continue;
+		}
+		for (size_t inner = 0;; inner++) {
+			double alpha = INFINITY;
+			size_t qmin = SIZE_MAX;
+			for (size_t q = 0; q < k; q++)
+				if (z[q] <= 0) {
+					double xq = x[cols[q]], a = xq / (xq - z[q]);
+					if (a < alpha) {
+						alpha = a;
+						qmin = q;
+					}
+				}
+			if (qmin == SIZE_MAX)
+				break; /* z is feasible: it becomes the new x */
+			if (inner > 3 * n) {
+				rc = kp_error_set(err, KP_EUNSUPPORTED, "nnls: inner loop did not settle");
+				goto out;
+			}
+			/* Step towards z until the first coordinate reaches zero; it (and any other at zero) leaves P. */
+			for (size_t q = 0; q < k; q++)
+				x[cols[q]] += alpha * (z[q] - x[cols[q]]);
+			x[cols[qmin]] = 0;
+			for (size_t q = 0; q < k; q++)
+				if (x[cols[q]] <= 0) {
+					in_p[cols[q]] = 0;
+					x[cols[q]] = 0;
+				}
+			k = 0;
+			for (size_t j = 0; j < n; j++)
+				if (in_p[j])
+					cols[k++] = j;
+			if (k == 0)
+				break;
+			kp_lstsq_cols(A, m, n, cols, k, b, z);
+		}
+		memset(x, 0, n * sizeof(double));
+		for (size_t q = 0; q < k; q++)
+			x[cols[q]] = z[q] > 0 ? z[q] : 0;
+		for (size_t j = 0; j < n; j++)
+			if (in_p[j] && x[j] == 0)
+				in_p[j] = 0;
+		gradient(A, m, n, b, x, w);
+	}
+out:
+	if (resid)
+		*resid = gradient(A, m, n, b, x, s);
+	free(w);
+	free(s);
+	free(z);
+	free(cols);
+	free(in_p);
+	return rc;
+}

@@ -1,0 +1,134 @@
+/* The anti-cheat check table: stable ids, severities and the explanations --explain-checks prints. */
+#include "base/setup.h"
+
+#include "kernelpro/eval.h"
+
+#define S KP_CHECK_STATIC
+#define D KP_CHECK_DYNAMIC
+#define W KP_SEV_WARN
+#define R KP_SEV_REFUSE
+#define KB KP_APPLIES_KERNELBENCH
+#define NA KP_APPLIES_NATIVE
+#define BOTH KP_APPLIES_BOTH
+
+static const struct kp_check_info checks[] = {
+	/* --- static: read the candidate before anything is built -------------------------------- */
+	{"torch_fallback", S, R, KB, "the candidate calls every PyTorch compute op of the reference",
+	 "Collects the compute operations the reference's Python code uses (torch.matmul, F.relu, nn.Conv2d, "
+	 "x.softmax, the @ operator, ... normalised to one name each) and the ones the candidate uses, in "
+	 "its Python code and as torch::/at:: calls inside its C++ strings. When the candidate still calls "
+	 "all of them, nothing was replaced: it is the reference again, perhaps wrapped around a kernel "
+	 "that does nothing. Subclassing or instantiating Model is refused the same way. False alarm: a "
+	 "candidate that calls an op only for a tiny side computation; switch it off with --allow "
+	 "torch_fallback."},
+	{"torch_ops", S, W, KB, "the candidate keeps some of the reference's PyTorch compute ops",
+	 "Same analysis as torch_fallback, when only part of the reference's ops remain (a common, honest "
+	 "strategy in fused level-2 tasks: keep the convolution, fuse the epilogue). Recorded so that "
+	 "speedups are read knowing that library code still does part of the work."},
+	{"no_kernel", S, R, KB, "the candidate defines no CUDA kernel",
+	 "A KernelBench candidate must contain at least one __global__ function (in a load_inline or "
+	 "fast-path source string). Without one it can only be a PyTorch rewrite, which is not what is "
+	 "being measured."},
+	{"library_call", S, W, BOTH, "the candidate calls a vendor library (cuBLAS, cuDNN, ATen)",
+	 "cublas*, cudnn*, cufft* calls and at::/torch:: compute calls from C++. Allowed, but the speedup "
+	 "then belongs partly to the library; the flag keeps that visible."},
+	{"try_fallback", S, R, KB, "try/except in the candidate",
+	 "A try/except lets a candidate fall back to PyTorch when its kernel fails to build or run, so it "
+	 "passes without a working kernel (KernelBench's static checker refuses it for the same reason)."},
+	{"streams", S, R, BOTH, "the candidate creates or switches CUDA streams or graphs",
+	 "torch.cuda.Stream, torch.cuda.stream(...), wait_stream/record_stream, CUDA graphs, "
+	 "cudaStreamCreate*, cudaStreamPerThread, host callbacks, --default-stream per-thread. Work on "
+	 "another stream escapes the CUDA events that time the current one. Launch on the stream you are "
+	 "given (fast path and native ABI) or on torch.cuda.current_stream()."},
+	{"threads", S, R, BOTH, "the candidate starts threads or processes",
+	 "threading, multiprocessing, concurrent.futures, os.fork, subprocess, std::thread, pthread_create, "
+	 "std::async, OpenMP. Background work can finish outside the timed window."},
+	{"timer_patch", S, R, KB, "the candidate assigns to torch, time or CUDA event attributes",
+	 "Assignments such as torch.cuda.Event.elapsed_time = ..., torch.cuda.synchronize = ..., "
+	 "time.perf_counter = ..., or setattr(torch..., ...). These rewrite the stopwatch instead of the "
+	 "kernel."},
+	{"harness_tamper", S, R, KB, "the candidate inspects or alters the process around it",
+	 "sys.modules, sys._getframe, inspect, gc.get_objects/get_referrers, __main__, builtins, atexit, "
+	 "signal, faulthandler, os._exit, sys.exit. The candidate runs in the harness's process; these "
+	 "are the ways to reach the harness's own objects (the reference's outputs, the result)."},
+	{"dynamic_code", S, R, KB, "the candidate builds code at run time",
+	 "exec, eval, compile(), importlib, __import__, marshal, pickle and base64-decoded sources hide "
+	 "code from every other static check."},
+	{"lazy_tensor", S, R, KB, "the candidate defines a tensor subclass",
+	 "torch.Tensor subclasses, _make_subclass, as_subclass, __torch_function__, __torch_dispatch__: a "
+	 "lazy tensor can compute on first access, after the timer stopped (a 600x fake speedup in "
+	 "CUDA-L1's issue #12)."},
+	{"precision", S, R, BOTH, "lower precision in a fp32 task",
+	 "fp16/bf16/fp8 conversions and types (.half(), torch.float16, __float2half, __nv_bfloat16, "
+	 "__half), TF32 (allow_tf32, set_float32_matmul_precision, fp32_precision, wmma tf32, "
+	 "cvt.rna.tf32, CUBLAS_TF32_TENSOR_OP_MATH, CUBLAS_COMPUTE_32F_FAST) and autocast, when the task's "
+	 "precision is fp32 or fp64. At the KernelBench v0.1 tolerance (1e-2) a TF32 matmul passes and "
+	 "looks several times faster than the fp32 reference. Not applied to fp16/bf16 tasks."},
+	{"fast_math", S, W, BOTH, "fast-math compilation",
+	 "-use_fast_math / --use_fast_math approximate division, square roots and transcendentals. "
+	 "Allowed when the tolerance holds; recorded because results move closer to its edge."},
+	{"reads_reference", S, R, BOTH, "the candidate reaches for the reference",
+	 "KernelBench: uses get_inputs/get_init_inputs or imports the task module. Native: dlopen/dlsym or "
+	 "names the reference library, so it could call the reference (or read its outputs) instead of "
+	 "computing."},
+
+	/* --- dynamic: measured while the candidate runs ----------------------------------------- */
+	{"output_poison", D, W, BOTH, "outputs were not fully written",
+	 "Native: every output is filled with a poison pattern (NaN for floating point) before each call "
+	 "and must not hold it afterwards. KernelBench: the memory the candidate's allocations come from is "
+	 "poisoned after the reference ran, so an output left unwritten shows NaN instead of the stale "
+	 "reference result (Sakana's exploit). The verdict is wrong_output."},
+	{"output_alias", D, R, KB, "an output aliases an input, a reference output or an earlier output",
+	 "The candidate's output storage must be new: not inside an input, not a reference output, not the "
+	 "tensor it returned last time (a cached result)."},
+	{"repeat_mismatch", D, R, BOTH, "repeated runs on the same inputs disagree",
+	 "The candidate runs twice more on the same inputs with different poison in between; results must "
+	 "agree within the tolerance. Kernels that read uninitialised or stale memory fail this even when "
+	 "one run happened to match (the 104x 'speedup' Wafer caught)."},
+	{"input_memo", D, R, BOTH, "results do not follow new input values at the same addresses",
+	 "The inputs are refilled in place with new random values and the candidate runs again on the same "
+	 "buffers: a result cached by pointer or by a sample of the values comes back stale."},
+	{"inputs_modified", D, R, BOTH, "the candidate changed its inputs",
+	 "Inputs are compared bit for bit before and after each candidate call (the candidate gets its own "
+	 "copies, so the reference never sees a change). Raised only when the reference leaves its inputs "
+	 "alone."},
+	{"host_time", D, R, BOTH, "host time with a full device sync disagrees with event time",
+	 "Each timed call is also measured on the host from launch to a full device synchronize. When the "
+	 "host median exceeds the event median by more than 50% and 0.1 ms, work ran outside the timed "
+	 "stream (another stream, a deferred launch)."},
+	{"below_floor", D, R, BOTH, "faster than the roofline floor",
+	 "Stage 1's floor_time_s is the time the minimum bytes and FLOPs need at the GPU's peak; no correct "
+	 "kernel runs faster. A runtime under floor * 0.9 (--floor-slack) is refused as impossible. "
+	 "Skipped when no floor is given (--floor)."},
+	{"excessive_speedup", D, W, BOTH, "speedup above 10x",
+	 "KernelBench's own warning: more than 10x over the reference is rare enough to deserve a look "
+	 "(--excessive-speedup sets the threshold)."},
+	{"lazy_output", D, R, KB, "an output is not a plain CUDA tensor",
+	 "Outputs must be exactly torch.Tensor (no subclass), on the GPU, with the reference's shape and "
+	 "dtype."},
+	{"timer_intact", D, R, KB, "the timing functions or the current stream changed",
+	 "After loading and after running the candidate, torch.cuda.Event (and its record/elapsed_time), "
+	 "torch.cuda.synchronize, time.perf_counter and the current CUDA stream must be what they were "
+	 "before. The harness times with its own saved references either way."},
+	{"extra_threads", D, R, KB, "threads left running",
+	 "The number of Python threads must be the same after the candidate loaded and ran as before."},
+};
+
+const struct kp_check_info *kp_checks(size_t *n)
+{
+	*n = KP_ARRAY_SIZE(checks);
+	return checks;
+}
+
+const struct kp_check_info *kp_check_find(const char *id)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(checks); i++)
+		if (!strcmp(checks[i].id, id))
+			return &checks[i];
+	return NULL;
+}
+
+const char *kp_severity_name(enum kp_severity s)
+{
+	return s == KP_SEV_REFUSE ? "refuse" : "warn";
+}

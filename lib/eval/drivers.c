@@ -1,0 +1,239 @@
+/* Harness drivers: the PyTorch adapter's JSON config, the native harness's spec lines (with the
+ * reference and candidate builds), the GPU selection, and the tolerance in force. */
+#include "base/setup.h"
+
+#include <math.h>
+
+#include "eval/drivers.h"
+#include "eval/excerpt.h"
+#include "kernelpro/fs.h"
+#include "kernelpro/log.h"
+#include "kernelpro/json.h"
+#include "kernelpro/str.h"
+
+#define COMPILE_LOG_CAP 6000
+
+void kp_eval_tolerance(const struct kp_task *t, const struct kp_eval_opts *o, size_t i, double *atol, double *rtol)
+{
+	kp_task_tolerance(t, i, atol, rtol);
+	if (o->tol_mode == KP_TOL_KB_V01 && kp_dtype_is_float(t->precision)) {
+		/* v0/v0.1 used 1e-2 for everything; an explicit task.json tolerance still wins. */
+		int explicit_tol = !isnan(t->atol) ||
+				   (t->kind == KP_TASK_NATIVE && i < t->noutputs && !isnan(t->outputs[i].atol));
+		if (!explicit_tol)
+			*atol = *rtol = 1e-2;
+	}
+	if (!isnan(o->atol))
+		*atol = o->atol;
+	if (!isnan(o->rtol))
+		*rtol = o->rtol;
+}
+
+int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err)
+{
+	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+	if (gpu < 0)
+		return kp_error_set(err, KP_EINVAL, "gpu index %d: must be 0 or more", gpu);
+	if (cvd && *cvd) {
+		struct kp_strvec parts = KP_STRVEC_INIT;
+		int rc = 0;
+		kp_strvec_split(&parts, cvd, ',');
+		if ((size_t)gpu >= parts.n)
+			rc = kp_error_set(err, KP_EINVAL, "gpu %d: CUDA_VISIBLE_DEVICES='%s' lists only %zu device(s)", gpu,
+					  cvd, parts.n);
+		else
+			kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%s", parts.v[gpu]);
+		kp_strvec_release(&parts);
+		return rc;
+	}
+	kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%d", gpu);
+	return 0;
+}
+
+static json_t *str_array(const char *const *v)
+{
+	json_t *a = json_array();
+	for (; v && *v; v++)
+		json_array_append_new(a, json_string(*v));
+	return a;
+}
+
+/* --- PyTorch adapter --------------------------------------------------------------------------- */
+
+int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err)
+{
+	const struct kp_eval_opts *o = x->o;
+	const char *python = o->python ? o->python : getenv("KERNELPRO_PYTHON");
+	char *script = kp_find_data("harness/kp_torch.py");
+	json_t *cfg = json_object(), *limits = json_object(), *build = json_object();
+	struct kp_buf ext = KP_BUF_INIT;
+	int rc = 0;
+
+	(void)v;
+	if (!script) {
+		rc = kp_error_set(err, KP_ENOTOOL,
+				  "harness/kp_torch.py not found: run kernelpro from its build or install tree, or set "
+				  "KERNELPRO_HOME to the directory holding harness/");
+		goto out;
+	}
+	kp_json_set(cfg, "mode", json_string(x->mode));
+	kp_json_set(cfg, "task", json_string(x->task->path));
+	kp_json_set(cfg, "candidate", x->cand_path ? json_string(x->cand_path) : NULL);
+	kp_json_set(cfg, "seed", json_integer(o->seed));
+	kp_json_set(cfg, "correct_trials", json_integer(o->correct_trials));
+	kp_json_set(cfg, "warmup", json_integer(o->warmup));
+	kp_json_set(cfg, "trials", json_integer(o->timing_trials));
+	kp_json_set(cfg, "discard_first", json_integer(o->discard_first));
+	kp_json_set(cfg, "time_candidate", json_boolean(o->time_candidate));
+	kp_json_set(cfg, "time_reference", json_boolean(o->time_reference));
+	kp_json_set(cfg, "l2_flush", json_boolean(o->l2_flush));
+	kp_json_set(cfg, "build_only", json_boolean(o->build_only));
+	kp_json_set(cfg, "precision", json_string(kp_dtype_name(x->task->precision)));
+	kp_json_set(cfg, "atol", json_real(x->atol));
+	kp_json_set(cfg, "rtol", json_real(x->rtol));
+	kp_json_set(cfg, "loop_s", json_real(o->loop_s));
+	kp_json_set(cfg, "iters", json_integer(x->iters));
+	kp_json_set(cfg, "with_compile", json_boolean(x->with_compile));
+	kp_json_set(cfg, "checks_off", str_array(o->allow_checks));
+	kp_json_set(limits, "build", json_real(o->build_timeout_s));
+	kp_json_set(limits, "check", json_real(o->check_timeout_s));
+	kp_json_set(limits, "timing", json_real(o->timing_timeout_s));
+	kp_json_set(cfg, "limits", limits);
+	kp_json_set(build, "nvcc", json_string(x->tc.nvcc));
+	kp_json_set(build, "nvcc_version", json_string(x->tc.version));
+	kp_json_set(build, "arch", json_string(x->tc.arch));
+	kp_json_set(build, "cache", json_string(x->tc.cache));
+	kp_json_set(build, "flags", str_array((const char *const *)x->tc.flags.v));
+	/* load_inline builds: one directory per candidate source, so parallel builds never share one. */
+	if (x->cand_sha) {
+		kp_buf_addf(&ext, "%s/torch_ext/%.16s", x->tc.cache, x->cand_sha);
+		kp_json_set(build, "torch_ext_dir", json_string(ext.buf));
+	}
+	kp_json_set(cfg, "build", build);
+	kp_json_dump_buf(cfg, &cmd->input, 1);
+
+	kp_strvec_pushl(&cmd->argv, python && *python ? python : "python3", "-B", script, NULL);
+	if ((rc = kp_eval_gpu_env(o->gpu, &cmd->env, err)))
+		goto out;
+	kp_strvec_pushl(&cmd->env, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", NULL);
+	/* Startup, torch import and CUDA init come on top of the phase limits. */
+	cmd->timeout_s = o->build_timeout_s + o->check_timeout_s + o->timing_timeout_s + 4 * o->loop_s + 60;
+out:
+	json_decref(cfg);
+	kp_buf_release(&ext);
+	free(script);
+	return rc;
+}
+
+/* --- native harness ---------------------------------------------------------------------------- */
+
+static void spec_tensor(struct kp_buf *b, const char *kind, const struct kp_tensor_spec *s, double a, double c)
+{
+	kp_buf_addf(b, "%s %s %d %d", kind, s->name, (int)s->dtype, s->ndim);
+	for (int d = 0; d < s->ndim; d++)
+		kp_buf_addf(b, " %lld", (long long)s->shape[d]);
+	if (!strcmp(kind, "in"))
+		kp_buf_addf(b, " %d", (int)s->fill.kind);
+	kp_buf_addf(b, " %.17g %.17g\n", a, c);
+}
+
+static int build_one(struct kp_eval_ctx *x, const char *src, size_t len, const char *name, const char *inc,
+		     const char *header, struct kp_build *b, struct kp_error *err)
+{
+	const char *extras[1] = {header};
+	return kp_build_so(&x->tc, src, len, name, inc, extras, 1, x->o->build_timeout_s, b, err);
+}
+
+int kp_native_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err)
+{
+	const struct kp_eval_opts *o = x->o;
+	const struct kp_task *t = x->task;
+	char *harness = kp_find_libexec("kp-native-harness");
+	char *inc = kp_find_data("harness/include");
+	struct kp_buf header = KP_BUF_INIT, hpath = KP_BUF_INIT, cand = KP_BUF_INIT, *in = &cmd->input;
+	struct kp_build rb = {0}, cb = {0};
+	double t0 = kp_now();
+	int rc = 0;
+
+	if (!harness) {
+		rc = kp_error_set(err, KP_ENOTOOL,
+				  "kp-native-harness not found: build kernelpro with the CUDA toolkit present (make), or "
+				  "set KERNELPRO_LIBEXEC");
+		goto out;
+	}
+	if (!inc) {
+		rc = kp_error_set(err, KP_ENOTOOL, "harness/include/kp_native.h not found: set KERNELPRO_HOME");
+		goto out;
+	}
+	kp_path_join(&hpath, inc, "kp_native.h");
+	if ((rc = kp_read_file(hpath.buf, 1 << 20, &header, err)))
+		goto out;
+	if ((rc = build_one(x, t->source, strlen(t->source), "reference", inc, header.buf, &rb, err)))
+		goto out;
+	if (!rb.ok) {
+		struct kp_buf ex = KP_BUF_INIT;
+		kp_excerpt(rb.log, strlen(rb.log), COMPILE_LOG_CAP, 2, &ex);
+		rc = kp_error_set(err, KP_EPARSE, "the task's reference '%s' does not build:\n%s", t->reference, ex.buf);
+		kp_buf_release(&ex);
+		goto out;
+	}
+	if (strcmp(x->mode, "baseline")) {
+		if ((rc = kp_read_file(x->cand_path, 1 << 20, &cand, err)))
+			goto out;
+		if ((rc = build_one(x, cand.buf, cand.len, x->cand_path, inc, header.buf, &cb, err)))
+			goto out;
+		v->build_s = kp_now() - t0;
+		v->build_cached = (unsigned)cb.cached;
+		if (!cb.ok) {
+			struct kp_buf ex = KP_BUF_INIT;
+			kp_excerpt(cb.log, strlen(cb.log), COMPILE_LOG_CAP, 2, &ex);
+			v->status = KP_STATUS_COMPILE_ERROR;
+			v->message = kp_xstrdup(cb.timed_out ? "nvcc timed out" : "nvcc failed");
+			v->log = kp_buf_detach(&ex, NULL);
+			v->phase = kp_xstrdup("build");
+			goto out; /* a verdict, not an error: cmd->argv stays empty */
+		}
+		v->compiled = 1;
+		v->artifact = kp_xstrdup(cb.lib);
+		if (o->build_only) {
+			v->status = KP_STATUS_COMPILED;
+			v->message = kp_xstrdup(cb.cached ? "built (from the cache)" : "built");
+			v->phase = kp_xstrdup("build");
+			goto out;
+		}
+	}
+
+	kp_buf_addf(in, "kp-native-spec 1\nmode %s\nref %s\n", x->mode, rb.lib);
+	if (cb.lib)
+		kp_buf_addf(in, "cand %s\n", cb.lib);
+	kp_buf_addf(in, "seed %ld\ncorrect_trials %d\nwarmup %d\ntrials %d\ndiscard %d\n", o->seed, o->correct_trials,
+		    o->warmup, o->timing_trials, o->discard_first);
+	kp_buf_addf(in, "time_candidate %d\ntime_reference %d\nl2_flush %d\n", o->time_candidate ? 1 : 0,
+		    o->time_reference ? 1 : 0, o->l2_flush ? 1 : 0);
+	kp_buf_addf(in, "limit_check %.17g\nlimit_timing %.17g\nloop_s %.17g\niters %ld\n", o->check_timeout_s,
+		    o->timing_timeout_s, o->loop_s, x->iters);
+	for (const char *const *a = o->allow_checks; a && *a; a++)
+		if (!strchr(*a, '\n') && strlen(*a) < 32)
+			kp_buf_addf(in, "off %s\n", *a);
+	for (size_t i = 0; i < t->ninputs; i++)
+		spec_tensor(in, "in", &t->inputs[i], t->inputs[i].fill.a, t->inputs[i].fill.b);
+	for (size_t i = 0; i < t->noutputs; i++) {
+		double atol, rtol;
+		kp_eval_tolerance(t, o, i, &atol, &rtol);
+		spec_tensor(in, "out", &t->outputs[i], atol, rtol);
+	}
+	kp_buf_adds(in, "end\n");
+	kp_strvec_push(&cmd->argv, harness);
+	if ((rc = kp_eval_gpu_env(o->gpu, &cmd->env, err)))
+		goto out;
+	cmd->timeout_s = o->check_timeout_s + o->timing_timeout_s + 4 * o->loop_s + 30;
+out:
+	kp_build_release(&rb);
+	kp_build_release(&cb);
+	kp_buf_release(&header);
+	kp_buf_release(&hpath);
+	kp_buf_release(&cand);
+	free(harness);
+	free(inc);
+	return rc;
+}

@@ -1,0 +1,38 @@
+/* The two harness drivers: what kernelpro hands the PyTorch adapter (a JSON config) and the native
+ * harness (spec lines), and the command lines that start them. */
+#ifndef KP_EVAL_DRIVERS_H
+#define KP_EVAL_DRIVERS_H
+
+#include "eval/build.h"
+#include "kernelpro/eval.h"
+#include "kernelpro/task.h"
+
+/* Everything one harness run needs to know. */
+struct kp_eval_ctx {
+	const struct kp_task *task;
+	const struct kp_eval_opts *o;
+	struct kp_toolchain tc;
+	const char *mode;        /* "eval", "run" (prepared runs, sanitizer), "baseline" */
+	long iters;              /* mode "run" */
+	int with_compile;        /* mode "baseline": also torch.compile */
+	const char *cand_path;   /* the candidate's copy in the work directory; NULL for baselines */
+	const char *cand_sha;    /* its SHA-256 */
+	const char *work_dir;
+	double atol, rtol;       /* the tolerance in force (KernelBench tasks; native outputs may differ) */
+};
+
+/* The tolerance for output `i` under the options (explicit, v0.1 mode, task, dtype default). */
+void kp_eval_tolerance(const struct kp_task *t, const struct kp_eval_opts *o, size_t i, double *atol, double *rtol);
+
+/* CUDA_VISIBLE_DEVICES=<device> for the child, mapping opts->gpu through the parent's own list. */
+int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err);
+
+/*
+ * Fill in cmd (argv, env, input, timeout) for the task's driver. For native tasks this builds the
+ * reference and the candidate first: a candidate that does not compile gives a compile_error
+ * verdict in `v` and an empty cmd->argv (return 0); a reference that does not compile is an error.
+ */
+int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err);
+int kp_native_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err);
+
+#endif

@@ -1,0 +1,79 @@
+/* kernelpro baseline: the reference timed alone, eager and (KernelBench tasks) torch.compile. */
+#include "base/setup.h"
+
+#include <math.h>
+
+#include "cli.h"
+#include "evalopts.h"
+#include "kernelpro/eval.h"
+#include "kernelpro/json.h"
+#include "kernelpro/task.h"
+
+static const struct kp_opt baseline_opts[] = {
+	{"no-compile", 0, KP_OPT_FLAG, NULL, "skip torch.compile (KernelBench tasks)", NULL},
+	KP_EVAL_COMMON_OPTS,
+	KP_OPT_TABLE_END,
+};
+
+static void print_timing(struct kp_cli *cli, const char *label, const struct kp_timing *t)
+{
+	char a[32], b[32], c[32], d[32];
+	fprintf(cli->out, "%-14s median %s  mean %s  std %s  min %s  (%d trials)\n", label,
+		kp_fmt_ms(t->median_ms, a, sizeof(a)), kp_fmt_ms(t->mean_ms, b, sizeof(b)),
+		kp_fmt_ms(t->std_ms, c, sizeof(c)), kp_fmt_ms(t->min_ms, d, sizeof(d)), t->trials);
+}
+
+static int run_baseline(struct kp_cli *cli, const struct kp_args *args)
+{
+	struct kp_task task;
+	struct kp_eval_opts o;
+	struct kp_baseline b;
+	struct kp_error err = KP_ERROR_INIT;
+	int rc;
+
+	if ((rc = kp_evalopts_from_args(cli, args, &o)))
+		return rc;
+	kp_task_init(&task);
+	kp_baseline_init(&b);
+	if ((rc = kp_task_load(&task, kp_arg_pos(args, 0), &err)) ||
+	    (rc = kp_eval_baseline(&task, &o, !kp_arg_flag(args, "no-compile"), &b, &err))) {
+		rc = kp_cli_fail(cli, &err);
+		goto out;
+	}
+	if (cli->json) {
+		struct kp_buf buf = KP_BUF_INIT;
+		json_t *j = kp_baseline_to_json(&b);
+		kp_json_set(j, "task", json_string(task.name));
+		kp_json_dump_buf(j, &buf, 0);
+		fprintf(cli->out, "%s\n", buf.buf);
+		kp_buf_release(&buf);
+		json_decref(j);
+	} else {
+		fprintf(cli->out, "%s (%s) on GPU %d %s\n", task.name, kp_task_kind_name(task.kind), b.gpu, b.gpu_name);
+		print_timing(cli, "eager", &b.eager);
+		if (b.compiled.trials)
+			print_timing(cli, "torch.compile", &b.compiled);
+		else if (b.compile_error)
+			fprintf(cli->out, "%-14s failed: %s\n", "torch.compile", b.compile_error);
+		if (!isnan(b.io_bytes))
+			fprintf(cli->out, "%-14s %.4g MB of inputs\n", "io", b.io_bytes / 1e6);
+	}
+	rc = KP_EXIT_OK;
+out:
+	kp_baseline_release(&b);
+	kp_task_release(&task);
+	return rc;
+}
+
+const struct kp_cmd kp_cmd_baseline = {
+	.name = "baseline",
+	.summary = "Time a task's reference (eager, and torch.compile for KernelBench tasks)",
+	.usage = "[options] TASK",
+	.description = "Times the reference with the same protocol as 'kernelpro eval' (CUDA events, warm-ups,\n"
+		       "a discarded trial, 256 MB L2 flush before each trial), in a fresh child process.",
+	.flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU,
+	.opts = baseline_opts,
+	.min_args = 1,
+	.max_args = 1,
+	.run = run_baseline,
+};

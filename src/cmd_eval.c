@@ -1,0 +1,221 @@
+/* kernelpro eval: one candidate against its task -> one verdict; --explain-checks lists the checks. */
+#include "base/setup.h"
+
+#include <math.h>
+
+#include "cli.h"
+#include "evalopts.h"
+#include "kernelpro/eval.h"
+#include "kernelpro/json.h"
+#include "kernelpro/task.h"
+
+static const struct kp_opt eval_opts[] = {
+	{"explain-checks", 0, KP_OPT_FLAG, NULL, "list every anti-cheat check and what it catches", NULL},
+	{"correct-trials", 0, KP_OPT_INT, "N", "correctness trials, fresh inputs each", "5"},
+	{"tolerance", 0, KP_OPT_NUM, "X", "atol = rtol for every output (default: by precision)", NULL},
+	{"tolerance-mode", 0, KP_OPT_CHOICE, "current|kernelbench-v0.1",
+	 "default tolerances: KernelBench HEAD (1e-4 fp32) or v0/v0.1 (1e-2)", "current"},
+	{"no-timing", 0, KP_OPT_FLAG, NULL, "check correctness only", NULL},
+	{"no-reference-timing", 0, KP_OPT_FLAG, NULL, "do not time the reference (no speedup)", NULL},
+	{"build-only", 0, KP_OPT_FLAG, NULL, "stop after building", NULL},
+	{"floor", 0, KP_OPT_NUM, "SECONDS", "roofline floor (Stage 1 floor_time_s): faster is refused", NULL},
+	{"floor-slack", 0, KP_OPT_NUM, "X", "refuse below floor * X", "0.9"},
+	{"excessive-speedup", 0, KP_OPT_NUM, "X", "warn above this speedup", "10"},
+	{"allow", 0, KP_OPT_LIST, "CHECK", "switch a check off (ids from --explain-checks)", NULL},
+	{"loop", 0, KP_OPT_NUM, "SECONDS", "after timing, run candidate and reference back-to-back (energy)", "0"},
+	{"no-sanitize", 0, KP_OPT_FLAG, NULL, "no compute-sanitizer rerun after an illegal address", NULL},
+	KP_EVAL_COMMON_OPTS,
+	KP_OPT_TABLE_END,
+};
+
+static void print_json(struct kp_cli *cli, json_t *o)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	kp_json_dump_buf(o, &b, 0);
+	fprintf(cli->out, "%s\n", b.buf);
+	kp_buf_release(&b);
+}
+
+static int explain_checks(struct kp_cli *cli)
+{
+	size_t n;
+	const struct kp_check_info *c = kp_checks(&n);
+	if (cli->json) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = json_object();
+			kp_json_set(o, "id", json_string(c[i].id));
+			kp_json_set(o, "stage", json_string(c[i].stage == KP_CHECK_STATIC ? "static" : "dynamic"));
+			kp_json_set(o, "severity", json_string(kp_severity_name(c[i].severity)));
+			kp_json_set(o, "applies", json_string(c[i].applies == KP_APPLIES_BOTH ? "both"
+							      : c[i].applies == KP_APPLIES_KERNELBENCH ? "kernelbench"
+												       : "native"));
+			kp_json_set(o, "title", json_string(c[i].title));
+			kp_json_set(o, "explain", json_string(c[i].explain));
+			json_array_append_new(a, o);
+		}
+		print_json(cli, a);
+		json_decref(a);
+		return KP_EXIT_OK;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *applies = c[i].applies == KP_APPLIES_BOTH ? "all tasks"
+				      : c[i].applies == KP_APPLIES_KERNELBENCH ? "KernelBench tasks"
+									       : "native tasks";
+		fprintf(cli->out, "%s%s%s  (%s, %s, %s)\n  %s\n", kp_cli_color(cli, "bold"), c[i].id, kp_cli_reset(cli),
+			c[i].stage == KP_CHECK_STATIC ? "static" : "dynamic", kp_severity_name(c[i].severity), applies,
+			c[i].title);
+		/* Wrap the explanation at ~96 columns, indented. */
+		const char *p = c[i].explain;
+		while (*p) {
+			size_t len = strlen(p), cut = len;
+			if (len > 94) {
+				cut = 94;
+				while (cut > 0 && p[cut] != ' ')
+					cut--;
+				if (!cut)
+					cut = 94;
+			}
+			fprintf(cli->out, "    %.*s\n", (int)cut, p);
+			p += cut;
+			while (*p == ' ')
+				p++;
+		}
+		fputc('\n', cli->out);
+	}
+	fprintf(cli->out, "Refusing checks make the verdict cheat_suspected; warnings are recorded in the verdict's "
+			  "flags.\nSwitch one off with --allow ID.\n");
+	return KP_EXIT_OK;
+}
+
+static void print_indented(FILE *fp, const char *text, int max_lines)
+{
+	int n = 0;
+	for (const char *p = text; p && *p && n < max_lines; n++) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(fp, "    %.*s\n", len, p);
+		p = nl ? nl + 1 : NULL;
+		if (n + 1 == max_lines && p && *p)
+			fprintf(fp, "    ... (--json has the whole log)\n");
+	}
+}
+
+static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
+{
+	char a[32], b[32];
+	const char *style = v->status == KP_STATUS_CORRECT || v->status == KP_STATUS_COMPILED ? "ok"
+			    : v->status == KP_STATUS_CHEAT_SUSPECTED ? "bad"
+								      : "warn";
+	fprintf(cli->out, "%s%s%s", kp_cli_color(cli, style), kp_status_name(v->status), kp_cli_reset(cli));
+	if (v->status == KP_STATUS_CORRECT && !isnan(v->speedup))
+		fprintf(cli->out, "  %.3gx  (%s vs %s reference, median of %d)", v->speedup,
+			kp_fmt_ms(v->runtime.median_ms, a, sizeof(a)), kp_fmt_ms(v->ref_runtime.median_ms, b, sizeof(b)),
+			v->runtime.trials);
+	else if (v->message)
+		fprintf(cli->out, "  %s", v->message);
+	fputc('\n', cli->out);
+	if (v->status == KP_STATUS_CORRECT) {
+		fprintf(cli->out, "  trials %d/%d, max |diff| %.3g (atol %g, rtol %g)\n", v->trials_passed, v->trials_run,
+			v->max_abs_diff, v->atol, v->rtol);
+		if (v->runtime.trials)
+			fprintf(cli->out, "  runtime median %s, mean %s, std %s, min %s, max %s\n",
+				kp_fmt_ms(v->runtime.median_ms, a, sizeof(a)), kp_fmt_ms(v->runtime.mean_ms, b, sizeof(b)),
+				kp_fmt_ms(v->runtime.std_ms, (char[32]){0}, 32), kp_fmt_ms(v->runtime.min_ms, (char[32]){0}, 32),
+				kp_fmt_ms(v->runtime.max_ms, (char[32]){0}, 32));
+	}
+	for (size_t i = 0; i < v->nflags; i++)
+		fprintf(cli->out, "  %s%s%s %s: %s\n",
+			kp_cli_color(cli, v->flags[i].severity == KP_SEV_REFUSE ? "bad" : "warn"),
+			kp_severity_name(v->flags[i].severity), kp_cli_reset(cli), v->flags[i].check, v->flags[i].message);
+	if (v->log && v->status != KP_STATUS_CORRECT && v->status != KP_STATUS_COMPILED) {
+		fprintf(cli->out, "  log:\n");
+		print_indented(cli->out, v->log, cli->verbosity > 0 ? 100000 : 40);
+	}
+	fprintf(cli->out, "  %sbuild %s%s, run %s, total %s", kp_cli_color(cli, "dim"),
+		isnan(v->build_s) ? "-" : kp_fmt_ms(v->build_s * 1e3, a, sizeof(a)), v->build_cached ? " (cached)" : "",
+		isnan(v->run_s) ? "-" : kp_fmt_ms(v->run_s * 1e3, b, sizeof(b)),
+		kp_fmt_ms(v->total_s * 1e3, (char[32]){0}, 32));
+	if (v->gpu_name[0])
+		fprintf(cli->out, "; GPU %d %s", v->gpu, v->gpu_name);
+	fprintf(cli->out, "%s\n", kp_cli_reset(cli));
+}
+
+static int run_eval(struct kp_cli *cli, const struct kp_args *args)
+{
+	struct kp_task task;
+	struct kp_eval_opts o;
+	struct kp_verdict v;
+	struct kp_error err = KP_ERROR_INIT;
+	const char *mode = kp_arg_str(args, "tolerance-mode");
+	long ct = kp_arg_int(args, "correct-trials", 5);
+	int rc;
+
+	if (kp_arg_flag(args, "explain-checks"))
+		return explain_checks(cli);
+	if (kp_arg_npos(args) != 2) {
+		kp_cli_error(cli, "give a TASK and a CANDIDATE (or --explain-checks)");
+		kp_cmd_print_usage(args->cmd, "kernelpro eval", cli->err);
+		return KP_EXIT_USAGE;
+	}
+	if ((rc = kp_evalopts_from_args(cli, args, &o)))
+		return rc;
+	for (const char *const *a = (const char *const *)kp_arg_list(args, "allow")->v; a && *a; a++)
+		if (!kp_check_find(*a)) {
+			kp_cli_error(cli, "--allow '%s': no such check (see 'kernelpro eval --explain-checks')", *a);
+			return KP_EXIT_USAGE;
+		}
+	if (ct < 1 || ct > 1000) {
+		kp_cli_error(cli, "--correct-trials must be 1..1000");
+		return KP_EXIT_USAGE;
+	}
+	o.correct_trials = (int)ct;
+	if (kp_arg_given(args, "tolerance"))
+		o.atol = o.rtol = kp_arg_num(args, "tolerance", NAN);
+	o.tol_mode = mode && !strcmp(mode, "kernelbench-v0.1") ? KP_TOL_KB_V01 : KP_TOL_CURRENT;
+	o.time_candidate = !kp_arg_flag(args, "no-timing");
+	o.time_reference = o.time_candidate && !kp_arg_flag(args, "no-reference-timing");
+	o.build_only = kp_arg_flag(args, "build-only");
+	o.floor_time_s = kp_arg_num(args, "floor", NAN);
+	o.floor_slack = kp_arg_num(args, "floor-slack", 0.9);
+	o.excessive_speedup = kp_arg_num(args, "excessive-speedup", 10);
+	o.allow_checks = (const char *const *)kp_arg_list(args, "allow")->v;
+	o.loop_s = kp_arg_num(args, "loop", 0);
+	o.sanitize = !kp_arg_flag(args, "no-sanitize");
+
+	kp_task_init(&task);
+	kp_verdict_init(&v);
+	if ((rc = kp_task_load(&task, kp_arg_pos(args, 0), &err)) ||
+	    (rc = kp_eval_file(&task, kp_arg_pos(args, 1), &o, &v, &err))) {
+		rc = kp_cli_fail(cli, &err);
+		goto out;
+	}
+	if (cli->json) {
+		json_t *j = kp_verdict_to_json(&v);
+		print_json(cli, j);
+		json_decref(j);
+	} else
+		print_verdict(cli, &v);
+	rc = v.status == KP_STATUS_CORRECT || v.status == KP_STATUS_COMPILED ? KP_EXIT_OK : KP_EXIT_FAIL;
+out:
+	kp_verdict_release(&v);
+	kp_task_release(&task);
+	return rc;
+}
+
+const struct kp_cmd kp_cmd_eval = {
+	.name = "eval",
+	.summary = "Check and time one candidate against its task; refuse cheats",
+	.usage = "[options] TASK CANDIDATE | --explain-checks",
+	.description =
+		"TASK is a KernelBench .py file or a native task directory (task.json + reference.cu).\n"
+		"CANDIDATE is a Python source defining ModelNew (KernelBench) or a .cu exporting kp_run (native).\n"
+		"Each evaluation runs in a fresh child process with time limits. The verdict is one of\n"
+		"correct, compiled, compile_error, runtime_error, timeout, wrong_output, cheat_suspected.\n"
+		"Exit status: 0 correct (or compiled with --build-only), 1 any other verdict, 3 no GPU/tool.",
+	.flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU,
+	.opts = eval_opts,
+	.min_args = 0,
+	.max_args = 2,
+	.run = run_eval,
+};
