@@ -24,12 +24,12 @@
 
 /* ---- Findings ----------------------------------------------------------------------------- */
 
-/* KP_SEV_NONE is only an input: "derive it from the estimated gain" (kp_severity_for_gain). */
-enum kp_severity { KP_SEV_NONE = 0, KP_SEV_LOW, KP_SEV_MEDIUM, KP_SEV_HIGH, KP_SEV_CRITICAL };
+/* KP_SEV_NONE is only an input: "derive it from the estimated gain" (kp_finding_severity_for_gain). */
+enum kp_finding_severity { KP_SEV_NONE = 0, KP_SEV_LOW, KP_SEV_MEDIUM, KP_SEV_HIGH, KP_SEV_CRITICAL };
 
-const char *kp_severity_name(enum kp_severity s); /* "low" ... "critical" ("none") */
+const char *kp_finding_severity_name(enum kp_finding_severity s); /* "low" ... "critical" ("none") */
 /* 0 and *out set for "low|medium|high|critical"; KP_EINVAL otherwise. */
-int kp_severity_parse(const char *s, enum kp_severity *out);
+int kp_finding_severity_parse(const char *s, enum kp_finding_severity *out);
 
 /*
  * The severity an estimated gain earns (a fraction of the kernel's time):
@@ -39,7 +39,7 @@ int kp_severity_parse(const char *s, enum kp_severity *out);
 #define KP_GAIN_CRITICAL 0.60
 #define KP_GAIN_HIGH 0.40
 #define KP_GAIN_MEDIUM 0.15
-enum kp_severity kp_severity_for_gain(double gain);
+enum kp_finding_severity kp_finding_severity_for_gain(double gain);
 
 /* One measured fact behind a finding. */
 struct kp_evidence {
@@ -51,7 +51,7 @@ struct kp_evidence {
 
 struct kp_finding {
 	char *tool;                /* id of the tool that produced it (set by the engine) */
-	enum kp_severity severity;
+	enum kp_finding_severity severity;
 	char *title;               /* one line: what is wrong */
 	char *cause;               /* the root cause, one or two sentences */
 	struct kp_evidence *evidence;
@@ -76,7 +76,7 @@ void kp_finding_release(struct kp_finding *f);
 struct kp_finding *kp_findings_push_copy(struct kp_findings *fs, const struct kp_finding *src);
 
 /* Building findings (tools and the Lua bridge). Every string is copied. */
-struct kp_finding *kp_finding_new(struct kp_findings *fs, enum kp_severity sev, const char *title_fmt, ...)
+struct kp_finding *kp_finding_new(struct kp_findings *fs, enum kp_finding_severity sev, const char *title_fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void kp_finding_cause(struct kp_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void kp_finding_evidence(struct kp_finding *f, const char *metric, double value, double threshold,

@@ -162,7 +162,7 @@ static void run_entry(struct kp_toolset_entry *e, const struct kp_tool_input *in
 		free(f->tool);
 		f->tool = kp_xstrdup(e->info.name);
 		if (f->severity == KP_SEV_NONE)
-			f->severity = kp_severity_for_gain(f->gain);
+			f->severity = kp_finding_severity_for_gain(f->gain);
 	}
 	if (st == KP_TOOL_FIRED && dropped == found.n)
 		st = KP_TOOL_SILENT;

@@ -207,7 +207,7 @@ static void test_select_and_metrics(void **state)
 
 /* ---- Synthesis --------------------------------------------------------------------------------------- */
 
-static struct kp_finding *add(struct kp_findings *fs, const char *tool, enum kp_severity sev, double gain,
+static struct kp_finding *add(struct kp_findings *fs, const char *tool, enum kp_finding_severity sev, double gain,
 			      const char *title)
 {
 	struct kp_finding *f = kp_finding_new(fs, sev, "%s", title);
@@ -411,18 +411,18 @@ static void test_modes_parse(void **state)
 {
 	enum kp_feedback_mode m;
 	enum kp_orchestration o;
-	enum kp_severity s;
+	enum kp_finding_severity s;
 	assert_int_equal(kp_feedback_mode_parse("raw", &m), 0);
 	assert_int_equal(m, KP_FEEDBACK_RAW);
 	assert_int_equal(kp_feedback_mode_parse("lots", &m), KP_EINVAL);
 	assert_int_equal(kp_orchestration_parse("reactive", &o), 0);
 	assert_int_equal(o, KP_ORCH_REACTIVE);
-	assert_int_equal(kp_severity_parse("critical", &s), 0);
-	assert_int_equal(kp_severity_parse("none", &s), KP_EINVAL);
-	assert_int_equal(kp_severity_for_gain(0.6), KP_SEV_CRITICAL);
-	assert_int_equal(kp_severity_for_gain(0.39), KP_SEV_MEDIUM);
-	assert_int_equal(kp_severity_for_gain(0.1), KP_SEV_LOW);
-	assert_int_equal(kp_severity_for_gain(NAN), KP_SEV_MEDIUM);
+	assert_int_equal(kp_finding_severity_parse("critical", &s), 0);
+	assert_int_equal(kp_finding_severity_parse("none", &s), KP_EINVAL);
+	assert_int_equal(kp_finding_severity_for_gain(0.6), KP_SEV_CRITICAL);
+	assert_int_equal(kp_finding_severity_for_gain(0.39), KP_SEV_MEDIUM);
+	assert_int_equal(kp_finding_severity_for_gain(0.1), KP_SEV_LOW);
+	assert_int_equal(kp_finding_severity_for_gain(NAN), KP_SEV_MEDIUM);
 }
 
 int main(void)
