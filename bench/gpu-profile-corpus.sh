@@ -1,13 +1,17 @@
 #!/bin/sh
 # On the H200 machine, from the repository root: builds our labelled corpus (bench/corpus/kernels.cu),
 # profiles it with `ncu --set full --clock-control none`, and writes what the diagnosis benchmark
-# reads to $OUT/corpus/ (at most 7 files): ncu_raw.csv, ncu_details.csv, sass.txt, ptxas.txt,
-# tiny_trace.json (kernelpro's CUPTI tracer on the probe's 200 tiny_kernel launches, when a
-# kernelpro build is present), diagnosis.txt (bench/diagnosis.py over the new capture) and log.txt.
+# reads to $OUT/corpus/ (8 files): ncu_raw.csv, ncu_details.csv, sass.txt, ptxas.txt and, when a
+# kernelpro build is present (make gpu-bundle), tiny_trace.json (the CUPTI tracer on the probe's 200
+# tiny_kernel launches), diagnosis.txt (bench/diagnosis.py over the new capture), targeted.txt (the
+# probe kernels profiled with only the metrics the tools declare: `kernelpro profile --tools all`,
+# which proves ncu accepts every name, and the findings from that collection) and log.txt.
 #
 #   OUT=/tmp/out sh bench/gpu-profile-corpus.sh          # KP=dist/gpu/bin/kernelpro by default
+#   sh tools/gpu-run.sh bench/gpu-profile-corpus.sh      # the same, inside the team's one device call
 #
-# Expected time: about one minute (nvcc 10 s, ncu --set full over 5 kernels ~30 s).
+# Expected time: two to three minutes (nvcc 2 x 10 s, ncu --set full over 5 kernels ~30 s, the
+# targeted collection over the 17 probe kernels ~1 min).
 set -u
 OUT=${OUT:-$(pwd)/out}
 D="$OUT/corpus"
@@ -42,15 +46,28 @@ LC_ALL=C "$NCU" --import "$TMP/full.ncu-rep" --csv --page details >"$D/ncu_detai
 	say "FAILED: ncu details export"
 # 4. The launch-overhead case of the shared probe corpus: tiny_kernel's 200 launches under the tracer.
 if [ -x "$KP" ]; then
-	if "$NVCC" -O3 -arch=sm_90 -o "$TMP/kernels" tests/golden/h200-probe/kernels.cu -lcublas >>"$LOG" 2>&1 &&
-		step "$KP" profile --no-ncu --out "$TMP/tiny" "$TMP/kernels" tiny_kernel; then
+	built=0
+	"$NVCC" -O3 -arch=sm_90 -o "$TMP/kernels" tests/golden/h200-probe/kernels.cu -lcublas >>"$LOG" 2>&1 && built=1
+	if [ $built = 1 ] && step "$KP" profile --no-ncu --out "$TMP/tiny" "$TMP/kernels" tiny_kernel; then
 		cp "$TMP/tiny/trace.json" "$D/tiny_trace.json" || say "FAILED: no trace.json"
 	fi
 	# 5. Score the new capture right away (the labels were committed before this run).
 	if [ -f "$D/ncu_raw.csv" ]; then
 		say "diagnosis benchmark"
-		"$PY" bench/diagnosis.py --kp "$KP" --corpus bench/corpus --capture "$D" \
-			${D:+--trace "$D/tiny_trace.json"} >"$D/diagnosis.txt" 2>>"$LOG" || say "FAILED: diagnosis.py"
+		trace=""
+		[ -f "$D/tiny_trace.json" ] && trace="--trace $D/tiny_trace.json"
+		# shellcheck disable=SC2086
+		"$PY" bench/diagnosis.py --kp "$KP" --corpus bench/corpus --capture "$D" $trace \
+			>"$D/diagnosis.txt" 2>>"$LOG" || say "FAILED: diagnosis.py"
+	fi
+	# 6. Targeted collection: only Stage 1's and the tools' metrics, on the labelled probe kernels.
+	if [ $built = 1 ]; then
+		say "targeted collection (kernelpro profile --tools all)"
+		t0=$(date +%s)
+		"$KP" profile --tools all --out "$TMP/targeted" "$TMP/kernels" all >"$D/targeted.txt" 2>&1 ||
+			say "FAILED: kernelpro profile --tools all (see targeted.txt)"
+		echo "wall time: $(( $(date +%s) - t0 )) s" >>"$D/targeted.txt"
+		cat "$TMP/targeted/profile.json" >>"$D/targeted.txt" 2>/dev/null
 	fi
 else
 	say "no kernelpro at $KP (make gpu-bundle here first): skipped the tracer run and the scoring"

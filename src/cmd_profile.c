@@ -30,6 +30,9 @@ static const struct kp_opt profile_opts[] = {
 	{"timeout", 0, KP_OPT_INT, "SEC", "time limit for each run of the program", "600"},
 	{"gpu", 0, KP_OPT_STR, "KEY", "GPU model for the roofline (default: the device profiled)", NULL},
 	{"keep-report", 0, KP_OPT_FLAG, NULL, "keep ncu's report.ncu-rep", NULL},
+	{"tools", 0, KP_OPT_CHOICE, "none|all|memory|compute|latency",
+	 "also collect what these micro-profiling tools read, and run them on the result", "none"},
+	{"source-counters", 0, KP_OPT_FLAG, NULL, "with --tools: the SourceCounters section too (excess sectors; slower)", NULL},
 	KP_OPT_TABLE_END,
 };
 
@@ -87,6 +90,47 @@ static void add_metrics(struct kp_strvec *m, const struct kp_strvec *extra)
 	}
 }
 
+/*
+ * --tools: the metrics (and source-level sections) the selected tools read join the collection,
+ * and the toolset opened for the report. Returns 0 or an exit code.
+ */
+static int add_tool_metrics(struct kp_cli *cli, const struct kp_args *args, struct kp_strvec *metrics,
+			    struct kp_strvec *sections, struct kp_toolset **ts)
+{
+	static const char *const classes[] = {"all", "compute", "memory", "latency"};
+	static const enum kp_bound bounds[] = {KP_BOUND_MIXED, KP_BOUND_COMPUTE, KP_BOUND_MEMORY, KP_BOUND_LATENCY};
+	struct kp_toolset_opts o = {0};
+	struct kp_strvec ids = KP_STRVEC_INIT, want = KP_STRVEC_INIT, secs = KP_STRVEC_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	const char *sel = kp_arg_str(args, "tools");
+	int rc = 0;
+
+	*ts = NULL;
+	if (!sel || !strcmp(sel, "none"))
+		return 0;
+	o.use_env = 1;
+	if (kp_toolset_open(ts, &o, &err))
+		return kp_cli_fail(cli, &err);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(classes); i++)
+		if (!strcmp(sel, classes[i]))
+			kp_toolset_select(*ts, bounds[i], 0, &ids);
+	if (kp_toolset_collection(*ts, &ids, &want, &secs, &err)) {
+		rc = kp_cli_fail(cli, &err);
+		goto out;
+	}
+	for (size_t i = 0; i < want.n; i++)
+		if (kp_strvec_find(metrics, want.v[i]) < 0)
+			kp_strvec_push(metrics, want.v[i]);
+	for (size_t i = 0; kp_arg_flag(args, "source-counters") && i < secs.n; i++)
+		if (kp_strvec_find(sections, secs.v[i]) < 0)
+			kp_strvec_push(sections, secs.v[i]);
+out:
+	kp_strvec_release(&ids);
+	kp_strvec_release(&want);
+	kp_strvec_release(&secs);
+	return rc;
+}
+
 static json_t *status_json(const char *status, const struct kp_error *err, double elapsed)
 {
 	json_t *o = json_object();
@@ -105,6 +149,7 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 	struct kp_error err = KP_ERROR_INIT, terr = KP_ERROR_INIT;
 	struct kp_buf meta = KP_BUF_INIT;
 	char *trace = NULL;
+	struct kp_toolset *ts = NULL;
 	json_t *m = json_object(), *a = json_array();
 	int rc = KP_EXIT_FAIL, ncu_ok = 0, want_trace = kp_arg_flag(args, "trace");
 
@@ -131,6 +176,8 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 		add_metrics(&metrics, kp_arg_list(args, "metrics"));
 		if (kp_arg_list(args, "section"))
 			kp_strvec_pushv(&sections, (const char *const *)kp_arg_list(args, "section")->v);
+		if ((rc = add_tool_metrics(cli, args, &metrics, &sections, &ts)))
+			goto out;
 		r.argv = (const char *const *)argv.v;
 		r.metrics = (const char *const *)metrics.v;
 		r.sections = sections.n ? (const char *const *)sections.v : NULL;
@@ -180,6 +227,7 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 		o.device_name = kp_profile_dir_device(dir, &paths);
 		o.gpu_key = kp_arg_str(args, "gpu");
 		o.min_bytes = NAN;
+		o.tools.ts = ts;
 		rc = kp_diagnose_report(cli, &o);
 		kp_strvec_release(&paths);
 	} else if (trace) {
@@ -192,6 +240,7 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 	if (cli->verbosity >= 0)
 		fprintf(cli->err, "profile saved in %s/ ('kernelpro analyze %s' reads it again)\n", dir, dir);
 out:
+	kp_toolset_free(ts);
 	free(trace);
 	json_decref(m);
 	kp_buf_release(&meta);

@@ -234,7 +234,8 @@ static const struct kp_opt metrics_opts[] = {
 static int run_metrics(struct kp_cli *cli, const struct kp_args *args)
 {
 	struct kp_toolset *ts;
-	struct kp_strvec ids = KP_STRVEC_INIT, metrics = KP_STRVEC_INIT;
+	struct kp_strvec ids = KP_STRVEC_INIT, metrics = KP_STRVEC_INIT, collect = KP_STRVEC_INIT,
+			 sections = KP_STRVEC_INIT;
 	struct kp_error err = KP_ERROR_INIT;
 	const char *cls = kp_arg_str(args, "class");
 	unsigned sources = 0;
@@ -252,28 +253,35 @@ static int run_metrics(struct kp_cli *cli, const struct kp_args *args)
 				b = (enum kp_bound)i;
 		kp_toolset_select(ts, b, kp_arg_flag(args, "energy"), &ids);
 	}
-	if (kp_toolset_metrics(ts, &ids, &metrics, &sources, &err)) {
+	if (kp_toolset_metrics(ts, &ids, &metrics, &sources, &err) ||
+	    kp_toolset_collection(ts, &ids, &collect, &sections, &err)) {
 		kp_cli_error(cli, "%s", kp_error_msg(&err));
 		rc = KP_EXIT_USAGE;
 		goto out;
 	}
 	if (cli->json) {
-		json_t *o = json_object(), *t = json_array(), *m = json_array();
+		json_t *o = json_object(), *t = json_array(), *m = json_array(), *sec = json_array();
 		for (size_t i = 0; i < ids.n; i++)
 			json_array_append_new(t, json_string(ids.v[i]));
 		for (size_t i = 0; i < metrics.n; i++)
 			json_array_append_new(m, json_string(metrics.v[i]));
+		for (size_t i = 0; i < sections.n; i++)
+			json_array_append_new(sec, json_string(sections.v[i]));
 		kp_json_set(o, "tools", t);
 		kp_json_set(o, "sources", sources_json(sources));
 		kp_json_set(o, "metrics", m);
+		kp_json_set(o, "sections", sec); /* for the metrics only an ncu section collects */
 		print_json(cli, o);
 	} else {
 		for (size_t i = 0; i < metrics.n; i++)
-			fprintf(cli->out, "%s\n", metrics.v[i]);
+			fprintf(cli->out, "%s%s\n", metrics.v[i],
+				kp_strvec_find(&collect, metrics.v[i]) < 0 ? "  (source-level: --section SourceCounters)" : "");
 	}
 out:
 	kp_strvec_release(&ids);
 	kp_strvec_release(&metrics);
+	kp_strvec_release(&collect);
+	kp_strvec_release(&sections);
 	kp_toolset_free(ts);
 	return rc;
 }

@@ -63,7 +63,7 @@ static void print_findings(struct kp_cli *cli, const struct kp_feedback *fb, con
 	for (size_t i = 0; i < fb->findings.n; i++) {
 		const struct kp_finding *f = &fb->findings.v[i];
 		const char *style = f->severity >= KP_SEV_HIGH ? "bad" : f->severity == KP_SEV_MEDIUM ? "warn" : "dim";
-		fprintf(fp, "    %zu. %s[%s]%s %s (%s", i + 1, kp_cli_color(cli, style), kp_severity_name(f->severity),
+		fprintf(fp, "    %zu. %s[%s]%s %s (%s", i + 1, kp_cli_color(cli, style), kp_finding_severity_name(f->severity),
 			kp_cli_reset(cli), f->title, f->tool);
 		if (!isnan(f->gain))
 			fprintf(fp, ", up to %.0f%%", f->gain * 100);

@@ -24,12 +24,12 @@
 
 /* ---- Findings ----------------------------------------------------------------------------- */
 
-/* KP_SEV_NONE is only an input: "derive it from the estimated gain" (kp_severity_for_gain). */
-enum kp_severity { KP_SEV_NONE = 0, KP_SEV_LOW, KP_SEV_MEDIUM, KP_SEV_HIGH, KP_SEV_CRITICAL };
+/* KP_SEV_NONE is only an input: "derive it from the estimated gain" (kp_finding_severity_for_gain). */
+enum kp_finding_severity { KP_SEV_NONE = 0, KP_SEV_LOW, KP_SEV_MEDIUM, KP_SEV_HIGH, KP_SEV_CRITICAL };
 
-const char *kp_severity_name(enum kp_severity s); /* "low" ... "critical" ("none") */
+const char *kp_finding_severity_name(enum kp_finding_severity s); /* "low" ... "critical" ("none") */
 /* 0 and *out set for "low|medium|high|critical"; KP_EINVAL otherwise. */
-int kp_severity_parse(const char *s, enum kp_severity *out);
+int kp_finding_severity_parse(const char *s, enum kp_finding_severity *out);
 
 /*
  * The severity an estimated gain earns (a fraction of the kernel's time):
@@ -39,7 +39,7 @@ int kp_severity_parse(const char *s, enum kp_severity *out);
 #define KP_GAIN_CRITICAL 0.60
 #define KP_GAIN_HIGH 0.40
 #define KP_GAIN_MEDIUM 0.15
-enum kp_severity kp_severity_for_gain(double gain);
+enum kp_finding_severity kp_finding_severity_for_gain(double gain);
 
 /* One measured fact behind a finding. */
 struct kp_evidence {
@@ -51,7 +51,7 @@ struct kp_evidence {
 
 struct kp_finding {
 	char *tool;                /* id of the tool that produced it (set by the engine) */
-	enum kp_severity severity;
+	enum kp_finding_severity severity;
 	char *title;               /* one line: what is wrong */
 	char *cause;               /* the root cause, one or two sentences */
 	struct kp_evidence *evidence;
@@ -76,7 +76,7 @@ void kp_finding_release(struct kp_finding *f);
 struct kp_finding *kp_findings_push_copy(struct kp_findings *fs, const struct kp_finding *src);
 
 /* Building findings (tools and the Lua bridge). Every string is copied. */
-struct kp_finding *kp_finding_new(struct kp_findings *fs, enum kp_severity sev, const char *title_fmt, ...)
+struct kp_finding *kp_finding_new(struct kp_findings *fs, enum kp_finding_severity sev, const char *title_fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void kp_finding_cause(struct kp_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void kp_finding_evidence(struct kp_finding *f, const char *metric, double value, double threshold,
@@ -102,6 +102,7 @@ const char *kp_tool_sources_str(unsigned sources, char *buf, size_t n);
 unsigned kp_tool_source_parse(const char *s);
 
 #define KP_TM_OPTIONAL 1u /* the tool runs without it (reads it when present) */
+#define KP_TM_SOURCE 2u   /* source-level: only ncu's SourceCounters section collects it, not --metrics */
 
 /* One ncu metric a tool reads. Without a KP_TM_OPTIONAL flag the tool cannot run without it. */
 struct kp_tool_metric {
@@ -245,6 +246,13 @@ int kp_toolset_metrics(const struct kp_toolset *ts, const struct kp_strvec *ids,
 /* The same for what a class selects. */
 void kp_toolset_metrics_for_class(const struct kp_toolset *ts, enum kp_bound cls, int energy,
 				  struct kp_strvec *out, unsigned *sources);
+/*
+ * What an ncu run must ask for to give the named tools their metrics: names
+ * for --metrics (sorted, unique), and the --section identifiers of the
+ * source-level ones (KP_TM_SOURCE). KP_ENOENT for an unknown id.
+ */
+int kp_toolset_collection(const struct kp_toolset *ts, const struct kp_strvec *ids, struct kp_strvec *metrics,
+			  struct kp_strvec *sections, struct kp_error *err);
 
 /* ---- Running ------------------------------------------------------------------------------ */
 

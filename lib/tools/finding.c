@@ -8,22 +8,22 @@
 
 static const char *const severity_names[] = {"none", "low", "medium", "high", "critical"};
 
-const char *kp_severity_name(enum kp_severity s)
+const char *kp_finding_severity_name(enum kp_finding_severity s)
 {
 	return (unsigned)s < KP_ARRAY_SIZE(severity_names) ? severity_names[s] : "none";
 }
 
-int kp_severity_parse(const char *s, enum kp_severity *out)
+int kp_finding_severity_parse(const char *s, enum kp_finding_severity *out)
 {
 	for (size_t i = KP_SEV_LOW; i < KP_ARRAY_SIZE(severity_names); i++)
 		if (s && !strcmp(s, severity_names[i])) {
-			*out = (enum kp_severity)i;
+			*out = (enum kp_finding_severity)i;
 			return 0;
 		}
 	return KP_EINVAL;
 }
 
-enum kp_severity kp_severity_for_gain(double gain)
+enum kp_finding_severity kp_finding_severity_for_gain(double gain)
 {
 	if (isnan(gain))
 		return KP_SEV_MEDIUM;
@@ -138,7 +138,7 @@ static char *vformat(const char *fmt, va_list ap)
 	return kp_buf_detach(&b, NULL);
 }
 
-struct kp_finding *kp_finding_new(struct kp_findings *fs, enum kp_severity sev, const char *title_fmt, ...)
+struct kp_finding *kp_finding_new(struct kp_findings *fs, enum kp_finding_severity sev, const char *title_fmt, ...)
 {
 	struct kp_finding *f = findings_push(fs);
 	va_list ap;

@@ -761,7 +761,7 @@ static void read_finding(lua_State *L, struct kp_luatool *lt, int index)
 		sev = opt_string(L, -1, "severity", w, 0);
 		f = kp_finding_new(lt->out, KP_SEV_NONE, "%s", title);
 		free(title);
-		if (sev && kp_severity_parse(sev, &f->severity)) {
+		if (sev && kp_finding_severity_parse(sev, &f->severity)) {
 			free(sev);
 			luaL_error(L, "%s: 'severity' must be low, medium, high or critical", w);
 		}

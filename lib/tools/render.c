@@ -112,7 +112,7 @@ static void try_first_text(const struct kp_feedback *fb, struct kp_buf *b)
 
 static void finding_text(const struct kp_feedback *fb, const struct kp_finding *f, size_t rank, struct kp_buf *b)
 {
-	kp_buf_addf(b, "\n### %zu. [%s] %s\n", rank, kp_severity_name(f->severity), f->title);
+	kp_buf_addf(b, "\n### %zu. [%s] %s\n", rank, kp_finding_severity_name(f->severity), f->title);
 	kp_buf_addf(b, "Tool: %s", f->tool);
 	if (!isnan(f->gain))
 		kp_buf_addf(b, "; estimated gain up to %.0f%% of the kernel time%s%s%s", f->gain * 100,
@@ -235,7 +235,7 @@ json_t *kp_finding_json(const struct kp_finding *f)
 {
 	json_t *o = json_object(), *ev = json_array();
 	kp_json_set(o, "tool", json_string(f->tool ? f->tool : ""));
-	kp_json_set(o, "severity", json_string(kp_severity_name(f->severity)));
+	kp_json_set(o, "severity", json_string(kp_finding_severity_name(f->severity)));
 	kp_json_set(o, "title", json_string(f->title ? f->title : ""));
 	kp_json_set(o, "cause", f->cause ? json_string(f->cause) : NULL);
 	for (size_t i = 0; i < f->nevidence; i++) {

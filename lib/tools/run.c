@@ -54,13 +54,13 @@ static const char *source_hint(unsigned bit)
 {
 	switch (bit) {
 	case KP_SRC_NCU:
-		return "ncu metrics of the launch";
+		return "ncu metrics";
 	case KP_SRC_SASS:
 		return "SASS (cuobjdump -sass)";
 	case KP_SRC_PTXAS:
 		return "ptxas -v resources";
 	default:
-		return "a launch trace";
+		return "launch trace";
 	}
 }
 
@@ -162,7 +162,7 @@ static void run_entry(struct kp_toolset_entry *e, const struct kp_tool_input *in
 		free(f->tool);
 		f->tool = kp_xstrdup(e->info.name);
 		if (f->severity == KP_SEV_NONE)
-			f->severity = kp_severity_for_gain(f->gain);
+			f->severity = kp_finding_severity_for_gain(f->gain);
 	}
 	if (st == KP_TOOL_FIRED && dropped == found.n)
 		st = KP_TOOL_SILENT;

@@ -12,7 +12,7 @@
 #define FOLDED_EVIDENCE_MAX 3 /* evidence a folded finding brings to the one that explains it */
 
 /* 1 when a finding of tool `tool` (severity `sev`) explains `f`. */
-static int explains(const struct kp_finding *f, const char *tool, enum kp_severity sev)
+static int explains(const struct kp_finding *f, const char *tool, enum kp_finding_severity sev)
 {
 	for (size_t i = 0; i < f->explained_by.n; i++) {
 		const char *e = f->explained_by.v[i];

@@ -19,8 +19,8 @@ static const struct kp_threshold thresholds[] = {
 #define M_BPS_ST "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"
 
 static const struct kp_tool_metric metrics[] = {
-	{KP_M_L2_SECTORS, KP_TM_OPTIONAL},
-	{KP_M_L2_SECTORS_IDEAL, KP_TM_OPTIONAL},
+	{KP_M_L2_SECTORS, KP_TM_OPTIONAL | KP_TM_SOURCE},
+	{KP_M_L2_SECTORS_IDEAL, KP_TM_OPTIONAL | KP_TM_SOURCE},
 	{M_BPS_LD, KP_TM_OPTIONAL},
 	{M_BPS_ST, KP_TM_OPTIONAL},
 	{KP_M_GLD_SECTORS, KP_TM_OPTIONAL},

@@ -8,11 +8,12 @@
 
 #include "tools/tool_util.h"
 
-enum { T_FP64_PCT, T_XU_PCT };
+enum { T_FP64_PCT, T_XU_PCT, T_EXEC_SHARE };
 
 static const struct kp_threshold thresholds[] = {
 	{"fp64_pct", 1, "%", "FP64 pipe busier than this (measured) counts as real double-precision work"},
 	{"xu_pct", 40, "%", "special-function (XU) pipe busier than this counts as a transcendental-heavy kernel"},
+	{"min_exec_share", 0.001, "", "with executed SASS counts: a sequence must start this share of executed instructions"},
 	{NULL, 0, NULL, NULL},
 };
 
@@ -27,29 +28,35 @@ static const struct kp_tool_metric metrics[] = {
 };
 
 struct mix {
-	unsigned slow_div, slow_sqrt, slow_rcp, ddiv, idiv, f64, mufu;
+	unsigned slow_div, slow_sqrt, slow_rcp, ddiv, idiv, f64, mufu, f2f;
 	double fp64_pct, xu_pct;
 	int fp64_real;
 };
 
 static void measure(const struct kp_tool_input *m, const double *t, struct mix *x)
 {
-	const unsigned *c = m->profile->sass->counts;
-	x->slow_div = c[KP_SASS_CALL_FDIV_SLOW];
-	x->slow_sqrt = c[KP_SASS_CALL_FSQRT_SLOW];
-	x->slow_rcp = c[KP_SASS_CALL_FRCP_SLOW];
-	x->ddiv = c[KP_SASS_CALL_DDIV_SLOW];
-	x->idiv = c[KP_SASS_IDIV_SEQ];
-	x->f64 = c[KP_SASS_DFMA] + c[KP_SASS_DADD] + c[KP_SASS_DMUL] + c[KP_SASS_F2F_F64];
-	x->mufu = c[KP_SASS_MUFU_EX2] + c[KP_SASS_MUFU_LG2] + c[KP_SASS_MUFU_RCP] + c[KP_SASS_MUFU_RSQ] +
-		  c[KP_SASS_MUFU_SQRT] + c[KP_SASS_MUFU_SIN] + c[KP_SASS_MUFU_COS] + c[KP_SASS_MUFU_TANH] +
-		  c[KP_SASS_MUFU_OTHER];
+	const struct kp_sass_func *s = m->profile->sass;
+	const unsigned *c = s->counts;
+	/* Static counts for the text. With executed counts known, a class that starts fewer than
+	   min_exec_share of the executed instructions (a cold path, a prologue) counts as 0. */
+	double floor = s->has_executed ? t[T_EXEC_SHARE] * s->executed_total : 0;
+#define N(cls) (kp_sass_n(s, KP_SASS_##cls) > floor ? c[KP_SASS_##cls] : 0)
+	x->slow_div = N(CALL_FDIV_SLOW);
+	x->slow_sqrt = N(CALL_FSQRT_SLOW);
+	x->slow_rcp = N(CALL_FRCP_SLOW);
+	x->ddiv = N(CALL_DDIV_SLOW);
+	x->idiv = N(IDIV_SEQ);
+	x->f64 = N(DFMA) + N(DADD) + N(DMUL) + N(F2F_F64);
+	x->mufu = N(MUFU_EX2) + N(MUFU_LG2) + N(MUFU_RCP) + N(MUFU_RSQ) + N(MUFU_SQRT) + N(MUFU_SIN) + N(MUFU_COS) +
+		  N(MUFU_TANH) + N(MUFU_OTHER);
+	x->f2f = N(F2F_F64);
+#undef N
 	x->fp64_pct = kp_tool_metric(m, M_FP64);
 	x->xu_pct = kp_tool_metric(m, M_XU);
 	/* Promotion shows as float<->double conversions (F2F.F64): a kernel that is FP64 by design loads doubles
 	   and converts nothing. FP64 may also sit on a cold path (sinf's huge-argument reduction): trust the
 	   pipe when measured. */
-	x->fp64_real = x->f64 > 0 && c[KP_SASS_F2F_F64] > 0 && (isnan(x->fp64_pct) || x->fp64_pct > t[T_FP64_PCT]);
+	x->fp64_real = x->f64 > 0 && x->f2f > 0 && (isnan(x->fp64_pct) || x->fp64_pct > t[T_FP64_PCT]);
 }
 
 static int trigger(const struct kp_tool_input *m, const double *t)

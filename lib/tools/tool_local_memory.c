@@ -18,14 +18,12 @@ static const struct kp_threshold thresholds[] = {
 #define M_LST "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"
 #define M_LLD_INST "smsp__sass_inst_executed_op_local_ld.sum"
 #define M_LST_INST "smsp__sass_inst_executed_op_local_st.sum"
-#define M_SPILL_INST "sass__inst_executed_register_spilling"
 
 static const struct kp_tool_metric metrics[] = {
 	{M_LLD, KP_TM_OPTIONAL},
 	{M_LST, KP_TM_OPTIONAL},
 	{M_LLD_INST, KP_TM_OPTIONAL},
 	{M_LST_INST, KP_TM_OPTIONAL},
-	{M_SPILL_INST, KP_TM_OPTIONAL},
 	{KP_M_GLD_SECTORS, KP_TM_OPTIONAL},
 	{KP_M_GST_SECTORS, KP_TM_OPTIONAL},
 	{KP_M_DRAM_RD, KP_TM_OPTIONAL},
@@ -48,7 +46,6 @@ static void measure(const struct kp_tool_input *m, struct local *x)
 	double ld = kp_tool_metric(m, M_LLD), st = kp_tool_metric(m, M_LST);
 	double other = kp_nz(kp_tool_metric(m, KP_M_GLD_SECTORS)) + kp_nz(kp_tool_metric(m, KP_M_GST_SECTORS)) +
 		       (kp_nz(kp_tool_metric(m, KP_M_DRAM_RD)) + kp_nz(kp_tool_metric(m, KP_M_DRAM_WR))) / 32.0;
-	double spill_inst = kp_tool_metric(m, M_SPILL_INST);
 
 	x->sectors = isnan(ld) && isnan(st) ? NAN : kp_nz(ld) + kp_nz(st);
 	/* DRAM sectors join the denominator so TMA-fed kernels (no LSU global traffic) are weighed fairly. */
@@ -57,7 +54,7 @@ static void measure(const struct kp_tool_input *m, struct local *x)
 	x->stack = p ? p->stack_frame : -1;
 	x->ldl = s ? s->counts[KP_SASS_LDL] : 0;
 	x->stl = s ? s->counts[KP_SASS_STL] : 0;
-	x->spills = x->spill_bytes > 0 || spill_inst > 0;
+	x->spills = x->spill_bytes > 0;
 }
 
 static int trigger(const struct kp_tool_input *m, const double *t)

@@ -16,14 +16,12 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_THEO "sm__maximum_warps_per_active_cycle_pct"
 #define M_ACH "sm__warps_active.avg.pct_of_peak_sustained_active"
 #define M_LIM(r) "launch__occupancy_limit_" r
 #define M_REGS "launch__registers_per_thread"
 #define M_SMEM "launch__shared_mem_per_block"
 
 static const struct kp_tool_metric metrics[] = {
-	{M_THEO, 0},
 	{M_ACH, KP_TM_OPTIONAL},
 	{M_LIM("blocks"), KP_TM_OPTIONAL},
 	{M_LIM("registers"), KP_TM_OPTIONAL},
@@ -41,9 +39,44 @@ static const struct kp_tool_metric metrics[] = {
 	{NULL, 0},
 };
 
+/* The resource that allows the fewest blocks per SM, and that count. */
+static const char *limiter(const struct kp_tool_input *m, double *blocks)
+{
+	static const char *const names[] = {"registers", "shared_mem", "warps", "blocks", "barriers"};
+	static const char *const metric[] = {M_LIM("registers"), M_LIM("shared_mem"), M_LIM("warps"),
+					     M_LIM("blocks"), M_LIM("barriers")};
+	const char *best = NULL;
+	*blocks = NAN;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++) {
+		double v = kp_tool_metric(m, metric[i]);
+		if (!isnan(v) && (isnan(*blocks) || v < *blocks)) {
+			*blocks = v;
+			best = names[i];
+		}
+	}
+	return best;
+}
+
+/*
+ * Theoretical occupancy in % of the SM's warp slots, from the per-resource block limits and the block
+ * size: the arithmetic of ncu's occupancy calculator, from launch metrics any collection can ask for
+ * (ncu's own sm__maximum_warps_per_active_cycle_pct comes from its Occupancy section). NAN when unknown.
+ */
+static double theoretical(const struct kp_tool_input *m)
+{
+	double blocks, slots;
+	unsigned warps = (kp_tool_block_threads(m) + 31) / 32;
+	if (!limiter(m, &blocks) || !warps)
+		return NAN;
+	slots = m->hw && m->hw->spec.max_threads_per_sm > 0 ? m->hw->spec.max_threads_per_sm / 32.0 : 64;
+	return fmin(100.0, 100.0 * blocks * warps / slots);
+}
+
 static int trigger(const struct kp_tool_input *m, const double *t)
 {
-	double theo = kp_tool_metric(m, M_THEO), ach = kp_tool_metric(m, M_ACH);
+	double theo = theoretical(m), ach = kp_tool_metric(m, M_ACH);
+	if (isnan(theo))
+		return KP_EMISSING;
 	if (theo < t[T_MIN_OCC])
 		return 1;
 	return !isnan(ach) && ach < t[T_MIN_OCC] && theo - ach > t[T_GAP];
@@ -64,24 +97,6 @@ static double latency_share(const struct kp_tool_input *m)
 		}
 	}
 	return known ? fmin(1.0, s) : 0.5;
-}
-
-/* The resource that allows the fewest blocks per SM, and that count. */
-static const char *limiter(const struct kp_tool_input *m, double *blocks)
-{
-	static const char *const names[] = {"registers", "shared_mem", "warps", "blocks", "barriers"};
-	static const char *const metric[] = {M_LIM("registers"), M_LIM("shared_mem"), M_LIM("warps"),
-					     M_LIM("blocks"), M_LIM("barriers")};
-	const char *best = NULL;
-	*blocks = NAN;
-	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++) {
-		double v = kp_tool_metric(m, metric[i]);
-		if (!isnan(v) && (isnan(*blocks) || v < *blocks)) {
-			*blocks = v;
-			best = names[i];
-		}
-	}
-	return best;
 }
 
 static void recommend_limit(struct kp_finding *f, const struct kp_tool_input *m, const char *lim, double blocks)
@@ -132,7 +147,7 @@ static void recommend_limit(struct kp_finding *f, const struct kp_tool_input *m,
 
 static int analyze(const struct kp_tool_input *m, const double *t, struct kp_findings *out)
 {
-	double theo = kp_tool_metric(m, M_THEO), ach = kp_tool_metric(m, M_ACH), blocks;
+	double theo = theoretical(m), ach = kp_tool_metric(m, M_ACH), blocks;
 	double headroom = kp_tool_headroom(m), lat = latency_share(m), occ, gain;
 	const char *lim = limiter(m, &blocks);
 	struct kp_finding *f;
@@ -147,7 +162,7 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 			recommend_limit(f, m, lim, blocks);
 		else
 			kp_finding_cause(f, "The launch configuration admits few warps per SM.");
-		kp_finding_evidence(f, M_THEO, theo, t[T_MIN_OCC], "%");
+		kp_finding_evidence(f, "theoretical occupancy", theo, t[T_MIN_OCC], "%");
 		kp_tool_evidence(f, M_REGS, kp_tool_metric(m, M_REGS), NAN, "");
 		kp_tool_evidence(f, M_SMEM, kp_tool_metric(m, M_SMEM), NAN, "B");
 	} else {

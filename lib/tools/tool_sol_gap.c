@@ -104,7 +104,7 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 				  "inside loops, dependent chains of global loads");
 	} else {
 		/* A gap with no named cause is worth a look, not an alarm: at most medium. */
-		enum kp_severity sev = kp_severity_for_gain(1.0 - busiest);
+		enum kp_finding_severity sev = kp_finding_severity_for_gain(1.0 - busiest);
 		f = kp_finding_new(out, sev > KP_SEV_MEDIUM ? KP_SEV_MEDIUM : sev, "%s throughput at %.0f%% of peak (%s busiest at %.0f%%)",
 				   memory_side ? "Memory" : "Compute", (memory_side ? mem : sm),
 				   memory_side ? unit : "SM", memory_side ? unit_pct : sm);

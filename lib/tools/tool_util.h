@@ -78,6 +78,15 @@ unsigned kp_tool_block_threads(const struct kp_tool_input *m);
 /* The kernel's time in seconds: gpu__time_duration, else Stage 1; NAN when unknown. */
 double kp_tool_time_s(const struct kp_tool_input *m);
 
+/*
+ * One SASS class count: warp-level executions when the SASS came with them (ncu's source page),
+ * else the static count. Dynamic counts ignore code that never runs (cold paths, prologues).
+ */
+static inline double kp_sass_n(const struct kp_sass_func *s, enum kp_sass_class c)
+{
+	return s->has_executed ? s->executed[c] : (double)s->counts[c];
+}
+
 /* value or 0 when NAN (for sums of optional counters). */
 static inline double kp_nz(double v)
 {

@@ -30,17 +30,19 @@ struct width {
 
 static void measure(const struct kp_tool_input *m, struct width *w)
 {
-	const unsigned *c = m->profile->sass->counts;
-	double b64 = c[KP_SASS_LDG_64] + c[KP_SASS_STG_64], b128 = c[KP_SASS_LDG_128] + c[KP_SASS_STG_128];
+	const struct kp_sass_func *s = m->profile->sass;
+	double b64 = kp_sass_n(s, KP_SASS_LDG_64) + kp_sass_n(s, KP_SASS_STG_64);
+	double b128 = kp_sass_n(s, KP_SASS_LDG_128) + kp_sass_n(s, KP_SASS_STG_128);
 	double ls = kp_tool_stall_share(m, KP_M_STALL("long_scoreboard"));
 	double lg = kp_tool_stall_share(m, KP_M_STALL("lg_throttle"));
 
-	w->scalar = c[KP_SASS_LDG_32] + c[KP_SASS_STG_32] + c[KP_SASS_LDG_OTHER] + c[KP_SASS_STG_OTHER];
+	w->scalar = kp_sass_n(s, KP_SASS_LDG_32) + kp_sass_n(s, KP_SASS_STG_32) + kp_sass_n(s, KP_SASS_LDG_OTHER) +
+		    kp_sass_n(s, KP_SASS_STG_OTHER);
 	w->wide = b64 + b128;
 	w->total = w->scalar + w->wide;
 	w->scalar_frac = w->total > 0 ? w->scalar / w->total : 0;
 	w->avg_bits = w->total > 0 ? (32 * w->scalar + 64 * b64 + 128 * b128) / w->total : 128;
-	w->async = c[KP_SASS_LDGSTS] + c[KP_SASS_UTMALDG] + c[KP_SASS_UTMASTG] > 0;
+	w->async = kp_sass_n(s, KP_SASS_LDGSTS) + kp_sass_n(s, KP_SASS_UTMALDG) + kp_sass_n(s, KP_SASS_UTMASTG) > 0;
 	/* Without stall counters, a memory-dominated kernel counts as waiting on memory. */
 	w->wait_share = isnan(ls) ? (kp_tool_memory_weight(m) >= 0.9 ? 1.0 : 0.0) : ls + kp_nz(lg);
 }
@@ -60,13 +62,19 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 	struct kp_finding *f;
 
 	measure(m, &w);
-	f = kp_finding_new(out, KP_SEV_NONE, "Global memory accessed 32 bits at a time (%.0f of %.0f load/store instructions are scalar)",
-			   w.scalar, w.total);
+	if (s->has_executed)
+		f = kp_finding_new(out, KP_SEV_NONE, "Global memory accessed 32 bits at a time (%.0f%% of executed load/store instructions are scalar)",
+				   w.scalar_frac * 100);
+	else
+		f = kp_finding_new(out, KP_SEV_NONE, "Global memory accessed 32 bits at a time (%.0f of %.0f load/store instructions are scalar)",
+				   w.scalar, w.total);
 	kp_finding_cause(f, "Each thread moves 4 bytes per instruction, so a warp keeps few bytes in flight and the "
 			    "load/store unit issues up to 4x the instructions a 128-bit access needs; warps wait on "
 			    "global memory %.0f%% of their cycles.",
 			 w.wait_share * 100);
-	kp_finding_evidence(f, "scalar global load/store instructions (SASS)", w.scalar_frac * 100, t[T_SCALAR_PCT], "%");
+	kp_finding_evidence(f, s->has_executed ? "scalar global load/store instructions (executed SASS)"
+					       : "scalar global load/store instructions (SASS)",
+			    w.scalar_frac * 100, t[T_SCALAR_PCT], "%");
 	kp_finding_evidence(f, "average global access width (SASS)", w.avg_bits, 128, "bit");
 	kp_finding_evidence(f, "warp cycles waiting on global memory", w.wait_share * 100, t[T_WAIT_SHARE] * 100, "%");
 	if (s->counts[KP_SASS_LDG_32])

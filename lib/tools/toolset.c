@@ -277,3 +277,30 @@ void kp_toolset_metrics_for_class(const struct kp_toolset *ts, enum kp_bound cls
 	sort_strvec(out);
 	kp_strvec_release(&ids);
 }
+
+int kp_toolset_collection(const struct kp_toolset *ts, const struct kp_strvec *ids, struct kp_strvec *metrics,
+			  struct kp_strvec *sections, struct kp_error *err)
+{
+	struct kp_strvec all = KP_STRVEC_INIT;
+	int rc = kp_toolset_metrics(ts, ids, &all, NULL, err);
+	for (size_t i = 0; !rc && i < ids->n; i++) {
+		const struct kp_tool_info *t = &kp_toolset_entry(ts, ids->v[i])->info;
+		for (size_t j = 0; j < t->nmetrics; j++)
+			if ((t->metrics[j].flags & KP_TM_SOURCE) && kp_strvec_find(sections, "SourceCounters") < 0)
+				kp_strvec_push(sections, "SourceCounters");
+	}
+	for (size_t i = 0; !rc && i < all.n; i++) {
+		int source = 0;
+		for (size_t k = 0; k < ids->n && !source; k++) {
+			const struct kp_tool_info *t = &kp_toolset_entry(ts, ids->v[k])->info;
+			for (size_t j = 0; j < t->nmetrics; j++)
+				if (!strcmp(t->metrics[j].name, all.v[i]) && (t->metrics[j].flags & KP_TM_SOURCE))
+					source = 1;
+		}
+		if (!source && kp_strvec_find(metrics, all.v[i]) < 0)
+			kp_strvec_push(metrics, all.v[i]);
+	}
+	sort_strvec(metrics);
+	kp_strvec_release(&all);
+	return rc;
+}

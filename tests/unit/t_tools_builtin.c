@@ -168,6 +168,16 @@ static void test_vector_width(void **state)
 	kp_fx_set(&fx, STALL("long_scoreboard"), 5); /* warps do not wait on memory */
 	silent("vector_width");
 
+	/* With executed counts (ncu's source page) the hot loop decides: a scalar prologue does not count. */
+	s->counts[KP_SASS_LDG_32] = 4;
+	s->counts[KP_SASS_LDG_128] = 1;
+	kp_fx_set(&fx, STALL("long_scoreboard"), 55.5);
+	f = fired("vector_width"); /* statically 4 of 5 are scalar */
+	s->has_executed = 1;
+	s->executed[KP_SASS_LDG_32] = 4 * 1024;
+	s->executed[KP_SASS_LDG_128] = 2097152;
+	silent("vector_width");
+
 	fx.prof.sass = NULL;
 	assert_non_null(strstr(missing("vector_width"), "SASS"));
 }
@@ -210,14 +220,14 @@ static void test_cache_reuse(void **state)
 static void test_occupancy(void **state)
 {
 	const struct kp_fx_metric reg_limited[] = {
-		{"sm__maximum_warps_per_active_cycle_pct", 12.5}, {"sm__warps_active.avg.pct_of_peak_sustained_active", 12.4},
+		{"sm__warps_active.avg.pct_of_peak_sustained_active", 12.4},
 		{"launch__occupancy_limit_registers", 1}, {"launch__occupancy_limit_shared_mem", 2},
 		{"launch__occupancy_limit_warps", 8}, {"launch__occupancy_limit_blocks", 32},
 		{"launch__registers_per_thread", 255}, {STALL_TOTAL, 20}, {STALL("long_scoreboard"), 15},
 		{SM, 20}, {MEM, 30}, {DRAM, 25}, {NULL, 0}};
 	const struct kp_fx_metric full[] = {
-		{"sm__maximum_warps_per_active_cycle_pct", 100}, {"sm__warps_active.avg.pct_of_peak_sustained_active", 80},
-		{NULL, 0}};
+		{"launch__occupancy_limit_warps", 8}, {"launch__occupancy_limit_registers", 16},
+		{"sm__warps_active.avg.pct_of_peak_sustained_active", 80}, {NULL, 0}};
 	const struct kp_finding *f;
 
 	kp_fx_init(&fx, reg_limited, 1024, 256);
@@ -228,6 +238,9 @@ static void test_occupancy(void **state)
 	assert_non_null(strstr(f->recs.v[0], "__launch_bounds__(256, 2)"));
 	assert_non_null(strstr(f->recs.v[1], "will likely spill")); /* 128 is half of 255 */
 
+	/* theoretical occupancy from the block limits: 1 block of 8 warps of the SM's 64 */
+	assert_non_null(strstr(f->title, "12% of the SM's warp slots"));
+
 	kp_fx_init(&fx, full, 1024, 256);
 	silent("occupancy");
 	/* Achieved far below theoretical: the grid's doing, so grid_waves explains it. */
@@ -237,7 +250,7 @@ static void test_occupancy(void **state)
 	assert_true(has_explainer(f, "grid_waves"));
 
 	kp_fx_init(&fx, NULL, 1, 32);
-	assert_non_null(strstr(missing("occupancy"), "sm__maximum_warps_per_active_cycle_pct"));
+	assert_non_null(strstr(missing("occupancy"), "launch__occupancy_limit"));
 }
 
 /* ---- warp_stalls -------------------------------------------------------------------------------- */
@@ -483,6 +496,13 @@ static void test_instruction_mix(void **state)
 	s->counts[KP_SASS_IDIV_SEQ] = 2;
 	f = fired("instruction_mix");
 	assert_non_null(strstr(f->title, "Integer division"));
+	s->has_executed = 1; /* executed counts say that code never ran */
+	s->executed_total = 1e9;
+	silent("instruction_mix");
+	s->executed[KP_SASS_IDIV_SEQ] = 2048; /* a prologue's few divisions among a billion instructions */
+	silent("instruction_mix");
+	s->executed[KP_SASS_IDIV_SEQ] = 1e7;
+	fired("instruction_mix");
 
 	fx.prof.sass = NULL;
 	missing("instruction_mix");

@@ -118,7 +118,7 @@ static void test_labels(void **state)
 			for (size_t j = 0; j < fb.findings.n; j++)
 				if (fb.findings.v[j].severity >= KP_SEV_HIGH)
 					fail_msg("launch %d is near the roofline but %s says %s", id, fb.findings.v[j].tool,
-						 kp_severity_name(fb.findings.v[j].severity));
+						 kp_finding_severity_name(fb.findings.v[j].severity));
 		if (fb.findings.n >= ncu_rules(id))
 			fail_msg("launch %d: %zu findings, Nsight Compute %zu rule results", id, fb.findings.n, ncu_rules(id));
 		kp_feedback_release(&fb);
@@ -220,7 +220,7 @@ static void test_golden_output(void **state)
 			    ps.kernels[id].launch->function, fb.bound, fb.findings.n, fb.nfolded, fb.ndropped);
 		for (size_t j = 0; j < fb.findings.n; j++) {
 			const struct kp_finding *f = &fb.findings.v[j];
-			kp_buf_addf(&out, "  %s %s: %s", kp_severity_name(f->severity), f->tool, f->title);
+			kp_buf_addf(&out, "  %s %s: %s", kp_finding_severity_name(f->severity), f->tool, f->title);
 			if (!isnan(f->gain))
 				kp_buf_addf(&out, " (gain %.0f%%)", f->gain * 100);
 			kp_buf_adds(&out, "\n");
