@@ -7,6 +7,10 @@
 #define KP_COMMANDS(X) \
 	X(ask)         \
 	X(doctor)      \
+	X(profile)     \
+	X(analyze)     \
+	X(diagnose)    \
+	X(hw)          \
 	X(version)
 
 #define KP__DECLARE_CMD(name) extern const struct kp_cmd kp_cmd_##name;

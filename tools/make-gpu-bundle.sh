@@ -5,9 +5,11 @@
 set -eu
 build=$1
 dest=$2
-# Shared libraries the GPU image is known to provide (gpu_image.txt and our own probe).
+# Shared libraries the GPU image is known to provide (gpu_image.txt and our own probe). The CUDA 13
+# toolkit there has cuBLAS (kp-calibrate) and CUPTI (the tracer): never copy those (cuBLAS is 54 MB).
 present="libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 libcurl.so.4 libjansson.so.4 libsqlite3.so.0 \
-libcrypto.so.3 libssl.so.3 ld-linux-x86-64.so.2 linux-vdso.so.1 libgcc_s.so.1 libstdc++.so.6 librt.so.1"
+libcrypto.so.3 libssl.so.3 ld-linux-x86-64.so.2 linux-vdso.so.1 libgcc_s.so.1 libstdc++.so.6 librt.so.1 \
+libcublas.so.13 libcublasLt.so.13 libcupti.so.13"
 rm -rf "$dest"
 mkdir -p "$dest/bin" "$dest/lib" "$dest/libexec/kernelpro" "$dest/share/kernelpro"
 cp "$build/bin/kernelpro" "$dest/bin/"

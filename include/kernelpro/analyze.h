@@ -2,6 +2,8 @@
 #ifndef KERNELPRO_ANALYZE_H
 #define KERNELPRO_ANALYZE_H
 
+#include <jansson.h>
+
 #include "kernelpro/hw.h"
 #include "kernelpro/profile.h"
 
@@ -41,9 +43,16 @@ struct kp_stage1 {
 	double mem_sol_pct;       /* ncu gpu__compute_memory_throughput (% of peak), NAN when missing */
 	double floor_time_s;      /* max(flops/compute_peak, min_bytes/memory_peak): no version runs faster */
 	enum kp_bound bound;
-	const char *precision;    /* "fp32", "fp64", "tensor", "fp16" */
+	const char *precision;    /* the roof that bounds the FLOPs: "fp32", "fp64", "fp16" (CUDA cores),
+				     "tf32-tc", "bf16-tc", "fp16-tc", "fp8-tc", "int8-tc", "fp64-tc" */
 	char reason[256];         /* one sentence: why this class */
 	int incomplete;           /* some inputs were missing; numbers are partial */
+	/* Added by issue 3: */
+	double compute_busy;      /* max(compute_frac, sm_sol_pct/100): how busy the SM side is, 0..1 */
+	double memory_busy;       /* max(memory_frac, mem_sol_pct/100): how busy the memory side is */
+	double flops_int8;        /* INT8 tensor ops (counted in flops_tensor too) */
+	const char *flops_source; /* "sass counters", "sass rates x cycles", or "missing" */
+	char missing[256];        /* the metrics that were absent, comma-separated */
 };
 
 /* The thresholds of the classifier, named in one place (docs/analyze.md explains each). */
@@ -55,8 +64,34 @@ struct kp_stage1_thresholds {
 
 void kp_stage1_thresholds_default(struct kp_stage1_thresholds *t);
 
+/* The ncu metrics Stage 1 reads, NULL-terminated: what a targeted collection must ask for. */
+const char *const *kp_stage1_metrics(void);
+
+/* {"class", "reason", "time_s", "flops", ...}: one Stage-1 result as JSON (docs/diagnose-json.md). New reference. */
+json_t *kp_stage1_to_json(const struct kp_stage1 *s);
+
 /* Stage 1 for one kernel profile on one hardware model. `task` may be NULL. */
 int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, const struct kp_hw *hw,
 		  const struct kp_task_bytes *task, const struct kp_stage1_thresholds *t, struct kp_error *err);
+
+/* ---- The diagnosis report (kernelpro diagnose / analyze; schema in docs/diagnose-json.md) ----- */
+
+/*
+ * The object for one launch: {"launch_id", "kernel", "function", "grid",
+ * "block", "sources", "stage1", "findings": []}. The tools (lib/tools) append
+ * their findings, in priority order, to its "findings" array. New reference.
+ */
+json_t *kp_diagnose_launch_json(const struct kp_kernel_profile *p, const struct kp_stage1 *s1);
+/* {"key", "name", "device", "source", "calibrated", "dram_bw", "fp32", ...}: the model used. New reference. */
+json_t *kp_hw_to_json(const struct kp_hw *hw);
+
+/* Appends the human-readable Stage-1 lines of one launch (indented by two spaces) to out. */
+void kp_stage1_describe(const struct kp_stage1 *s, struct kp_buf *out);
+
+/*
+ * The GPU an ncu report was taken on (its device__attribute_display_name),
+ * matched to the table; NULL when the report does not say or the GPU is unknown.
+ */
+const struct kp_hw_spec *kp_hw_spec_for_report(const struct kp_ncu_report *r);
 
 #endif

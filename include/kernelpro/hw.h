@@ -2,6 +2,7 @@
 #ifndef KERNELPRO_HW_H
 #define KERNELPRO_HW_H
 
+#include "kernelpro/buf.h"
 #include "kernelpro/device.h"
 #include "kernelpro/error.h"
 
@@ -23,6 +24,7 @@ struct kp_hw_spec {
 	double fp32, fp64;      /* FLOP/s on CUDA cores (FFMA = 2) */
 	double fp64_tc, tf32_tc, bf16_tc, fp16_tc, fp8_tc, int8_tc; /* tensor cores, 0 when absent */
 	double tdp_w;
+	double fp16;            /* packed FP16 on CUDA cores (HFMA2), FLOP/s; 0 when not published */
 };
 
 /* The model a run uses: the spec plus measured ceilings (kernelpro hw calibrate) where known. */
@@ -36,6 +38,10 @@ struct kp_hw {
 	double tf32_tc;
 	double fp64;
 	char source[128];       /* "datasheet" or "measured 2026-11-29 on NVIDIA H200" */
+	/* Ceilings for the other precisions (datasheet, scaled to the device's SMs and clock). */
+	double fp16, fp16_tc, fp8_tc, int8_tc, fp64_tc;
+	char device[128];       /* the driver's device name when from_device, else "" */
+	char calibration[512];  /* path of the measured-ceilings file used, else "" */
 };
 
 size_t kp_hw_spec_count(void);
@@ -49,5 +55,31 @@ const struct kp_hw_spec *kp_hw_spec_find(const char *key_or_name);
  * fails with KP_ENODEV; pass a key ("h200-sxm") to work offline.
  */
 int kp_hw_load(struct kp_hw *hw, const char *key, int index, struct kp_error *err);
+
+/* ---- Measured ceilings (kernelpro hw calibrate) ------------------------------------------------ */
+
+/*
+ * What the calibration program measured on one GPU. Rates in FLOP/s, bandwidth in
+ * bytes/s (read + write bytes of a device-to-device copy per second); 0 when not measured.
+ */
+struct kp_hw_calibration {
+	char key[32];           /* spec key of the device */
+	char device[128];       /* driver device name */
+	char measured_at[32];   /* ISO 8601 UTC */
+	double dram_bw, fp32, fp64, bf16_tc, tf32_tc, fp16_tc;
+	double sm_clock_hz;     /* SM clock while measuring (NVML), 0 when unknown */
+};
+
+/* $XDG_CACHE_HOME/kernelpro/hw/<key>.json (or ~/.cache/...): where kp_hw_load looks. */
+int kp_hw_calibration_path(const char *key, struct kp_buf *out, struct kp_error *err);
+/* Reads a calibration file; KP_ENOENT when absent, KP_EPARSE naming the file when malformed. */
+int kp_hw_calibration_load(struct kp_hw_calibration *c, const char *path, struct kp_error *err);
+/* Writes it atomically (creating the directory). */
+int kp_hw_calibration_save(const struct kp_hw_calibration *c, const char *path, struct kp_error *err);
+/* Parses the JSON the calibration program prints (harness/calibrate). */
+int kp_hw_calibration_from_json(struct kp_hw_calibration *c, const char *what, const char *text, size_t len,
+				struct kp_error *err);
+/* Uses the measured ceilings in hw (those > 0), marks it calibrated and names the source. */
+void kp_hw_apply_calibration(struct kp_hw *hw, const struct kp_hw_calibration *c, const char *path);
 
 #endif

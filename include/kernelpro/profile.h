@@ -24,6 +24,7 @@ struct kp_metric {
 	double value;      /* valid only when !missing */
 	const char *text;  /* the raw field, for non-numeric metrics (e.g. device name) */
 	int missing;       /* empty, "n/a", non-numeric where a number was expected */
+	const char *column; /* the CSV column as ncu named it, section prefix included */
 };
 
 /* One profiled kernel launch (one row of the raw page). */
@@ -39,6 +40,8 @@ struct kp_launch {
 	const char *cc;         /* "9.0" */
 	size_t nmetrics;
 	struct kp_metric *metrics; /* sorted by name */
+	int incomplete;         /* the row was cut short (truncated file): later metrics are missing */
+	int line;               /* line of the row in its CSV, for messages */
 };
 
 /* A rule result from the details page (Nsight Compute's own advice). */
@@ -82,6 +85,34 @@ const struct kp_metric *kp_launch_metric(const struct kp_launch *l, const char *
 int kp_launch_get(const struct kp_launch *l, const char *name, double *out);
 /* The value, or `def` when missing. */
 double kp_launch_getd(const struct kp_launch *l, const char *name, double def);
+/*
+ * Checks that the report has each named metric column; every absent one adds
+ * a warning and marks the report incomplete. Returns how many are absent.
+ */
+size_t kp_ncu_require(struct kp_ncu_report *r, const char *what, const char *const *names, size_t n);
+/* The launch with ncu ID `id`, or NULL. */
+const struct kp_launch *kp_ncu_find_launch(const struct kp_ncu_report *r, int id);
+
+/*
+ * Converts a value printed with `unit` to kernelpro's base units (ns, byte,
+ * hz, byte/s, plain counts); *base_unit receives the normalized unit name
+ * (thread-local storage, valid until the next call). Unknown units pass through unchanged with factor 1.
+ */
+double kp_ncu_unit_factor(const char *unit, const char **base_unit);
+
+/* ---- Kernel names ------------------------------------------------------------------------- */
+
+/*
+ * The join key of a kernel: its qualified function name without template
+ * arguments, parameters or return type. From a mangled Itanium name
+ * ("_ZN7cutlass7Kernel2I...EEvT_" -> "cutlass::Kernel2") or from the
+ * demangled form ncu prints ("void cutlass::Kernel2<...>(T1::Params)").
+ * Names that are not C++ (extern "C", cuBLAS's sm90_xmma_...) are their own
+ * key. Both return allocated strings the caller frees.
+ */
+char *kp_kernel_name_key(const char *name);
+/* Only the mangled reader: NULL when `mangled` is not a name it understands. */
+char *kp_demangle_qualname(const char *mangled);
 
 /* ---- SASS ---------------------------------------------------------------------------------- */
 
@@ -93,7 +124,8 @@ double kp_launch_getd(const struct kp_launch *l, const char *name, double def);
 	X(MUFU_EX2) X(MUFU_LG2) X(MUFU_RCP) X(MUFU_RSQ) X(MUFU_SQRT) X(MUFU_SIN) X(MUFU_COS)  \
 	X(MUFU_TANH) X(MUFU_OTHER) X(BAR) X(SHFL) X(ATOMG) X(ATOMS) X(RED) X(ATOM_OTHER)      \
 	X(CALL_FDIV_SLOW) X(CALL_FSQRT_SLOW) X(CALL_FRCP_SLOW) X(CALL_DDIV_SLOW) X(CALL_OTHER) \
-	X(F2F_F64) X(IMAD) X(IDIV_SEQ) X(BRA) X(LDC) X(LD_GENERIC) X(ST_GENERIC) X(LDG_OTHER) X(STG_OTHER)
+	X(F2F_F64) X(IMAD) X(IDIV_SEQ) X(BRA) X(LDC) X(LD_GENERIC) X(ST_GENERIC) X(LDG_OTHER) X(STG_OTHER) \
+	X(IGMMA) X(QGMMA) X(DMMA) X(HADD2) X(HMUL2) X(UBLKCP) X(UTMAREDG)
 
 #define KP__SASS_ENUM(n) KP_SASS_##n,
 enum kp_sass_class { KP_SASS_CLASSES(KP__SASS_ENUM) KP_SASS_NCLASSES };
@@ -104,6 +136,7 @@ const char *kp_sass_class_name(enum kp_sass_class c); /* "LDG_128" */
 struct kp_sass_opcount {
 	const char *opcode; /* full opcode with modifiers: "LDG.E.128.CONSTANT" */
 	unsigned count;
+	double executed;    /* warp-level executions (ncu source page only; 0 otherwise) */
 };
 
 /* Static instruction counts of one function (not dynamic execution counts). */
@@ -115,6 +148,13 @@ struct kp_sass_func {
 	unsigned counts[KP_SASS_NCLASSES];
 	size_t nops;
 	struct kp_sass_opcount *ops; /* every distinct opcode+modifiers, sorted by opcode */
+	const char *key;       /* join key (kp_kernel_name_key): "vec_add_naive", "cutlass::Kernel2" */
+	unsigned nnop;         /* NOPs (padding), not counted in ninstr */
+	int complete;          /* the dump showed the function's end (cuobjdump's "....." line) */
+	/* Dynamic counts, when the source was ncu's source page (--page source --print-source sass). */
+	int has_executed;
+	double executed_total;                    /* warp-level instructions executed */
+	double executed[KP_SASS_NCLASSES];        /* per class */
 };
 
 struct kp_sass {
@@ -123,29 +163,48 @@ struct kp_sass {
 	int unknown_arch;        /* an architecture we have no opcode table for: counts are partial */
 	struct kp_buf warnings;
 	void *priv;
+	int incomplete;          /* unreadable lines or a cut-off function (see warnings) */
+	const char *format;      /* "cuobjdump", "nvdisasm" or "ncu-source" */
 };
 
-#define KP_SASS_INIT {0, NULL, 0, KP_BUF_INIT, NULL}
+#define KP_SASS_INIT {0, NULL, 0, KP_BUF_INIT, NULL, 0, NULL}
 
-/* Parses `cuobjdump -sass` or `nvdisasm` output. */
+/*
+ * Parses `cuobjdump -sass` or `nvdisasm` output, or ncu's source page
+ * (`ncu --csv --page source --print-source sass`, which also gives executed
+ * counts and covers library kernels such as cuBLAS). The format is detected.
+ */
 int kp_sass_parse(struct kp_sass *s, const char *what, const char *text, size_t len, struct kp_error *err);
 void kp_sass_release(struct kp_sass *s);
-/* Finds the function whose mangled or demangled name (or bare name) matches. */
+/*
+ * Finds the function whose mangled or demangled name matches, else the one
+ * whose join key (kp_kernel_name_key) matches; NULL when none or when the key
+ * is ambiguous (several template instances).
+ */
 const struct kp_sass_func *kp_sass_find(const struct kp_sass *s, const char *name);
+/* The function of one ncu launch: by mangled name, demangled name, then key (preferring the launch's arch). */
+const struct kp_sass_func *kp_sass_find_launch(const struct kp_sass *s, const struct kp_launch *l);
+/* Classifies one instruction ("LDG.E.128", operands) the way the parser counts it; -1 when uncounted. */
+int kp_sass_classify(const char *opcode, const char *operands);
+/* 1 for architectures whose opcode spelling the classifier knows (sm_70 ... sm_121). */
+int kp_sass_arch_known(const char *arch);
 
 /* ---- ptxas -v ------------------------------------------------------------------------------ */
 
+/* One function's resource report. -1 means ptxas did not print that figure. */
 struct kp_ptxas_func {
 	const char *mangled;
 	const char *arch;
 	int registers;
-	int barriers;
-	long smem_bytes;        /* static shared memory */
-	long cmem_bytes;        /* constant bank 0 */
+	int barriers;           /* -1 before CUDA 12.x printed "used N barriers" */
+	long smem_bytes;        /* static shared memory (ptxas omits it when 0: then 0) */
+	long cmem_bytes;        /* constant bank 0 (CUDA 13 no longer prints it: -1) */
 	long stack_frame;       /* bytes */
 	long spill_stores;      /* bytes */
 	long spill_loads;       /* bytes */
 	long cumulative_stack;  /* bytes, -1 when not printed */
+	int entry;              /* a __global__ kernel ("Compiling entry function"), not a device function */
+	const char *key;        /* join key (kp_kernel_name_key) */
 };
 
 struct kp_ptxas {
@@ -153,13 +212,18 @@ struct kp_ptxas {
 	struct kp_ptxas_func *funcs;
 	struct kp_buf warnings;
 	void *priv;
+	int incomplete;         /* a function's report was cut short (see warnings) */
 };
 
-#define KP_PTXAS_INIT {0, NULL, KP_BUF_INIT, NULL}
+#define KP_PTXAS_INIT {0, NULL, KP_BUF_INIT, NULL, 0}
 
+/* Parses `nvcc -Xptxas -v` (or `ptxas -v`) output, CUDA 11 to 13 spellings; other lines are ignored. */
 int kp_ptxas_parse(struct kp_ptxas *p, const char *what, const char *text, size_t len, struct kp_error *err);
 void kp_ptxas_release(struct kp_ptxas *p);
+/* By mangled name, else by join key when unique. */
 const struct kp_ptxas_func *kp_ptxas_find(const struct kp_ptxas *p, const char *name);
+/* The entry function of one ncu launch (mangled name, then key; prefers the launch's arch). */
+const struct kp_ptxas_func *kp_ptxas_find_launch(const struct kp_ptxas *p, const struct kp_launch *l);
 
 /* ---- Launch trace (CUPTI tracer JSON, or nsys stats CSV) ------------------------------------ */
 
@@ -173,6 +237,7 @@ struct kp_trace_event {
 	unsigned grid[3], block[3];
 	int stream;
 	uint32_t correlation;
+	uint64_t count;     /* launches/calls this event stands for: 1 on a timeline, N in an nsys summary row */
 };
 
 struct kp_trace {
@@ -187,16 +252,21 @@ struct kp_trace {
 	size_t nmemcpys;
 	struct kp_buf warnings;
 	void *priv;
+	int timeline;          /* events carry real timestamps (tracer JSON); 0 for nsys summaries: no span/gaps */
+	size_t napi;           /* runtime API calls */
+	uint64_t api_launch_ns; /* time in cudaLaunchKernel-like calls (host side) */
+	size_t ndropped;       /* records the tracer reported lost */
 };
 
-#define KP_TRACE_INIT {0, NULL, 0, 0, 0, 0, 0, 0, KP_BUF_INIT, NULL}
+#define KP_TRACE_INIT {0, NULL, 0, 0, 0, 0, 0, 0, KP_BUF_INIT, NULL, 0, 0, 0, 0}
 
-/* Parses the JSON written by kernelpro's CUPTI tracer (harness/tracer). */
+/* Parses the JSON written by kernelpro's CUPTI tracer (harness/tracer; format in docs/trace.md). */
 int kp_trace_parse_json(struct kp_trace *t, const char *what, const char *text, size_t len, struct kp_error *err);
 /* Parses `nsys stats --format csv` output of cuda_gpu_kern_sum (and cuda_api_sum when present). */
 int kp_trace_parse_nsys_csv(struct kp_trace *t, const char *what, const char *text, size_t len,
 			    struct kp_error *err);
 void kp_trace_release(struct kp_trace *t);
+const char *kp_trace_kind_name(enum kp_trace_kind k); /* "kernel", "memcpy", "memset", "sync", "api" */
 
 /* ---- One kernel's complete profile, as the tools see it -------------------------------------- */
 
@@ -210,5 +280,76 @@ struct kp_kernel_profile {
 	const struct kp_ptxas_func *ptxas;
 	const struct kp_trace *trace;
 };
+
+/* ---- Everything from one profiling session, joined per launch ---------------------------------- */
+
+/* Paths of the saved outputs; NULL for a source that was not collected. */
+struct kp_profile_files {
+	const char *ncu_csv;     /* raw page (required) */
+	const char *ncu_details; /* details page: Nsight Compute's rule results */
+	const char *sass;        /* cuobjdump -sass, nvdisasm, or ncu's source page */
+	const char *ptxas;       /* -Xptxas -v output */
+	const char *trace;       /* kernelpro tracer JSON or nsys stats CSV */
+};
+
+struct kp_profile_set {
+	struct kp_ncu_report ncu;
+	struct kp_sass sass;
+	struct kp_ptxas ptxas;
+	struct kp_trace trace;
+	int have_sass, have_ptxas, have_trace;
+	size_t nkernels;
+	struct kp_kernel_profile *kernels; /* one per ncu launch, in report order, sources joined by name */
+};
+
+#define KP_PROFILE_MAX_FILE (1u << 30) /* the largest input file read */
+
+/*
+ * Reads and parses every given file and joins SASS/ptxas functions to the
+ * ncu launches. A parse error fails the whole load (naming the file); what
+ * parses but is partial is marked incomplete in its part. Initialise with
+ * memset 0; release with kp_profile_set_release() whatever the result.
+ */
+int kp_profile_set_load(struct kp_profile_set *ps, const struct kp_profile_files *f, struct kp_error *err);
+void kp_profile_set_release(struct kp_profile_set *ps);
+
+/* ---- Running ncu ---------------------------------------------------------------------------------- */
+
+/*
+ * One ncu collection. Inputs are set by the caller; kp_ncu_run() fills the
+ * result paths. The command line is always `--clock-control none --csv
+ * --page raw --print-units base` under LC_ALL=C, with ncu's own log file in
+ * out_dir. Errors distinguish a missing ncu (KP_ENOTOOL), no counter access
+ * (KP_EPERM, ERR_NVGPUCTRPERM), a failing program (KP_ECHILD), nothing
+ * profiled (KP_EMISSING) and the time limit (KP_ETIMEOUT), so the caller can
+ * go on with timing only.
+ */
+struct kp_ncu_run {
+	const char *ncu;              /* path or name of ncu; NULL: the CUDA toolkit's (kp_cuda_tool) */
+	const char *const *argv;      /* the program and its arguments (NULL-terminated) */
+	const char *const *env;       /* extra NAME=value for the program, NULL-terminated; may be NULL */
+	const char *const *metrics;   /* exactly these (--metrics), NULL-terminated; may be NULL */
+	const char *const *sections;  /* --section identifiers (metrics that exist only in a section) */
+	const char *set;              /* --set NAME ("full"); NULL: none */
+	const char *kernel;           /* -k filter: a function name or "regex:..."; NULL: all */
+	long launch_skip;             /* -s: skip this many matching launches */
+	long launch_count;            /* -c: profile at most this many; 0: all */
+	const char *out_dir;          /* created if needed: ncu.log, ncu_raw.csv, program.log, ... */
+	long timeout_ms;              /* for the profiled run; <= 0: none */
+	int details;                  /* also export the details page (rule results) */
+	int source_sass;              /* also export the source page: SASS with executed counts */
+	int keep_report;              /* keep out_dir/report.ncu-rep */
+
+	/* Results (paths inside out_dir, empty when not produced). */
+	char raw_csv[1024], details_csv[1024], sass_csv[1024], log[1024], report[1024];
+	double elapsed_s;             /* wall time of the profiled run */
+	char warning[512];            /* an optional page (details, source) that could not be exported */
+};
+
+/* Runs the program under ncu; see struct kp_ncu_run. */
+int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err);
+/* Exports one page ("raw", "details", "source") of a saved .ncu-rep to `out_path`. */
+int kp_ncu_import(const char *ncu, const char *report, const char *page, const char *out_path, long timeout_ms,
+		  struct kp_error *err);
 
 #endif

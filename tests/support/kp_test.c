@@ -32,3 +32,31 @@ void kp_test_read(const char *rel, struct kp_buf *b)
 	struct kp_error err = KP_ERROR_INIT;
 	KP_ASSERT_OK(kp_read_file(kp_test_path(rel), 0, b, &err), &err);
 }
+
+void kp_test_golden(const char *rel, const char *actual)
+{
+	struct kp_buf want = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	const char *regen = getenv("KP_REGEN_GOLDEN");
+	const char *a, *w;
+	int line = 1;
+	if (regen && *regen == '1') {
+		KP_ASSERT_OK(kp_write_file_atomic(kp_test_path(rel), actual, strlen(actual), &err), &err);
+		return;
+	}
+	if (kp_read_file(kp_test_path(rel), 0, &want, &err))
+		fail_msg("golden file %s: %s (create it with KP_REGEN_GOLDEN=1)", rel, kp_error_msg(&err));
+	for (a = actual, w = want.buf; *a && *a == *w; a++, w++)
+		if (*a == '\n')
+			line++;
+	if (*a || *w) {
+		const char *ae = strchr(a, '\n'), *we = strchr(w, '\n');
+		while (a > actual && a[-1] != '\n')
+			a--;
+		while (w > want.buf && w[-1] != '\n')
+			w--;
+		fail_msg("%s:%d differs (regenerate with KP_REGEN_GOLDEN=1 and review the diff)\n  want: %.*s\n  got:  %.*s",
+			 rel, line, we ? (int)(we - w) : (int)strlen(w), w, ae ? (int)(ae - a) : (int)strlen(a), a);
+	}
+	kp_buf_release(&want);
+}

@@ -22,6 +22,14 @@ void kp_test_tmpdir_remove(char *dir);
 /* Reads a whole file in the source tree into b (asserting success). */
 void kp_test_read(const char *rel, struct kp_buf *b);
 
+/*
+ * Compares `actual` with the golden file `rel` (relative to the repo root).
+ * With KP_REGEN_GOLDEN=1 in the environment it rewrites the file instead, so
+ * `KP_REGEN_GOLDEN=1 make unit` regenerates every golden output for review.
+ * On a mismatch it reports the first differing line.
+ */
+void kp_test_golden(const char *rel, const char *actual);
+
 /* Fails the test with the error's message when rc != 0. */
 #define KP_ASSERT_OK(rc, err)                                                  \
 	do {                                                                   \

@@ -1,0 +1,350 @@
+/*
+ * Stage 1: FLOPs from SASS-level executed-instruction counters, DRAM bytes,
+ * the kernel's place on the roofline of the GPU in use, and its bottleneck
+ * class. The rule is in classify(); docs/analyze.md explains it.
+ */
+#include "base/setup.h"
+
+#include <math.h>
+
+#include "kernelpro/analyze.h"
+#include "kernelpro/json.h"
+#include "kernelpro/str.h"
+
+const char *kp_bound_name(enum kp_bound b)
+{
+	switch (b) {
+	case KP_BOUND_COMPUTE: return "compute";
+	case KP_BOUND_MEMORY: return "memory";
+	case KP_BOUND_LATENCY: return "latency";
+	case KP_BOUND_MIXED: return "mixed";
+	case KP_BOUND_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+void kp_stage1_thresholds_default(struct kp_stage1_thresholds *t)
+{
+	t->roof_frac = 0.60;
+	t->latency_frac = 0.30;
+	t->mixed_margin = 0.15;
+}
+
+#define M_TIME "gpu__time_duration.sum"
+#define M_DRAM_RD "dram__bytes_read.sum"
+#define M_DRAM_WR "dram__bytes_write.sum"
+#define M_DRAM "dram__bytes.sum"
+#define M_SM_SOL "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+#define M_MEM_SOL "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+#define M_CYCLES "smsp__cycles_elapsed.avg"
+#define SASS_OP(op) "smsp__sass_thread_inst_executed_op_" op "_pred_on.sum"
+#define TENSOR(src) "sm__ops_path_tensor_src_" src ".sum"
+
+static const char *const stage1_metrics[] = {
+	M_TIME, M_DRAM_RD, M_DRAM_WR, M_SM_SOL, M_MEM_SOL,
+	SASS_OP("fadd"), SASS_OP("fmul"), SASS_OP("ffma"),
+	SASS_OP("dadd"), SASS_OP("dmul"), SASS_OP("dfma"),
+	SASS_OP("hadd"), SASS_OP("hmul"), SASS_OP("hfma"),
+	TENSOR("fp16"), TENSOR("bf16_dst_fp32"), TENSOR("tf32_dst_fp32"), TENSOR("fp8"), TENSOR("int8"), TENSOR("fp64"),
+	NULL,
+};
+
+const char *const *kp_stage1_metrics(void)
+{
+	return stage1_metrics;
+}
+
+struct ctx {
+	const struct kp_launch *l;
+	struct kp_stage1 *out;
+	int rates; /* FLOP counters came as per-cycle rates (a --set full capture) */
+};
+
+static void note_missing(struct kp_stage1 *out, const char *name)
+{
+	size_t n = strlen(out->missing);
+	if (strstr(out->missing, name))
+		return;
+	snprintf(out->missing + n, sizeof(out->missing) - n, "%s%s", n ? ", " : "", name);
+	out->incomplete = 1;
+}
+
+/*
+ * One SASS thread-instruction count: the `.sum` counter of a targeted
+ * collection, or (in a `--set full` capture, which has only the roofline
+ * section's rates) `.sum.per_cycle_elapsed` times the elapsed SMSP cycles.
+ * Returns 0 when found, -1 when neither form is present.
+ */
+static int sass_count(struct ctx *c, const char *op, double *out)
+{
+	char name[128];
+	double rate, cyc;
+	snprintf(name, sizeof(name), "smsp__sass_thread_inst_executed_op_%s_pred_on.sum", op);
+	if (kp_launch_get(c->l, name, out) == 0)
+		return 0;
+	snprintf(name, sizeof(name), "smsp__sass_thread_inst_executed_op_%s_pred_on.sum.per_cycle_elapsed", op);
+	if (kp_launch_get(c->l, name, &rate) == 0 && kp_launch_get(c->l, M_CYCLES, &cyc) == 0) {
+		c->rates = 1;
+		*out = rate * cyc;
+		return 0;
+	}
+	return -1;
+}
+
+/* add + mul + k*fma for one precision; NAN when the counters are absent. */
+static double precision_flops(struct ctx *c, const char *add, const char *mul, const char *fma, double add_w,
+			      double fma_w)
+{
+	double a, m, f;
+	int found = 0;
+	if (sass_count(c, add, &a))
+		a = 0;
+	else
+		found++;
+	if (sass_count(c, mul, &m))
+		m = 0;
+	else
+		found++;
+	if (sass_count(c, fma, &f))
+		f = 0;
+	else
+		found++;
+	if (!found)
+		return NAN;
+	if (found < 3)
+		c->out->incomplete = 1;
+	return add_w * (a + m) + fma_w * f;
+}
+
+static double tensor_ops(const struct kp_launch *l, const char *src, int *found)
+{
+	char name[96];
+	double v;
+	snprintf(name, sizeof(name), "sm__ops_path_tensor_src_%s.sum", src);
+	if (kp_launch_get(l, name, &v) == 0) {
+		(*found)++;
+		return v;
+	}
+	if (!strcmp(src, "fp8")) { /* a --set full capture splits FP8 by sparsity */
+		double off, on;
+		if (kp_launch_get(l, "sm__ops_path_tensor_src_fp8_sparsity_off.sum", &off) == 0 &&
+		    kp_launch_get(l, "sm__ops_path_tensor_src_fp8_sparsity_on.sum", &on) == 0) {
+			(*found)++;
+			return off + on;
+		}
+	}
+	return 0;
+}
+
+struct roof {
+	const char *name;
+	double flops, peak;
+};
+
+static void classify(struct kp_stage1 *o, const struct kp_stage1_thresholds *t, int have_flops)
+{
+	double cb = o->compute_busy, mb = o->memory_busy;
+	if (!(o->time_s > 0) || !(o->dram_bytes >= 0)) {
+		o->bound = KP_BOUND_UNKNOWN;
+		snprintf(o->reason, sizeof(o->reason), "cannot place the kernel on the roofline: %.180s missing",
+			 o->missing[0] ? o->missing : "inputs");
+		return;
+	}
+	if (fmax(cb, mb) < t->latency_frac) {
+		o->bound = KP_BOUND_LATENCY;
+		snprintf(o->reason, sizeof(o->reason),
+			 "neither side is busy: compute %.0f%% and memory %.0f%% of peak, both below %.0f%%; "
+			 "the kernel waits on latency (too little parallelism, serialization or launch size)",
+			 100 * cb, 100 * mb, 100 * t->latency_frac);
+		return;
+	}
+	if (!have_flops) {
+		/* Without FLOP counters there is no arithmetic intensity: fall back to the busier side. */
+		o->bound = cb >= mb ? KP_BOUND_COMPUTE : KP_BOUND_MEMORY;
+		snprintf(o->reason, sizeof(o->reason),
+			 "FLOP counters missing: classified from throughput alone (SM %.0f%%, memory %.0f%%)", 100 * cb,
+			 100 * mb);
+		return;
+	}
+	if (o->compute_frac >= 0.75 * t->roof_frac && o->memory_frac >= 0.75 * t->roof_frac &&
+	    fabs(o->compute_frac - o->memory_frac) <= t->mixed_margin) {
+		o->bound = KP_BOUND_MIXED;
+		snprintf(o->reason, sizeof(o->reason),
+			 "near the ridge point (AI %.3g vs ridge %.3g FLOP/B) and close to both roofs: "
+			 "%.0f%% of %s peak, %.0f%% of DRAM bandwidth",
+			 o->ai, o->ridge_ai, 100 * o->compute_frac, o->precision, 100 * o->memory_frac);
+		return;
+	}
+	if (o->compute_frac >= o->memory_frac) {
+		o->bound = KP_BOUND_COMPUTE;
+		snprintf(o->reason, sizeof(o->reason),
+			 "arithmetic intensity %.3g FLOP/B is above the ridge (%.3g): the %s roof bounds it; "
+			 "it reaches %.0f%% of that peak (SM busy %.0f%%)",
+			 o->ai, o->ridge_ai, o->precision, 100 * o->compute_frac, isnan(o->sm_sol_pct) ? 100 * cb : o->sm_sol_pct);
+	} else {
+		o->bound = KP_BOUND_MEMORY;
+		snprintf(o->reason, sizeof(o->reason),
+			 "arithmetic intensity %.3g FLOP/B is below the ridge (%.3g): DRAM bandwidth bounds it; "
+			 "it moves data at %.0f%% of the DRAM roof (memory pipes busy %.0f%%)",
+			 o->ai, o->ridge_ai, 100 * o->memory_frac, isnan(o->mem_sol_pct) ? 100 * mb : o->mem_sol_pct);
+	}
+}
+
+int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, const struct kp_hw *hw,
+		  const struct kp_task_bytes *task, const struct kp_stage1_thresholds *th, struct kp_error *err)
+{
+	struct kp_stage1_thresholds def;
+	struct ctx c;
+	double ns, rd, wr, tc_time = 0;
+	int tensor_found = 0, have_flops = 0;
+	struct roof roofs[9];
+	size_t nroofs = 0, dominant = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!p || !p->launch || !hw)
+		return kp_error_set(err, KP_EINVAL, "stage 1 needs a launch and a hardware model");
+	if (!th) {
+		kp_stage1_thresholds_default(&def);
+		th = &def;
+	}
+	c.l = p->launch;
+	c.out = out;
+	c.rates = 0;
+	out->min_bytes = task ? task->min_bytes : NAN;
+	out->ai_min = NAN;
+	out->floor_time_s = NAN;
+	out->precision = "fp32";
+
+	if (kp_launch_get(c.l, M_TIME, &ns) == 0 && ns > 0) {
+		out->time_s = ns * 1e-9;
+	} else {
+		out->time_s = NAN;
+		note_missing(out, M_TIME);
+	}
+	if (kp_launch_get(c.l, M_DRAM_RD, &rd) == 0 && kp_launch_get(c.l, M_DRAM_WR, &wr) == 0) {
+		out->dram_bytes = rd + wr;
+	} else if (kp_launch_get(c.l, M_DRAM, &rd) == 0) {
+		out->dram_bytes = rd;
+	} else {
+		out->dram_bytes = NAN;
+		note_missing(out, M_DRAM_RD);
+		note_missing(out, M_DRAM_WR);
+	}
+	out->sm_sol_pct = kp_launch_getd(c.l, M_SM_SOL, NAN);
+	out->mem_sol_pct = kp_launch_getd(c.l, M_MEM_SOL, NAN);
+	if (isnan(out->sm_sol_pct))
+		note_missing(out, M_SM_SOL);
+	if (isnan(out->mem_sol_pct))
+		note_missing(out, M_MEM_SOL);
+
+	/* CUDA-core FLOPs: add + mul + 2*fma; packed half (HADD2/HMUL2/HFMA2) counts two lanes. */
+	out->flops_fp32 = precision_flops(&c, "fadd", "fmul", "ffma", 1, 2);
+	out->flops_fp64 = precision_flops(&c, "dadd", "dmul", "dfma", 1, 2);
+	out->flops_fp16 = precision_flops(&c, "hadd", "hmul", "hfma", 2, 4);
+	if (isnan(out->flops_fp32))
+		note_missing(out, SASS_OP("ffma"));
+	have_flops = !isnan(out->flops_fp32);
+	if (isnan(out->flops_fp64))
+		out->flops_fp64 = 0, note_missing(out, SASS_OP("dfma"));
+	if (isnan(out->flops_fp16))
+		out->flops_fp16 = 0, note_missing(out, SASS_OP("hfma"));
+	if (!have_flops)
+		out->flops_fp32 = 0;
+	out->flops_source = !have_flops ? "missing" : c.rates ? "sass rates x cycles" : "sass counters";
+
+	roofs[nroofs++] = (struct roof){"fp32", out->flops_fp32, hw->fp32};
+	roofs[nroofs++] = (struct roof){"fp64", out->flops_fp64, hw->fp64};
+	roofs[nroofs++] = (struct roof){"fp16", out->flops_fp16, hw->fp16 > 0 ? hw->fp16 : 2 * hw->fp32};
+	{
+		double tf32 = tensor_ops(c.l, "tf32_dst_fp32", &tensor_found);
+		double bf16 = tensor_ops(c.l, "bf16_dst_fp32", &tensor_found);
+		double fp16 = tensor_ops(c.l, "fp16", &tensor_found);
+		double fp8 = tensor_ops(c.l, "fp8", &tensor_found);
+		double i8 = tensor_ops(c.l, "int8", &tensor_found);
+		double f64 = tensor_ops(c.l, "fp64", &tensor_found);
+		roofs[nroofs++] = (struct roof){"tf32-tc", tf32, hw->tf32_tc};
+		roofs[nroofs++] = (struct roof){"bf16-tc", bf16, hw->bf16_tc};
+		roofs[nroofs++] = (struct roof){"fp16-tc", fp16, hw->fp16_tc};
+		roofs[nroofs++] = (struct roof){"fp8-tc", fp8, hw->fp8_tc > 0 ? hw->fp8_tc : hw->fp16_tc};
+		roofs[nroofs++] = (struct roof){"int8-tc", i8, hw->int8_tc > 0 ? hw->int8_tc : hw->fp16_tc};
+		roofs[nroofs++] = (struct roof){"fp64-tc", f64, hw->fp64_tc > 0 ? hw->fp64_tc : hw->fp64};
+		out->flops_tensor = tf32 + bf16 + fp16 + fp8 + i8 + f64;
+		out->flops_int8 = i8;
+	}
+	if (!tensor_found) {
+		/* Tensor counters absent: only a problem when the tensor pipe actually ran. */
+		double pipe = kp_launch_getd(c.l, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", 0);
+		const struct kp_sass_func *f = p->sass;
+		if (pipe > 1 || (f && (f->counts[KP_SASS_HGMMA] || f->counts[KP_SASS_HMMA] || f->counts[KP_SASS_IMMA] ||
+				       f->counts[KP_SASS_IGMMA] || f->counts[KP_SASS_QGMMA])))
+			note_missing(out, TENSOR("*"));
+	}
+	out->flops = out->flops_fp32 + out->flops_fp64 + out->flops_fp16 + out->flops_tensor;
+
+	/* The compute roof for a mix of precisions: the time each needs at its own peak, added up. */
+	for (size_t i = 0; i < nroofs; i++) {
+		double t = roofs[i].flops > 0 && roofs[i].peak > 0 ? roofs[i].flops / roofs[i].peak : 0;
+		tc_time += t;
+		if (t > (roofs[dominant].flops > 0 && roofs[dominant].peak > 0 ? roofs[dominant].flops / roofs[dominant].peak : 0))
+			dominant = i;
+	}
+	out->precision = roofs[dominant].name;
+	out->compute_peak = out->flops > 0 && tc_time > 0 ? out->flops / tc_time : hw->fp32;
+	out->memory_peak = hw->dram_bw;
+	out->ridge_ai = out->memory_peak > 0 ? out->compute_peak / out->memory_peak : NAN;
+	out->ai = out->dram_bytes > 0 ? out->flops / out->dram_bytes : (out->flops > 0 ? INFINITY : 0);
+	if (task && task->min_bytes > 0)
+		out->ai_min = out->flops / task->min_bytes;
+	out->attainable = fmin(out->compute_peak, out->ai * out->memory_peak);
+	if (out->time_s > 0) {
+		out->achieved_flops = out->flops / out->time_s;
+		out->achieved_bw = out->dram_bytes / out->time_s;
+		out->compute_frac = out->compute_peak > 0 ? out->achieved_flops / out->compute_peak : 0;
+		out->memory_frac = out->memory_peak > 0 ? out->achieved_bw / out->memory_peak : 0;
+	} else {
+		out->achieved_flops = out->achieved_bw = out->compute_frac = out->memory_frac = NAN;
+	}
+	out->compute_busy = fmax(isnan(out->compute_frac) ? 0 : out->compute_frac,
+				 isnan(out->sm_sol_pct) ? 0 : out->sm_sol_pct / 100);
+	out->memory_busy = fmax(isnan(out->memory_frac) ? 0 : out->memory_frac,
+				isnan(out->mem_sol_pct) ? 0 : out->mem_sol_pct / 100);
+	if (task && task->min_bytes > 0 && out->memory_peak > 0)
+		out->floor_time_s = fmax(tc_time, task->min_bytes / out->memory_peak);
+	classify(out, th, have_flops);
+	return 0;
+}
+
+json_t *kp_stage1_to_json(const struct kp_stage1 *s)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "class", json_string(kp_bound_name(s->bound)));
+	kp_json_set(o, "reason", json_string(s->reason));
+	kp_json_set(o, "incomplete", json_boolean(s->incomplete));
+	kp_json_set(o, "missing_metrics", json_string(s->missing));
+	kp_json_set(o, "time_s", kp_json_real(s->time_s));
+	kp_json_set(o, "flops", kp_json_real(s->flops));
+	kp_json_set(o, "flops_fp32", kp_json_real(s->flops_fp32));
+	kp_json_set(o, "flops_fp64", kp_json_real(s->flops_fp64));
+	kp_json_set(o, "flops_fp16", kp_json_real(s->flops_fp16));
+	kp_json_set(o, "flops_tensor", kp_json_real(s->flops_tensor));
+	kp_json_set(o, "flops_source", json_string(s->flops_source ? s->flops_source : "missing"));
+	kp_json_set(o, "precision", json_string(s->precision ? s->precision : "fp32"));
+	kp_json_set(o, "dram_bytes", kp_json_real(s->dram_bytes));
+	kp_json_set(o, "min_bytes", kp_json_real(s->min_bytes));
+	kp_json_set(o, "ai", kp_json_real(s->ai));
+	kp_json_set(o, "ai_min", kp_json_real(s->ai_min));
+	kp_json_set(o, "compute_peak", kp_json_real(s->compute_peak));
+	kp_json_set(o, "memory_peak", kp_json_real(s->memory_peak));
+	kp_json_set(o, "ridge_ai", kp_json_real(s->ridge_ai));
+	kp_json_set(o, "attainable_flops", kp_json_real(s->attainable));
+	kp_json_set(o, "achieved_flops", kp_json_real(s->achieved_flops));
+	kp_json_set(o, "achieved_bw", kp_json_real(s->achieved_bw));
+	kp_json_set(o, "compute_frac", kp_json_real(s->compute_frac));
+	kp_json_set(o, "memory_frac", kp_json_real(s->memory_frac));
+	kp_json_set(o, "sm_sol_pct", kp_json_real(s->sm_sol_pct));
+	kp_json_set(o, "mem_sol_pct", kp_json_real(s->mem_sol_pct));
+	kp_json_set(o, "compute_busy", kp_json_real(s->compute_busy));
+	kp_json_set(o, "memory_busy", kp_json_real(s->memory_busy));
+	kp_json_set(o, "floor_time_s", kp_json_real(s->floor_time_s));
+	return o;
+}

@@ -1,0 +1,73 @@
+/* One profiling session's outputs (ncu, SASS, ptxas, trace) read together and joined per launch. */
+#include "base/setup.h"
+
+#include <ctype.h>
+
+#include "kernelpro/fs.h"
+#include "kernelpro/profile.h"
+
+static int read_all(const char *path, struct kp_buf *b, struct kp_error *err)
+{
+	kp_buf_reset(b);
+	return kp_read_file(path, KP_PROFILE_MAX_FILE, b, err);
+}
+
+int kp_profile_set_load(struct kp_profile_set *ps, const struct kp_profile_files *f, struct kp_error *err)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	int rc = 0;
+	if (!f->ncu_csv)
+		return kp_error_set(err, KP_EINVAL, "no ncu CSV given");
+	if ((rc = read_all(f->ncu_csv, &b, err)) || (rc = kp_ncu_parse_raw(&ps->ncu, f->ncu_csv, b.buf, b.len, err)))
+		goto out;
+	if (f->ncu_details &&
+	    ((rc = read_all(f->ncu_details, &b, err)) ||
+	     (rc = kp_ncu_parse_details(&ps->ncu, f->ncu_details, b.buf, b.len, err))))
+		goto out;
+	if (f->sass) {
+		if ((rc = read_all(f->sass, &b, err)) || (rc = kp_sass_parse(&ps->sass, f->sass, b.buf, b.len, err)))
+			goto out;
+		ps->have_sass = 1;
+	}
+	if (f->ptxas) {
+		if ((rc = read_all(f->ptxas, &b, err)) || (rc = kp_ptxas_parse(&ps->ptxas, f->ptxas, b.buf, b.len, err)))
+			goto out;
+		ps->have_ptxas = 1;
+	}
+	if (f->trace) {
+		const char *t;
+		if ((rc = read_all(f->trace, &b, err)))
+			goto out;
+		for (t = b.buf; isspace((unsigned char)*t); t++)
+			;
+		rc = *t == '{' ? kp_trace_parse_json(&ps->trace, f->trace, b.buf, b.len, err)
+			       : kp_trace_parse_nsys_csv(&ps->trace, f->trace, b.buf, b.len, err);
+		if (rc)
+			goto out;
+		ps->have_trace = 1;
+	}
+	ps->nkernels = ps->ncu.nlaunches;
+	ps->kernels = kp_xcalloc(ps->nkernels ? ps->nkernels : 1, sizeof(*ps->kernels));
+	for (size_t i = 0; i < ps->nkernels; i++) {
+		struct kp_kernel_profile *k = &ps->kernels[i];
+		k->launch = &ps->ncu.launches[i];
+		k->sass = ps->have_sass ? kp_sass_find_launch(&ps->sass, k->launch) : NULL;
+		k->ptxas = ps->have_ptxas ? kp_ptxas_find_launch(&ps->ptxas, k->launch) : NULL;
+		k->trace = ps->have_trace ? &ps->trace : NULL;
+	}
+out:
+	kp_buf_release(&b);
+	return rc;
+}
+
+void kp_profile_set_release(struct kp_profile_set *ps)
+{
+	kp_ncu_report_release(&ps->ncu);
+	kp_sass_release(&ps->sass);
+	kp_ptxas_release(&ps->ptxas);
+	kp_trace_release(&ps->trace);
+	free(ps->kernels);
+	ps->kernels = NULL;
+	ps->nkernels = 0;
+	ps->have_sass = ps->have_ptxas = ps->have_trace = 0;
+}

@@ -1,0 +1,53 @@
+/* kernelpro diagnose: Stage 1 (and later the tools' findings) for saved ncu/SASS/ptxas/trace output, offline. */
+#include "base/setup.h"
+
+#include <math.h>
+
+#include "cli.h"
+#include "diagnose.h"
+
+static const struct kp_opt diagnose_opts[] = {
+	{"ncu-csv", 0, KP_OPT_STR, "FILE", "ncu raw page: ncu --csv --page raw --print-units base (required)", NULL},
+	{"ncu-details", 0, KP_OPT_STR, "FILE", "ncu details page (--page details): Nsight Compute's rule results", NULL},
+	{"sass", 0, KP_OPT_STR, "FILE", "cuobjdump -sass, nvdisasm, or ncu --page source --print-source sass --csv", NULL},
+	{"ptxas", 0, KP_OPT_STR, "FILE", "nvcc -Xptxas -v output", NULL},
+	{"trace", 0, KP_OPT_STR, "FILE", "kernelpro tracer JSON, or nsys stats --format csv output", NULL},
+	{"gpu", 0, KP_OPT_STR, "KEY", "GPU model (kernelpro hw show --list); default: the report's, else this machine's", NULL},
+	{"gpu-index", 0, KP_OPT_INT, "N", "local GPU to model when neither --gpu nor the report names one", "0"},
+	{"launch", 0, KP_OPT_LIST, "ID", "only this launch (ncu ID); repeatable", NULL},
+	{"min-bytes", 0, KP_OPT_NUM, "N", "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL},
+	KP_OPT_TABLE_END,
+};
+
+static int run_diagnose(struct kp_cli *cli, const struct kp_args *args)
+{
+	struct kp_diagnose_opts o;
+	memset(&o, 0, sizeof(o));
+	o.files.ncu_csv = kp_arg_str(args, "ncu-csv");
+	if (!o.files.ncu_csv) {
+		kp_cli_error(cli, "--ncu-csv FILE is required (the output of 'ncu --csv --page raw --print-units base')");
+		return KP_EXIT_USAGE;
+	}
+	o.files.ncu_details = kp_arg_str(args, "ncu-details");
+	o.files.sass = kp_arg_str(args, "sass");
+	o.files.ptxas = kp_arg_str(args, "ptxas");
+	o.files.trace = kp_arg_str(args, "trace");
+	o.gpu_key = kp_arg_str(args, "gpu");
+	o.gpu_index = (int)kp_arg_int(args, "gpu-index", 0);
+	o.launches = kp_arg_list(args, "launch");
+	o.min_bytes = kp_arg_num(args, "min-bytes", NAN);
+	return kp_diagnose_report(cli, &o);
+}
+
+const struct kp_cmd kp_cmd_diagnose = {
+	.name = "diagnose",
+	.summary = "Roofline and bottleneck class of each launch in saved profiler output (offline)",
+	.usage = "--ncu-csv FILE [--sass FILE] [--ptxas FILE] [--trace FILE] [--gpu KEY] [--json]",
+	.description = "Reads what ncu, cuobjdump/nvdisasm, ptxas and the tracer wrote, joins it per kernel launch\n"
+		       "and places each launch on the roofline of the GPU (measured ceilings when\n"
+		       "'kernelpro hw calibrate' stored them). No GPU needed. --json: docs/diagnose-json.md.",
+	.flags = KP_CMD_JSON,
+	.opts = diagnose_opts,
+	.max_args = 0,
+	.run = run_diagnose,
+};

@@ -1,0 +1,217 @@
+/* kernelpro profile: run a program under ncu (and the CUPTI tracer), save everything, print Stage 1. */
+#include "base/setup.h"
+
+#include <math.h>
+#include <time.h>
+
+#include "cli.h"
+#include "diagnose.h"
+#include "kernelpro/analyze.h"
+#include <unistd.h>
+
+#include "kernelpro/child.h"
+#include "kernelpro/device.h"
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
+#include "kernelpro/str.h"
+
+static const struct kp_opt profile_opts[] = {
+	{"out", 'o', KP_OPT_STR, "DIR", "where to write the profile", "kp-profile"},
+	{"kernel", 'k', KP_OPT_STR, "NAME", "only kernels with this function name (or regex:EXPR)", NULL},
+	{"launch-skip", 's', KP_OPT_INT, "N", "skip the first N matching launches", "0"},
+	{"launch-count", 'c', KP_OPT_INT, "N", "profile at most N launches (0: all)", "0"},
+	{"metrics", 0, KP_OPT_LIST, "LIST", "extra ncu metrics, comma-separated (Stage 1's are always collected)", NULL},
+	{"section", 0, KP_OPT_LIST, "ID", "also collect an ncu section (for metrics that exist only there)", NULL},
+	{"set", 0, KP_OPT_STR, "NAME", "collect an ncu set too (e.g. full: slow, everything)", NULL},
+	{"details", 0, KP_OPT_FLAG, NULL, "also export ncu's details page (its own rule results)", NULL},
+	{"sass", 0, KP_OPT_FLAG, NULL, "also export the SASS of every profiled kernel with executed counts", NULL},
+	{"trace", 0, KP_OPT_FLAG, NULL, "also run the program under the CUPTI tracer (launch timeline)", NULL},
+	{"no-ncu", 0, KP_OPT_FLAG, NULL, "timing only: the tracer, no counters", NULL},
+	{"timeout", 0, KP_OPT_INT, "SEC", "time limit for each run of the program", "600"},
+	{"gpu", 0, KP_OPT_STR, "KEY", "GPU model for the roofline (default: the device profiled)", NULL},
+	{"keep-report", 0, KP_OPT_FLAG, NULL, "keep ncu's report.ncu-rep", NULL},
+	KP_OPT_TABLE_END,
+};
+
+/* Runs the program once under the tracer library; the trace lands in dir/trace.json. */
+static int run_tracer(struct kp_cli *cli, const struct kp_args *args, const char *dir, char **trace_path,
+		      struct kp_error *err)
+{
+	struct kp_child c = KP_CHILD_INIT;
+	struct kp_buf out = KP_BUF_INIT, log = KP_BUF_INIT;
+	char *lib = kp_find_libexec("libkp_tracer.so"), how[128];
+	int rc = 0;
+	*trace_path = NULL;
+	if (!lib)
+		return kp_error_set(err, KP_ENOTOOL,
+				    "the tracer library libkp_tracer.so was not built (build with nvcc present: 'make')");
+	kp_path_join(&out, dir, "trace.json");
+	kp_path_join(&log, dir, "tracer.log");
+	unlink(out.buf);
+	for (size_t i = 0; i < kp_arg_npos(args); i++)
+		kp_strvec_push(&c.args, kp_arg_pos(args, i));
+	kp_strvec_pushf(&c.env, "CUDA_INJECTION64_PATH=%s", lib);
+	kp_strvec_pushf(&c.env, "KP_TRACE_OUT=%s", out.buf);
+	c.timeout_ms = kp_arg_int(args, "timeout", 600) * 1000;
+	c.merge_stderr = 1;
+	if ((rc = kp_child_run(&c, err)))
+		goto done;
+	kp_write_file_atomic(log.buf, c.out.buf, c.out.len, NULL);
+	if (!kp_child_ok(&c))
+		kp_cli_warn(cli, "the traced program %s (output in %s)", kp_child_describe(&c, how, sizeof(how)), log.buf);
+	if (!kp_path_exists(out.buf)) {
+		rc = kp_error_set(err, KP_ECHILD, "the tracer wrote no trace (is the program a CUDA program? output in %s)",
+				  log.buf);
+		goto done;
+	}
+	*trace_path = kp_buf_detach(&out, NULL);
+done:
+	kp_buf_release(&out);
+	kp_buf_release(&log);
+	kp_child_release(&c);
+	free(lib);
+	return rc;
+}
+
+static void add_metrics(struct kp_strvec *m, const struct kp_strvec *extra)
+{
+	for (const char *const *s = kp_stage1_metrics(); *s; s++)
+		kp_strvec_push(m, *s);
+	for (size_t i = 0; extra && i < extra->n; i++) {
+		struct kp_strvec parts = KP_STRVEC_INIT;
+		kp_strvec_split(&parts, extra->v[i], ',');
+		for (size_t j = 0; j < parts.n; j++)
+			if (*parts.v[j] && kp_strvec_find(m, parts.v[j]) < 0)
+				kp_strvec_push(m, parts.v[j]);
+		kp_strvec_release(&parts);
+	}
+}
+
+static json_t *status_json(const char *status, const struct kp_error *err, double elapsed)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "status", json_string(status));
+	kp_json_set(o, "error", err && err->code ? json_string(kp_error_msg(err)) : NULL);
+	kp_json_set(o, "error_code", err && err->code ? json_string(kp_errname(err->code)) : NULL);
+	kp_json_set(o, "elapsed_s", kp_json_real(elapsed));
+	return o;
+}
+
+static int run_profile(struct kp_cli *cli, const struct kp_args *args)
+{
+	const char *dir = kp_arg_str(args, "out");
+	struct kp_ncu_run r;
+	struct kp_strvec metrics = KP_STRVEC_INIT, sections = KP_STRVEC_INIT, argv = KP_STRVEC_INIT;
+	struct kp_error err = KP_ERROR_INIT, terr = KP_ERROR_INIT;
+	struct kp_buf meta = KP_BUF_INIT;
+	char *trace = NULL;
+	json_t *m = json_object(), *a = json_array();
+	int rc = KP_EXIT_FAIL, ncu_ok = 0, want_trace = kp_arg_flag(args, "trace");
+
+	if (kp_mkdir_p(dir, 0755, &err)) {
+		rc = kp_cli_fail(cli, &err);
+		goto out;
+	}
+	for (size_t i = 0; i < kp_arg_npos(args); i++) {
+		kp_strvec_push(&argv, kp_arg_pos(args, i));
+		json_array_append_new(a, json_string(kp_arg_pos(args, i)));
+	}
+	kp_json_set(m, "schema", json_integer(1));
+	kp_json_set(m, "argv", a);
+	kp_json_set(m, "created", json_integer((json_int_t)time(NULL)));
+	{
+		/* The GPU's name, so an offline 'analyze' of this directory models the right one. */
+		struct kp_gpu_list gl;
+		if (kp_device_query(&gl, NULL) == 0 && gl.count > 0)
+			kp_json_set(m, "device", json_string(gl.gpus[0].name));
+	}
+
+	if (!kp_arg_flag(args, "no-ncu")) {
+		memset(&r, 0, sizeof(r));
+		add_metrics(&metrics, kp_arg_list(args, "metrics"));
+		if (kp_arg_list(args, "section"))
+			kp_strvec_pushv(&sections, (const char *const *)kp_arg_list(args, "section")->v);
+		r.argv = (const char *const *)argv.v;
+		r.metrics = (const char *const *)metrics.v;
+		r.sections = sections.n ? (const char *const *)sections.v : NULL;
+		r.set = kp_arg_str(args, "set");
+		r.kernel = kp_arg_str(args, "kernel");
+		r.launch_skip = kp_arg_int(args, "launch-skip", 0);
+		r.launch_count = kp_arg_int(args, "launch-count", 0);
+		r.out_dir = dir;
+		r.timeout_ms = kp_arg_int(args, "timeout", 600) * 1000;
+		r.details = kp_arg_flag(args, "details");
+		r.source_sass = kp_arg_flag(args, "sass");
+		r.keep_report = kp_arg_flag(args, "keep-report");
+		if (cli->verbosity >= 0)
+			fprintf(cli->err, "profiling under ncu (%zu metrics)...\n", metrics.n);
+		if (kp_ncu_run(&r, &err) == 0) {
+			ncu_ok = 1;
+			if (r.warning[0])
+				kp_cli_warn(cli, "%s", r.warning);
+			kp_json_set(m, "ncu", status_json("ok", NULL, r.elapsed_s));
+		} else {
+			/* No counters (permissions, no ncu, a failing run): keep going with timing only. */
+			kp_cli_warn(cli, "%s", kp_error_msg(&err));
+			kp_cli_warn(cli, "continuing with timing only (the CUPTI tracer)");
+			kp_json_set(m, "ncu", status_json("failed", &err, r.elapsed_s));
+			want_trace = 1;
+		}
+	} else {
+		kp_json_set(m, "ncu", status_json("skipped", NULL, 0));
+		want_trace = 1;
+	}
+	if (want_trace) {
+		if (run_tracer(cli, args, dir, &trace, &terr) == 0) {
+			kp_json_set(m, "trace", status_json("ok", NULL, 0));
+		} else {
+			kp_cli_warn(cli, "%s", kp_error_msg(&terr));
+			kp_json_set(m, "trace", status_json("failed", &terr, 0));
+		}
+	}
+	kp_path_join(&meta, dir, "profile.json");
+	kp_json_write_file(meta.buf, m, NULL);
+
+	if (ncu_ok) {
+		struct kp_diagnose_opts o;
+		struct kp_strvec paths = KP_STRVEC_INIT;
+		memset(&o, 0, sizeof(o));
+		kp_profile_dir_files(dir, &o.files, &paths);
+		o.device_name = kp_profile_dir_device(dir, &paths);
+		o.gpu_key = kp_arg_str(args, "gpu");
+		o.min_bytes = NAN;
+		rc = kp_diagnose_report(cli, &o);
+		kp_strvec_release(&paths);
+	} else if (trace) {
+		rc = kp_trace_report(cli, trace);
+		if (rc == KP_EXIT_OK && err.code)
+			rc = kp_exit_for(err.code) == KP_EXIT_MISSING ? KP_EXIT_MISSING : KP_EXIT_FAIL;
+	} else {
+		rc = err.code ? kp_exit_for(err.code) : kp_exit_for(terr.code);
+	}
+	if (cli->verbosity >= 0)
+		fprintf(cli->err, "profile saved in %s/ ('kernelpro analyze %s' reads it again)\n", dir, dir);
+out:
+	free(trace);
+	json_decref(m);
+	kp_buf_release(&meta);
+	kp_strvec_release(&metrics);
+	kp_strvec_release(&sections);
+	kp_strvec_release(&argv);
+	return rc;
+}
+
+const struct kp_cmd kp_cmd_profile = {
+	.name = "profile",
+	.summary = "Profile a CUDA program (ncu counters, SASS, launch trace) and classify each kernel",
+	.usage = "[options] PROGRAM [ARGS...]",
+	.description = "Runs PROGRAM under Nsight Compute with exactly the metrics Stage 1 (and --metrics)\n"
+		       "needs, saves ncu_raw.csv, ncu.log, program.log and profile.json in --out DIR, and\n"
+		       "prints each launch's roofline and class. Without counter access it falls back to\n"
+		       "timing only through the CUPTI tracer. Needs a GPU.",
+	.flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU | KP_CMD_STOP_AT_ARG,
+	.opts = profile_opts,
+	.min_args = 1,
+	.max_args = -1,
+	.run = run_profile,
+};

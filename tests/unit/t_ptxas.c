@@ -1,0 +1,138 @@
+/* Unit tests: ptxas -v reports (CUDA 13 capture, older spellings, spills, device functions, truncation). */
+#include "base/setup.h"
+
+#include "kp_test.h"
+#include "kernelpro/profile.h"
+
+#define DIR "tests/golden/h200-probe/"
+
+static void test_fixture(void **state)
+{
+	struct kp_ptxas p = KP_PTXAS_INIT;
+	struct kp_buf b = KP_BUF_INIT, out = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	const struct kp_ptxas_func *f;
+	kp_test_read(DIR "ptxas.txt", &b);
+	KP_ASSERT_OK(kp_ptxas_parse(&p, "ptxas.txt", b.buf, b.len, &err), &err);
+	assert_int_equal(p.nfuncs, 16);
+	assert_false(p.incomplete);
+	f = kp_ptxas_find(&p, "_Z11spill_localPKfPfii");
+	assert_non_null(f);
+	assert_int_equal(f->registers, 32);
+	assert_int_equal(f->stack_frame, 256);
+	assert_int_equal(f->spill_stores, 0);
+	assert_int_equal(f->spill_loads, 0);
+	assert_int_equal(f->cumulative_stack, 256);
+	assert_string_equal(f->arch, "sm_90");
+	f = kp_ptxas_find(&p, "transpose_padded(const float *, float *, int)");
+	assert_non_null(f);
+	assert_int_equal(f->smem_bytes, 4224);
+	assert_int_equal(f->barriers, 1);
+	assert_int_equal(f->cmem_bytes, -1); /* CUDA 13 does not print it */
+	f = kp_ptxas_find(&p, "tiny_kernel");
+	assert_int_equal(f->registers, 8);
+	assert_int_equal(f->smem_bytes, 0);
+	assert_int_equal(f->cumulative_stack, -1);
+	for (size_t i = 0; i < p.nfuncs; i++) {
+		const struct kp_ptxas_func *x = &p.funcs[i];
+		assert_true(x->entry);
+		kp_buf_addf(&out, "%s [%s] %s regs=%d bar=%d smem=%ld cmem=%ld stack=%ld spill_st=%ld spill_ld=%ld cum=%ld\n",
+			    x->mangled, x->key, x->arch, x->registers, x->barriers, x->smem_bytes, x->cmem_bytes,
+			    x->stack_frame, x->spill_stores, x->spill_loads, x->cumulative_stack);
+	}
+	kp_test_golden(DIR "expected/ptxas.txt", out.buf);
+	kp_buf_release(&out);
+	kp_buf_release(&b);
+	kp_ptxas_release(&p);
+	kp_ptxas_release(&p);
+}
+
+static void test_other_spellings(void **state)
+{
+	/* CUDA 11/12 (cmem printed, no barriers), a register cap that spills, a device function, other tools' lines */
+	const char *text =
+		"nvlink info    : 0 bytes gmem\n"
+		"ptxas info    : 0 bytes gmem\n"
+		"ptxas info    : Compiling entry function '_Z4smemPf' for 'sm_80'\n"
+		"ptxas info    : Function properties for _Z4smemPf\n"
+		"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+		"ptxas info    : Used 10 registers, 4224 bytes smem, 380 bytes cmem[0], 4 bytes cmem[2]\n"
+		"ptxas info    : Function properties for _Z6helperf\n"
+		"    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+		"ptxas info    : Overriding maximum register limit 256 for '_Z5spillPKfPfii' with  32 of maxrregcount option\n"
+		"ptxas info    : Compiling entry function '_Z5spillPKfPfii' for 'sm_90'\n"
+		"ptxas info    : Function properties for _Z5spillPKfPfii\n"
+		"    928 bytes stack frame, 1112 bytes spill stores, 1244 bytes spill loads\n"
+		"ptxas info    : Used 32 registers, used 0 barriers, 928 bytes cumulative stack size\n"
+		"ptxas warning : Registers are spilled to local memory in function '_Z5spillPKfPfii', 1112 bytes spill stores, 1244 bytes spill loads\n";
+	struct kp_ptxas p = KP_PTXAS_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	const struct kp_ptxas_func *f;
+	KP_ASSERT_OK(kp_ptxas_parse(&p, "old.txt", text, strlen(text), &err), &err);
+	assert_int_equal(p.nfuncs, 3);
+	f = kp_ptxas_find(&p, "smem");
+	assert_int_equal(f->registers, 10);
+	assert_int_equal(f->barriers, -1);
+	assert_int_equal(f->smem_bytes, 4224);
+	assert_int_equal(f->cmem_bytes, 380);
+	f = kp_ptxas_find(&p, "_Z6helperf");
+	assert_false(f->entry);
+	assert_int_equal(f->stack_frame, 8);
+	assert_null(kp_ptxas_find(&p, "helper")); /* keys only match kernels */
+	f = kp_ptxas_find(&p, "spill");
+	assert_int_equal(f->registers, 32);
+	assert_int_equal(f->spill_stores, 1112);
+	assert_int_equal(f->spill_loads, 1244);
+	assert_int_equal(f->stack_frame, 928);
+	kp_ptxas_release(&p);
+}
+
+static void test_bad_and_truncated(void **state)
+{
+	struct kp_ptxas p = KP_PTXAS_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	const char *cut = "ptxas info    : Compiling entry function '_Z1kv' for 'sm_90'\n"
+			  "ptxas info    : Function properties for _Z1kv\n";
+	assert_int_equal(kp_ptxas_parse(&p, "x.txt", "warning: something\n", 19, &err), KP_EPARSE);
+	assert_non_null(strstr(kp_error_msg(&err), "x.txt: no ptxas function reports"));
+	kp_ptxas_release(&p);
+	KP_ASSERT_OK(kp_ptxas_parse(&p, "cut.txt", cut, strlen(cut), &err), &err);
+	assert_true(p.incomplete);
+	assert_int_equal(p.funcs[0].registers, -1);
+	assert_non_null(strstr(p.warnings.buf, "cut.txt: no 'Used N registers' line for '_Z1kv'"));
+	kp_ptxas_release(&p);
+}
+
+static void test_join(void **state)
+{
+	struct kp_ptxas p = KP_PTXAS_INIT;
+	struct kp_ncu_report r = KP_NCU_REPORT_INIT;
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	kp_test_read(DIR "ptxas.txt", &b);
+	KP_ASSERT_OK(kp_ptxas_parse(&p, "ptxas.txt", b.buf, b.len, &err), &err);
+	kp_buf_reset(&b);
+	kp_test_read(DIR "ncu_raw.csv", &b);
+	KP_ASSERT_OK(kp_ncu_parse_raw(&r, "ncu_raw.csv", b.buf, b.len, &err), &err);
+	for (size_t i = 0; i < r.nlaunches; i++) {
+		const struct kp_ptxas_func *f = kp_ptxas_find_launch(&p, &r.launches[i]);
+		if (i < 15)
+			assert_string_equal(f->key, r.launches[i].function);
+		else
+			assert_null(f);
+	}
+	kp_ncu_report_release(&r);
+	kp_ptxas_release(&p);
+	kp_buf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture),
+		cmocka_unit_test(test_other_spellings),
+		cmocka_unit_test(test_bad_and_truncated),
+		cmocka_unit_test(test_join),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,246 @@
+/* Unit tests: Stage 1 on the 17 H200 probe kernels (classes as in labels.json), the rule's edges, missing inputs. */
+#include "base/setup.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#include "kp_test.h"
+#include "kernelpro/analyze.h"
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
+
+#define DIR "tests/golden/h200-probe/"
+
+static char *cache_dir;
+
+static int setup(void **state)
+{
+	/* no calibration file from this machine's cache may leak into the datasheet roofline */
+	cache_dir = kp_test_tmpdir();
+	setenv("XDG_CACHE_HOME", cache_dir, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	kp_test_tmpdir_remove(cache_dir);
+	return 0;
+}
+
+static void load_hw(struct kp_hw *hw)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	KP_ASSERT_OK(kp_hw_load(hw, "h200-sxm", 0, &err), &err);
+	assert_false(hw->calibrated);
+}
+
+static void test_probe_classes(void **state)
+{
+	struct kp_profile_set ps;
+	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", DIR "ptxas.txt", NULL};
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_hw hw;
+	json_t *labels = NULL, *kernels, *all = json_array();
+	struct kp_buf out = KP_BUF_INIT;
+	memset(&ps, 0, sizeof(ps));
+	load_hw(&hw);
+	KP_ASSERT_OK(kp_profile_set_load(&ps, &f, &err), &err);
+	KP_ASSERT_OK(kp_json_load_file(kp_test_path(DIR "labels.json"), 0, &labels, &err), &err);
+	kernels = json_object_get(labels, "kernels");
+	assert_int_equal(json_array_size(kernels), ps.nkernels);
+	for (size_t i = 0; i < ps.nkernels; i++) {
+		struct kp_stage1 s;
+		const json_t *lab = json_array_get(kernels, i);
+		KP_ASSERT_OK(kp_stage1_run(&s, &ps.kernels[i], &hw, NULL, NULL, &err), &err);
+		assert_int_equal(kp_json_int(lab, "id", -1), ps.kernels[i].launch->id);
+		if (strcmp(kp_bound_name(s.bound), kp_json_str(lab, "class", "?")))
+			fail_msg("launch %zu (%s): class %s, labels say %s: %s", i, kp_json_str(lab, "name", "?"),
+				 kp_bound_name(s.bound), kp_json_str(lab, "class", "?"), s.reason);
+		/* a --set full capture has FLOP rates, not counts: complete all the same */
+		assert_string_equal(s.flops_source, "sass rates x cycles");
+		assert_false(s.incomplete);
+		json_array_append_new(all, kp_diagnose_launch_json(&ps.kernels[i], &s));
+	}
+	/* FLOPs from the counters: 2*N^3 for the 2048^3 SGEMMs, on the TF32 tensor roof for cuBLAS TF32 */
+	{
+		struct kp_stage1 s;
+		kp_stage1_run(&s, &ps.kernels[5], &hw, NULL, NULL, &err);
+		assert_true(fabs(s.flops_fp32 - 2.0 * 2048 * 2048 * 2048) / s.flops_fp32 < 1e-3);
+		assert_string_equal(s.precision, "fp32");
+		kp_stage1_run(&s, &ps.kernels[16], &hw, NULL, NULL, &err);
+		assert_true(fabs(s.flops_tensor - 2.0 * 2048 * 2048 * 2048) / s.flops_tensor < 1e-3);
+		assert_string_equal(s.precision, "tf32-tc");
+		assert_true(s.compute_frac > 0.6); /* near its roof */
+		kp_stage1_run(&s, &ps.kernels[1], &hw, NULL, NULL, &err);
+		assert_true(s.memory_frac > 0.85); /* vec_add_f4 at the DRAM roof */
+	}
+	kp_json_dump_buf(all, &out, 0);
+	kp_buf_addch(&out, '\n');
+	kp_test_golden(DIR "expected/stage1.json", out.buf);
+	kp_buf_release(&out);
+	json_decref(all);
+	json_decref(labels);
+	kp_profile_set_release(&ps);
+}
+
+/* A launch with hand-set metrics. */
+struct fake {
+	struct kp_launch l;
+	struct kp_metric m[16];
+};
+
+static int mcmp(const void *a, const void *b)
+{
+	return strcmp(((const struct kp_metric *)a)->name, ((const struct kp_metric *)b)->name);
+}
+
+static void fake_set(struct fake *f, const char *name, double v)
+{
+	struct kp_metric *m = &f->m[f->l.nmetrics++];
+	m->name = name;
+	m->value = v;
+	m->unit = "";
+	qsort(f->m, f->l.nmetrics, sizeof(f->m[0]), mcmp);
+	f->l.metrics = f->m;
+}
+
+static void fake_init(struct fake *f, double time_ns, double flops_ffma, double bytes, double sm, double mem)
+{
+	memset(f, 0, sizeof(*f));
+	f->l.kernel = f->l.function = "k";
+	if (time_ns > 0)
+		fake_set(f, "gpu__time_duration.sum", time_ns);
+	fake_set(f, "dram__bytes_read.sum", bytes / 2);
+	fake_set(f, "dram__bytes_write.sum", bytes / 2);
+	fake_set(f, "sm__throughput.avg.pct_of_peak_sustained_elapsed", sm);
+	fake_set(f, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", mem);
+	if (flops_ffma >= 0) {
+		fake_set(f, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", flops_ffma / 2);
+		fake_set(f, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", 0);
+		fake_set(f, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", 0);
+		fake_set(f, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", 0);
+		fake_set(f, "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", 0);
+		fake_set(f, "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", 0);
+		fake_set(f, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", 0);
+		fake_set(f, "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", 0);
+		fake_set(f, "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", 0);
+		fake_set(f, "sm__ops_path_tensor_src_tf32_dst_fp32.sum", 0);
+	}
+}
+
+static enum kp_bound classify(struct fake *f, const struct kp_hw *hw, struct kp_stage1 *s)
+{
+	struct kp_kernel_profile p = {&f->l, NULL, NULL, NULL};
+	struct kp_error err = KP_ERROR_INIT;
+	KP_ASSERT_OK(kp_stage1_run(s, &p, hw, NULL, NULL, &err), &err);
+	return s->bound;
+}
+
+static void test_rule_edges(void **state)
+{
+	struct kp_hw hw;
+	struct fake f;
+	struct kp_stage1 s;
+	load_hw(&hw);
+	/* 1 ms at 70% of both roofs, AI at the ridge: mixed */
+	fake_init(&f, 1e6, 0.7 * hw.fp32 * 1e-3, 0.7 * hw.dram_bw * 1e-3, 70, 70);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MIXED);
+	assert_false(s.incomplete);
+	assert_true(fabs(s.ai - s.ridge_ai) / s.ridge_ai < 1e-9);
+	/* the same traffic with a tenth of the FLOPs: memory */
+	fake_init(&f, 1e6, 0.07 * hw.fp32 * 1e-3, 0.7 * hw.dram_bw * 1e-3, 20, 70);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MEMORY);
+	/* far above the ridge but the SM is busy only through ncu's SOL: compute */
+	fake_init(&f, 1e6, 0.1 * hw.fp32 * 1e-3, 0.001 * hw.dram_bw * 1e-3, 65, 90);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_COMPUTE);
+	/* nothing busy: latency, whatever the intensity */
+	fake_init(&f, 1e6, 0.1 * hw.fp32 * 1e-3, 0.001 * hw.dram_bw * 1e-3, 5, 10);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_LATENCY);
+	/* just at the latency threshold counts as busy */
+	fake_init(&f, 1e6, 0, 0.30 * hw.dram_bw * 1e-3, 5, 30);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MEMORY);
+}
+
+static void test_missing_inputs(void **state)
+{
+	struct kp_hw hw;
+	struct fake f;
+	struct kp_stage1 s;
+	json_t *j;
+	load_hw(&hw);
+	/* no duration: no roofline, and it says why */
+	fake_init(&f, 0, 1e9, 1e9, 50, 50);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_UNKNOWN);
+	assert_true(s.incomplete);
+	assert_non_null(strstr(s.missing, "gpu__time_duration.sum"));
+	assert_non_null(strstr(s.reason, "gpu__time_duration.sum"));
+	j = kp_stage1_to_json(&s);
+	assert_true(json_is_null(json_object_get(j, "time_s"))); /* never a silent 0 */
+	json_decref(j);
+	/* an ncu without the FLOP counters: classified from throughput, marked incomplete */
+	fake_init(&f, 1e6, -1, 0.5 * hw.dram_bw * 1e-3, 20, 70);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MEMORY);
+	assert_true(s.incomplete);
+	assert_string_equal(s.flops_source, "missing");
+	assert_non_null(strstr(s.reason, "FLOP counters missing"));
+}
+
+static void test_hw_table(void **state)
+{
+	struct kp_hw hw;
+	struct kp_error err = KP_ERROR_INIT;
+	static const char *const keys[] = {"h100-sxm", "h100-pcie", "h200-sxm", "a100-40", "a100-80", "l40s", "rtx-4090", "b200"};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(keys); i++) {
+		const struct kp_hw_spec *s = kp_hw_spec_find(keys[i]);
+		assert_non_null(s);
+		assert_true(s->sm_count > 0 && s->fp32 > 0 && s->dram_bw > 0 && s->bf16_tc > 0 && s->l2_bytes > 0);
+	}
+	assert_string_equal(kp_hw_spec_find("NVIDIA H200")->key, "h200-sxm");
+	assert_string_equal(kp_hw_spec_find("NVIDIA H200 NVL")->key, "h200-nvl");
+	assert_string_equal(kp_hw_spec_find("NVIDIA H100 80GB HBM3")->key, "h100-sxm");
+	assert_string_equal(kp_hw_spec_find("NVIDIA H100 PCIe")->key, "h100-pcie");
+	assert_string_equal(kp_hw_spec_find("NVIDIA A100-SXM4-40GB")->key, "a100-40");
+	assert_string_equal(kp_hw_spec_find("NVIDIA GeForce RTX 4090")->key, "rtx-4090");
+	assert_null(kp_hw_spec_find("NVIDIA GeForce GTX 480"));
+	assert_int_equal(kp_hw_load(&hw, "gtx-480", 0, &err), KP_ENOENT);
+	assert_non_null(strstr(kp_error_msg(&err), "kernelpro hw show --list"));
+}
+
+static void test_calibration_used(void **state)
+{
+	struct kp_hw hw;
+	struct kp_hw_calibration c, back;
+	struct kp_buf path = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	const char *json = "{\"schema\":1,\"key\":\"h200-sxm\",\"device\":\"NVIDIA H200\",\"measured_at\":\"2026-11-29T12:00:00Z\","
+			   "\"dram_bw\":4.0e12,\"fp32\":6.0e13,\"bf16_tc\":7.9e14}";
+	KP_ASSERT_OK(kp_hw_calibration_from_json(&c, "cal", json, strlen(json), &err), &err);
+	KP_ASSERT_OK(kp_hw_calibration_path("h200-sxm", &path, &err), &err);
+	assert_non_null(strstr(path.buf, cache_dir));
+	KP_ASSERT_OK(kp_hw_calibration_save(&c, path.buf, &err), &err);
+	KP_ASSERT_OK(kp_hw_calibration_load(&back, path.buf, &err), &err);
+	assert_true(back.dram_bw == 4.0e12);
+	KP_ASSERT_OK(kp_hw_load(&hw, "h200-sxm", 0, &err), &err);
+	assert_true(hw.calibrated);
+	assert_true(hw.dram_bw == 4.0e12 && hw.fp32 == 6.0e13 && hw.bf16_tc == 7.9e14);
+	assert_true(hw.tf32_tc == hw.spec.tf32_tc); /* not measured: datasheet */
+	assert_non_null(strstr(hw.source, "measured 2026-11-29 on NVIDIA H200"));
+	/* a broken file is an error that names it, not a silent datasheet fallback */
+	KP_ASSERT_OK(kp_write_file_atomic(path.buf, "{\"schema\":1}", 12, &err), &err);
+	assert_int_equal(kp_hw_load(&hw, "h200-sxm", 0, &err), KP_EPARSE);
+	assert_non_null(strstr(kp_error_msg(&err), path.buf));
+	unlink(path.buf);
+	kp_buf_release(&path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe_classes),
+		cmocka_unit_test(test_rule_edges),
+		cmocka_unit_test(test_missing_inputs),
+		cmocka_unit_test(test_hw_table),
+		cmocka_unit_test(test_calibration_used),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
