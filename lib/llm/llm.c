@@ -179,12 +179,12 @@ int kp_llm_open(struct kp_llm **out, const struct kp_llm_config *cfg, struct kp_
 	} else {
 		llm->price_known = kp_llm_price_lookup(llm->cfg.model, &llm->price);
 	}
-	if (llm->cfg.max_cost_usd > 0 && !llm->price_known &&
-	    (llm->cfg.provider == KP_LLM_OPENAI || llm->cfg.provider == KP_LLM_ANTHROPIC)) {
+	/* Replays cost nothing; every other backend needs a price for a cost cap to mean anything. */
+	if (llm->cfg.max_cost_usd > 0 && !llm->price_known && llm->cfg.provider != KP_LLM_REPLAY) {
 		rc = kp_error_set(err, KP_EINVAL,
 				  "llm: a cost cap needs a price, and none is known for model '%s'; set \"price\": "
 				  "{\"input\": USD, \"output\": USD} (per million tokens) in the config file",
-				  llm->cfg.model);
+				  llm->cfg.model ? llm->cfg.model : kp_llm_provider_name(llm->cfg.provider));
 		goto out;
 	}
 	if (llm->cfg.record_dir) {

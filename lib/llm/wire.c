@@ -107,7 +107,7 @@ static void add_common(struct kp_buf *b, const struct kp_llm_config *cfg, const 
 {
 	kp_buf_addf(b, ",\"%s\":%ld", max_field, max_tokens(cfg));
 	if (!isnan(cfg->temperature))
-		kp_buf_addf(b, ",\"temperature\":%.17g", cfg->temperature);
+		kp_buf_addf(b, ",\"temperature\":%.6g", cfg->temperature);
 }
 
 char *kp_llm_openai_body(const struct kp_llm *llm, const struct kp_llm_request *req)

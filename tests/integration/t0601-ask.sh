@@ -1,6 +1,8 @@
 # kernelpro ask: usage errors, a real request through each provider's wire format, replay, --json, rejections.
 . "$KP_ROOT/tests/integration/lib.sh"
 . "$KP_ROOT/tests/integration/llm-lib.sh"
+# The prompts of this tree, whichever build directory the binary is in.
+export KERNELPRO_HOME="$KP_ROOT"
 V="$KP_ROOT/tests/golden/prompts/vec_add"
 KEY=sk-test-ask-0011223344556677KEY
 start_llm_server "$KEY"

@@ -3,7 +3,9 @@
 . "$KP_ROOT/tests/integration/lib.sh"
 G="$KP_ROOT/tests/golden/prompts"
 . "$G/cases.sh"
-unset KERNELPRO_LLM KERNELPRO_LLM_CONFIG KERNELPRO_HOME
+unset KERNELPRO_LLM KERNELPRO_LLM_CONFIG
+# The prompts of this tree, whichever build directory the binary is in.
+export KERNELPRO_HOME="$KP_ROOT"
 for c in $CASES; do
 	run_case "$c" >"$c.out" 2>"$c.err" || { cat "$c.err"; fail "case $c exited $?"; }
 	if ! cmp -s "$c.out" "$G/$c.expected"; then

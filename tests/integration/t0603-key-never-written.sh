@@ -2,6 +2,8 @@
 # including when the server echoes a wrong key back masked.
 . "$KP_ROOT/tests/integration/lib.sh"
 . "$KP_ROOT/tests/integration/llm-lib.sh"
+# The prompts of this tree, whichever build directory the binary is in.
+export KERNELPRO_HOME="$KP_ROOT"
 V="$KP_ROOT/tests/golden/prompts/vec_add"
 KEY=sk-test-never-9d8c7b6a5f4e3d2cNEVERWRITE
 start_llm_server "$KEY"

@@ -718,6 +718,15 @@ static void test_exec(void **state)
 	kp_llm_free(llm);
 	kp_llm_config_release(&c);
 
+	/* A cost cap over a command needs a price too (its tokens are estimates, priced when one is given). */
+	kp_error_clear(&err);
+	kp_llm_config_init(&c);
+	KP_ASSERT_OK(kp_llm_config_parse_spec(&c, "exec:cat", &err), &err);
+	c.max_cost_usd = 1;
+	assert_int_equal(kp_llm_open(&llm, &c, &err), KP_EINVAL);
+	assert_non_null(strstr(err.msg, "none is known for model 'exec'"));
+	kp_llm_config_release(&c);
+
 	kp_error_clear(&err);
 	kp_llm_config_init(&c);
 	KP_ASSERT_OK(kp_llm_config_parse_spec(&c, "exec:kp-no-such-program-x", &err), &err);

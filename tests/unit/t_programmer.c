@@ -19,6 +19,8 @@ static struct kp_test_server srv;
 
 static int setup(void **state)
 {
+	/* The bundled prompts/ of this tree, wherever the test binary was built (build/, build/san/). */
+	setenv("KERNELPRO_HOME", kp_test_path("."), 1);
 	if (kp_test_server_start(&srv, KEY, NULL))
 		return -1;
 	setenv("OPENAI_API_KEY", KEY, 1);
