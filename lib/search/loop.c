@@ -329,6 +329,15 @@ static void job_run(struct loop *L, struct job *j)
 	j->rc = p->generate(p, &j->ctx, &j->result, &j->err);
 }
 
+/* Appends j at the end of a list (requests are few: a walk is fine). */
+static void append_job(struct job **list, struct job *j)
+{
+	j->next = NULL;
+	while (*list)
+		list = &(*list)->next;
+	*list = j;
+}
+
 static void *worker(void *arg)
 {
 	struct loop *L = arg;
@@ -346,11 +355,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&L->mu);
 		job_run(L, j);
 		pthread_mutex_lock(&L->mu);
-		j->next = NULL;
-		struct job **tail = &L->done;
-		while (*tail)
-			tail = &(*tail)->next;
-		*tail = j; /* finished requests are committed in the order they finished */
+		append_job(&L->done, j); /* finished requests are committed in the order they finished */
 		pthread_cond_signal(&L->cv_done);
 		pthread_mutex_unlock(&L->mu);
 	}
@@ -367,11 +372,7 @@ static void submit(struct loop *L, struct job *j)
 		return;
 	}
 	pthread_mutex_lock(&L->mu);
-	j->next = NULL;
-	struct job **tail = &L->queue;
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = j;
+	append_job(&L->queue, j);
 	pthread_cond_signal(&L->cv_work);
 	pthread_mutex_unlock(&L->mu);
 }

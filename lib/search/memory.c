@@ -85,39 +85,46 @@ static void error_signature(const char *log, char *out, size_t n)
 	kp_buf_release(&b);
 }
 
+/*
+ * Walks the lines of a text: sets [*a, *z) to the next line without its surrounding spaces and
+ * returns 1, or 0 at the end. *p starts at the text and is advanced.
+ */
+static int next_line(const char **p, const char **a, const char **z)
+{
+	const char *e;
+	if (!*p || !**p)
+		return 0;
+	e = strchrnul(*p, '\n');
+	*a = *p;
+	*z = e;
+	while (*a < *z && isspace((unsigned char)**a))
+		(*a)++;
+	while (*z > *a && isspace((unsigned char)(*z)[-1]))
+		(*z)--;
+	*p = *e ? e + 1 : e;
+	return 1;
+}
+
 /* Does `text` hold `line` (trimmed) as one of its lines? */
 static int has_line(const char *text, const char *line, size_t len)
 {
-	for (const char *p = text; p && *p;) {
-		const char *e = strchrnul(p, '\n');
-		const char *a = p, *z = e;
-		while (a < z && isspace((unsigned char)*a))
-			a++;
-		while (z > a && isspace((unsigned char)z[-1]))
-			z--;
+	const char *p = text, *a, *z;
+	while (next_line(&p, &a, &z))
 		if ((size_t)(z - a) == len && !memcmp(a, line, len))
 			return 1;
-		p = *e ? e + 1 : NULL;
-	}
 	return 0;
 }
 
 /* The meaningful lines of `after` that `before` lacks, first few, joined by " | ". */
 static void added_lines(const char *before, const char *after, struct kp_buf *out)
 {
+	const char *p = after, *a, *z;
 	int shown = 0;
-	for (const char *p = after; p && *p && shown < MEM_ADDED_LINES;) {
-		const char *e = strchrnul(p, '\n');
-		const char *a = p, *z = e;
-		while (a < z && isspace((unsigned char)*a))
-			a++;
-		while (z > a && isspace((unsigned char)z[-1]))
-			z--;
+	while (shown < MEM_ADDED_LINES && next_line(&p, &a, &z)) {
 		if (z - a > 3 && !has_line(before ? before : "", a, (size_t)(z - a)) && strncmp(a, "//", 2)) {
 			kp_buf_addf(out, "%s%.*s", shown ? " | " : "", (int)((z - a) > 100 ? 100 : (z - a)), a);
 			shown++;
 		}
-		p = *e ? e + 1 : NULL;
 	}
 }
 

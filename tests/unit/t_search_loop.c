@@ -543,6 +543,58 @@ static void test_reference_failure_refused(void **state)
 	fx_free(x);
 }
 
+static void test_memory_learns_and_renders(void **state)
+{
+	struct fx *x = fx_new(NULL, 0);
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_memory m = {x->s, NULL, "vec_add", "test-run"};
+	struct kp_tree t;
+	struct kp_node_row r;
+	struct kp_buf out = KP_BUF_INIT;
+	const char *parent = "__global__ void k(float *y) {\n  vec4 v = load(y);\n}\n";
+	const char *child = "__global__ void k(float *y) {\n  float4 v = *(float4 *)y;\n}\n";
+	int bad, fixed;
+
+	kp_tree_init(&t);
+	for (long id = 1; id <= 3; id++) {
+		kp_node_row_init(&r);
+		r.id = id;
+		r.parent = id - 1;
+		r.kind = id == 1 ? KP_NODE_ROOT : id == 2 ? KP_NODE_INITIAL : KP_NODE_REPAIR;
+		KP_ASSERT_OK(kp_store_node_insert(x->s, &r, "cuda", "x", &err), &err);
+		kp_tree_add(&t, &r);
+	}
+	kp_tree_record(&t, &x->run.params, 0, KP_OUTCOME_CORRECT, 1, NAN);
+	bad = 1;
+	kp_tree_record(&t, &x->run.params, bad, KP_OUTCOME_COMPILE_ERROR, NAN, NAN);
+	fixed = 2;
+	kp_tree_record(&t, &x->run.params, fixed, KP_OUTCOME_CORRECT, 1.5, NAN);
+	KP_ASSERT_OK(kp_memory_learn(&m, &t, &x->run.params, fixed, child, parent,
+				     "cand.cu(12): error: identifier \"vec4\" is undefined", NULL, "fix", &err), &err);
+	/* A debug prompt for a similar error (other line number) gets the fix, with the line that fixed it. */
+	KP_ASSERT_OK(kp_memory_render(&m, &t, bad, KP_PROG_DEBUG, "other.cu(99): error: identifier \"vec4\" is undefined",
+				      1000, &out, &err), &err);
+	assert_non_null(strstr(out.buf, "compile error \"error: identifier \"vec4\" is undefined\" fixed by: float4 v = *(float4 *)y;"));
+	assert_non_null(strstr(out.buf, "float4 worked"));
+	/* Bounded: a tiny budget keeps whole lines only. */
+	kp_buf_reset(&out);
+	KP_ASSERT_OK(kp_memory_render(&m, &t, fixed, KP_PROG_OPTIMIZE, NULL, 60, &out, &err), &err);
+	assert_true(out.len <= 60);
+	assert_true(out.len == 0 || out.buf[out.len - 1] == '\n');
+	/* Deterministic. */
+	{
+		struct kp_buf again = KP_BUF_INIT;
+		kp_buf_reset(&out);
+		KP_ASSERT_OK(kp_memory_render(&m, &t, fixed, KP_PROG_OPTIMIZE, NULL, 1000, &out, &err), &err);
+		KP_ASSERT_OK(kp_memory_render(&m, &t, fixed, KP_PROG_OPTIMIZE, NULL, 1000, &again, &err), &err);
+		assert_string_equal(out.buf, again.buf);
+		kp_buf_release(&again);
+	}
+	kp_buf_release(&out);
+	kp_tree_release(&t);
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -556,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_token_budget),
 		cmocka_unit_test(test_kill_and_resume),
 		cmocka_unit_test(test_reference_failure_refused),
+		cmocka_unit_test(test_memory_learns_and_renders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
