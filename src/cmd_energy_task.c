@@ -41,22 +41,6 @@ static int build(struct kp_cli *cli, const char *path, const char *what, const s
 	return 0;
 }
 
-/* "x=f32:1024x1024:uniform:-1:1" for inputs, "y=f32:1024x1024" for outputs. */
-static void tensor_arg(struct kp_energy_driver *d, const struct kp_tensor_spec *t, int input)
-{
-	struct kp_buf b = KP_BUF_INIT;
-	kp_buf_addf(&b, "%s=%s:", t->name, kp_dtype_name(t->dtype));
-	if (t->ndim == 0)
-		kp_buf_addch(&b, '-');
-	for (int i = 0; i < t->ndim; i++)
-		kp_buf_addf(&b, "%s%lld", i ? "x" : "", (long long)t->shape[i]);
-	if (input)
-		kp_buf_addf(&b, ":%s:%.17g:%.17g", kp_fill_name(t->fill.kind), t->fill.a, t->fill.b);
-	kp_strvec_push(&d->tensors, input ? "--in" : "--out");
-	kp_strvec_push(&d->tensors, b.buf);
-	kp_buf_release(&b);
-}
-
 int kp_energy_cmd_add_task(struct kp_cli *cli, const struct kp_args *args, struct kp_energy_driver *d)
 {
 	struct kp_error err = KP_ERROR_INIT;
@@ -98,10 +82,7 @@ int kp_energy_cmd_add_task(struct kp_cli *cli, const struct kp_args *args, struc
 				*p = '_';
 		kp_strvec_pushf(&d->libs, "%s=%s", label[0] ? label : "candidate", S.cand.artifact);
 	}
-	for (size_t i = 0; i < S.task.ninputs; i++)
-		tensor_arg(d, &S.task.inputs[i], 1);
-	for (size_t i = 0; i < S.task.noutputs; i++)
-		tensor_arg(d, &S.task.outputs[i], 0);
+	kp_energy_driver_add_task(d, &S.task);
 	d->seed = (unsigned long long)o.seed;
 	return 0;
 }

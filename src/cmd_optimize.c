@@ -73,6 +73,7 @@ struct opt_state {
 	char run_name[256];
 	char family[256];
 	int created;      /* this invocation made the run directory (removed again if setup fails) */
+	int energy;       /* the objective includes energy */
 };
 
 static int list_params(struct kp_cli *cli)
@@ -362,6 +363,8 @@ static int make_evaluator(struct opt_state *S, struct kp_error *err)
 		kp_feedback_mode_parse(kp_arg_str(S->args, "feedback"), &o.stage2.feedback.mode);
 		o.task = &S->task;
 		o.toolset = S->toolset;
+		o.energy = S->energy;
+		o.stage2.energy = S->energy; /* instruction_mix always runs when energy counts */
 		o.hw_key = kp_arg_str(S->args, "hw");
 		kp_path_join(&pdir, S->dir.buf, "profiles");
 		o.profile_dir = pdir.buf;
@@ -580,6 +583,9 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 		goto fail;
 	if (!resume && (rc = create_run(&S, kp_arg_pos(args, 0), &params, &budget, &err)))
 		goto fail;
+	S.energy = params.objective == KP_OBJECTIVE_SPEED_ENERGY;
+	if (S.energy && S.task.kind != KP_TASK_NATIVE)
+		kp_cli_warn(cli, "energy is measured for native tasks only; ties on '%s' fall back to speed", S.task.name);
 	if ((rc = make_evaluator(&S, &err)))
 		goto fail;
 	if (kp_arg_str(args, "shared-memory") &&

@@ -177,6 +177,9 @@ struct kp_energy_driver {
 
 void kp_energy_driver_init(struct kp_energy_driver *d);
 void kp_energy_driver_release(struct kp_energy_driver *d);
+struct kp_task;
+/* Adds a native task's tensors (its inputs with their fills, then its outputs) to d->tensors. */
+void kp_energy_driver_add_task(struct kp_energy_driver *d, const struct kp_task *task);
 /* Runs it; out[0..*n) get one measurement per library (or the built-in). */
 int kp_energy_driver_run(const struct kp_energy_driver *d, struct kp_energy_measurement *out, size_t max, size_t *n,
 			 struct kp_error *err);

@@ -24,6 +24,7 @@ struct kp_harness_opts {
 	const char *profile_dir;       /* one directory per candidate: <run>/profiles/<node> */
 	const char *hw_key;            /* GPU model ("h200-sxm"); NULL: the one profiled, else the device */
 	double ncu_timeout_s;          /* per profiling run; <= 0: 600 */
+	int energy;                    /* measure energy per launch (native tasks; kp-energy driver, NVML) */
 };
 
 /*
@@ -33,6 +34,8 @@ struct kp_harness_opts {
  * reference is timed with kp_eval_baseline and profiled once: its Stage 1 becomes the prompts'
  * roofline text and the anti-cheat floor. No ncu or no counter access switches profiling off for
  * the run with one warning; any other profiling failure leaves that candidate's feedback empty.
+ * With `energy`, the reference and each correct candidate of a native task get their energy per
+ * launch from the kp-energy driver (lib/energy); a failed measurement leaves it unknown (NAN).
  */
 int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_harness_opts *o,
 			     struct kp_error *err);

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "kernelpro/analyze.h"
+#include "kernelpro/energy.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
@@ -24,6 +25,7 @@ struct harness {
 	struct kp_hw hw;
 	int have_hw;
 	int profile_off;            /* profiling cannot work here (no ncu, no counter access) */
+	int energy_off;             /* energy cannot be measured here (no NVML, no driver) */
 	struct kp_strvec metrics;   /* Stage 1's and every tool's: one ncu run classifies and feeds the tools */
 	struct kp_strvec all_checks;/* every static check id: switched off to profile a KernelBench reference */
 };
@@ -212,6 +214,36 @@ done:
 	return 0;
 }
 
+/* Energy per launch of a built native candidate (its .so), or NAN with a note when it cannot be had. */
+static double measure_energy(struct harness *h, const char *artifact, const char *label)
+{
+	struct kp_energy_driver d;
+	struct kp_energy_measurement m;
+	struct kp_error err = KP_ERROR_INIT;
+	size_t n = 0;
+	double e = NAN;
+
+	if (!h->o.energy || h->o.task->kind != KP_TASK_NATIVE || !artifact || h->energy_off)
+		return NAN;
+	kp_energy_driver_init(&d);
+	d.gpu = h->o.eval.gpu;
+	d.seed = (unsigned long long)h->o.eval.seed;
+	kp_strvec_pushf(&d.libs, "%s=%s", label, artifact);
+	kp_energy_driver_add_task(&d, h->o.task);
+	if (kp_energy_driver_run(&d, &m, 1, &n, &err) || !n) {
+		if (err.code == KP_ENOTOOL || err.code == KP_ENODEV || err.code == KP_EUNSUPPORTED) {
+			h->energy_off = 1;
+			kp_warn("energy switched off for this run: %s", kp_error_msg(&err));
+		} else {
+			kp_info("%s: no energy measurement: %s", label, n ? "" : kp_error_msg(&err));
+		}
+	} else {
+		e = m.energy_j;
+	}
+	kp_energy_driver_release(&d);
+	return e;
+}
+
 static int harness_reference(struct kp_search_evaluator *base, struct kp_search_eval *out, struct kp_error *err)
 {
 	struct harness *h = base->priv;
@@ -243,6 +275,16 @@ static int harness_reference(struct kp_search_evaluator *base, struct kp_search_
 		path = shim.buf;
 	}
 	rc = profile(h, "reference", path, &eo, out, 1);
+	if (!rc && h->o.energy && h->o.task->kind == KP_TASK_NATIVE) {
+		struct kp_verdict built;
+		struct kp_eval_opts bo = h->o.eval;
+		kp_verdict_init(&built);
+		bo.build_only = 1;
+		if (!kp_eval_file(h->o.task, h->o.task->reference, &bo, &built, err) && built.artifact)
+			out->energy_j = measure_energy(h, built.artifact, "reference");
+		kp_error_clear(err);
+		kp_verdict_release(&built);
+	}
 	out->wall_s = kp_now() - t0;
 out:
 	kp_baseline_release(&b);
@@ -297,6 +339,8 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 		    !(rc = kp_write_file_atomic(path.buf, source, strlen(source), err)))
 			rc = profile(h, tag, path.buf, &h->o.eval, out, 0);
 		kp_buf_release(&dir);
+		if (!rc)
+			out->energy_j = measure_energy(h, v.artifact, tag);
 	}
 out:
 	kp_verdict_release(&v);
