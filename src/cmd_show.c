@@ -121,6 +121,7 @@ static int show_tree(struct kp_cli *cli, struct kp_store *s, json_t *sum)
 			kp_json_set(o, "outcome", json_string(r->evaluated ? kp_outcome_name(r->outcome) : "pending"));
 			kp_json_set(o, "speedup", kp_json_real(r->parent ? r->speedup : 1.0));
 			kp_json_set(o, "time_ms", kp_json_real(r->time_ms));
+			kp_json_set(o, "energy_j", kp_json_real(r->energy_j));
 			kp_json_set(o, "reward", kp_json_real(r->reward));
 			kp_json_set(o, "visits", json_integer(r->visits));
 			kp_json_set(o, "closed", r->dead ? json_string(kp_dead_reason_text(r->dead)) : NULL);

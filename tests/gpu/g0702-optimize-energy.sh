@@ -16,10 +16,8 @@ d = json.load(open(sys.argv[1]))
 assert d["search"]["objective"] == "speed+energy", d["search"]
 correct = [n for n in d["tree"] if n["outcome"] == "correct"]
 assert correct, d["tree"]
-import sqlite3
-db = sqlite3.connect("runs/energy/run.db")
-rows = db.execute("SELECT id, energy_j FROM nodes WHERE outcome = 0").fetchall()
-assert rows and all(e is not None and e > 0 for _, e in rows), rows
+rows = [(n["node"], n["energy_j"]) for n in correct]
+assert all(e is not None and e > 0 for _, e in rows), rows
 print("energy per launch (J):", ", ".join("#%d %.4g" % r for r in rows))
 PY
 exit 0
