@@ -7,7 +7,7 @@
 . "$KP_ROOT/tests/integration/lib.sh"
 export KERNELPRO_HOME="$KP_ROOT"
 E="$KP_ROOT/examples/optimize"
-out=${OUT:-$KP_TMP}
+keep=${KP_GPU_LOGS:-$KP_TMP}/g0701  # the runs are kept with the GPU test logs
 
 story() { # NAME TASK FAILURE
 	name=$1 task=$2 failure=$3
@@ -20,7 +20,7 @@ story() { # NAME TASK FAILURE
 	"$KP" show "runs/$name" --tree --json >"$name.json" || fail "show $name"
 	"$KP" show "runs/$name" --tree
 	for i in $(seq 2 $((n + 1))); do "$KP" show "runs/$name" --node "$i" >"$name-node$i.txt"; done
-	mkdir -p "$out/g0701" && cp -r "runs/$name" "$name".* "$name"-node*.txt "$out/g0701/" 2>/dev/null
+	mkdir -p "$keep" && cp -r "runs/$name" "$name".* "$name"-node*.txt "$keep/" 2>/dev/null
 	python3 - "$name.json" "$failure" "$n" <<'PY' || fail "$name: the story did not hold (see above)"
 import json, sys
 d, failure, n = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3])
