@@ -446,7 +446,8 @@ int kp_memory_render(const struct kp_memory *m, const struct kp_tree *t, int par
 		}
 		e->score = kind_w + (e->outcome == KP_MEMO_WORKED ? 2 : 0) + (e->tries > 9 ? 9 : e->tries) * 0.1;
 	}
-	qsort(l.e, l.n, sizeof(*l.e), by_score);
+	if (l.n)
+		qsort(l.e, l.n, sizeof(*l.e), by_score);
 	render_lineage(m, t, parent, max_bytes, out);
 	for (size_t i = 0; i < l.n; i++) {
 		const struct mem_entry *e = &l.e[i];
