@@ -163,7 +163,7 @@ static int learn_compile_fix(const struct kp_memory *m, const struct kp_tree *t,
 		size_t before = text.len;
 		added_lines(parent_source, child_source, &text);
 		if (text.len == before)
-			kp_buf_addf(&text, "the change in version #%ld", c->id);
+			kp_buf_adds(&text, "a change with no new line of its own");
 	}
 	r.kind = KP_MEM_COMPILE_FIX;
 	r.outcome = fixed ? KP_MEMO_WORKED : KP_MEMO_FAILED;

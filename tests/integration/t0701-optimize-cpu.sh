@@ -41,6 +41,14 @@ expect_exit 0 "$KP" runs --json
 # --json prints the summary.
 expect_exit 0 optimize --evals 2 --name j --json
 [ "$(json out 'd["used"]["evaluations"]')" = 2 ] || fail "optimize --json"
+# Search memory shared by runs of a task family: the second run's first prompt knows the first's lessons.
+expect_exit 0 optimize --evals 4 --name s1 --shared-memory shared.db
+expect_exit 0 optimize --evals 1 --name s2 --shared-memory shared.db
+expect_exit 0 "$KP" show s2 --node 2
+contains out "## Notes from earlier attempts at this task"
+contains out 'compile error "error: identifier "vec4" is undefined" fixed by'
+expect_exit 0 "$KP" show s1 --node 2
+lacks out "## Notes from earlier attempts at this task"
 # Greedy and beam run the same way.
 expect_exit 0 optimize --evals 6 --name g --search greedy
 contains err "(greedy, speed)"
