@@ -19,7 +19,7 @@ extra=""
 [ -n "${KP_BENCH_METRICS:-}" ] && extra="--metrics $KP_BENCH_METRICS"
 {
 echo "collection cost on the probe kernels ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)), $(date -u +%FT%TZ)"
-for round in 1 2 3; do
+for round in $(seq 1 "${KP_ROUNDS:-3}"); do
 	t0=$(now)
 	# shellcheck disable=SC2086
 	"$KP" profile -q --out targeted $extra ./kernels all >/dev/null
