@@ -87,10 +87,12 @@ class ModelNew(nn.Module):
         return y
 PY
 }
-mk kb_hang "lib.run(y, y.numel())" "volatile int spin = 1; while (spin) { }"
+# (A loop on a volatile local is deleted by nvcc -O3: the SASS is LDC; EXIT. clock64() cannot be.)
+mk kb_hang "lib.run(y, y.numel())" "while (clock64() >= 0) { }"
 mk kb_illegal "lib.run(y, y.numel())" "y[n * 4096] = 1.0f;"
 mk kb_oom "z = torch.empty(1 << 50, device=x.device); lib.run(y, y.numel())" ""
-mk kb_segv "ctypes.string_at(0, 8); lib.run(y, y.numel())" ""
+# (string_at(0, n) does not fault: CPython treats a NULL source as "allocate n bytes". Address 8 faults.)
+mk kb_segv "ctypes.string_at(8, 8); lib.run(y, y.numel())" ""
 for c in kb_hang:timeout kb_illegal:runtime_error kb_oom:runtime_error kb_segv:runtime_error; do
 	name=${c%%:*}
 	want=${c#*:}

@@ -2,7 +2,9 @@
 // kp-task: examples/native/row_sum
 // kp-expect-static: streams
 // kp-expect-verdict: cheat_suspected streams
-// kp-also: --allow streams => cheat_suspected host_time
+// kp-also: --allow streams => wrong_output|cheat_suspected
+// (With the stream check off, the correctness trial already refuses it: the harness waits for its own
+// stream only, so the side stream's output still holds the poison when compared. Seen on the H200.)
 #include <cuda_runtime.h>
 
 #include "kp_native.h"
