@@ -22,11 +22,9 @@ static const struct kp_threshold thresholds[] = {
 static const struct kp_tool_metric metrics[] = {
 	{KP_M_DRAM_RD, 0},
 	{KP_M_DRAM_WR, KP_TM_OPTIONAL},
-	{KP_M_GLD_SECTORS, KP_TM_OPTIONAL},
 	{KP_M_GLD_INST, KP_TM_OPTIONAL},
 	{KP_M_SLD_INST, KP_TM_OPTIONAL},
-	{KP_M_L2_SECTORS, KP_TM_OPTIONAL | KP_TM_SOURCE},
-	{KP_M_L2_SECTORS_IDEAL, KP_TM_OPTIONAL | KP_TM_SOURCE},
+	KP_TM_EXCESS,
 	{"lts__t_sector_hit_rate.pct", KP_TM_OPTIONAL},
 	{"l1tex__t_sector_hit_rate.pct", KP_TM_OPTIONAL},
 	KP_TM_SOL,
@@ -43,7 +41,8 @@ static void measure(const struct kp_tool_input *m, struct reuse *r)
 	double rd = kp_tool_metric(m, KP_M_DRAM_RD), gld = kp_tool_metric(m, KP_M_GLD_SECTORS);
 	double gi = kp_tool_metric(m, KP_M_GLD_INST), si = kp_tool_metric(m, KP_M_SLD_INST);
 	double mem = kp_tool_metric(m, KP_M_MEM_PCT), dram_pct = kp_tool_metric(m, KP_M_DRAM_PCT);
-	double tot = kp_tool_metric(m, KP_M_L2_SECTORS), ideal = kp_tool_metric(m, KP_M_L2_SECTORS_IDEAL);
+	enum kp_excess_src src;
+	double excess = kp_tool_excess_sectors(m, &src);
 
 	r->dram = rd + kp_nz(kp_tool_metric(m, KP_M_DRAM_WR));
 	r->min_bytes = m->stage1 ? m->stage1->min_bytes : NAN;
@@ -52,8 +51,13 @@ static void measure(const struct kp_tool_input *m, struct reuse *r)
 	r->onchip_gap = isnan(mem) || isnan(dram_pct) ? NAN : mem - dram_pct;
 	r->onchip_frac = isnan(r->onchip_gap) || !(mem > 0) ? NAN : r->onchip_gap / mem;
 	r->global_share = isnan(gi) ? NAN : gi + kp_nz(si) > 0 ? gi / (gi + kp_nz(si)) : 0;
-	/* What coalescing would leave of today's sector traffic: reuse gains apply to that part. */
-	r->coalesced_frac = !isnan(tot) && !isnan(ideal) && tot > 0 ? fmin(1.0, ideal / tot) : 1.0;
+	/*
+	 * What coalescing would leave of today's sector traffic: reuse gains apply to that part
+	 * (measured, else estimated from sectors per request, so that a targeted run without
+	 * SourceCounters does not credit tiling with the traffic a coalescing fix removes). Not from
+	 * the bytes per sector alone: that counts the broadcasts of an untiled kernel as waste.
+	 */
+	r->coalesced_frac = src == KP_EXCESS_MEASURED || src == KP_EXCESS_REQUESTS ? 1.0 - excess : 1.0;
 }
 
 static int dram_case(const struct reuse *r, const double *t)

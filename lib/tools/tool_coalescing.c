@@ -1,7 +1,8 @@
 /*
  * coalescing: global accesses whose warps touch more 32-byte sectors than the
- * bytes they use need. Reads ncu's excess-sector counts (SourceCounters) and
- * the bytes used per sector; the excess share is the traffic a fix removes.
+ * bytes they use need. Reads ncu's excess-sector counts (SourceCounters) when
+ * collected, else estimates the excess from sectors per request (what a
+ * targeted --metrics run has); the excess share is the traffic a fix removes.
  */
 #include "base/setup.h"
 
@@ -10,46 +11,35 @@
 enum { T_EXCESS_PCT, T_MIN_BPS };
 
 static const struct kp_threshold thresholds[] = {
-	{"max_excess_pct", 10, "%", "fires when more than this share of global L2 sectors is excess over the ideal"},
-	{"min_bytes_per_sector", 16, "B", "without excess-sector counts: fires when fewer bytes of each 32-byte sector are used"},
+	{"max_excess_pct", 10, "%", "fires when more than this share of global sectors is excess over the ideal (measured, or estimated from sectors per request)"},
+	{"min_bytes_per_sector", 16, "B", "without excess-sector or request counts: fires when fewer bytes of each 32-byte sector are used"},
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_BPS_LD "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"
-#define M_BPS_ST "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"
-
 static const struct kp_tool_metric metrics[] = {
-	{KP_M_L2_SECTORS, KP_TM_OPTIONAL | KP_TM_SOURCE},
-	{KP_M_L2_SECTORS_IDEAL, KP_TM_OPTIONAL | KP_TM_SOURCE},
-	{M_BPS_LD, KP_TM_OPTIONAL},
-	{M_BPS_ST, KP_TM_OPTIONAL},
-	{KP_M_GLD_SECTORS, KP_TM_OPTIONAL},
-	{KP_M_GST_SECTORS, KP_TM_OPTIONAL},
+	KP_TM_EXCESS,
 	KP_TM_SOL,
 	{NULL, 0},
 };
 
 struct coal {
-	double total, ideal, excess_frac; /* NAN without SourceCounters */
-	double bps_ld, bps_st;           /* bytes used per sector; NAN when no such accesses */
-	double ld_sectors, st_sectors;
+	double excess_frac;    /* NAN when unknown */
+	enum kp_excess_src src; /* where excess_frac comes from */
+	double total, ideal;   /* NAN without SourceCounters */
+	double bps_ld, bps_st; /* bytes used per sector; NAN when no such accesses */
 };
 
 static void measure(const struct kp_tool_input *m, struct coal *c)
 {
+	c->excess_frac = kp_tool_excess_sectors(m, &c->src);
 	c->total = kp_tool_metric(m, KP_M_L2_SECTORS);
 	c->ideal = kp_tool_metric(m, KP_M_L2_SECTORS_IDEAL);
-	c->excess_frac = NAN;
-	if (!isnan(c->total) && !isnan(c->ideal) && c->total > 0)
-		c->excess_frac = fmax(0, c->total - c->ideal) / c->total;
-	c->ld_sectors = kp_tool_metric(m, KP_M_GLD_SECTORS);
-	c->st_sectors = kp_tool_metric(m, KP_M_GST_SECTORS);
-	c->bps_ld = kp_tool_metric(m, M_BPS_LD);
-	c->bps_st = kp_tool_metric(m, M_BPS_ST);
+	c->bps_ld = kp_tool_metric(m, KP_M_BPS_LD);
+	c->bps_st = kp_tool_metric(m, KP_M_BPS_ST);
 	/* A ratio of 0 means "no such accesses", not "nothing used". */
-	if (!(c->bps_ld > 0) || c->ld_sectors == 0)
+	if (!(c->bps_ld > 0) || kp_tool_metric(m, KP_M_GLD_SECTORS) == 0)
 		c->bps_ld = NAN;
-	if (!(c->bps_st > 0) || c->st_sectors == 0)
+	if (!(c->bps_st > 0) || kp_tool_metric(m, KP_M_GST_SECTORS) == 0)
 		c->bps_st = NAN;
 }
 
@@ -57,11 +47,16 @@ static int trigger(const struct kp_tool_input *m, const double *t)
 {
 	struct coal c;
 	measure(m, &c);
-	if (!isnan(c.excess_frac))
+	switch (c.src) {
+	case KP_EXCESS_MEASURED:
+	case KP_EXCESS_REQUESTS:
 		return c.excess_frac * 100 > t[T_EXCESS_PCT];
-	if (isnan(c.bps_ld) && isnan(c.bps_st))
-		return (isnan(c.total) && isnan(kp_tool_metric(m, M_BPS_LD))) ? KP_EMISSING : 0;
-	return (!isnan(c.bps_ld) && c.bps_ld < t[T_MIN_BPS]) || (!isnan(c.bps_st) && c.bps_st < t[T_MIN_BPS]);
+	case KP_EXCESS_BYTES:
+		return (!isnan(c.bps_ld) && c.bps_ld < t[T_MIN_BPS]) || (!isnan(c.bps_st) && c.bps_st < t[T_MIN_BPS]);
+	case KP_EXCESS_NONE:
+		break;
+	}
+	return (isnan(c.total) && isnan(kp_tool_metric(m, KP_M_BPS_LD))) ? KP_EMISSING : 0;
 }
 
 static int analyze(const struct kp_tool_input *m, const double *t, struct kp_findings *out)
@@ -69,6 +64,7 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 	struct coal c;
 	int bad_ld, bad_st;
 	double worst, frac;
+	char what[80];
 	struct kp_finding *f;
 
 	measure(m, &c);
@@ -77,8 +73,7 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 	if (!bad_ld && !bad_st)
 		bad_ld = 1; /* excess counted without a per-direction ratio: call it loads */
 	worst = fmin(isnan(c.bps_ld) ? 32 : c.bps_ld, isnan(c.bps_st) ? 32 : c.bps_st);
-	/* The share of sector traffic that is waste: measured, else from the bytes used per sector. */
-	frac = !isnan(c.excess_frac) ? c.excess_frac : 1.0 - worst / 32.0;
+	frac = c.excess_frac; /* the trigger fired, so it is known */
 
 	f = kp_finding_new(out, KP_SEV_NONE, "Uncoalesced global %s: %.0f%% of the sectors moved are excess (%.1f of 32 bytes used per sector)",
 			   bad_ld && bad_st ? "loads and stores" : bad_st ? "stores" : "loads", frac * 100, worst);
@@ -86,9 +81,10 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 			    "brought in serves only %.1f useful bytes and the memory system moves %.1fx the data the "
 			    "kernel uses.",
 			 worst <= 4.5 ? "32 bytes or more" : "several elements", worst, 32.0 / fmax(worst, 1.0));
-	kp_tool_evidence(f, "excess global sectors", c.excess_frac * 100, t[T_EXCESS_PCT], "%");
-	kp_tool_evidence(f, M_BPS_LD, c.bps_ld, t[T_MIN_BPS], "B");
-	kp_tool_evidence(f, M_BPS_ST, c.bps_st, t[T_MIN_BPS], "B");
+	snprintf(what, sizeof(what), "excess global sectors (%s)", kp_excess_src_name(c.src));
+	kp_tool_evidence(f, what, frac * 100, c.src == KP_EXCESS_BYTES ? NAN : t[T_EXCESS_PCT], "%");
+	kp_tool_evidence(f, KP_M_BPS_LD, c.bps_ld, t[T_MIN_BPS], "B");
+	kp_tool_evidence(f, KP_M_BPS_ST, c.bps_st, t[T_MIN_BPS], "B");
 	kp_tool_evidence(f, KP_M_L2_SECTORS, c.total, NAN, "");
 	kp_tool_evidence(f, KP_M_L2_SECTORS_IDEAL, c.ideal, NAN, "");
 	kp_finding_rec(f, "Map threadIdx.x to the contiguous (fastest-varying) index of every global array: "
@@ -109,9 +105,11 @@ const struct kp_tool kp_tool_coalescing = {
 	.description = "Excess global sectors: warps touching more 32-byte sectors than the bytes they use",
 	.details = "Compares the L2 sectors the kernel's global accesses touched with the ideal count for the "
 		   "same bytes (memory_l2_theoretical_sectors_global vs _ideal, from ncu's SourceCounters), and "
-		   "reports the bytes used per 32-byte sector for loads and stores. Fires when the excess exceeds "
-		   "max_excess_pct, or, without the excess counts, when fewer than min_bytes_per_sector bytes are "
-		   "used. The recommendation is the code change: thread-to-index mapping, a shared-memory tile for "
+		   "reports the bytes used per 32-byte sector for loads and stores. Without SourceCounters (a "
+		   "targeted run) it estimates the excess from L1 sectors per request against the sectors a "
+		   "coalesced warp access of the same width needs. Fires when the excess exceeds max_excess_pct, "
+		   "or, with only the bytes per sector, when fewer than min_bytes_per_sector bytes are used. "
+		   "The recommendation is the code change: thread-to-index mapping, a shared-memory tile for "
 		   "inherently strided access, SoA layouts.",
 	.sources = KP_SRC_NCU,
 	.metrics = metrics,

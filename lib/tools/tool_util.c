@@ -120,3 +120,73 @@ void kp_tool_explained_by_list(struct kp_finding *f, const char *ids)
 			kp_finding_explained_by(f, v.v[i]);
 	kp_strvec_release(&v);
 }
+
+/*
+ * One direction's excess sectors from L1 sectors per request. A request is
+ * one warp-wide instruction; coalesced, it needs (32 threads x width) / 32 B
+ * = width sectors. The bytes it uses (bytes per sector x sectors per request)
+ * give the width, except that ncu counts a broadcast address once, so a
+ * width below 4 B is taken as 4 B, the narrowest common access; a request
+ * never needs fewer sectors than the bytes it uses. Adds to *excess and
+ * *total; nothing when the counts or the bytes per sector (the width) are
+ * unknown, e.g. cp.async copies, which issue no LDG.
+ */
+static void excess_by_requests(const struct kp_tool_input *m, const char *sectors, const char *requests,
+			       const char *bps, double *excess, double *total)
+{
+	double s = kp_tool_metric(m, sectors), r = kp_tool_metric(m, requests), b = kp_tool_metric(m, bps);
+	double used, width = 4;
+
+	if (!(s > 0) || !(r > 0) || !(b > 0))
+		return;
+	used = b * s / r / 32.0; /* bytes used per request, per thread of a full warp */
+	while (width < 16 && width * 1.1 < used)
+		width *= 2;
+	*excess += fmax(0, s - r * fmax(width, used));
+	*total += s;
+}
+
+double kp_tool_excess_sectors(const struct kp_tool_input *m, enum kp_excess_src *src)
+{
+	double tot = kp_tool_metric(m, KP_M_L2_SECTORS), ideal = kp_tool_metric(m, KP_M_L2_SECTORS_IDEAL);
+	double excess = 0, total = 0, worst = NAN;
+	enum kp_excess_src dummy;
+
+	if (!src)
+		src = &dummy;
+	*src = KP_EXCESS_MEASURED;
+	if (!isnan(tot) && !isnan(ideal) && tot > 0)
+		return fmax(0, tot - ideal) / tot;
+	*src = KP_EXCESS_REQUESTS;
+	excess_by_requests(m, KP_M_GLD_SECTORS, KP_M_GLD_REQUESTS, KP_M_BPS_LD, &excess, &total);
+	excess_by_requests(m, KP_M_GST_SECTORS, KP_M_GST_REQUESTS, KP_M_BPS_ST, &excess, &total);
+	if (total > 0)
+		return excess / total;
+	/* Bytes per sector alone: an upper bound, a broadcast's unused bytes count as waste. */
+	*src = KP_EXCESS_BYTES;
+	for (int st = 0; st < 2; st++) {
+		double b = kp_tool_metric(m, st ? KP_M_BPS_ST : KP_M_BPS_LD);
+		double s = kp_tool_metric(m, st ? KP_M_GST_SECTORS : KP_M_GLD_SECTORS);
+		if (b > 0 && s != 0) /* a ratio of 0 means "no such accesses" */
+			worst = fmin(isnan(worst) ? 32 : worst, b);
+	}
+	if (!isnan(worst))
+		return 1.0 - worst / 32.0;
+	*src = KP_EXCESS_NONE;
+	return NAN;
+}
+
+const char *kp_excess_src_name(enum kp_excess_src src)
+{
+	switch (src) {
+	case KP_EXCESS_MEASURED:
+		return "measured";
+	case KP_EXCESS_REQUESTS:
+		return "estimated from sectors per request";
+	case KP_EXCESS_BYTES:
+		return "estimated from bytes used per sector";
+	case KP_EXCESS_NONE:
+		break;
+	}
+	return "unknown";
+}

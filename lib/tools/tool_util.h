@@ -25,6 +25,10 @@
 #define KP_M_SLD_INST "smsp__sass_inst_executed_op_shared_ld.sum"
 #define KP_M_GLD_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 #define KP_M_GST_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+#define KP_M_GLD_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+#define KP_M_GST_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+#define KP_M_BPS_LD "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"
+#define KP_M_BPS_ST "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"
 #define KP_M_L2_SECTORS "memory_l2_theoretical_sectors_global"
 #define KP_M_L2_SECTORS_IDEAL "memory_l2_theoretical_sectors_global_ideal"
 
@@ -32,6 +36,13 @@
 #define KP_TM_SOL                                                                                  \
 	{KP_M_SM_PCT, KP_TM_OPTIONAL}, {KP_M_MEM_PCT, KP_TM_OPTIONAL}, {KP_M_DRAM_PCT, KP_TM_OPTIONAL}, \
 		{KP_M_TIME, KP_TM_OPTIONAL}
+
+/* Declared by every tool that calls kp_tool_excess_sectors(). */
+#define KP_TM_EXCESS                                                                                         \
+	{KP_M_L2_SECTORS, KP_TM_OPTIONAL | KP_TM_SOURCE}, {KP_M_L2_SECTORS_IDEAL, KP_TM_OPTIONAL | KP_TM_SOURCE}, \
+		{KP_M_GLD_SECTORS, KP_TM_OPTIONAL}, {KP_M_GST_SECTORS, KP_TM_OPTIONAL},                          \
+		{KP_M_GLD_REQUESTS, KP_TM_OPTIONAL}, {KP_M_GST_REQUESTS, KP_TM_OPTIONAL},                        \
+		{KP_M_BPS_LD, KP_TM_OPTIONAL}, {KP_M_BPS_ST, KP_TM_OPTIONAL}
 
 /* Declared by every tool that calls kp_tool_stall_share() for these reasons. */
 #define KP_TM_STALL(reason) {KP_M_STALL(reason), KP_TM_OPTIONAL}
@@ -66,6 +77,25 @@ double kp_tool_headroom(const struct kp_tool_input *m);
 double kp_tool_memory_weight(const struct kp_tool_input *m);
 /* sm% / max(sm%, mem%). */
 double kp_tool_compute_weight(const struct kp_tool_input *m);
+
+/* Where kp_tool_excess_sectors() got its share from. */
+enum kp_excess_src {
+	KP_EXCESS_NONE,     /* no global sector counts at all */
+	KP_EXCESS_MEASURED, /* ncu's theoretical vs ideal L2 sectors (SourceCounters) */
+	KP_EXCESS_REQUESTS, /* estimated: L1 sectors per request against the ideal for the access width */
+	KP_EXCESS_BYTES,    /* estimated: 1 - bytes used per sector / 32 (counts broadcasts as waste) */
+};
+
+/*
+ * The share (0..1) of the global sectors the kernel moves that are excess over a
+ * coalesced access of the same data; NAN with KP_EXCESS_NONE. Measured from
+ * SourceCounters when collected; otherwise estimated from counters a plain
+ * --metrics run collects, so a targeted run ranks coalescing (and discounts
+ * what tiling would save) like a full one. *src may be NULL.
+ */
+double kp_tool_excess_sectors(const struct kp_tool_input *m, enum kp_excess_src *src);
+/* A few words for the evidence line: "measured", "from sectors per request", ... */
+const char *kp_excess_src_name(enum kp_excess_src src);
 
 /* Fraction (0..1) of warp cycles per issued instruction spent in one stall reason; NAN when missing. */
 double kp_tool_stall_share(const struct kp_tool_input *m, const char *stall_metric);

@@ -137,6 +137,68 @@ static void test_coalescing(void **state)
 	missing("coalescing");
 }
 
+/*
+ * Without SourceCounters (a targeted run), sectors per request against a coalesced access of the
+ * same width estimate the excess; the numbers are the H200 probe kernels' (ncu_raw.csv).
+ */
+static void test_coalescing_requests(void **state)
+{
+	/* sgemm_naive_uncoal: 8.5 sectors per 4-byte load request, 4 would do; SourceCounters say 71%. */
+	const struct kp_fx_metric uncoal[] = {
+		{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 4563402752},
+		{"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 536870912},
+		{"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 2097874},
+		{"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 131072},
+		{"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", 4.24},
+		{"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", 8},
+		{SM, 11.5}, {MEM, 97.6}, {DRAM, 0.05}, {NULL, 0}};
+	/* vec_add_f4: 16 sectors per request are what 16-byte loads need. */
+	const struct kp_fx_metric f4[] = {
+		{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 16777216},
+		{"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1048576},
+		{"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", 32},
+		{SM, 13.7}, {MEM, 89.7}, {DRAM, 89.7}, {NULL, 0}};
+	/* sgemm_naive: 18 bytes used per sector (broadcasts), but 2 sectors per request: none excess. */
+	const struct kp_fx_metric broadcast[] = {
+		{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 1073741824},
+		{"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 536870912},
+		{"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", 12},
+		{SM, 64.7}, {MEM, 97.1}, {DRAM, 0.3}, {NULL, 0}};
+	/* sgemm_naive_uncoal's load path for cache_reuse: re-read ~4337x, memory far busier than DRAM. */
+	const struct kp_fx_metric reread[] = {
+		{"dram__bytes_read.sum", 33669120}, {"smsp__sass_inst_executed_op_global_ld.sum", 536870912},
+		{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 4563402752},
+		{"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 536870912},
+		{"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", 4.24},
+		{SM, 11.5}, {MEM, 97.6}, {DRAM, 0.05}, {NULL, 0}};
+	const struct kp_finding *f, *reuse;
+	double coal;
+
+	kp_fx_init(&fx, uncoal, 16384, 256);
+	f = fired("coalescing");
+	coal = f->gain;
+	assert_true(fabs(coal - 0.53) < 0.01); /* a lower bound of the 71%: broadcasts hide some excess */
+	assert_non_null(strstr(f->title, "53% of the sectors moved are excess"));
+	assert_true(f->nevidence >= 1 && strstr(f->evidence[0].metric, "sectors per request"));
+
+	kp_fx_init(&fx, f4, 65536, 256);
+	silent("coalescing");
+	kp_fx_init(&fx, broadcast, 16384, 256);
+	silent("coalescing"); /* bytes per sector alone (12 < 16) would fire */
+	kp_fx_set(&fx, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", NAN);
+	fired("coalescing");
+
+	/* cache_reuse counts only the traffic a coalescing fix leaves, so coalescing ranks first. */
+	kp_fx_init(&fx, reread, 16384, 256);
+	reuse = fired("cache_reuse");
+	assert_true(reuse->gain < coal);
+	assert_true(fabs(reuse->gain - (1 - 1.0 / 16) * (1 - coal)) < 0.01); /* a 16x tile of the rest */
+	/* Bytes per sector alone do not discount it: they count an untiled kernel's broadcasts as waste. */
+	kp_fx_set(&fx, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", NAN);
+	reuse = fired("cache_reuse");
+	assert_true(reuse->gain > 0.9);
+}
+
 /* ---- vector_width ------------------------------------------------------------------------------- */
 
 static const struct kp_fx_metric vec_add_naive[] = {
@@ -568,6 +630,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sol_gap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coalescing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coalescing_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vector_width, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_occupancy, setup, teardown),
