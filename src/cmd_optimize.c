@@ -35,6 +35,9 @@ static const struct kp_opt optimize_opts[] = {
 	 "who judges candidates: the built-in harness, or a program printing a verdict", "harness"},
 	{"no-profile", 0, KP_OPT_FLAG, NULL, "no ncu and no tools: the feedback is timing only", NULL},
 	{"feedback", 0, KP_OPT_CHOICE, "tools|raw|none", "what the feedback contains (ablation)", "tools"},
+	{"orchestration", 0, KP_OPT_CHOICE, "proactive|reactive",
+	 "tools run before each request (proactive), or only when the model asks (reactive, ablation)", "proactive"},
+	{"tool-rounds", 0, KP_OPT_INT, "N", "reactive: rounds of tool requests the model may make per version", "3"},
 	{"hw", 0, KP_OPT_STR, "KEY", "GPU model for the roofline (default: the device profiled)", NULL},
 	{"prompts-dir", 0, KP_OPT_STR, "DIR", "prompt templates that replace the bundled ones", NULL},
 	{"shared-memory", 0, KP_OPT_STR, "FILE", "a search-memory database shared by runs of one task family", NULL},
@@ -67,6 +70,10 @@ struct opt_state {
 	struct kp_llm_config llm_cfg;
 	struct kp_llm *llm;
 	struct kp_toolset *toolset;
+	struct kp_toolset *reactive_tools; /* the answerer's own: requests come from the programmer's threads */
+	struct kp_reactive *reactive;      /* reactive orchestration; NULL: proactive */
+	enum kp_orchestration orch;
+	long tool_rounds;
 	struct kp_search_programmer *prog;
 	struct kp_search_evaluator *eval;
 	struct kp_buf argv_text;
@@ -225,6 +232,86 @@ static int meta_set_json(struct kp_store *s, const char *key, json_t *v, struct 
 	return rc;
 }
 
+/* How the tools reach the model; kept with the run, so a resumed run asks the same way. */
+static json_t *orchestration_json(const struct opt_state *S)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "mode", json_string(kp_orchestration_name(S->orch)));
+	kp_json_set(o, "tool_rounds", json_integer(S->tool_rounds));
+	return o;
+}
+
+/* --orchestration and --tool-rounds of a new run. */
+static int read_orchestration(struct opt_state *S)
+{
+	kp_orchestration_parse(kp_arg_str(S->args, "orchestration"), &S->orch);
+	S->tool_rounds = kp_arg_int(S->args, "tool-rounds", 3);
+	if (S->tool_rounds < 1 || S->tool_rounds > 10)
+		return usage(S, "--tool-rounds must be 1..10");
+	if (kp_arg_given(S->args, "tool-rounds") && S->orch != KP_ORCH_REACTIVE)
+		return usage(S, "--tool-rounds applies to --orchestration reactive only");
+	return 0;
+}
+
+/* A resumed run's orchestration (runs made before it was recorded were proactive). */
+static int load_orchestration(struct opt_state *S, struct kp_error *err)
+{
+	struct kp_buf v = KP_BUF_INIT;
+	json_t *o = NULL;
+	int rc = 0;
+
+	S->orch = KP_ORCH_PROACTIVE;
+	S->tool_rounds = 3;
+	if (kp_store_meta_get(S->store, "orchestration", &v, err)) {
+		kp_error_clear(err);
+		goto out;
+	}
+	if ((rc = kp_json_load_mem("the run's orchestration", v.buf, v.len, &o, err)))
+		goto out;
+	if (kp_orchestration_parse(kp_json_str(o, "mode", ""), &S->orch))
+		rc = kp_error_set(err, KP_EPARSE, "the run records orchestration '%s', which this kernelpro does not know",
+				  kp_json_str(o, "mode", ""));
+	S->tool_rounds = (long)kp_json_int(o, "tool_rounds", 3);
+out:
+	json_decref(o);
+	kp_buf_release(&v);
+	return rc;
+}
+
+/* What reactive orchestration needs from the other options. */
+static int check_orchestration(struct opt_state *S)
+{
+	const char *fb = kp_arg_str(S->args, "feedback");
+	if (S->orch != KP_ORCH_REACTIVE)
+		return 0;
+	if (kp_arg_flag(S->args, "no-profile"))
+		return usage(S, "--orchestration reactive runs each tool the model asks for on the version's profile; "
+				"--no-profile leaves none");
+	if (strcmp(fb, "tools"))
+		return usage(S, "--feedback %s ablates the proactive feedback; with --orchestration reactive each tool "
+				"request is answered with that tool's findings (leave --feedback at tools)",
+			     fb);
+	return 0;
+}
+
+/* Reactive orchestration: the answerer, with its own toolset (requests come from worker threads). */
+static int make_reactive(struct opt_state *S, struct kp_error *err)
+{
+	struct kp_reactive_opts o;
+
+	if (S->orch != KP_ORCH_REACTIVE)
+		return 0;
+	if (kp_cli_toolset_open(S->cli, S->args, &S->reactive_tools))
+		return kp_error_set(err, KP_EINVAL, "bad tool options");
+	memset(&o, 0, sizeof(o));
+	o.toolset = S->reactive_tools;
+	o.task = &S->task;
+	o.hw_key = kp_arg_str(S->args, "hw");
+	o.gpu = (int)kp_arg_int(S->args, "gpu", 0);
+	o.energy = S->energy;
+	return kp_reactive_new(&S->reactive, &o, err);
+}
+
 /* A new run: its directory, database and the settings it keeps for every session. */
 static int create_run(struct opt_state *S, const char *task_path, const struct kp_search_params *p,
 		      const struct kp_search_budget *b, struct kp_error *err)
@@ -270,6 +357,7 @@ static int create_run(struct opt_state *S, const char *task_path, const struct k
 	    (rc = kp_store_meta_set(S->store, "family", S->family, err)) ||
 	    (rc = kp_store_meta_set(S->store, "llm", spec.buf, err)) ||
 	    (rc = kp_store_meta_set(S->store, "evaluator", kp_arg_str(S->args, "evaluator"), err)) ||
+	    (rc = meta_set_json(S->store, "orchestration", orchestration_json(S), err)) ||
 	    (rc = meta_set_json(S->store, "task", tj, err)) ||
 	    (rc = meta_set_json(S->store, "params", kp_search_params_to_json(p), err)) ||
 	    (rc = meta_set_json(S->store, "budget", budget_json(b), err)))
@@ -361,6 +449,7 @@ static int make_evaluator(struct opt_state *S, struct kp_error *err)
 				return kp_error_set(err, KP_EINVAL, "bad tool options");
 		}
 		kp_feedback_mode_parse(kp_arg_str(S->args, "feedback"), &o.stage2.feedback.mode);
+		o.stage2.orchestration = S->orch; /* reactive: ncu still collects every tool's metrics, no tool runs */
 		o.task = &S->task;
 		o.toolset = S->toolset;
 		o.energy = S->energy;
@@ -403,10 +492,10 @@ static int make_programmer(struct opt_state *S, const struct kp_search_params *p
 		return rc;
 	memset(&po, 0, sizeof(po));
 	po.prompts_dir = kp_arg_str(S->args, "prompts-dir");
-	po.max_tool_rounds = -1;
+	po.max_tool_rounds = (int)S->tool_rounds;
 	return kp_llm_programmer_new(&S->prog, S->llm, &po,
 				     S->task.kind == KP_TASK_KERNELBENCH ? KP_CAND_TORCH : KP_CAND_CUDA, S->task_text.buf,
-				     parallel, err);
+				     S->reactive, parallel, err);
 }
 
 /* ---- progress ------------------------------------------------------------------------------------------ */
@@ -488,6 +577,8 @@ static void state_release(struct opt_state *S)
 {
 	if (S->prog)
 		S->prog->free(S->prog);
+	kp_reactive_free(S->reactive);
+	kp_toolset_free(S->reactive_tools);
 	if (S->eval)
 		S->eval->free(S->eval);
 	kp_llm_free(S->llm);
@@ -531,11 +622,11 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 		goto done;
 	if (resume) {
 		if (kp_arg_given(args, "search") || kp_arg_given(args, "objective") || (sets && sets->n) ||
-		    kp_arg_given(args, "name")) {
+		    kp_arg_given(args, "name") || kp_arg_given(args, "orchestration") || kp_arg_given(args, "tool-rounds")) {
 			rc = usage(&S, "a resumed run keeps its search settings and name; start a new run to change them");
 			goto done;
 		}
-		if ((rc = open_run(&S, &params, &budget, &err)))
+		if ((rc = open_run(&S, &params, &budget, &err)) || (rc = load_orchestration(&S, &err)))
 			goto fail;
 		/* New limits given on resume replace the recorded ones (e.g. a larger --evals extends the run). */
 		if (kp_arg_given(args, "evals"))
@@ -559,6 +650,8 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 		for (size_t i = 0; sets && i < sets->n; i++)
 			if ((rc = kp_search_param_assign(&params, sets->v[i], &err)))
 				goto fail_usage;
+		if ((rc = read_orchestration(&S)))
+			goto done;
 		budget = now;
 		if (!budget_given)
 			budget.evals = 20;
@@ -574,16 +667,18 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 		}
 		params.parallel = (int)j; /* how, not what: may change on resume */
 	}
+	if ((rc = check_orchestration(&S)))
+		goto done;
 	task_text(&S.task, &S.task_text);
 	S.stask = (struct kp_search_task){.name = S.task.name, .description = S.task_text.buf, .family = S.family,
 					  .format = kp_task_kind_name(S.task.kind),
 					  .lang = S.task.kind == KP_TASK_KERNELBENCH ? "python" : "cuda",
 					  .reference_source = S.task.source};
-	if ((rc = make_programmer(&S, &params, &err)))
+	S.energy = params.objective == KP_OBJECTIVE_SPEED_ENERGY;
+	if ((rc = make_reactive(&S, &err)) || (rc = make_programmer(&S, &params, &err)))
 		goto fail;
 	if (!resume && (rc = create_run(&S, kp_arg_pos(args, 0), &params, &budget, &err)))
 		goto fail;
-	S.energy = params.objective == KP_OBJECTIVE_SPEED_ENERGY;
 	if (S.energy && S.task.kind != KP_TASK_NATIVE)
 		kp_cli_warn(cli, "energy is measured for native tasks only; ties on '%s' fall back to speed", S.task.name);
 	if ((rc = make_evaluator(&S, &err)))
@@ -613,8 +708,9 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!cli->json && cli->verbosity >= 0)
-		fprintf(cli->err, "kernelpro: %s run %s in %s (%s, %s)\n", resume ? "resuming" : "starting", S.run_name,
-			S.dir.buf, kp_search_algo_name(params.algo), kp_objective_name(params.objective));
+		fprintf(cli->err, "kernelpro: %s run %s in %s (%s, %s%s)\n", resume ? "resuming" : "starting", S.run_name,
+			S.dir.buf, kp_search_algo_name(params.algo), kp_objective_name(params.objective),
+			S.orch == KP_ORCH_REACTIVE ? ", reactive tools" : "");
 	rc = kp_search_loop(&run, &out, &err);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);

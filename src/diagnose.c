@@ -165,33 +165,6 @@ out:
 	return rc;
 }
 
-void kp_profile_dir_files(const char *dir, struct kp_profile_files *f, struct kp_strvec *sv)
-{
-	static const struct {
-		const char *name;
-		size_t off;
-	} names[] = {
-		{"ncu_raw.csv", offsetof(struct kp_profile_files, ncu_csv)},
-		{"ncu_details.csv", offsetof(struct kp_profile_files, ncu_details)},
-		{"sass.csv", offsetof(struct kp_profile_files, sass)},
-		{"sass.txt", offsetof(struct kp_profile_files, sass)},
-		{"ptxas.txt", offsetof(struct kp_profile_files, ptxas)},
-		{"trace.json", offsetof(struct kp_profile_files, trace)},
-	};
-	memset(f, 0, sizeof(*f));
-	/* the strings stay put when the vector grows: only its array of pointers moves */
-	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++) {
-		const char **slot = (const char **)((char *)f + names[i].off);
-		struct kp_buf p = KP_BUF_INIT;
-		kp_path_join(&p, dir, names[i].name);
-		if (!*slot && kp_path_exists(p.buf)) {
-			kp_strvec_push(sv, p.buf);
-			*slot = sv->v[sv->n - 1];
-		}
-		kp_buf_release(&p);
-	}
-}
-
 /* The trace tools (launch_overhead) on a trace without ncu data. */
 static int trace_tools(struct kp_cli *cli, const struct kp_diagnose_opts *o, const struct kp_trace *t, json_t *j)
 {

@@ -48,10 +48,9 @@ int kp_diagnose_tools(struct kp_cli *cli, const struct kp_diagnose_opts *o, cons
 		      const struct kp_stage1 *s1, const struct kp_hw *hw, json_t *lj);
 
 /*
- * The files of a profile directory written by `kernelpro profile` (those that exist), and the
- * GPU it was taken on (profile.json's "device", else NULL). Strings are allocated in sv.
+ * The GPU a profile directory written by `kernelpro profile` was taken on (profile.json's
+ * "device", else NULL); the string is allocated in sv. Its files: kp_profile_dir_files (profile.h).
  */
-void kp_profile_dir_files(const char *dir, struct kp_profile_files *f, struct kp_strvec *sv);
 const char *kp_profile_dir_device(const char *dir, struct kp_strvec *sv);
 
 #endif

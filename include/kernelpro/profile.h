@@ -14,6 +14,7 @@
 
 #include "kernelpro/buf.h"
 #include "kernelpro/error.h"
+#include "kernelpro/strvec.h"
 
 /* ---- ncu metrics ------------------------------------------------------------------------ */
 
@@ -312,6 +313,16 @@ struct kp_profile_set {
  */
 int kp_profile_set_load(struct kp_profile_set *ps, const struct kp_profile_files *f, struct kp_error *err);
 void kp_profile_set_release(struct kp_profile_set *ps);
+
+/*
+ * The files of a profile directory (what `kernelpro profile` and the optimize harness write:
+ * ncu_raw.csv, ncu_details.csv, sass.csv or sass.txt, ptxas.txt, trace.json), those that exist;
+ * the others stay NULL. Strings are allocated in sv, which must outlive f.
+ */
+void kp_profile_dir_files(const char *dir, struct kp_profile_files *f, struct kp_strvec *sv);
+
+/* The launch that took longest (gpu__time_duration.sum): the kernel feedback is about. NULL: none. */
+const struct kp_kernel_profile *kp_profile_set_longest(const struct kp_profile_set *ps);
 
 /* ---- Running ncu ---------------------------------------------------------------------------------- */
 

@@ -193,6 +193,7 @@ struct kp_search_request {
 	enum kp_outcome parent_outcome;
 	const char *parent_log;     /* debug: compile log, runtime error or wrong-output evidence */
 	const char *feedback;       /* optimize: the tools' feedback on the parent */
+	const char *parent_profile; /* optimize: the profile summary the parent's evaluation saved (JSON), or NULL */
 	double parent_speedup;      /* NAN when unknown or failed */
 	double best_speedup;
 	double ref_time_ms, parent_time_ms, best_time_ms; /* NAN when unknown */
@@ -220,6 +221,7 @@ struct kp_search_child {
 	size_t nexchanges;
 	struct kp_search_query *queries;
 	size_t nqueries;
+	int tool_calls;     /* tool and code-search requests answered while generating (reactive orchestration) */
 };
 
 void kp_search_child_release(struct kp_search_child *r);

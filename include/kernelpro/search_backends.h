@@ -51,6 +51,33 @@ int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_h
 int kp_exec_evaluator_new(struct kp_search_evaluator **out, const char *const *argv, const char *reference_file,
 			  const char *work_dir, const char *ext, double timeout_s, struct kp_error *err);
 
+/* ---- Reactive orchestration: tools answered on request ------------------------------------------ */
+
+struct kp_reactive_opts {
+	struct kp_toolset *toolset;    /* borrowed; used by the answerer only (give it its own: not thread-safe) */
+	const struct kp_task *task;    /* borrowed: its min_bytes and flops place a kernel on the roofline */
+	const char *hw_key;            /* GPU model; NULL: the one the profile names, else local GPU `gpu` */
+	int gpu;
+	int energy;                    /* energy is an objective (tools weigh it) */
+	struct kp_feedback_opts feedback; /* bounds on one answer (mode is always tools) */
+};
+
+struct kp_reactive;
+
+int kp_reactive_new(struct kp_reactive **out, const struct kp_reactive_opts *o, struct kp_error *err);
+void kp_reactive_free(struct kp_reactive *r);
+/* What the model is offered: "- name: description" per tool (kp_toolset_menu). */
+const char *kp_reactive_menu(const struct kp_reactive *r);
+/*
+ * Answers "tool: NAME": runs that tool on the longest launch of the profile a candidate's
+ * evaluation saved (profile_json: the kp_search_eval.profile_json, whose "dir" holds ncu_raw.csv
+ * and the other files kp_profile_dir_files knows), after Stage 1 on it, and appends the tool's
+ * status and findings as text. KP_ENOENT for an unknown tool, KP_EMISSING when the version has no
+ * usable profile; the messages are phrased for the model. Safe to call from several threads.
+ */
+int kp_reactive_call(struct kp_reactive *r, const char *profile_json, const char *name, struct kp_buf *out,
+		     struct kp_error *err);
+
 /* ---- The LLM programmer ------------------------------------------------------------------------- */
 
 /*
@@ -59,9 +86,12 @@ int kp_exec_evaluator_new(struct kp_search_evaluator **out, const char *const *a
  * prompt and reply comes back in the child's exchanges, and the model's first sentence becomes
  * the child's summary. `llm` is borrowed (kernelpro frees it after the programmer). max_parallel:
  * how many requests may run at once (1 for in-order replay, whose order must stay the search's).
+ * `reactive` (borrowed, may be NULL: proactive): optimize prompts offer its tools instead of the
+ * parent's feedback, and "tool: NAME" requests run on the parent's saved profile
+ * (kp_search_request.parent_profile), up to opts->max_tool_rounds rounds.
  */
 int kp_llm_programmer_new(struct kp_search_programmer **out, struct kp_llm *llm,
 			  const struct kp_programmer_opts *opts, enum kp_cand_format format, const char *task_text,
-			  int max_parallel, struct kp_error *err);
+			  struct kp_reactive *reactive, int max_parallel, struct kp_error *err);
 
 #endif

@@ -207,6 +207,8 @@ int kp_store_eval_insert(struct kp_store *s, const struct kp_eval_row *r, long s
 /* The latest evaluation's text fields for a node, appended to the buffers given (any may be NULL). */
 int kp_store_eval_text(struct kp_store *s, long node, struct kp_buf *log, struct kp_buf *feedback,
 		       struct kp_buf *findings_json, struct kp_error *err);
+/* The profile summary a node's evaluation saved (kp_eval_row.profile_json), appended to out; nothing when none. */
+int kp_store_profile_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err);
 int kp_store_exchange_insert(struct kp_store *s, const struct kp_exchange_row *r, struct kp_error *err);
 /* Number of exchanges (prompt/reply pairs) saved, and how many produced a node. */
 long kp_store_exchange_count(struct kp_store *s, int with_node_only);

@@ -71,3 +71,44 @@ void kp_profile_set_release(struct kp_profile_set *ps)
 	ps->nkernels = 0;
 	ps->have_sass = ps->have_ptxas = ps->have_trace = 0;
 }
+
+void kp_profile_dir_files(const char *dir, struct kp_profile_files *f, struct kp_strvec *sv)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} names[] = {
+		{"ncu_raw.csv", offsetof(struct kp_profile_files, ncu_csv)},
+		{"ncu_details.csv", offsetof(struct kp_profile_files, ncu_details)},
+		{"sass.csv", offsetof(struct kp_profile_files, sass)},
+		{"sass.txt", offsetof(struct kp_profile_files, sass)},
+		{"ptxas.txt", offsetof(struct kp_profile_files, ptxas)},
+		{"trace.json", offsetof(struct kp_profile_files, trace)},
+	};
+	memset(f, 0, sizeof(*f));
+	/* the strings stay put when the vector grows: only its array of pointers moves */
+	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++) {
+		const char **slot = (const char **)((char *)f + names[i].off);
+		struct kp_buf p = KP_BUF_INIT;
+		kp_path_join(&p, dir, names[i].name);
+		if (!*slot && kp_path_exists(p.buf)) {
+			kp_strvec_push(sv, p.buf);
+			*slot = sv->v[sv->n - 1];
+		}
+		kp_buf_release(&p);
+	}
+}
+
+const struct kp_kernel_profile *kp_profile_set_longest(const struct kp_profile_set *ps)
+{
+	const struct kp_kernel_profile *best = NULL;
+	double best_t = -1;
+	for (size_t i = 0; i < ps->nkernels; i++) {
+		double t = kp_launch_getd(ps->kernels[i].launch, "gpu__time_duration.sum", 0);
+		if (t > best_t) {
+			best_t = t;
+			best = &ps->kernels[i];
+		}
+	}
+	return best;
+}

@@ -81,21 +81,6 @@ static void hardware_text(const struct kp_hw *hw, struct kp_buf *out)
 	kp_buf_addf(out, ", L2 %.0f MB, %.0f KB shared memory per SM", hw->spec.l2_bytes / 1e6, hw->spec.smem_per_sm / 1e3);
 }
 
-/* The launch that took longest: the kernel the feedback is about. */
-static const struct kp_kernel_profile *main_kernel(const struct kp_profile_set *ps)
-{
-	const struct kp_kernel_profile *best = NULL;
-	double best_t = -1;
-	for (size_t i = 0; i < ps->nkernels; i++) {
-		double t = kp_launch_getd(ps->kernels[i].launch, "gpu__time_duration.sum", 0);
-		if (t > best_t) {
-			best_t = t;
-			best = &ps->kernels[i];
-		}
-	}
-	return best;
-}
-
 /*
  * Stage 1 and Stage 2 on one candidate file: ncu over its calls, the longest kernel classified,
  * the class's tools run, the feedback written into `out`. Returns 0 whatever happened to the
@@ -160,7 +145,7 @@ static int profile(struct harness *h, const char *tag, const char *path, const s
 	files.sass = r.sass_csv[0] ? r.sass_csv : NULL;
 	if ((rc = kp_profile_set_load(&ps, &files, &err)))
 		goto note;
-	if (!(k = main_kernel(&ps))) {
+	if (!(k = kp_profile_set_longest(&ps))) {
 		kp_error_set(&err, KP_EMISSING, "ncu profiled no kernel inside the candidate's calls");
 		goto note;
 	}

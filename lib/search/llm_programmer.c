@@ -15,6 +15,13 @@ struct llm_prog {
 	struct kp_llm *llm;            /* borrowed, for cancel */
 	enum kp_cand_format format;
 	char *task_text;
+	struct kp_reactive *reactive;  /* borrowed; NULL: proactive */
+};
+
+/* One generation, as the hooks see it (kp_prog_ctx.user). */
+struct llm_gen {
+	struct kp_search_child *out;
+	const struct kp_search_request *req;
 };
 
 /* A conversation as one text: what was sent, with role headers, for the run's records. */
@@ -31,7 +38,7 @@ static void conversation_text(const struct kp_prog_exchange *ex, struct kp_buf *
 /* Hook: every prompt sent and reply received, into the result of the generation it belongs to. */
 static void on_exchange(void *ud, const struct kp_prog_exchange *ex)
 {
-	struct kp_search_child *out = ex->ctx->user;
+	struct kp_search_child *out = ((struct llm_gen *)ex->ctx->user)->out;
 	struct kp_search_exchange x = {0};
 	struct kp_buf prompt = KP_BUF_INIT;
 
@@ -47,6 +54,16 @@ static void on_exchange(void *ud, const struct kp_prog_exchange *ex)
 	}
 	kp_search_child_add_exchange(out, &x);
 	kp_buf_release(&prompt);
+}
+
+/* Hook: "tool: NAME" from the model, run on the parent's saved profile (reactive orchestration). */
+static int on_tool(void *ud, const struct kp_prog_ctx *ctx, const char *name, const char *args, struct kp_buf *out,
+		   struct kp_error *err)
+{
+	struct llm_prog *lp = ud;
+	const struct llm_gen *g = ctx->user;
+	(void)args; /* the tools take none */
+	return kp_reactive_call(lp->reactive, g->req->parent_profile, name, out, err);
 }
 
 static enum kp_prog_failure failure_of(enum kp_outcome o)
@@ -112,6 +129,7 @@ static int llm_generate(struct kp_search_programmer *base, const struct kp_searc
 	struct llm_prog *lp = base->priv;
 	struct kp_prog_ctx ctx;
 	struct kp_prog_result res = {0};
+	struct llm_gen g = {out, req};
 	char tag[64];
 	int rc;
 
@@ -128,7 +146,10 @@ static int llm_generate(struct kp_search_programmer *base, const struct kp_searc
 	ctx.reference_time_s = seconds(req->ref_time_ms);
 	ctx.parent_time_s = seconds(req->parent_time_ms);
 	ctx.best_time_s = seconds(req->best_time_ms);
-	ctx.feedback_text = req->feedback;
+	if (lp->reactive && req->mode == KP_PROG_OPTIMIZE)
+		ctx.tools_text = kp_reactive_menu(lp->reactive); /* offered instead of the feedback */
+	else
+		ctx.feedback_text = req->feedback;
 	if (req->mode == KP_PROG_DEBUG) {
 		ctx.failure = failure_of(req->parent_outcome);
 		if (ctx.failure == KP_PROG_FAIL_COMPILE)
@@ -140,10 +161,11 @@ static int llm_generate(struct kp_search_programmer *base, const struct kp_searc
 	}
 	snprintf(tag, sizeof(tag), "from-%ld-%s", req->parent_id, kp_prog_mode_name(req->mode));
 	ctx.tag = tag;
-	ctx.user = out;
+	ctx.user = &g;
 	rc = kp_programmer_generate(lp->prog, &ctx, &res, err);
 	if (rc)
 		goto out;
+	out->tool_calls = res.tool_calls;
 	if (res.rejected || !res.code) {
 		out->error = kp_xstrdup(res.reason[0] ? res.reason : "the reply held no code");
 		goto out;
@@ -173,7 +195,7 @@ static void llm_free(struct kp_search_programmer *base)
 
 int kp_llm_programmer_new(struct kp_search_programmer **out, struct kp_llm *llm,
 			  const struct kp_programmer_opts *opts, enum kp_cand_format format, const char *task_text,
-			  int max_parallel, struct kp_error *err)
+			  struct kp_reactive *reactive, int max_parallel, struct kp_error *err)
 {
 	struct llm_prog *lp = kp_xcalloc(1, sizeof(*lp));
 	struct kp_programmer_opts o = *opts;
@@ -181,6 +203,7 @@ int kp_llm_programmer_new(struct kp_search_programmer **out, struct kp_llm *llm,
 
 	*out = NULL;
 	o.hooks.exchange = on_exchange;
+	o.hooks.tool = reactive ? on_tool : NULL;
 	o.hooks.ud = lp;
 	rc = kp_programmer_new(&lp->prog, llm, &o, err);
 	if (rc) {
@@ -189,6 +212,7 @@ int kp_llm_programmer_new(struct kp_search_programmer **out, struct kp_llm *llm,
 	}
 	lp->llm = llm;
 	lp->format = format;
+	lp->reactive = reactive;
 	lp->task_text = task_text ? kp_xstrdup(task_text) : NULL;
 	lp->base.name = "llm";
 	lp->base.max_parallel = max_parallel > 0 ? max_parallel : 1;

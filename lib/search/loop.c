@@ -282,7 +282,7 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 {
 	struct job *j = kp_xcalloc(1, sizeof(*j));
 	const struct kp_tnode *par = &L->tree.n[idx];
-	struct kp_buf src = KP_BUF_INIT, log = KP_BUF_INIT, fb = KP_BUF_INIT, mem = KP_BUF_INIT;
+	struct kp_buf src = KP_BUF_INIT, log = KP_BUF_INIT, fb = KP_BUF_INIT, mem = KP_BUF_INIT, prof = KP_BUF_INIT;
 	const struct kp_tnode *best = L->tree.best >= 0 ? &L->tree.n[L->tree.best] : NULL;
 	int rc = 0;
 
@@ -305,6 +305,8 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 		rc = kp_store_candidate_get(L->st, par->id, &src, NULL, err);
 	if (!rc)
 		rc = kp_store_eval_text(L->st, par->id, &log, &fb, NULL, err);
+	if (!rc && j->ctx.mode == KP_PROG_OPTIMIZE)
+		rc = kp_store_profile_get(L->st, par->id, &prof, err); /* what reactive tool requests run on */
 	if (!rc)
 		rc = kp_memory_render(&L->mem, &L->tree, idx, j->ctx.mode, log.buf, (size_t)L->run->params.memory_bytes,
 				      &mem, err);
@@ -312,6 +314,7 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 	j->ctx.parent_log = j->ctx.mode == KP_PROG_DEBUG ? own(j, 1, &log) : NULL;
 	j->ctx.feedback = j->ctx.mode != KP_PROG_DEBUG ? own(j, 2, &fb) : NULL;
 	j->ctx.memory = own(j, 3, &mem);
+	j->ctx.parent_profile = own(j, 4, &prof);
 	kp_buf_release(&log);
 	kp_buf_release(&fb);
 	if (rc) {
@@ -447,6 +450,8 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 		rc = kp_store_counter_add(L->st, "tokens_out", (double)tout, err);
 	if (!rc)
 		rc = kp_store_counter_add(L->st, "cost_usd", cost, err);
+	if (!rc && r->tool_calls)
+		rc = kp_store_counter_add(L->st, "tool_calls", r->tool_calls, err);
 	if (!rc)
 		rc = kp_store_counter_add(L->st, row.id ? "generations" : "generation_failures", 1, err);
 	if (!rc)

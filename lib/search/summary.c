@@ -115,6 +115,7 @@ int kp_search_summary(struct kp_store *s, json_t **out, struct kp_error *err)
 	kp_json_set(used, "evaluations", json_integer((json_int_t)kp_store_counter(s, "evaluations")));
 	kp_json_set(used, "generations", json_integer((json_int_t)kp_store_counter(s, "generations")));
 	kp_json_set(used, "generation_failures", json_integer((json_int_t)kp_store_counter(s, "generation_failures")));
+	kp_json_set(used, "tool_calls", json_integer((json_int_t)kp_store_counter(s, "tool_calls")));
 	kp_json_set(used, "tokens_in", json_integer((json_int_t)kp_store_counter(s, "tokens_in")));
 	kp_json_set(used, "tokens_out", json_integer((json_int_t)kp_store_counter(s, "tokens_out")));
 	kp_json_set(used, "cost_usd", json_real(kp_store_counter(s, "cost_usd")));

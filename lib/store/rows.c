@@ -290,6 +290,22 @@ int kp_store_eval_text(struct kp_store *s, long node, struct kp_buf *log, struct
 	return rc;
 }
 
+int kp_store_profile_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "SELECT json FROM profiles WHERE node_id = ?1", &st, err), step;
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, node);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		add_column_text(out, st, 0);
+	else if (step != SQLITE_DONE)
+		rc = kp__store_fail(s, "reading a profile", err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* ---- prompts and replies ---------------------------------------------------------------------------- */
 
 int kp_store_exchange_insert(struct kp_store *s, const struct kp_exchange_row *r, struct kp_error *err)

@@ -2,6 +2,7 @@
 # A stand-in harness for the optimize tests (no GPU): the verdict comes from a marker line in the
 # candidate, "// fake-verdict: STATUS SPEEDUP", and is printed in the 'kernelpro eval --json' schema.
 # The reference is 2 ms. KP_FAKE_SLEEP=SECONDS slows each evaluation (for the kill test).
+# KP_FAKE_PROFILE=DIR: every correct verdict says its profile was saved in DIR (reactive tools read it).
 f=$1
 [ -n "${KP_FAKE_SLEEP:-}" ] && sleep "$KP_FAKE_SLEEP"
 if [ "$KP_EVAL_ROLE" = reference ]; then
@@ -20,7 +21,9 @@ correct)
 	ms=$(awk -v s="$speed" 'BEGIN { printf "%.6f", 2.0 / s }')
 	printf '{"status":"correct","speedup":%s,"runtime":{"median_ms":%s},"ref_runtime":{"median_ms":2.0},' "$speed" "$ms"
 	printf '"feedback":"after #%s: occupancy 50%%, limited by registers","findings":[{"tool":"occupancy",' "$KP_NODE_ID"
-	printf '"severity":"medium","title":"register-limited occupancy","recommendations":["__launch_bounds__(256, 4)"]}]}\n'
+	printf '"severity":"medium","title":"register-limited occupancy","recommendations":["__launch_bounds__(256, 4)"]}]'
+	[ -n "${KP_FAKE_PROFILE:-}" ] && printf ',"profile":{"dir":"%s"}' "$KP_FAKE_PROFILE"
+	printf '}\n'
 	;;
 compile_error)
 	printf '{"status":"compile_error","log":"cand.cu(7): error: identifier \\"vec4\\" is undefined"}\n'
