@@ -194,6 +194,10 @@ static void test_evaluations_and_findings(void **state)
 	er.speedup = NAN;
 	er.energy_j = NAN;
 	er.log = "ok";
+	/* No profile saved yet: nothing, and no error. */
+	KP_ASSERT_OK(kp_store_profile_get(f->s, root.id, &fj, &err), &err);
+	assert_int_equal(fj.len, 0);
+	er.profile_json = "{\"dir\":\"p/1\"}";
 	er.feedback = "memory-bound: 1.2 TB/s of 4.2 TB/s";
 	er.findings_json = "[{\"tool\":\"coalescing\",\"severity\":\"high\",\"title\":\"strided loads\","
 			   "\"recommendations\":[\"use float4\"]},{\"tool\":\"occupancy\",\"severity\":\"low\",\"title\":\"t\"}]";
@@ -204,6 +208,10 @@ static void test_evaluations_and_findings(void **state)
 	assert_non_null(strstr(fj.buf, "\"coalescing\""));
 	assert_non_null(strstr(fj.buf, "use float4"));
 	assert_true(strstr(fj.buf, "coalescing") < strstr(fj.buf, "occupancy")); /* order kept */
+	kp_buf_reset(&fj);
+	KP_ASSERT_OK(kp_store_profile_get(f->s, root.id, &fj, &err), &err);
+	assert_string_equal(fj.buf, er.profile_json);
+	kp_buf_reset(&fj);
 	sqlite3_prepare_v2(kp_store_sqlite(f->s), "SELECT COUNT(*), MIN(severity) FROM findings", -1, &st, NULL);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(st, 0), 2);
