@@ -754,7 +754,10 @@ const struct kp_cmd kp_cmd_optimize = {
 		"--runs-dir/NAME (run.db, candidates/, best.cu or best.py, summary.json); a run stopped by\n"
 		"Ctrl-C, an error or kill -9 continues with --resume, losing nothing it had saved.\n"
 		"Budgets: --evals, --time, --tokens, --cost, whichever ends first (default --evals 20).\n"
-		"Search constants: --list-params; docs/search.md explains each.",
+		"Search constants: --list-params; docs/search.md explains each.\n"
+		"--orchestration reactive (ablation): optimize prompts list the tools instead of the feedback,\n"
+		"and a tool the model asks for ('tool: NAME') runs on the parent's saved profile, up to\n"
+		"--tool-rounds rounds per version; needs --feedback tools and profiling. docs/search.md.",
 	.flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU | KP_CMD_NEEDS_NET,
 	.opts = optimize_opts,
 	.min_args = 0,

@@ -39,6 +39,9 @@ static void print_summary(struct kp_cli *cli, json_t *sum)
 		kp_json_str(json_object_get(sum, "task"), "path", "?"));
 	fprintf(cli->out, "search:    %s, objective %s, backup %s, c=%g\n", kp_json_str(search, "search", "?"),
 		kp_json_str(search, "objective", "?"), kp_json_str(search, "backup", "?"), kp_json_num(search, "uct_c", NAN));
+	if (!strcmp(kp_json_str(json_object_get(sum, "orchestration"), "mode", "proactive"), "reactive"))
+		fprintf(cli->out, "tools:     reactive, at most %lld rounds of requests per version; %lld requests answered\n",
+			kp_json_int(json_object_get(sum, "orchestration"), "tool_rounds", 0), kp_json_int(used, "tool_calls", 0));
 	fprintf(cli->out, "used:      %lld evaluations, %lld generations (%lld unusable), %lld+%lld tokens, $%.2f, %s in %lld "
 			  "session(s)\n",
 		kp_json_int(used, "evaluations", 0), kp_json_int(used, "generations", 0),
@@ -151,6 +154,20 @@ static const char *col(sqlite3_stmt *st, int i)
 	return s ? s : "";
 }
 
+/* Whether the run offered the tools on request (its feedback then went into no prompt). */
+static int run_is_reactive(struct kp_store *s)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *o = NULL;
+	int reactive = 0;
+	if (!kp_store_meta_get(s, "orchestration", &b, &err) && !kp_json_load_mem("orchestration", b.buf, b.len, &o, &err))
+		reactive = !strcmp(kp_json_str(o, "mode", ""), "reactive");
+	json_decref(o);
+	kp_buf_release(&b);
+	return reactive;
+}
+
 static int show_node(struct kp_cli *cli, struct kp_store *s, long id)
 {
 	struct kp_node_row r;
@@ -210,7 +227,10 @@ static int show_node(struct kp_cli *cli, struct kp_store *s, long id)
 	if (log.len)
 		fprintf(cli->out, "\n== verdict\n%s\n", log.buf);
 	if (fb.len)
-		fprintf(cli->out, "\n== feedback (what the next prompt from this version gets)\n%s\n", fb.buf);
+		fprintf(cli->out, "\n== feedback (%s)\n%s\n",
+			run_is_reactive(s) ? "kept, not sent: this run offers the tools on request"
+					   : "what the next prompt from this version gets",
+			fb.buf);
 	for (size_t i = 0; i < json_array_size(json_object_get(o, "exchanges")); i++) {
 		json_t *x = json_array_get(json_object_get(o, "exchanges"), i);
 		fprintf(cli->out, "\n== prompt (%s, round %lld)\n%s\n\n== reply\n%s\n", kp_json_str(x, "mode", ""),

@@ -98,6 +98,7 @@ int kp_search_summary(struct kp_store *s, json_t **out, struct kp_error *err)
 	struct kp_search_params params;
 	json_t *o, *used, *outcomes, *best, *path;
 	long counts[KP_OUTCOME_COUNT] = {0}, pending = 0;
+	json_t *orch;
 	int rc = load_tree(s, &t, &params, err);
 
 	*out = NULL;
@@ -110,6 +111,9 @@ int kp_search_summary(struct kp_store *s, json_t **out, struct kp_error *err)
 	kp_json_set(o, "schema_version", json_integer(kp_store_schema_version(s)));
 	kp_json_set(o, "task", meta_json(s, "task"));
 	kp_json_set(o, "search", kp_search_params_to_json(&params));
+	/* How the tools reached the model (kernelpro optimize records it; runs from before did proactive). */
+	orch = meta_json(s, "orchestration");
+	kp_json_set(o, "orchestration", orch ? orch : json_pack("{s:s}", "mode", "proactive"));
 	kp_json_set(o, "budget", meta_json(s, "budget"));
 	used = json_object();
 	kp_json_set(used, "evaluations", json_integer((json_int_t)kp_store_counter(s, "evaluations")));

@@ -39,6 +39,12 @@ contains out "### tool: coalescing"
 contains out "Tool coalescing: fired"
 contains out "[critical] Uncoalesced global loads and stores: 88% of the sectors moved are excess"
 contains out "You may ask again (2 more rounds)"
+expect_exit 0 "$KP" show r
+contains out "tools:     reactive, at most 3 rounds of requests per version; 1 requests answered"
+[ "$(json kernelpro-runs/r/summary.json 'd["orchestration"]["mode"]')" = reactive ] || fail "summary: orchestration"
+# The feedback the fake harness reported is kept, and show says it was not sent.
+expect_exit 0 "$KP" show r --node 2
+contains out "== feedback (kept, not sent: this run offers the tools on request)"
 # The initial request (from the reference) is not an optimize request: no tools offered.
 expect_exit 0 "$KP" show r --node 2
 lacks out "Asking before you answer"
@@ -59,4 +65,11 @@ expect_exit 0 optimize --evals 4 --name p
 expect_exit 0 "$KP" show p --node 4
 contains out "## Profiling diagnosis of this version"
 lacks out "Asking before you answer"
+expect_exit 0 "$KP" show p
+lacks out "tools:     reactive"
+[ "$(json kernelpro-runs/p/summary.json 'd["orchestration"]["mode"]')" = proactive ] || fail "summary: proactive"
+[ "$(json kernelpro-runs/p/summary.json 'd["used"]["tool_calls"]')" = 0 ] || fail "summary: proactive tool_calls"
+expect_exit 0 "$KP" optimize --help
+contains out "--orchestration WHICH"
+contains out "--tool-rounds N"
 exit 0
