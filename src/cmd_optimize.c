@@ -99,28 +99,6 @@ static int list_params(struct kp_cli *cli)
 	return KP_EXIT_OK;
 }
 
-/* The task in words for the prompts: what it computes, its tensors, its tolerance. */
-static void task_text(const struct kp_task *t, struct kp_buf *out)
-{
-	double atol, rtol;
-	if (t->description)
-		kp_buf_addf(out, "%s\n", t->description);
-	for (size_t k = 0; k < 2; k++) {
-		const struct kp_tensor_spec *v = k ? t->outputs : t->inputs;
-		size_t n = k ? t->noutputs : t->ninputs;
-		for (size_t i = 0; i < n; i++) {
-			kp_buf_addf(out, "%s %s: %s [", k ? "output" : "input", v[i].name, kp_dtype_name(v[i].dtype));
-			for (int d = 0; d < v[i].ndim; d++)
-				kp_buf_addf(out, "%s%lld", d ? ", " : "", (long long)v[i].shape[d]);
-			kp_buf_adds(out, "]\n");
-		}
-	}
-	kp_task_tolerance(t, 0, &atol, &rtol);
-	if (isfinite(atol))
-		kp_buf_addf(out, "tolerance: atol %g, rtol %g\n", atol, rtol);
-	kp_buf_rtrim(out);
-}
-
 /* The LLM spec as it can be given back to --llm on resume (never a key). */
 static void llm_spec(const struct kp_llm_config *c, struct kp_buf *out)
 {
@@ -669,7 +647,7 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 	}
 	if ((rc = check_orchestration(&S)))
 		goto done;
-	task_text(&S.task, &S.task_text);
+	kp_task_describe(&S.task, &S.task_text);
 	S.stask = (struct kp_search_task){.name = S.task.name, .description = S.task_text.buf, .family = S.family,
 					  .format = kp_task_kind_name(S.task.kind),
 					  .lang = S.task.kind == KP_TASK_KERNELBENCH ? "python" : "cuda",

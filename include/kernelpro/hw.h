@@ -56,6 +56,9 @@ const struct kp_hw_spec *kp_hw_spec_find(const char *key_or_name);
  */
 int kp_hw_load(struct kp_hw *hw, const char *key, int index, struct kp_error *err);
 
+/* The GPU in one line for the programmer's prompts: name, source of the ceilings, SMs, peaks, L2, shared memory. */
+void kp_hw_describe(const struct kp_hw *hw, struct kp_buf *out);
+
 /* ---- Measured ceilings (kernelpro hw calibrate) ------------------------------------------------ */
 
 /*

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernelpro/buf.h"
 #include "kernelpro/error.h"
 
 /*
@@ -122,6 +123,12 @@ void kp_task_release(struct kp_task *t);
 
 /* The tolerance that applies to output `i` (or the task's when i is out of range). */
 void kp_task_tolerance(const struct kp_task *t, size_t i, double *atol, double *rtol);
+
+/*
+ * The task in words for the programmer's prompts: its description, each tensor ("input x: f32
+ * [8192, 4096]") and the tolerance. Deterministic. Appends to out.
+ */
+void kp_task_describe(const struct kp_task *t, struct kp_buf *out);
 
 /* A description of the task as JSON (kind, name, paths, precision, tensors, hints); new reference. */
 json_t *kp_task_to_json(const struct kp_task *t);

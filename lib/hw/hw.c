@@ -233,3 +233,14 @@ int kp_hw_load(struct kp_hw *hw, const char *key, int index, struct kp_error *er
 	kp_buf_release(&path);
 	return rc;
 }
+
+void kp_hw_describe(const struct kp_hw *hw, struct kp_buf *out)
+{
+	kp_buf_addf(out, "%s (%s): %d SMs, DRAM %.3g TB/s, FP32 %.3g TFLOP/s", hw->spec.name, hw->source,
+		    hw->spec.sm_count, hw->dram_bw / 1e12, hw->fp32 / 1e12);
+	if (hw->bf16_tc > 0)
+		kp_buf_addf(out, ", BF16 tensor %.3g TFLOP/s", hw->bf16_tc / 1e12);
+	if (hw->tf32_tc > 0)
+		kp_buf_addf(out, ", TF32 tensor %.3g TFLOP/s", hw->tf32_tc / 1e12);
+	kp_buf_addf(out, ", L2 %.0f MB, %.0f KB shared memory per SM", hw->spec.l2_bytes / 1e6, hw->spec.smem_per_sm / 1e3);
+}

@@ -70,17 +70,6 @@ static int ensure_hw(struct harness *h, const struct kp_ncu_report *r, struct kp
 	return rc;
 }
 
-static void hardware_text(const struct kp_hw *hw, struct kp_buf *out)
-{
-	kp_buf_addf(out, "%s (%s): %d SMs, DRAM %.3g TB/s, FP32 %.3g TFLOP/s", hw->spec.name, hw->source,
-		    hw->spec.sm_count, hw->dram_bw / 1e12, hw->fp32 / 1e12);
-	if (hw->bf16_tc > 0)
-		kp_buf_addf(out, ", BF16 tensor %.3g TFLOP/s", hw->bf16_tc / 1e12);
-	if (hw->tf32_tc > 0)
-		kp_buf_addf(out, ", TF32 tensor %.3g TFLOP/s", hw->tf32_tc / 1e12);
-	kp_buf_addf(out, ", L2 %.0f MB, %.0f KB shared memory per SM", hw->spec.l2_bytes / 1e6, hw->spec.smem_per_sm / 1e3);
-}
-
 /*
  * Stage 1 and Stage 2 on one candidate file: ncu over its calls, the longest kernel classified,
  * the class's tools run, the feedback written into `out`. Returns 0 whatever happened to the
@@ -183,7 +172,7 @@ done:
 		kp_json_set(pj, "stage1", json_null());
 	if (reference && h->have_hw) {
 		struct kp_buf b = KP_BUF_INIT;
-		hardware_text(&h->hw, &b);
+		kp_hw_describe(&h->hw, &b);
 		out->hardware = kp_buf_detach(&b, NULL);
 	}
 	out->profile_json = json_text(pj);

@@ -635,3 +635,24 @@ json_t *kp_task_to_json(const struct kp_task *t)
 	}
 	return o;
 }
+
+void kp_task_describe(const struct kp_task *t, struct kp_buf *out)
+{
+	double atol, rtol;
+	if (t->description)
+		kp_buf_addf(out, "%s\n", t->description);
+	for (size_t k = 0; k < 2; k++) {
+		const struct kp_tensor_spec *v = k ? t->outputs : t->inputs;
+		size_t n = k ? t->noutputs : t->ninputs;
+		for (size_t i = 0; i < n; i++) {
+			kp_buf_addf(out, "%s %s: %s [", k ? "output" : "input", v[i].name, kp_dtype_name(v[i].dtype));
+			for (int d = 0; d < v[i].ndim; d++)
+				kp_buf_addf(out, "%s%lld", d ? ", " : "", (long long)v[i].shape[d]);
+			kp_buf_adds(out, "]\n");
+		}
+	}
+	kp_task_tolerance(t, 0, &atol, &rtol);
+	if (isfinite(atol))
+		kp_buf_addf(out, "tolerance: atol %g, rtol %g\n", atol, rtol);
+	kp_buf_rtrim(out);
+}
