@@ -5,21 +5,28 @@
 
 #include "cli.h"
 #include "kernelpro/fs.h"
+#include "kernelpro/hw.h"
 #include "kernelpro/json.h"
 #include "kernelpro/programmer.h"
 #include "kernelpro/str.h"
+#include "kernelpro/task.h"
 #include "llm_opts.h"
 
 #define INPUT_CAP (4u << 20)
 
 static const struct kp_opt ask_opts[] = {
 	{"mode", 'm', KP_OPT_CHOICE, "initial|debug|optimize", "which prompt to build", "initial"},
-	{"format", 0, KP_OPT_CHOICE, "cuda|torch", "candidate format (default: torch when the code is .py)", NULL},
-	{"task-name", 0, KP_OPT_STR, "NAME", "the task's name", NULL},
-	{"task-text", 0, KP_OPT_STR, "FILE", "what to compute: shapes, dtypes, tolerance", NULL},
-	{"reference", 'r', KP_OPT_STR, "FILE", "the reference implementation", NULL},
+	{"task", 't', KP_OPT_STR, "DIR|FILE.py",
+	 "a native task directory or KernelBench .py: its name, description, tensors, tolerance, reference and format",
+	 NULL},
+	{"gpu", 0, KP_OPT_STR, "KEY", "the GPU model for the prompt (kernelpro hw show --list), e.g. h200-sxm", NULL},
+	{"format", 0, KP_OPT_CHOICE, "cuda|torch", "candidate format (default: the task's, else torch when the code is .py)",
+	 NULL},
+	{"task-name", 0, KP_OPT_STR, "NAME", "the task's name (replaces --task's)", NULL},
+	{"task-text", 0, KP_OPT_STR, "FILE", "what to compute: shapes, dtypes, tolerance (replaces --task's)", NULL},
+	{"reference", 'r', KP_OPT_STR, "FILE", "the reference implementation (replaces --task's)", NULL},
 	{"stage1", 0, KP_OPT_STR, "FILE", "the roofline analysis of the reference, as text", NULL},
-	{"hardware", 0, KP_OPT_STR, "FILE", "the GPU description, as text", NULL},
+	{"hardware", 0, KP_OPT_STR, "FILE", "the GPU description, as text (instead of --gpu)", NULL},
 	{"parent", 'p', KP_OPT_STR, "FILE", "debug: the failing code; optimize: the code to improve", NULL},
 	{"failure", 0, KP_OPT_CHOICE, "compile_error|runtime_error|timeout|wrong_output|cheat_suspected|rejected_reply",
 	 "debug: how the parent failed", NULL},
@@ -59,15 +66,53 @@ static const char *opt_file(const struct kp_args *a, const char *name, struct kp
 		return NULL;
 	*rc = kp_read_file(path, INPUT_CAP, b, err);
 	if (*rc)
-		kp_error_prefix(err, "--%s: ", name);
+		kp_error_prefix(err, "--%s", name);
 	return *rc ? NULL : b->buf;
 }
 
 enum { F_TASK, F_REF, F_STAGE1, F_HW, F_PARENT, F_CLOG, F_RLOG, F_FEEDBACK, F_MEMORY, F_CODESEARCH, F_N };
 
-static int build_ctx(const struct kp_args *a, struct kp_prog_ctx *c, struct kp_buf *files, const char **entries,
-		     struct kp_error *err)
+/*
+ * What --task and --gpu give: the task loaded (task->path set when given), its text, the GPU line.
+ * A file option given too replaces that part.
+ */
+struct ask_sources {
+	struct kp_task task;
+	struct kp_buf task_text;
+	struct kp_buf hardware;
+};
+
+static int load_sources(const struct kp_args *a, struct ask_sources *s, struct kp_error *err)
 {
+	struct kp_hw hw;
+	int rc;
+
+	if (kp_arg_str(a, "task")) {
+		if ((rc = kp_task_load(&s->task, kp_arg_str(a, "task"), err))) {
+			kp_error_prefix(err, "--task");
+			return rc;
+		}
+		kp_task_describe(&s->task, &s->task_text);
+	}
+	if (kp_arg_str(a, "gpu")) {
+		if ((rc = kp_hw_load(&hw, kp_arg_str(a, "gpu"), 0, err))) {
+			kp_error_prefix(err, "--gpu");
+			return rc;
+		}
+		kp_hw_describe(&hw, &s->hardware);
+	}
+	return 0;
+}
+
+static const char *either(const char *given, const struct kp_buf *derived)
+{
+	return given ? given : derived->len ? derived->buf : NULL;
+}
+
+static int build_ctx(const struct kp_args *a, const struct ask_sources *src, struct kp_prog_ctx *c,
+		     struct kp_buf *files, const char **entries, struct kp_error *err)
+{
+	const struct kp_task *t = src->task.path ? &src->task : NULL;
 	static const char *const names[F_N] = {"task-text", "reference",   "stage1", "hardware", "parent",
 					       "compile-log", "runtime-log", "feedback", "memory",   "codesearch"};
 	const char *v[F_N];
@@ -83,14 +128,16 @@ static int build_ctx(const struct kp_args *a, struct kp_prog_ctx *c, struct kp_b
 	kp_prog_mode_parse(kp_arg_str(a, "mode"), &c->mode);
 	if (fmt)
 		kp_cand_format_parse(fmt, &c->format);
+	else if (t)
+		c->format = t->kind == KP_TASK_KERNELBENCH ? KP_CAND_TORCH : KP_CAND_CUDA;
 	else if ((kp_arg_str(a, "reference") && kp_ends_with(kp_arg_str(a, "reference"), ".py")) ||
 		 (kp_arg_str(a, "parent") && kp_ends_with(kp_arg_str(a, "parent"), ".py")))
 		c->format = KP_CAND_TORCH;
-	c->task_name = kp_arg_str(a, "task-name");
-	c->task_text = v[F_TASK];
-	c->reference_code = v[F_REF];
+	c->task_name = kp_arg_str(a, "task-name") ? kp_arg_str(a, "task-name") : t ? t->name : NULL;
+	c->task_text = either(v[F_TASK], &src->task_text);
+	c->reference_code = v[F_REF] ? v[F_REF] : t ? t->source : NULL;
 	c->stage1_text = v[F_STAGE1];
-	c->hardware_text = v[F_HW];
+	c->hardware_text = either(v[F_HW], &src->hardware);
 	c->parent_code = v[F_PARENT];
 	c->compile_log = v[F_CLOG];
 	c->runtime_log = v[F_RLOG];
@@ -182,10 +229,13 @@ static int run_ask(struct kp_cli *cli, const struct kp_args *args)
 	struct kp_programmer_opts po;
 	struct kp_prog_ctx ctx;
 	struct kp_prog_result res;
+	struct ask_sources src;
 	const char *entries[16] = {0};
 	int rc, ret = KP_EXIT_FAIL;
 
 	memset(&res, 0, sizeof(res));
+	memset(&src, 0, sizeof(src));
+	kp_task_init(&src.task);
 	memset(&po, 0, sizeof(po));
 	for (int i = 0; i < F_N; i++)
 		kp_buf_init(&files[i], 0);
@@ -194,7 +244,14 @@ static int run_ask(struct kp_cli *cli, const struct kp_args *args)
 	po.max_prompt_chars = (size_t)kp_arg_int(args, "max-prompt-chars", 0);
 	po.max_tool_rounds = 0; /* ask has no code search or tools to answer with */
 
-	rc = build_ctx(args, &ctx, files, entries, &err);
+	if (kp_arg_str(args, "gpu") && kp_arg_str(args, "hardware")) {
+		kp_cli_error(cli, "give the GPU once: --gpu KEY or --hardware FILE");
+		ret = KP_EXIT_USAGE;
+		goto out;
+	}
+	rc = load_sources(args, &src, &err);
+	if (!rc)
+		rc = build_ctx(args, &src, &ctx, files, entries, &err);
 	if (!rc && ctx.mode != KP_PROG_INITIAL && !ctx.parent_code) {
 		kp_cli_error(cli, "--mode %s needs --parent FILE (the code to %s)", kp_prog_mode_name(ctx.mode),
 			     ctx.mode == KP_PROG_DEBUG ? "repair" : "improve");
@@ -202,7 +259,7 @@ static int run_ask(struct kp_cli *cli, const struct kp_args *args)
 		goto out;
 	}
 	if (!rc && !ctx.task_text && !ctx.reference_code) {
-		kp_cli_error(cli, "give the task: --task-text FILE and/or --reference FILE");
+		kp_cli_error(cli, "give the task: --task DIR|FILE.py, or --task-text FILE and/or --reference FILE");
 		ret = KP_EXIT_USAGE;
 		goto out;
 	}
@@ -279,6 +336,9 @@ out:
 	kp_llm_config_release(&cfg);
 	for (int i = 0; i < F_N; i++)
 		kp_buf_release(&files[i]);
+	kp_task_release(&src.task);
+	kp_buf_release(&src.task_text);
+	kp_buf_release(&src.hardware);
 	kp_buf_release(&sys);
 	kp_buf_release(&user);
 	return ret;
@@ -287,8 +347,12 @@ out:
 const struct kp_cmd kp_cmd_ask = {
 	.name = "ask",
 	.summary = "Build the programmer's prompt for one mode; print it, or send it and print the code",
-	.usage = "--mode initial|debug|optimize [--reference FILE] [--parent FILE] ... [--dry-run | --llm P:M]",
-	.description = "The prompt is built from the templates in prompts/ (or --prompts DIR) and the files given.\n"
+	.usage = "--mode initial|debug|optimize [--task DIR|FILE.py] [--gpu KEY] [--reference FILE] [--parent FILE] ... "
+		 "[--dry-run | --llm P:M]",
+	.description = "The prompt is built from the templates in prompts/ (or --prompts DIR) and the inputs given:\n"
+		       "--task loads a task as optimize does (name, what it computes, tensors, tolerance, reference,\n"
+		       "candidate format), --gpu KEY describes a GPU model offline; a file option given too\n"
+		       "(--task-text, --reference, --hardware, ...) replaces that part.\n"
 		       "--dry-run prints it; otherwise it goes to the LLM and the code extracted from the reply\n"
 		       "is printed (exit 1 with the reason when the reply holds no usable code).\n"
 		       "Keys come only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY); see docs/llm.md.",

@@ -1,9 +1,12 @@
 # The golden prompt cases: one `kernelpro ask --dry-run` command line each. Sourced by
 # tests/integration/t0602-ask-golden.sh (compare) and regen.sh (rewrite). $KP is the binary, $G this folder.
-CASES="initial-cuda debug-cuda-compile optimize-cuda initial-torch debug-torch-wrong optimize-cuda-small"
+CASES="initial-cuda debug-cuda-compile optimize-cuda initial-torch debug-torch-wrong optimize-cuda-small
+	initial-task-gpu optimize-task-gpu initial-task-torch"
 
 run_case() {
 	V="$G/vec_add"; S="$G/softmax"
+	# --gpu KEY reads measured ceilings from the cache when `hw calibrate` stored some: keep to the datasheet.
+	XDG_CACHE_HOME="$G/no-such-cache"; export XDG_CACHE_HOME
 	case "$1" in
 	initial-cuda)
 		"$KP" ask --dry-run --mode initial --task-name vec_add --task-text "$V/task.txt" \
@@ -33,6 +36,19 @@ run_case() {
 			--hardware "$V/hardware.txt" --feedback "$V/feedback.txt" --memory "$V/memory.txt" \
 			--codesearch "$V/codesearch.txt" --reference-ms 0.233 --parent-ms 0.233 --best-ms 0.231 \
 			--max-prompt-chars 7000 ;;
+	initial-task-gpu)
+		# The task and GPU loaded as optimize does: task.json's description, tensors and tolerance,
+		# reference.cu, the cuda format, and the H200 SXM's datasheet line.
+		"$KP" ask --dry-run --mode initial --task "$V" --gpu h200-sxm --stage1 "$V/stage1.txt" \
+			--reference-ms 0.233 ;;
+	optimize-task-gpu)
+		# --task with file options too: each file replaces its part (here the task text and the name).
+		"$KP" ask --dry-run --mode optimize --task "$V/task.json" --gpu h200-sxm --task-name vec_add_f32 \
+			--task-text "$V/task.txt" --parent "$V/reference.cu" --feedback "$V/feedback.txt" \
+			--reference-ms 0.233 --parent-ms 0.233 ;;
+	initial-task-torch)
+		# A KernelBench .py: the python format follows from the task, the description from Model's docstring.
+		"$KP" ask --dry-run --mode initial --task "$S/reference.py" --gpu h200-sxm ;;
 	*) echo "unknown case $1" >&2; return 2 ;;
 	esac
 }
