@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "kernelpro/buf.h"
+#include "kernelpro/json.h"
 #include "commands.h"
 
 #define KP__CMD_PTR(name) &kp_cmd_##name,
@@ -64,6 +66,20 @@ int kp_cli_fail(struct kp_cli *cli, const struct kp_error *err)
 {
 	kp_cli_error(cli, "%s", kp_error_msg(err));
 	return kp_exit_for(err->code ? err->code : KP_EIO);
+}
+
+void kp_cli_print_json(struct kp_cli *cli, const json_t *v)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	kp_json_dump_buf(v, &b, 0);
+	fprintf(cli->out, "%s\n", b.buf);
+	kp_buf_release(&b);
+}
+
+void kp_cli_print_json_new(struct kp_cli *cli, json_t *v)
+{
+	kp_cli_print_json(cli, v);
+	json_decref(v);
 }
 
 const char *kp_cli_color(const struct kp_cli *cli, const char *style)

@@ -13,6 +13,8 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "kernelpro/error.h"
 #include "kernelpro/log.h"
 #include "kernelpro/strvec.h"
@@ -124,6 +126,14 @@ void kp_cli_warn(struct kp_cli *cli, const char *fmt, ...) __attribute__((format
 /* Prints err's message and maps its code to an exit code (tool/device missing -> 3, else 1). */
 int kp_cli_fail(struct kp_cli *cli, const struct kp_error *err);
 int kp_exit_for(int code);
+
+/*
+ * Prints one JSON document (sorted keys, 2-space indent) and a newline on cli->out.
+ * kp_cli_print_json borrows `v`; kp_cli_print_json_new also drops the caller's reference
+ * (jansson's _new convention).
+ */
+void kp_cli_print_json(struct kp_cli *cli, const json_t *v);
+void kp_cli_print_json_new(struct kp_cli *cli, json_t *v);
 
 /* ANSI color around a string when cli->color; `style` is one of "ok", "warn", "bad", "dim", "bold". */
 const char *kp_cli_color(const struct kp_cli *cli, const char *style);

@@ -179,14 +179,10 @@ static void print_dry(struct kp_cli *cli, const struct kp_buf *sys, const struct
 {
 	if (cli->json) {
 		json_t *o = json_object();
-		struct kp_buf b = KP_BUF_INIT;
 		kp_json_set(o, "system", json_string(sys->buf));
 		kp_json_set(o, "prompt", json_string(user->buf));
 		kp_json_set(o, "chars", json_integer((json_int_t)(sys->len + user->len)));
-		kp_json_dump_buf(o, &b, 0);
-		fprintf(cli->out, "%s\n", b.buf);
-		kp_buf_release(&b);
-		json_decref(o);
+		kp_cli_print_json_new(cli, o);
 		return;
 	}
 	fprintf(cli->out, "%s===== system (%zu chars) =====%s\n%s\n%s===== user (%zu chars) =====%s\n%s\n",
@@ -197,7 +193,6 @@ static void print_dry(struct kp_cli *cli, const struct kp_buf *sys, const struct
 static void print_result(struct kp_cli *cli, const struct kp_llm_config *cfg, const struct kp_prog_result *r)
 {
 	json_t *o, *u;
-	struct kp_buf b = KP_BUF_INIT;
 	o = json_object();
 	u = json_object();
 	kp_json_set(o, "code", r->code ? json_string(r->code) : json_null());
@@ -213,10 +208,7 @@ static void print_result(struct kp_cli *cli, const struct kp_llm_config *cfg, co
 	kp_json_set(u, "attempts", json_integer(r->usage.attempts));
 	kp_json_set(u, "elapsed_s", kp_json_real(r->usage.elapsed_s));
 	kp_json_set(o, "usage", u);
-	kp_json_dump_buf(o, &b, 0);
-	fprintf(cli->out, "%s\n", b.buf);
-	kp_buf_release(&b);
-	json_decref(o);
+	kp_cli_print_json_new(cli, o);
 }
 
 static int run_ask(struct kp_cli *cli, const struct kp_args *args)

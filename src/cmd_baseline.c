@@ -41,13 +41,9 @@ static int run_baseline(struct kp_cli *cli, const struct kp_args *args)
 		goto out;
 	}
 	if (cli->json) {
-		struct kp_buf buf = KP_BUF_INIT;
 		json_t *j = kp_baseline_to_json(&b);
 		kp_json_set(j, "task", json_string(task.name));
-		kp_json_dump_buf(j, &buf, 0);
-		fprintf(cli->out, "%s\n", buf.buf);
-		kp_buf_release(&buf);
-		json_decref(j);
+		kp_cli_print_json_new(cli, j);
 	} else {
 		fprintf(cli->out, "%s (%s) on GPU %d %s\n", task.name, kp_task_kind_name(task.kind), b.gpu, b.gpu_name);
 		print_timing(cli, "eager", &b.eager);

@@ -30,12 +30,7 @@ static int run_doctor(struct kp_cli *cli, const struct kp_args *args)
 	}
 
 	if (cli->json) {
-		struct kp_buf b = KP_BUF_INIT;
-		json_t *o = kp_doctor_to_json(&d);
-		kp_json_dump_buf(o, &b, 0);
-		fprintf(cli->out, "%s\n", b.buf);
-		kp_buf_release(&b);
-		json_decref(o);
+		kp_cli_print_json_new(cli, kp_doctor_to_json(&d));
 	} else {
 		for (int i = 0; i < d.count; i++) {
 			const struct kp_check *c = &d.checks[i];

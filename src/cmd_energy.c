@@ -64,15 +64,11 @@ static void print_row(struct kp_cli *cli, const struct kp_energy_measurement *m)
 void kp_energy_print_measurements(struct kp_cli *cli, const struct kp_energy_measurement *m, size_t n)
 {
 	if (cli->json) {
-		struct kp_buf b = KP_BUF_INIT;
 		json_t *o = json_object(), *a = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(a, kp_energy_measurement_to_json(&m[i]));
 		kp_json_set(o, "measurements", a);
-		kp_json_dump_buf(o, &b, 0);
-		fprintf(cli->out, "%s\n", b.buf);
-		kp_buf_release(&b);
-		json_decref(o);
+		kp_cli_print_json_new(cli, o);
 		return;
 	}
 	fprintf(cli->out, "%s: idle %.1f W", m[0].device, m[0].idle_power_w);

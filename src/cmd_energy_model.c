@@ -17,15 +17,6 @@
 /* Pull towards the default coefficients in calibration (docs/energy.md): small, so data wins. */
 #define DEFAULT_PRIOR "0.001"
 
-static void print_json(struct kp_cli *cli, json_t *o)
-{
-	struct kp_buf b = KP_BUF_INIT;
-	kp_json_dump_buf(o, &b, 0);
-	fprintf(cli->out, "%s\n", b.buf);
-	kp_buf_release(&b);
-	json_decref(o);
-}
-
 /* --coeffs FILE, else the calibrated set for --device, else the defaults. */
 static int load_coeffs(struct kp_cli *cli, const struct kp_args *args, struct kp_energy_coeffs *c)
 {
@@ -147,7 +138,7 @@ static int run_proxy(struct kp_cli *cli, const struct kp_args *args)
 		kp_json_set(o, "coefficients", kp_energy_coeffs_to_json(&c));
 		kp_json_set(o, "launches", arr);
 		arr = NULL;
-		print_json(cli, o);
+		kp_cli_print_json_new(cli, o);
 	} else {
 		int missing[KP_ENERGY_NTERMS] = {0}, any = 0;
 		for (size_t i = 0; i < r.nlaunches; i++) {
@@ -274,7 +265,7 @@ static int run_calibrate(struct kp_cli *cli, const struct kp_args *args)
 		kp_json_set(o, "leave_one_out", score_json(&fit.loo));
 		kp_json_set(o, "defaults", score_json(&fit.base));
 		kp_json_set(o, "saved", path.len ? json_string(path.buf) : json_null());
-		print_json(cli, o);
+		kp_cli_print_json_new(cli, o);
 	} else {
 		fprintf(cli->out, "%s\n", fitted.source);
 		print_coeff_table(cli, &base, &fitted);
@@ -381,7 +372,7 @@ static int run_validate(struct kp_cli *cli, const struct kp_args *args)
 		kp_json_set(o, "fitted", score_json(&fit.fitted));
 		kp_json_set(o, "leave_one_out", score_json(&fit.loo));
 		kp_json_set(o, "coefficients", kp_energy_coeffs_to_json(&fitted));
-		print_json(cli, o);
+		kp_cli_print_json_new(cli, o);
 	} else {
 		fprintf(cli->out, "%-20s %10s %11s %8s %6s %11s %7s %11s %7s\n", "kernel", "time", "measured", "power",
 			"spread", "proxy", "error", "fitted", "error");
@@ -447,7 +438,7 @@ static int run_coeffs(struct kp_cli *cli, const struct kp_args *args)
 	if (rc)
 		return rc;
 	if (cli->json) {
-		print_json(cli, kp_energy_coeffs_to_json(&c));
+		kp_cli_print_json_new(cli, kp_energy_coeffs_to_json(&c));
 		return KP_EXIT_OK;
 	}
 	kp_energy_coeffs_default(&def);
@@ -476,7 +467,7 @@ static int run_metrics(struct kp_cli *cli, const struct kp_args *args)
 		json_t *a = json_array();
 		for (; *m; m++)
 			json_array_append_new(a, json_string(*m));
-		print_json(cli, a);
+		kp_cli_print_json_new(cli, a);
 		return KP_EXIT_OK;
 	}
 	for (int i = 0; m[i]; i++)

@@ -30,14 +30,6 @@ static const struct kp_opt eval_opts[] = {
 	KP_OPT_TABLE_END,
 };
 
-static void print_json(struct kp_cli *cli, json_t *o)
-{
-	struct kp_buf b = KP_BUF_INIT;
-	kp_json_dump_buf(o, &b, 0);
-	fprintf(cli->out, "%s\n", b.buf);
-	kp_buf_release(&b);
-}
-
 static int explain_checks(struct kp_cli *cli)
 {
 	size_t n;
@@ -56,7 +48,7 @@ static int explain_checks(struct kp_cli *cli)
 			kp_json_set(o, "explain", json_string(c[i].explain));
 			json_array_append_new(a, o);
 		}
-		print_json(cli, a);
+		kp_cli_print_json(cli, a);
 		json_decref(a);
 		return KP_EXIT_OK;
 	}
@@ -213,7 +205,7 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 	}
 	if (cli->json) {
 		json_t *j = kp_verdict_to_json(&v);
-		print_json(cli, j);
+		kp_cli_print_json(cli, j);
 		json_decref(j);
 	} else
 		print_verdict(cli, &v);

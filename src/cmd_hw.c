@@ -11,14 +11,6 @@
 #include "kernelpro/json.h"
 #include "kernelpro/str.h"
 
-static void print_json(struct kp_cli *cli, json_t *o)
-{
-	struct kp_buf b = KP_BUF_INIT;
-	kp_json_dump_buf(o, &b, 0);
-	fprintf(cli->out, "%s\n", b.buf);
-	kp_buf_release(&b);
-}
-
 static void print_hw(struct kp_cli *cli, const struct kp_hw *hw)
 {
 	const struct kp_hw_spec *s = &hw->spec;
@@ -66,7 +58,7 @@ static int run_show(struct kp_cli *cli, const struct kp_args *args)
 			}
 		}
 		if (a) {
-			print_json(cli, a);
+			kp_cli_print_json(cli, a);
 			json_decref(a);
 		}
 		return KP_EXIT_OK;
@@ -75,7 +67,7 @@ static int run_show(struct kp_cli *cli, const struct kp_args *args)
 		return kp_cli_fail(cli, &err);
 	if (cli->json) {
 		json_t *o = kp_hw_to_json(&hw);
-		print_json(cli, o);
+		kp_cli_print_json(cli, o);
 		json_decref(o);
 	} else {
 		print_hw(cli, &hw);
@@ -148,7 +140,7 @@ static int run_calibrate(struct kp_cli *cli, const struct kp_args *args)
 		kp_json_set(o, "bf16_tc", kp_json_real(cal.bf16_tc));
 		kp_json_set(o, "fp16_tc", kp_json_real(cal.fp16_tc));
 		kp_json_set(o, "datasheet", kp_hw_to_json(&hw));
-		print_json(cli, o);
+		kp_cli_print_json(cli, o);
 		json_decref(o);
 	} else {
 		const struct kp_hw_spec *s = &hw.spec;

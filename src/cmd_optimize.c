@@ -518,7 +518,6 @@ static void print_result(struct opt_state *S, const struct kp_search_outcome *ou
 {
 	json_t *sum = NULL, *best, *path;
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_buf b = KP_BUF_INIT;
 
 	if (kp_search_summary(S->store, &sum, &err)) {
 		kp_cli_warn(S->cli, "%s", kp_error_msg(&err));
@@ -526,8 +525,7 @@ static void print_result(struct opt_state *S, const struct kp_search_outcome *ou
 	}
 	kp_json_set(sum, "dir", json_string(S->dir.buf));
 	if (S->cli->json) {
-		kp_json_dump_buf(sum, &b, 0);
-		fprintf(S->cli->out, "%s\n", b.buf);
+		kp_cli_print_json(S->cli, sum);
 		goto out;
 	}
 	best = json_object_get(sum, "best");
@@ -547,7 +545,6 @@ static void print_result(struct opt_state *S, const struct kp_search_outcome *ou
 	}
 	fprintf(S->cli->out, "details: kernelpro show %s --tree\n", S->dir.buf);
 out:
-	kp_buf_release(&b);
 	json_decref(sum);
 }
 

@@ -76,10 +76,7 @@ static int run_runs(struct kp_cli *cli, const struct kp_args *args)
 		kp_buf_release(&dir);
 	}
 	if (cli->json) {
-		struct kp_buf b = KP_BUF_INIT;
-		kp_json_dump_buf(all, &b, 0);
-		fprintf(cli->out, "%s\n", b.buf);
-		kp_buf_release(&b);
+		kp_cli_print_json(cli, all);
 	} else if (!names.n) {
 		fprintf(cli->out, "no runs in '%s' (start one with 'kernelpro optimize TASK')\n", root);
 	} else {

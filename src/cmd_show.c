@@ -17,14 +17,6 @@ static const struct kp_opt show_opts[] = {
 	KP_OPT_TABLE_END,
 };
 
-static void print_json(struct kp_cli *cli, json_t *v)
-{
-	struct kp_buf b = KP_BUF_INIT;
-	kp_json_dump_buf(v, &b, 0);
-	fprintf(cli->out, "%s\n", b.buf);
-	kp_buf_release(&b);
-}
-
 static void print_summary(struct kp_cli *cli, json_t *sum)
 {
 	json_t *used = json_object_get(sum, "used"), *best = json_object_get(sum, "best"), *ref = json_object_get(sum, "reference");
@@ -132,7 +124,7 @@ static int show_tree(struct kp_cli *cli, struct kp_store *s, json_t *sum)
 			json_array_append_new(a, o);
 		}
 		kp_json_set(sum, "tree", a);
-		print_json(cli, sum);
+		kp_cli_print_json(cli, sum);
 	} else {
 		print_summary(cli, sum);
 		fprintf(cli->out, "tree (* best):\n");
@@ -216,7 +208,7 @@ static int show_node(struct kp_cli *cli, struct kp_store *s, long id)
 	kp_json_set(o, "exchanges", ex);
 	ex = NULL;
 	if (cli->json) {
-		print_json(cli, o);
+		kp_cli_print_json(cli, o);
 		goto out;
 	}
 	fprintf(cli->out, "#%ld: %s of #%ld, %s", r.id, kp_node_kind_name(r.kind), r.parent,
@@ -270,7 +262,7 @@ static int run_show(struct kp_cli *cli, const struct kp_args *args)
 	if (kp_arg_flag(args, "tree"))
 		rc = show_tree(cli, s, sum);
 	else if (cli->json)
-		print_json(cli, sum);
+		kp_cli_print_json(cli, sum);
 	else
 		print_summary(cli, sum);
 	goto out;

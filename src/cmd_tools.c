@@ -44,15 +44,6 @@ static json_t *sources_json(unsigned sources)
 	return a;
 }
 
-static void print_json(struct kp_cli *cli, json_t *v)
-{
-	struct kp_buf b = KP_BUF_INIT;
-	kp_json_dump_buf(v, &b, 0);
-	fprintf(cli->out, "%s\n", b.buf);
-	kp_buf_release(&b);
-	json_decref(v);
-}
-
 /* ---- tools list -------------------------------------------------------------------------------- */
 
 static int run_list(struct kp_cli *cli, const struct kp_args *args)
@@ -74,7 +65,7 @@ static int run_list(struct kp_cli *cli, const struct kp_args *args)
 			kp_json_set(o, "replaces_builtin", json_boolean(t->replaces_builtin));
 			json_array_append_new(a, o);
 		}
-		print_json(cli, a);
+		kp_cli_print_json_new(cli, a);
 	} else {
 		fprintf(cli->out, "%-16s %-16s %-22s %s\n", "ID", "SOURCE", "SELECTED FOR", "DESCRIPTION");
 		for (size_t i = 0; i < kp_toolset_count(ts); i++) {
@@ -204,7 +195,7 @@ static int run_show(struct kp_cli *cli, const struct kp_args *args)
 		return KP_EXIT_USAGE;
 	}
 	if (cli->json)
-		print_json(cli, show_json(t));
+		kp_cli_print_json_new(cli, show_json(t));
 	else
 		show_text(cli, t);
 	kp_toolset_free(ts);
@@ -271,7 +262,7 @@ static int run_metrics(struct kp_cli *cli, const struct kp_args *args)
 		kp_json_set(o, "sources", sources_json(sources));
 		kp_json_set(o, "metrics", m);
 		kp_json_set(o, "sections", sec); /* for the metrics only an ncu section collects */
-		print_json(cli, o);
+		kp_cli_print_json_new(cli, o);
 	} else {
 		for (size_t i = 0; i < metrics.n; i++)
 			fprintf(cli->out, "%s%s\n", metrics.v[i],

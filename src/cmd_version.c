@@ -13,15 +13,11 @@
 static int run_version(struct kp_cli *cli, const struct kp_args *args)
 {
 	if (cli->json) {
-		struct kp_buf b = KP_BUF_INIT;
 		json_t *o = json_object();
 		kp_json_set(o, "version", json_string(KP_VERSION));
 		kp_json_set(o, "revision", json_string(KP_GIT_REV));
 		kp_json_set(o, "cuda_home", json_string(KP_CUDA_HOME));
-		kp_json_dump_buf(o, &b, 0);
-		fprintf(cli->out, "%s\n", b.buf);
-		kp_buf_release(&b);
-		json_decref(o);
+		kp_cli_print_json_new(cli, o);
 	} else {
 		fprintf(cli->out, "kernelpro %s (%s)\n", KP_VERSION, KP_GIT_REV);
 	}

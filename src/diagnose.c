@@ -147,13 +147,10 @@ int kp_diagnose_report(struct kp_cli *cli, const struct kp_diagnose_opts *o)
 		goto out;
 	}
 	if (cli->json) {
-		struct kp_buf b = KP_BUF_INIT;
 		kp_json_set(root, "incomplete", json_boolean(incomplete));
 		kp_json_set(root, "launches", launches);
 		launches = NULL;
-		kp_json_dump_buf(root, &b, 0);
-		fprintf(cli->out, "%s\n", b.buf);
-		kp_buf_release(&b);
+		kp_cli_print_json(cli, root);
 	} else if (incomplete) {
 		fprintf(cli->out, "note: some inputs were missing or cut short; numbers marked incomplete are partial\n");
 	}
@@ -235,7 +232,6 @@ int kp_trace_report(struct kp_cli *cli, const char *path, const struct kp_diagno
 	}
 	if (cli->json) {
 		json_t *o = json_object(), *ks = json_array();
-		struct kp_buf out = KP_BUF_INIT;
 		for (size_t j = 0; j < ng; j++) {
 			json_t *k = json_object();
 			kp_json_set(k, "name", json_string(g[j].name));
@@ -259,10 +255,7 @@ int kp_trace_report(struct kp_cli *cli, const char *path, const struct kp_diagno
 			json_decref(o);
 			goto fail_rc;
 		}
-		kp_json_dump_buf(o, &out, 0);
-		fprintf(cli->out, "%s\n", out.buf);
-		kp_buf_release(&out);
-		json_decref(o);
+		kp_cli_print_json_new(cli, o);
 	} else {
 		fprintf(cli->out, "timing only (no ncu counters): %zu kernel launches, %.4g ms on the GPU", ps.trace.nkernels,
 			ps.trace.kernel_ns / 1e6);
