@@ -44,9 +44,9 @@ const char *kp_check_status_name(enum kp_check_status s);
 json_t *kp_doctor_to_json(const struct kp_doctor *d);
 
 /*
- * The CUDA toolkit kernelpro uses: $CUDA_HOME, else /usr/local/cuda, else the
- * directory above the nvcc on PATH. Returns an allocated path of the tool
- * ("nvcc", "ncu", "cuobjdump", ...) or NULL.
+ * A CUDA toolkit program ("nvcc", "ncu", "cuobjdump", ...), looked up in the
+ * order the build uses: $CUDA_HOME/bin, else /usr/local/cuda/bin, else PATH.
+ * Returns an allocated path or NULL.
  */
 char *kp_cuda_tool(const char *tool);
 

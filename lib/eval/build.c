@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "eval/build.h"
+#include "kernelpro/doctor.h"
 #include "kernelpro/child.h"
 #include "kernelpro/device.h"
 #include "kernelpro/fs.h"
@@ -24,22 +25,9 @@ static time_t version_mtime;
 
 static char *find_nvcc(const struct kp_eval_opts *o)
 {
-	const char *home = getenv("CUDA_HOME");
-	struct kp_buf p = KP_BUF_INIT;
-	char *found;
-
 	if (o && o->nvcc)
 		return kp_which(o->nvcc);
-	if (home && *home) {
-		kp_buf_addf(&p, "%s/bin/nvcc", home);
-		if (access(p.buf, X_OK) == 0)
-			return kp_buf_detach(&p, NULL);
-	}
-	kp_buf_release(&p);
-	if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
-		return kp_xstrdup("/usr/local/cuda/bin/nvcc");
-	found = kp_which("nvcc");
-	return found;
+	return kp_cuda_tool("nvcc");
 }
 
 static int nvcc_version(const char *nvcc, char **out, struct kp_error *err)

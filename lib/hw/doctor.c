@@ -45,23 +45,17 @@ char *kp_cuda_tool(const char *tool)
 {
 	struct kp_buf p = KP_BUF_INIT;
 	const char *home = getenv("CUDA_HOME");
-	char *found;
 	if (home && *home) {
 		kp_buf_addf(&p, "%s/bin/%s", home, tool);
 		if (access(p.buf, X_OK) == 0)
 			return kp_buf_detach(&p, NULL);
 		kp_buf_reset(&p);
 	}
-	found = kp_which(tool);
-	if (found) {
-		kp_buf_release(&p);
-		return found;
-	}
 	kp_buf_addf(&p, "/usr/local/cuda/bin/%s", tool);
 	if (access(p.buf, X_OK) == 0)
 		return kp_buf_detach(&p, NULL);
 	kp_buf_release(&p);
-	return NULL;
+	return kp_which(tool);
 }
 
 /* Runs `path args...` briefly; returns the first line of output matching `needle` (or the first line). */
@@ -98,7 +92,7 @@ static void check_nvcc(struct kp_doctor *d)
 	if (!nvcc) {
 		add(d, "nvcc", KP_CHECK_MISSING,
 		    "install the CUDA toolkit and set CUDA_HOME (or put nvcc on PATH)",
-		    "not found in $CUDA_HOME/bin, on PATH or in /usr/local/cuda/bin");
+		    "not found in $CUDA_HOME/bin, /usr/local/cuda/bin or on PATH");
 		return;
 	}
 	if (tool_version(nvcc, "--version", "release", ver, sizeof(ver)))
