@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "kernelpro/child.h"
+#include "kernelpro/fault.h"
 #include "kernelpro/log.h"
 
 extern char **environ;
@@ -217,6 +218,8 @@ int kp_child_run(struct kp_child *c, struct kp_error *err)
 	int out_trunc = 0, err_trunc = 0;
 	pid_t pid;
 
+	if ((rc = kp_fault(KP_FAULT_SPAWN, c->args.n ? c->args.v[0] : NULL, err)))
+		return rc;
 	kp_buf_reset(&c->out);
 	kp_buf_reset(&c->err);
 	c->out_total = c->err_total = 0;

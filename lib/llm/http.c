@@ -6,6 +6,7 @@
 #include <math.h>
 #include <pthread.h>
 
+#include "kernelpro/fault.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
 #include "llm/llm_int.h"
@@ -242,6 +243,8 @@ static void finish_attempt(struct kp_llm *llm, struct kp_llm_job *job, CURLcode 
 	long status = 0;
 	char msg[300], detail[220];
 
+	if (kp_fault_hit(KP_FAULT_HTTP))
+		res = CURLE_COULDNT_CONNECT; /* KP_FAULT: this attempt fails as a lost connection would */
 	curl_easy_getinfo(job->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_multi_remove_handle(job->multi, job->easy);
 	curl_easy_cleanup(job->easy);
