@@ -14,6 +14,7 @@
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
 #include "kernelpro/search_backends.h"
+#include "kernelpro/task_kind.h"
 
 /* The NVTX range kp_eval_prepare() wraps the candidate's calls in (eval.h). */
 #define CANDIDATE_RANGE "kp_candidate/"
@@ -197,7 +198,7 @@ static double measure_energy(struct harness *h, const char *artifact, const char
 	size_t n = 0;
 	double e = NAN;
 
-	if (!h->o.energy || h->o.task->kind != KP_TASK_NATIVE || !artifact || h->energy_off)
+	if (!h->o.energy || !kp_task_kind_info(h->o.task->kind)->energy || !artifact || h->energy_off)
 		return NAN;
 	kp_energy_driver_init(&d);
 	d.gpu = h->o.eval.gpu;
@@ -238,10 +239,11 @@ static int harness_reference(struct kp_search_evaluator *base, struct kp_search_
 	out->ref_time_ms = b.eager.median_ms;
 	out->speedup = 1.0;
 	out->verdict_json = json_text(kp_baseline_to_json(&b));
-	if (h->o.task->kind == KP_TASK_KERNELBENCH) {
+	if (kp_task_kind_info(h->o.task->kind)->reference_as_candidate) {
 		/* Profiled as a candidate that is the reference itself; the checks that would refuse that are off. */
-		kp_path_join(&shim, h->profile_dir, "reference_as_candidate.py");
-		kp_buf_addf(&src, "%s\n\nModelNew = Model\n", h->o.task->source);
+		kp_path_join(&shim, h->profile_dir, "reference_as_candidate.");
+		kp_buf_adds(&shim, kp_task_kind_info(h->o.task->kind)->ext);
+		kp_buf_addf(&src, "%s%s", h->o.task->source, kp_task_kind_info(h->o.task->kind)->reference_as_candidate);
 		if ((rc = kp_mkdir_p(h->profile_dir, 0755, err)) ||
 		    (rc = kp_write_file_atomic(shim.buf, src.buf, src.len, err)))
 			goto out;
@@ -249,7 +251,7 @@ static int harness_reference(struct kp_search_evaluator *base, struct kp_search_
 		path = shim.buf;
 	}
 	rc = profile(h, "reference", path, &eo, out, 1);
-	if (!rc && h->o.energy && h->o.task->kind == KP_TASK_NATIVE) {
+	if (!rc && h->o.energy && kp_task_kind_info(h->o.task->kind)->energy) {
 		struct kp_verdict built;
 		struct kp_eval_opts bo = h->o.eval;
 		kp_verdict_init(&built);
@@ -273,15 +275,14 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 	struct harness *h = base->priv;
 	struct kp_verdict v;
 	struct kp_buf path = KP_BUF_INIT;
-	const char *ext = h->o.task->kind == KP_TASK_KERNELBENCH ? "py" : "cu";
+	const char *ext = kp_task_kind_info(h->o.task->kind)->ext;
 	char tag[32];
 	int rc;
 
 	kp_verdict_init(&v);
 	snprintf(tag, sizeof(tag), "%ld", node);
 	kp_buf_addf(&path, "%s/%ld/cand.%s", h->profile_dir, node, ext);
-	rc = kp_eval_source(h->o.task, source, strlen(source), ext[0] == 'p' ? "cand.py" : "cand.cu", &h->o.eval, &v,
-			    err);
+	rc = kp_eval_source(h->o.task, source, strlen(source), path.buf, &h->o.eval, &v, err);
 	if (rc)
 		goto out;
 	out->outcome = outcome_of(v.status);
