@@ -171,7 +171,6 @@ static int llm_generate(struct kp_search_programmer *base, const struct kp_searc
 		goto out;
 	}
 	out->source = kp_xstrdup(res.code);
-	out->lang = kp_xstrdup(lp->format == KP_CAND_TORCH ? "python" : "cuda");
 	out->summary = reply_summary(res.reply);
 out:
 	kp_prog_result_release(&res);
