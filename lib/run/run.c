@@ -181,19 +181,18 @@ static int load_settings(struct kp_run *r, int strict, struct kp_error *err)
 	struct kp_run_settings *s = &r->settings;
 	json_t *pj = NULL, *bj = NULL;
 	struct kp_error soft = KP_ERROR_INIT, *e = strict ? err : &soft;
-	int rc;
+	int rc = kp__run_meta_json(r->store, "task", &r->task, e), one;
 
 	r->name = kp__run_meta_str(r->store, "run_name");
 	s->family = kp__run_meta_str(r->store, "family");
 	s->llm = kp__run_meta_str(r->store, "llm");
 	s->evaluator = kp__run_meta_str(r->store, "evaluator");
-	if ((rc = kp__run_meta_json(r->store, "task", &r->task, e)) ||
-	    (rc = kp__run_meta_json(r->store, "params", &pj, e)) ||
-	    (rc = kp_search_params_from_json(&s->params, pj, e)) ||
-	    (rc = kp__run_meta_json(r->store, "budget", &bj, e)))
-		goto out;
-	budget_from_json(bj, &s->budget);
-out:
+	if (!(one = kp__run_meta_json(r->store, "params", &pj, e)))
+		one = kp_search_params_from_json(&s->params, pj, e);
+	rc = rc ? rc : one;
+	if (!(one = kp__run_meta_json(r->store, "budget", &bj, e)))
+		budget_from_json(bj, &s->budget);
+	rc = rc ? rc : one;
 	json_decref(pj);
 	json_decref(bj);
 	if (!r->name) {

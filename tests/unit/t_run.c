@@ -239,7 +239,9 @@ static void test_session_files_and_queries(void **state)
 	assert_int_equal(json_array_size(json_object_get(node, "exchanges")), 1);
 	assert_non_null(strstr(
 	    kp_json_str(json_array_get(json_object_get(node, "exchanges"), 0), "prompt", ""), "mode="));
+	json_decref(node);
 	assert_int_equal(kp_run_node(r, 99, &node, &err), KP_ENOENT);
+	assert_null(node);
 	/* The list of runs holds it. */
 	KP_ASSERT_OK(kp_run_list(x->root, &list, &err), &err);
 	assert_int_equal(json_array_size(list), 1);
