@@ -63,22 +63,6 @@ struct opt_state {
 	struct kp_buf argv_text;
 };
 
-static int list_params(struct kp_cli *cli)
-{
-	size_t n;
-	const struct kp_search_param_desc *d = kp_search_param_table(&n);
-	struct kp_search_params p;
-	kp_search_params_default(&p);
-	for (size_t i = 0; i < n; i++) {
-		struct kp_buf v = KP_BUF_INIT;
-		kp_search_param_format(&p, &d[i], &v);
-		fprintf(cli->out, "%-18s %-8s %s%s%s%s\n", d[i].name, v.buf, d[i].help,
-			d[i].choices ? " (" : "", d[i].choices ? d[i].choices : "", d[i].choices ? ")" : "");
-		kp_buf_release(&v);
-	}
-	return KP_EXIT_OK;
-}
-
 /* What the command line must hold before anything is opened. */
 static int check_args(struct opt_state *S)
 {
@@ -87,17 +71,16 @@ static int check_args(struct opt_state *S)
 	long j = kp_arg_int(a, "parallel", 1);
 
 	if (!S->resume && kp_arg_npos(a) != 1) {
-		kp_cli_error(S->cli,
-			     "give a TASK (a KernelBench .py or a native task directory), or --resume RUN");
+		kp_cli_error(S->cli, "give a TASK (a KernelBench .py or a native task directory), or --resume "
+				     "RUN");
 		kp_cmd_print_usage(a->cmd, "kernelpro optimize", S->cli->err);
 		return KP_EXIT_USAGE;
 	}
 	if (S->resume &&
 	    (kp_arg_given(a, "search") || kp_arg_given(a, "objective") || (sets && sets->n) ||
 	     kp_arg_given(a, "name") || kp_arg_given(a, "orchestration") || kp_arg_given(a, "tool-rounds"))) {
-		kp_cli_error(
-		    S->cli,
-		    "a resumed run keeps its search settings and name; start a new run to change them");
+		kp_cli_error(S->cli, "a resumed run keeps its search settings and name; start a new run to "
+				     "change them");
 		return KP_EXIT_USAGE;
 	}
 	if (j < 1 || j > 64) { /* how, not what: may change on resume */
@@ -188,10 +171,9 @@ static int failed(struct opt_state *S, int rc, const struct kp_error *err)
 		kp_run_abandon(S->run);
 		S->run = NULL;
 	} else {
-		kp_cli_error(
-		    S->cli,
-		    "the run is saved; after fixing that, continue it with: kernelpro optimize --resume %s",
-		    kp_run_dir(S->run));
+		kp_cli_error(S->cli, "the run is saved; after fixing that, continue it with: kernelpro optimize "
+				     "--resume %s",
+			     kp_run_dir(S->run));
 	}
 	return kp_exit_for(rc);
 }
@@ -207,7 +189,7 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 	int rc;
 
 	if (kp_arg_flag(args, "list-params"))
-		return list_params(cli);
+		return kp_runopts_list_params(cli);
 	kp_task_init(&S.task);
 	kp_run_settings_init(&S.settings);
 	kp_runopts_parts_init(&S.parts);

@@ -36,6 +36,22 @@ void kp_runopts_parts_release(struct kp_runopts_parts *p)
 	memset(p, 0, sizeof(*p));
 }
 
+int kp_runopts_list_params(struct kp_cli *cli)
+{
+	size_t n;
+	const struct kp_search_param_desc *d = kp_search_param_table(&n);
+	struct kp_search_params p;
+	kp_search_params_default(&p);
+	for (size_t i = 0; i < n; i++) {
+		struct kp_buf v = KP_BUF_INIT;
+		kp_search_param_format(&p, &d[i], &v);
+		fprintf(cli->out, "%-18s %-8s %s%s%s%s\n", d[i].name, v.buf, d[i].help,
+			d[i].choices ? " (" : "", d[i].choices ? d[i].choices : "", d[i].choices ? ")" : "");
+		kp_buf_release(&v);
+	}
+	return KP_EXIT_OK;
+}
+
 int kp_runopts_budget(struct kp_cli *cli, const struct kp_args *a, struct kp_search_budget *b,
 		      unsigned *which)
 {
@@ -131,16 +147,12 @@ static int check_orchestration(struct kp_cli *cli, const struct kp_args *a, enum
 	if (orch != KP_ORCH_REACTIVE)
 		return 0;
 	if (kp_arg_flag(a, "no-profile"))
-		return usage(
-		    cli,
-		    "--orchestration reactive runs each tool the model asks for on the version's profile; "
-		    "--no-profile leaves none");
+		return usage(cli, "--orchestration reactive runs each tool the model asks for on the version's "
+				  "profile; --no-profile leaves none");
 	if (strcmp(fb, "tools"))
-		return usage(
-		    cli,
-		    "--feedback %s ablates the proactive feedback; with --orchestration reactive each tool "
-		    "request is answered with that tool's findings (leave --feedback at tools)",
-		    fb);
+		return usage(cli, "--feedback %s ablates the proactive feedback; with --orchestration reactive "
+				  "each tool request is answered with that tool's findings (leave --feedback at tools)",
+			     fb);
 	return 0;
 }
 

@@ -21,6 +21,9 @@ struct kp_runopts_parts {
 void kp_runopts_parts_init(struct kp_runopts_parts *p);
 void kp_runopts_parts_release(struct kp_runopts_parts *p);
 
+/* --list-params: the search constants, their defaults and what each does. KP_EXIT_OK. */
+int kp_runopts_list_params(struct kp_cli *cli);
+
 /*
  * --evals, --time, --tokens, --cost into *b; *which gets the KP_RUN_LIMIT_* given. 0, or
  * KP_EXIT_USAGE after saying what is wrong.

@@ -63,9 +63,9 @@ static int parse_plan(const char *spec, struct fault_rule *rules, struct kp_erro
 			plus = 1;
 		}
 		if (k == KP_FAULT_KIND_COUNT)
-			rc = kp_error_set(
-			    err, KP_EINVAL,
-			    "KP_FAULT: unknown kind '%s' (spawn, http, sqlite-write, file-write)", p);
+			rc = kp_error_set(err, KP_EINVAL, "KP_FAULT: unknown kind '%s' (spawn, http, sqlite-write, "
+							  "file-write)",
+					  p);
 		else if (kp_parse_long(colon + 1, &n) || n < 1)
 			rc = kp_error_set(err, KP_EINVAL, "KP_FAULT: '%s:%s' needs a count of 1 or more", p,
 					  colon + 1);
