@@ -99,32 +99,6 @@ static int list_params(struct kp_cli *cli)
 	return KP_EXIT_OK;
 }
 
-/* The LLM spec as it can be given back to --llm on resume (never a key). */
-static void llm_spec(const struct kp_llm_config *c, struct kp_buf *out)
-{
-	switch (c->provider) {
-	case KP_LLM_OPENAI:
-	case KP_LLM_ANTHROPIC:
-		kp_buf_addf(out, "%s:%s", kp_llm_provider_name(c->provider), c->model ? c->model : "");
-		break;
-	case KP_LLM_EXEC: {
-		char *j = kp_strvec_join(&c->exec_argv, " ");
-		kp_buf_addf(out, "exec:%s", j ? j : "");
-		free(j);
-		break;
-	}
-	case KP_LLM_REPLAY: {
-		char *abs = c->replay_dir ? realpath(c->replay_dir, NULL) : NULL;
-		kp_buf_addf(out, "%s:%s", c->replay_mode == KP_LLM_REPLAY_HASH ? "replay-hash" : "replay",
-			    abs ? abs : c->replay_dir ? c->replay_dir : "");
-		free(abs);
-		break;
-	}
-	default:
-		break;
-	}
-}
-
 static int fail(struct opt_state *S, struct kp_error *err)
 {
 	return kp_cli_fail(S->cli, err);
@@ -328,7 +302,7 @@ static int create_run(struct opt_state *S, const char *task_path, const struct k
 	abs = realpath(task_path, NULL);
 	kp_json_set(tj, "path", json_string(abs ? abs : task_path));
 	free(abs);
-	llm_spec(&S->llm_cfg, &spec);
+	kp_llm_config_format_spec(&S->llm_cfg, &spec);
 	if ((rc = kp_store_meta_set(S->store, "run_name", S->run_name, err)) ||
 	    (rc = kp_store_meta_set(S->store, "kernelpro", KP_VERSION " (" KP_GIT_REV ")", err)) ||
 	    (rc = kp_store_meta_set(S->store, "created", stamp, err)) ||
@@ -450,22 +424,15 @@ static int make_programmer(struct opt_state *S, const struct kp_search_params *p
 	struct kp_buf stored = KP_BUF_INIT;
 	int parallel = p->parallel, rc;
 
-	if ((rc = kp_cli_llm_config(S->args, &S->llm_cfg, err)))
-		return rc;
-	if (!kp_cli_llm_chosen(&S->llm_cfg) && S->store && !kp_store_meta_get(S->store, "llm", &stored, err) &&
-	    stored.len) {
-		/* A resumed run asks the model it was started with (the key comes from the environment again). */
-		rc = kp_llm_config_parse_spec(&S->llm_cfg, stored.buf, err);
-	}
+	/* A resumed run asks the model it was started with (the key comes from the environment again). */
+	if (S->store && kp_store_meta_get(S->store, "llm", &stored, err))
+		kp_error_clear(err);
+	rc = kp_cli_llm_config(S->args, stored.len ? stored.buf : NULL, &S->llm_cfg, err);
 	kp_buf_release(&stored);
-	kp_error_clear(err);
 	if (rc)
 		return rc;
-	if (S->llm_cfg.provider == KP_LLM_REPLAY && S->llm_cfg.replay_mode == KP_LLM_REPLAY_ORDER) {
-		/* In order: each saved exchange used one reply; a resumed run goes on from the next. */
-		S->llm_cfg.replay_skip = S->store ? kp_store_exchange_count(S->store, 0) : 0;
-		parallel = 1;
-	}
+	if (kp_llm_config_resume(&S->llm_cfg, S->store ? kp_store_exchange_count(S->store, 0) : 0))
+		parallel = 1; /* replies answer requests by their order */
 	if ((rc = kp_llm_open(&S->llm, &S->llm_cfg, err)))
 		return rc;
 	memset(&po, 0, sizeof(po));
@@ -650,7 +617,8 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 					  .lang = S.task.kind == KP_TASK_KERNELBENCH ? "python" : "cuda",
 					  .reference_source = S.task.source};
 	S.energy = params.objective == KP_OBJECTIVE_SPEED_ENERGY;
-	if ((rc = make_reactive(&S, &err)) || (rc = make_programmer(&S, &params, &err)))
+	if ((rc = make_reactive(&S, &err)) || (rc = make_programmer(&S, &params, &err)) ||
+	    (budget.cost > 0 && (rc = kp_llm_check_priced(S.llm, &err))))
 		goto fail;
 	if (!resume && (rc = create_run(&S, kp_arg_pos(args, 0), &params, &budget, &err)))
 		goto fail;
