@@ -23,6 +23,19 @@ int kp_llm_job_canceled(struct kp_llm *llm, struct kp_llm_job *job)
 	return llm->canceled ? kp_llm_fail(llm, job, KP_ECANCELED, "llm: request canceled") : 0;
 }
 
+void kp_llm_usage_add(struct kp_llm_usage *sum, const struct kp_llm_usage *u)
+{
+	int first = sum->requests == 0;
+	sum->input_tokens += u->input_tokens > 0 ? u->input_tokens : 0;
+	sum->output_tokens += u->output_tokens > 0 ? u->output_tokens : 0;
+	sum->cost_usd += u->cost_usd;
+	sum->cost_known = first ? u->cost_known : sum->cost_known && u->cost_known;
+	sum->estimated |= u->estimated;
+	sum->attempts += u->attempts;
+	sum->requests += u->requests ? u->requests : 1;
+	sum->elapsed_s += u->elapsed_s;
+}
+
 void kp_llm_job_done(struct kp_llm *llm, struct kp_llm_job *job)
 {
 	struct kp_llm_usage *u = &job->reply->usage;

@@ -544,9 +544,14 @@ static int model_parse_spec(struct kp_llm_config *cfg, const char *word, const c
 	return 0;
 }
 
-static void model_format_spec(const struct kp_llm_config *cfg, struct kp_buf *out)
+static void openai_format_spec(const struct kp_llm_config *cfg, struct kp_buf *out)
 {
-	kp_buf_addf(out, "%s:%s", kp_llm_provider_name(cfg->provider), cfg->model ? cfg->model : "");
+	kp_buf_addf(out, "openai:%s", cfg->model ? cfg->model : "");
+}
+
+static void anthropic_format_spec(const struct kp_llm_config *cfg, struct kp_buf *out)
+{
+	kp_buf_addf(out, "anthropic:%s", cfg->model ? cfg->model : "");
 }
 
 static const char *const openai_words[] = {"openai", NULL};
@@ -558,7 +563,7 @@ const struct kp_llm_backend kp_llm_backend_openai = {
 	.words = openai_words,
 	.arg = "MODEL",
 	.parse_spec = model_parse_spec,
-	.format_spec = model_format_spec,
+	.format_spec = openai_format_spec,
 	.setup = openai_setup,
 	.run = http_run,
 	.cleanup = http_cleanup,
@@ -570,7 +575,7 @@ const struct kp_llm_backend kp_llm_backend_anthropic = {
 	.words = anthropic_words,
 	.arg = "MODEL",
 	.parse_spec = model_parse_spec,
-	.format_spec = model_format_spec,
+	.format_spec = anthropic_format_spec,
 	.setup = anthropic_setup,
 	.run = http_run,
 	.cleanup = http_cleanup,

@@ -130,19 +130,6 @@ void kp_llm_reply_release(struct kp_llm_reply *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void kp_llm_usage_add(struct kp_llm_usage *sum, const struct kp_llm_usage *u)
-{
-	int first = sum->requests == 0;
-	sum->input_tokens += u->input_tokens > 0 ? u->input_tokens : 0;
-	sum->output_tokens += u->output_tokens > 0 ? u->output_tokens : 0;
-	sum->cost_usd += u->cost_usd;
-	sum->cost_known = first ? u->cost_known : sum->cost_known && u->cost_known;
-	sum->estimated |= u->estimated;
-	sum->attempts += u->attempts;
-	sum->requests += u->requests ? u->requests : 1;
-	sum->elapsed_s += u->elapsed_s;
-}
-
 void kp_llm_totals(const struct kp_llm *llm, struct kp_llm_usage *out)
 {
 	pthread_mutex_lock((pthread_mutex_t *)&llm->lock);
