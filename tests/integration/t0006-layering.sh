@@ -16,7 +16,13 @@ done
 # llm.c reaches them through that table, so there is no cycle between them.
 defined() { for o in "$@"; do nm --defined-only "$obj/llm/$o.o" | awk '{print $3}'; done | sort -u; }
 defined core wire redact >core.syms
-for be in http exec replay; do
+# The backends are the objects that define a backend table entry (constant data).
+backends=$(for o in "$obj"/llm/*.o; do
+	nm --defined-only "$o" | awk '$2 ~ /^[RrDd]$/ && $3 ~ /^kp_llm_backend_/ {found=1} END {exit !found}' &&
+		basename "$o" .o
+done)
+[ "$(echo $backends)" != "" ] || fail "no backend objects found under $obj/llm"
+for be in $backends; do
 	nm -u "$obj/llm/$be.o" | awk '{print $2}' | grep -E '^kp_(llm|redact)' | sort -u >"$be.used"
 	[ -s "$be.used" ] || fail "$be.o uses no core service: is the symbol check looking at the right files?"
 	extra=$(comm -23 "$be.used" core.syms)
