@@ -183,7 +183,7 @@ int kp_programmer_prompt(struct kp_programmer *p, const struct kp_prog_ctx *ctx,
  * Builds the prompt, asks the LLM, answers tool and search requests (up to
  * max_tool_rounds), extracts the code. Returns 0 when the model answered,
  * rejected or not (check out->rejected); an error when the LLM could not be
- * asked (KP_EAUTH, KP_EBUDGET, KP_EHTTP, KP_ETIMEOUT, ...).
+ * asked (KP_EAUTH, KP_ECANCELED, KP_EHTTP, KP_ETIMEOUT, ...).
  */
 int kp_programmer_generate(struct kp_programmer *p, const struct kp_prog_ctx *ctx, struct kp_prog_result *out,
 			   struct kp_error *err);
