@@ -25,7 +25,9 @@
 # the 17 probe kernels, ~3 s a kernel): builds ~15 s (in parallel), 27 CUDA kernels ~90 s, four
 # modules ~4 x 25 s under ncu plus ~4 x 8 s traced, exports overlapped with collection, scoring
 # ~15 s: about 4-5 minutes. Every step runs under a deadline (KP_CAPTURE_DEADLINE_S, default 330 s
-# for the collection); what does not fit is skipped, said so in the log, and the files are written.
+# for the collection, then at most 90 s more for the page exports and 90 s for the scoring, so the
+# whole script ends within ~9 minutes at worst); what does not fit is skipped, said so in the log,
+# and the files are written.
 set -u
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/out}
@@ -104,7 +106,12 @@ ncu_collect() {
 	fi
 	[ -f "$rep.ncu-rep" ] || return 1
 	(
-		imp() { LC_ALL=C timeout 150 "$NCU" --import "$rep.ncu-rep" --csv "$@"; }
+		# every export ends by the collection deadline + 90 s, whatever the queue
+		imp() {
+			t=$((deadline + 90 - $(date +%s)))
+			[ $t -gt 0 ] || { echo "export skipped (deadline): $*" >&2; return 124; }
+			LC_ALL=C timeout $t "$NCU" --import "$rep.ncu-rep" --csv "$@"
+		}
 		{
 			imp --page raw --print-units base >"$dir/ncu_raw.csv"
 			imp --page raw --print-units base --print-metric-instances values >"$dir/ncu_raw_instances.csv"
@@ -161,7 +168,7 @@ say "collection and exports done"
 # 4. Score right away (the labels were committed before this run; scoring is redone offline too).
 if [ -x "$KP" ]; then
 	t0=$(date +%s)
-	timeout 120 "$TORCHPY" bench/diagnosis.py --kp "$KP" --all --capture-root "$C" >"$C/score.txt" 2>&1 ||
+	timeout 90 "$TORCHPY" bench/diagnosis.py --kp "$KP" --all --capture-root "$C" >"$C/score.txt" 2>&1 ||
 		say "FAILED: diagnosis.py (see score.txt)"
 	say "scored in $(($(date +%s) - t0)) s"
 else

@@ -53,7 +53,7 @@ export FAKE_ROOT="$PWD"
 
 run_capture() {
 	rm -rf "$1"
-	(cd "$KP_ROOT" && OUT="$FAKE_ROOT/$1" NVCC="$FAKE_ROOT/fake/nvcc" CUOBJDUMP="$FAKE_ROOT/fake/cuobjdump" \
+	(cd "$KP_ROOT" && KP_CAPTURE_DEADLINE_S=${KP_CAPTURE_DEADLINE_S:-330} OUT="$FAKE_ROOT/$1" NVCC="$FAKE_ROOT/fake/nvcc" CUOBJDUMP="$FAKE_ROOT/fake/cuobjdump" \
 		NCU="$FAKE_ROOT/fake/ncu" TORCHPY=python3 KP="$KP" sh bench/gpu-capture-corpus2.sh) >"$1.log" 2>&1
 }
 
@@ -93,6 +93,11 @@ tar xzf out2/corpus2-capture.tgz -C out2
 contains out2/corpus2-capture/log.txt "ncu refused the explicit metrics"
 contains out2/corpus2-capture/log.txt "ncu heldout (set full only): exit 0"
 [ -s out2/corpus2-capture/heldout/ncu.log.metrics ] || fail "the refusal's log was not kept"
+
+# out of time: the steps are skipped and said so, the three files still come back
+KP_CAPTURE_DEADLINE_S=0 run_capture out3 || { cat out3.log; fail "capture script failed (deadline)"; }
+[ "$(ls out3 | wc -l)" -eq 3 ] || fail "deadline: \$OUT holds $(ls out3)"
+contains out3/corpus2-summary.txt "SKIPPED (deadline): plain run heldout"
 
 # diagnosis.py on the committed captures (no GPU): totals as JSON, the new corpora not captured yet
 (cd "$KP_ROOT" && python3 bench/diagnosis.py --kp "$KP" --all --capture-root "$FAKE_ROOT/none" --json "$FAKE_ROOT/s.json") \
