@@ -37,6 +37,12 @@ grep -q "fake-verdict: correct 2.6" res/kernels/gelu.cu || fail "gelu kernel is 
 head -1 res/results.csv | grep -q '^name,run,kind,level,problem_id,state,correct,' || fail "csv header"
 [ "$(wc -l <res/results.csv)" -eq 4 ] || fail "csv rows"
 
+# The documented schema holds (checked where Python's jsonschema module is installed).
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)' \
+		"$KP_ROOT/docs/bench-results.schema.json" $J || fail "results.json does not follow docs/bench-results.schema.json"
+fi
+
 # The independent recomputation agrees; a tampered summary is caught.
 expect_exit 0 $M $J --check
 contains out "agree"
