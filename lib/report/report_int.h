@@ -95,6 +95,13 @@ void kp_svg_bar(struct kp_svg *S, double x0, double x1, double y, const char *cl
 void kp_svg_text(struct kp_svg *S, double px, double py, char anchor, const char *cls, const char *text);
 /* A legend in the plot area's top-right (or top-left when `left`) corner: n entries of class/label. */
 void kp_svg_legend(struct kp_svg *S, size_t n, const char *const *cls, const char *const *labels, int left);
+/* The same as one row above the plot area, in the top margin (which must be ~30 px). */
+void kp_svg_legend_row(struct kp_svg *S, size_t n, const char *const *cls, const char *const *labels);
+
+/* A dashed guide across the plot area at x = `at` (vertical) or y = `at`. */
+void kp_svg_guide(struct kp_svg *S, int vertical, double at);
+/* A log2 speedup axis around [lo, hi] (which always holds 0.5x..2x), with a little room at each end. */
+struct kp_svg_axis kp_svg_speedup_axis(double lo, double hi, const char *label);
 
 /* An axis value formatted the axis's way ("2×", "40%", "1.2 T"). */
 void kp_svg_fmt_value(char *buf, size_t n, enum kp_svg_fmt fmt, double v);

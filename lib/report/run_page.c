@@ -52,6 +52,12 @@ static int is_root(const json_t *n)
 	return !json_is_integer(json_object_get(n, "parent"));
 }
 
+/* A version the run made and evaluated (not the reference, not still pending). */
+static int evaluated_version(const json_t *n)
+{
+	return !is_root(n) && outcome_index(n) != KP_OUTCOME_COUNT;
+}
+
 static const json_t *node_by_id(const struct run_page *P, long long id)
 {
 	for (size_t i = 0; i < json_array_size(P->nodes); i++)
@@ -88,7 +94,7 @@ static void headline(struct run_page *P)
 
 	for (size_t i = 0; i < json_array_size(P->nodes); i++) {
 		const json_t *n = json_array_get(P->nodes, i);
-		if (is_root(n) || !strcmp(outcome_text(n), "pending"))
+		if (!evaluated_version(n))
 			continue;
 		total++;
 		correct += is_correct(n);
@@ -440,7 +446,7 @@ static void progress(struct run_page *P)
 {
 	struct kp_svg S = {.ml = 64, .mr = 24, .mt = 20, .mb = 52};
 	size_t n = json_array_size(P->nodes), k = 0;
-	double lo = 0.5, hi = 2, best = 1, *x = kp_xcalloc(2 * n + 2, sizeof(double)),
+	double lo = 1, hi = 1, best = 1, *x = kp_xcalloc(2 * n + 2, sizeof(double)),
 	       *y = kp_xcalloc(2 * n + 2, sizeof(double));
 	size_t m = 0;
 	const char *cls[3] = {"best", "o-correct", "fail"};
@@ -450,7 +456,7 @@ static void progress(struct run_page *P)
 	for (size_t i = 0; i < n; i++) {
 		const json_t *nd = json_array_get(P->nodes, i);
 		double sp = kp_json_num(nd, "speedup", NAN);
-		if (is_root(nd) || !strcmp(outcome_text(nd), "pending"))
+		if (!evaluated_version(nd))
 			continue;
 		k++;
 		if (is_correct(nd) && sp > 0) {
@@ -459,27 +465,18 @@ static void progress(struct run_page *P)
 		}
 	}
 	S.x = (struct kp_svg_axis){0, (double)k + 1, KP_SVG_LINEAR, KP_SVG_NUM, "evaluation", NULL, 1};
-	S.y = (struct kp_svg_axis){pow(2, floor(log2(lo)) - 0.5),
-	                           pow(2, ceil(log2(hi)) + 0.3),
-	                           KP_SVG_LOG2,
-	                           KP_SVG_TIMES,
-	                           "speedup over the reference",
-	                           NULL,
-	                           0};
+	S.y = kp_svg_speedup_axis(lo, hi, "speedup over the reference");
 	kp_svg_begin(&S, P->b, "speedup_over_evals", "Speedup over evaluations", 820, 360, 0);
 	kp_svg_axes(&S);
-	{
-		double gx[2] = {S.x.lo, S.x.hi}, gy[2] = {1, 1};
-		kp_svg_line(&S, gx, gy, 2, "guide");
-		kp_svg_text(&S, S.w - S.mr - 6, kp_svg_py(&S, 1) - 6, 'e', "annot", "reference");
-	}
+	kp_svg_guide(&S, 0, 1);
+	kp_svg_text(&S, S.w - S.mr - 6, kp_svg_py(&S, 1) - 6, 'e', "annot", "reference");
 	x[m] = 0;
 	y[m++] = 1;
 	k = 0;
 	for (size_t i = 0; i < n; i++) {
 		const json_t *nd = json_array_get(P->nodes, i);
 		double sp = kp_json_num(nd, "speedup", NAN);
-		if (is_root(nd) || !strcmp(outcome_text(nd), "pending"))
+		if (!evaluated_version(nd))
 			continue;
 		k++;
 		kp_buf_reset(&t);

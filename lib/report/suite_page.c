@@ -123,11 +123,8 @@ static void fast_p_chart(struct kp_buf *b, const struct kp_suite *s)
 	    -0.03, 1.06, KP_SVG_LINEAR, KP_SVG_PCT, "fast_p: tasks correct and faster than p", NULL, 0};
 	kp_svg_begin(&S, b, "fast_p", "fast_p curves against eager and torch.compile", 820, 400, 0);
 	kp_svg_axes(&S);
-	{
-		double gx[2] = {1, 1}, gy[2] = {S.y.lo, S.y.hi};
-		kp_svg_line(&S, gx, gy, 2, "guide");
-		kp_svg_text(&S, kp_svg_px(&S, 1), S.mt - 8, 'm', "annot", "p = 1: faster than the baseline");
-	}
+	kp_svg_guide(&S, 1, 1);
+	kp_svg_text(&S, kp_svg_px(&S, 1), S.mt - 8, 'm', "annot", "p = 1: faster than the baseline");
 	kp_svg_clip_begin(&S);
 	for (int k = 0; k < KP_SUITE_NBASE; k++) {
 		const struct kp_suite_base_stats *st = &s->sum.base[k];
@@ -218,7 +215,7 @@ static size_t bin_of(double v)
 
 static void distribution_chart(struct kp_buf *b, const struct kp_suite *s)
 {
-	struct kp_svg S = {.ml = 56, .mr = 24, .mt = 20, .mb = 52};
+	struct kp_svg S = {.ml = 56, .mr = 24, .mt = 34, .mb = 52};
 	long count[KP_SUITE_NBASE][NBINS + 1] = {{0}}, top = 1;
 	const char *cls[KP_SUITE_NBASE], *labels[KP_SUITE_NBASE];
 
@@ -253,11 +250,8 @@ static void distribution_chart(struct kp_buf *b, const struct kp_suite *s)
 		cls[k] = base_cls[k];
 		labels[k] = base_label[k];
 	}
-	{
-		double gx[2] = {3, 3}, gy[2] = {S.y.lo, S.y.hi};
-		kp_svg_line(&S, gx, gy, 2, "guide");
-	}
-	kp_svg_legend(&S, KP_SUITE_NBASE, cls, labels, 0);
+	kp_svg_guide(&S, 1, 3); /* between the bins below and above 1x */
+	kp_svg_legend_row(&S, KP_SUITE_NBASE, cls, labels);
 	kp_svg_end(&S);
 }
 
@@ -267,7 +261,7 @@ static void distribution_chart(struct kp_buf *b, const struct kp_suite *s)
 static void spend_chart(struct kp_buf *b, const struct kp_suite *s)
 {
 	struct kp_svg S = {.ml = 64, .mr = 24, .mt = 20, .mb = 52};
-	double tmax = 0, lo = 0.5, hi = 2, unit;
+	double tmax = 0, lo = 1, hi = 1, unit;
 	const char *cls[2] = {"eager", "fail"}, *labels[2] = {"speedup vs eager", "no correct version"};
 
 	for (size_t i = 0; i < s->n; i++) {
@@ -288,19 +282,10 @@ static void spend_chart(struct kp_buf *b, const struct kp_suite *s)
 	                                    : "time spent on the task (seconds)",
 	                           NULL,
 	                           0};
-	S.y = (struct kp_svg_axis){pow(2, floor(log2(lo)) - 0.5),
-	                           pow(2, ceil(log2(hi)) + 0.3),
-	                           KP_SVG_LOG2,
-	                           KP_SVG_TIMES,
-	                           "speedup vs eager",
-	                           NULL,
-	                           0};
+	S.y = kp_svg_speedup_axis(lo, hi, "speedup vs eager");
 	kp_svg_begin(&S, b, "time_cost", "Speedup against the time spent per task", 820, 360, 0);
 	kp_svg_axes(&S);
-	{
-		double gx[2] = {S.x.lo, S.x.hi}, gy[2] = {1, 1};
-		kp_svg_line(&S, gx, gy, 2, "guide");
-	}
+	kp_svg_guide(&S, 0, 1);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct kp_suite_task *t = &s->v[i];
 		char tipbuf[400], sp[32], el[32];

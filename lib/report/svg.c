@@ -275,3 +275,41 @@ void kp_svg_legend(struct kp_svg *S, size_t n, const char *const *cls, const cha
 	}
 	kp_buf_adds(S->b, "</g>\n");
 }
+
+void kp_svg_guide(struct kp_svg *S, int vertical, double at)
+{
+	double x[2] = {at, at}, y[2] = {at, at};
+	if (vertical) {
+		y[0] = S->y.lo;
+		y[1] = S->y.hi;
+	} else {
+		x[0] = S->x.lo;
+		x[1] = S->x.hi;
+	}
+	kp_svg_line(S, x, y, 2, "guide");
+}
+
+struct kp_svg_axis kp_svg_speedup_axis(double lo, double hi, const char *label)
+{
+	lo = fmin(lo, 0.5);
+	hi = fmax(hi, 2);
+	return (struct kp_svg_axis){pow(2, floor(log2(lo)) - 0.5),
+	                            pow(2, ceil(log2(hi)) + 0.3),
+	                            KP_SVG_LOG2,
+	                            KP_SVG_TIMES,
+	                            label,
+	                            NULL,
+	                            0};
+}
+
+void kp_svg_legend_row(struct kp_svg *S, size_t n, const char *const *cls, const char *const *labels)
+{
+	double x = S->ml, y = S->mt - 12;
+	for (size_t i = 0; i < n; i++) {
+		kp_buf_addf(S->b,
+		            "<rect class=\"swatch %s\" x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\"/>",
+		            cls[i], x, y - 9);
+		kp_svg_text(S, x + 20, y, 's', "legend", labels[i]);
+		x += 40 + 6.6 * (double)strlen(labels[i]);
+	}
+}
