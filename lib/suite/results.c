@@ -52,8 +52,6 @@ static const struct field fields[] = {
 static double field_num(const struct kp_suite_task *t, const struct field *f)
 {
 	switch (f->type) {
-	case F_INT: return *AT(t, f, const int);
-	case F_LONG: return (double)*AT(t, f, const long);
 	case F_TIME:
 	case F_AMOUNT: return *AT(t, f, const double);
 	case F_BASE_MS: return t->base_ms[f->base];
@@ -77,8 +75,8 @@ static json_t *task_json(const struct kp_suite_task *t)
 			break;
 		case F_BOOL: kp_json_set(o, f->key, json_boolean(*AT(t, f, const int))); break;
 		case F_STATE: kp_json_set(o, f->key, json_string(kp_suite_state_name(t->state))); break;
-		case F_INT:
-		case F_LONG: kp_json_set(o, f->key, json_integer((json_int_t)field_num(t, f))); break;
+		case F_INT: kp_json_set(o, f->key, json_integer(*AT(t, f, const int))); break;
+		case F_LONG: kp_json_set(o, f->key, json_integer(*AT(t, f, const long))); break;
 		default: kp_json_set(o, f->key, kp_json_real(field_num(t, f)));
 		}
 	}
@@ -304,8 +302,8 @@ void kp_suite_csv(const struct kp_suite *s, struct kp_buf *out)
 			case F_STR: csv_str(out, *AT(t, f, char *const)); break;
 			case F_BOOL: kp_buf_adds(out, *AT(t, f, const int) ? "true" : "false"); break;
 			case F_STATE: kp_buf_adds(out, kp_suite_state_name(t->state)); break;
-			case F_INT:
-			case F_LONG: kp_buf_addf(out, "%.0f", field_num(t, f)); break;
+			case F_INT: kp_buf_addf(out, "%d", *AT(t, f, const int)); break;
+			case F_LONG: kp_buf_addf(out, "%ld", *AT(t, f, const long)); break;
 			default:
 				v = field_num(t, f);
 				if (!isnan(v))
