@@ -211,128 +211,171 @@ static void print_result(struct kp_cli *cli, const struct kp_llm_config *cfg, co
 	kp_cli_print_json_new(cli, o);
 }
 
-static int run_ask(struct kp_cli *cli, const struct kp_args *args)
-{
-	struct kp_buf files[F_N], sys = KP_BUF_INIT, user = KP_BUF_INIT;
-	struct kp_error err = KP_ERROR_INIT;
-	struct kp_llm_config cfg;
-	struct kp_llm *llm = NULL;
-	struct kp_programmer *pg = NULL;
-	struct kp_programmer_opts po;
-	struct kp_prog_ctx ctx;
-	struct kp_prog_result res;
+/* Everything one ask holds; released in one place. */
+struct ask {
+	struct kp_buf files[F_N];
 	struct ask_sources src;
-	const char *entries[16] = {0};
-	int rc, ret = KP_EXIT_FAIL;
+	struct kp_prog_ctx ctx;
+	const char *entries[16];
+	struct kp_llm_config cfg;
+	struct kp_llm *llm;
+	struct kp_programmer *pg;
+};
 
-	memset(&res, 0, sizeof(res));
-	memset(&src, 0, sizeof(src));
-	kp_task_init(&src.task);
-	memset(&po, 0, sizeof(po));
+static void ask_init(struct ask *A)
+{
+	memset(A, 0, sizeof(*A));
+	kp_task_init(&A->src.task);
 	for (int i = 0; i < F_N; i++)
-		kp_buf_init(&files[i], 0);
-	kp_llm_config_init(&cfg);
-	po.prompts_dir = kp_arg_str(args, "prompts");
-	po.max_prompt_chars = (size_t)kp_arg_int(args, "max-prompt-chars", 0);
-	po.max_tool_rounds = 0; /* ask has no code search or tools to answer with */
+		kp_buf_init(&A->files[i], 0);
+	kp_llm_config_init(&A->cfg);
+}
+
+static void ask_release(struct ask *A)
+{
+	kp_programmer_free(A->pg);
+	kp_llm_free(A->llm);
+	kp_llm_config_release(&A->cfg);
+	for (int i = 0; i < F_N; i++)
+		kp_buf_release(&A->files[i]);
+	kp_task_release(&A->src.task);
+	kp_buf_release(&A->src.task_text);
+	kp_buf_release(&A->src.hardware);
+}
+
+/* The task, the GPU and the files: the prompt's context, with what the user got wrong said. An exit code. */
+static int read_inputs(struct kp_cli *cli, const struct kp_args *args, struct ask *A)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_prog_ctx *c = &A->ctx;
 
 	if (kp_arg_str(args, "gpu") && kp_arg_str(args, "hardware")) {
 		kp_cli_error(cli, "give the GPU once: --gpu KEY or --hardware FILE");
-		ret = KP_EXIT_USAGE;
-		goto out;
+		return KP_EXIT_USAGE;
 	}
-	rc = load_sources(args, &src, &err);
-	if (!rc)
-		rc = build_ctx(args, &src, &ctx, files, entries, &err);
-	if (!rc && ctx.mode != KP_PROG_INITIAL && !ctx.parent_code) {
-		kp_cli_error(cli, "--mode %s needs --parent FILE (the code to %s)", kp_prog_mode_name(ctx.mode),
-			     ctx.mode == KP_PROG_DEBUG ? "repair" : "improve");
-		ret = KP_EXIT_USAGE;
-		goto out;
+	if (load_sources(args, &A->src, &err) || build_ctx(args, &A->src, c, A->files, A->entries, &err))
+		return kp_cli_fail(cli, &err);
+	if (c->mode != KP_PROG_INITIAL && !c->parent_code) {
+		kp_cli_error(cli, "--mode %s needs --parent FILE (the code to %s)", kp_prog_mode_name(c->mode),
+			     c->mode == KP_PROG_DEBUG ? "repair" : "improve");
+		return KP_EXIT_USAGE;
 	}
-	if (!rc && !ctx.task_text && !ctx.reference_code) {
+	if (!c->task_text && !c->reference_code) {
 		kp_cli_error(cli, "give the task: --task DIR|FILE.py, or --task-text FILE and/or --reference FILE");
-		ret = KP_EXIT_USAGE;
-		goto out;
+		return KP_EXIT_USAGE;
 	}
-	if (!rc && kp_arg_int(args, "max-prompt-chars", 0) < 0) {
+	if (kp_arg_int(args, "max-prompt-chars", 0) < 0) {
 		kp_cli_error(cli, "--max-prompt-chars must be > 0");
-		ret = KP_EXIT_USAGE;
-		goto out;
+		return KP_EXIT_USAGE;
 	}
-	if (!rc)
-		rc = kp_cli_llm_config(args, &cfg, &err);
-	if (!rc && !kp_arg_flag(args, "dry-run") && !kp_cli_llm_chosen(&cfg)) {
+	return KP_EXIT_OK;
+}
+
+/* The LLM (none for a dry run) and the programmer over it. An exit code. */
+static int open_programmer(struct kp_cli *cli, const struct kp_args *args, struct ask *A)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_programmer_opts po;
+	int dry = kp_arg_flag(args, "dry-run");
+
+	memset(&po, 0, sizeof(po));
+	po.prompts_dir = kp_arg_str(args, "prompts");
+	po.max_prompt_chars = (size_t)kp_arg_int(args, "max-prompt-chars", 0);
+	po.max_tool_rounds = 0; /* ask has no code search or tools to answer with */
+	kp_llm_config_release(&A->cfg);
+	if (kp_cli_llm_config(args, NULL, &A->cfg, &err))
+		return kp_cli_fail(cli, &err);
+	if (!dry && !kp_cli_llm_chosen(&A->cfg)) {
 		kp_cli_error(cli, "no LLM chosen: pass --llm PROVIDER:MODEL (or set KERNELPRO_LLM), or --dry-run to print "
 				  "the prompt");
-		ret = KP_EXIT_USAGE;
-		goto out;
+		return KP_EXIT_USAGE;
 	}
-	if (!rc && !kp_arg_flag(args, "dry-run"))
-		rc = kp_llm_open(&llm, &cfg, &err);
-	if (!rc)
-		rc = kp_programmer_new(&pg, llm, &po, &err);
-	if (rc) {
+	if ((!dry && kp_llm_open(&A->llm, &A->cfg, &err)) || kp_programmer_new(&A->pg, A->llm, &po, &err))
+		return kp_cli_fail(cli, &err);
+	return KP_EXIT_OK;
+}
+
+static int dry_run(struct kp_cli *cli, struct ask *A)
+{
+	struct kp_buf sys = KP_BUF_INIT, user = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	int ret = KP_EXIT_OK;
+
+	if (kp_programmer_prompt(A->pg, &A->ctx, &sys, &user, &err))
 		ret = kp_cli_fail(cli, &err);
-		goto out;
-	}
-
-	if (kp_arg_flag(args, "dry-run")) {
-		rc = kp_programmer_prompt(pg, &ctx, &sys, &user, &err);
-		if (rc) {
-			ret = kp_cli_fail(cli, &err);
-			goto out;
-		}
+	else
 		print_dry(cli, &sys, &user);
-		ret = KP_EXIT_OK;
-		goto out;
-	}
+	kp_buf_release(&sys);
+	kp_buf_release(&user);
+	return ret;
+}
 
-	rc = kp_programmer_generate(pg, &ctx, &res, &err);
-	if (rc) {
+static void print_usage_line(struct kp_cli *cli, const struct kp_llm_config *cfg, const struct kp_llm_usage *u)
+{
+	if (cli->verbosity < 0)
+		return;
+	fprintf(cli->err, "kernelpro: %s%s%s: %ld tokens in, %ld out%s, $%.4f%s, %d attempt%s, %.1f s\n",
+		kp_llm_provider_name(cfg->provider), cfg->model ? " " : "", cfg->model ? cfg->model : "",
+		u->input_tokens, u->output_tokens, u->estimated ? " (estimated)" : "", u->cost_usd,
+		u->cost_known ? "" : " (price unknown)", u->attempts, u->attempts == 1 ? "" : "s", u->elapsed_s);
+}
+
+/* The code (or the reason there is none) where it was asked for. An exit code. */
+static int print_code(struct kp_cli *cli, const struct kp_args *args, const struct kp_prog_result *res)
+{
+	struct kp_error err = KP_ERROR_INIT;
+
+	if (res->rejected) {
+		kp_cli_error(cli, "the reply held no usable code: %s%s", res->reason,
+			     kp_arg_flag(args, "show-reply") ? "" : " (--show-reply prints it)");
+		return KP_EXIT_FAIL;
+	}
+	if (!kp_arg_str(args, "out")) {
+		fputs(res->code, cli->out);
+		return KP_EXIT_OK;
+	}
+	if (kp_write_file_atomic(kp_arg_str(args, "out"), res->code, strlen(res->code), &err))
+		return kp_cli_fail(cli, &err);
+	return KP_EXIT_OK;
+}
+
+static int send(struct kp_cli *cli, const struct kp_args *args, struct ask *A)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_prog_result res;
+	int ret;
+
+	memset(&res, 0, sizeof(res));
+	if (kp_programmer_generate(A->pg, &A->ctx, &res, &err)) {
 		ret = kp_cli_fail(cli, &err);
 		goto out;
 	}
 	if (kp_arg_flag(args, "show-reply") && res.reply)
 		fprintf(cli->err, "----- reply -----\n%s\n----- end of reply -----\n", res.reply);
-	if (cli->verbosity >= 0)
-		fprintf(cli->err, "kernelpro: %s%s%s: %ld tokens in, %ld out%s, $%.4f%s, %d attempt%s, %.1f s\n",
-			kp_llm_provider_name(cfg.provider), cfg.model ? " " : "", cfg.model ? cfg.model : "",
-			res.usage.input_tokens, res.usage.output_tokens, res.usage.estimated ? " (estimated)" : "",
-			res.usage.cost_usd, res.usage.cost_known ? "" : " (price unknown)", res.usage.attempts,
-			res.usage.attempts == 1 ? "" : "s", res.usage.elapsed_s);
+	print_usage_line(cli, &A->cfg, &res.usage);
 	if (cli->json) {
-		print_result(cli, &cfg, &res);
+		print_result(cli, &A->cfg, &res);
 		ret = res.rejected ? KP_EXIT_FAIL : KP_EXIT_OK;
-		goto out;
-	}
-	if (res.rejected) {
-		kp_cli_error(cli, "the reply held no usable code: %s%s", res.reason,
-			     kp_arg_flag(args, "show-reply") ? "" : " (--show-reply prints it)");
-		goto out;
-	}
-	if (kp_arg_str(args, "out")) {
-		rc = kp_write_file_atomic(kp_arg_str(args, "out"), res.code, strlen(res.code), &err);
-		if (rc) {
-			ret = kp_cli_fail(cli, &err);
-			goto out;
-		}
 	} else {
-		fputs(res.code, cli->out);
+		ret = print_code(cli, args, &res);
 	}
-	ret = KP_EXIT_OK;
 out:
 	kp_prog_result_release(&res);
-	kp_programmer_free(pg);
-	kp_llm_free(llm);
-	kp_llm_config_release(&cfg);
-	for (int i = 0; i < F_N; i++)
-		kp_buf_release(&files[i]);
-	kp_task_release(&src.task);
-	kp_buf_release(&src.task_text);
-	kp_buf_release(&src.hardware);
-	kp_buf_release(&sys);
-	kp_buf_release(&user);
+	return ret;
+}
+
+static int run_ask(struct kp_cli *cli, const struct kp_args *args)
+{
+	struct ask A;
+	int ret;
+
+	ask_init(&A);
+	ret = read_inputs(cli, args, &A);
+	if (ret == KP_EXIT_OK)
+		ret = open_programmer(cli, args, &A);
+	if (ret == KP_EXIT_OK)
+		ret = kp_arg_flag(args, "dry-run") ? dry_run(cli, &A) : send(cli, args, &A);
+	ask_release(&A);
 	return ret;
 }
 

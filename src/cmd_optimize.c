@@ -90,23 +90,13 @@ static int check_args(struct opt_state *S)
 	return 0;
 }
 
-/* The run to work on: a resumed one with the new limits given, or a new one's task and settings. */
-static int prepare_run(struct opt_state *S, const struct kp_search_budget *b, unsigned which,
-		       struct kp_error *err)
+/* A resumed run: opened (locked), the new limits given recorded, its task loaded. */
+static int resume_run(struct opt_state *S, const struct kp_search_budget *b, unsigned which, struct kp_error *err)
 {
 	const struct kp_args *a = S->args;
 	struct kp_buf dir = KP_BUF_INIT;
-	int rc;
+	int rc = kp_run_resolve(kp_cli_runs_root(a), kp_arg_str(a, "resume"), &dir, err);
 
-	if (!S->resume) {
-		S->settings.budget = *b;
-		if (!which)
-			S->settings.budget.evals = KP_RUN_DEFAULT_EVALS;
-		if (kp_task_load(&S->task, kp_arg_pos(a, 0), err))
-			return kp_cli_fail(S->cli, err);
-		return kp_runopts_settings(S->cli, a, &S->task, &S->parts.llm, &S->settings);
-	}
-	rc = kp_run_resolve(kp_cli_runs_root(a), kp_arg_str(a, "resume"), &dir, err);
 	if (!rc)
 		rc = kp_run_open(&S->run, dir.buf, 0, err);
 	if (!rc) /* new limits replace the recorded ones (a larger --evals extends a finished run) */
@@ -115,6 +105,17 @@ static int prepare_run(struct opt_state *S, const struct kp_search_budget *b, un
 		rc = kp_run_load_task(S->run, kp_arg_npos(a) ? kp_arg_pos(a, 0) : NULL, &S->task, err);
 	kp_buf_release(&dir);
 	return rc ? kp_cli_fail(S->cli, err) : 0;
+}
+
+/* A new run's task and settings (created once everything else is ready). */
+static int new_run(struct opt_state *S, const struct kp_search_budget *b, unsigned which, struct kp_error *err)
+{
+	S->settings.budget = *b;
+	if (!which)
+		S->settings.budget.evals = KP_RUN_DEFAULT_EVALS;
+	if (kp_task_load(&S->task, kp_arg_pos(S->args, 0), err))
+		return kp_cli_fail(S->cli, err);
+	return kp_runopts_settings(S->cli, S->args, &S->task, &S->parts.llm, &S->settings);
 }
 
 static void on_started(struct kp_run *r, const struct kp_search_params *p, void *ud)
@@ -195,11 +196,14 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 	kp_runopts_parts_init(&S.parts);
 	if ((rc = check_args(&S)) || (rc = kp_runopts_budget(cli, args, &budget, &which)))
 		goto done;
-	if (kp_cli_llm_config(args, &S.parts.llm, &err)) {
+	if (S.resume && (rc = resume_run(&S, &budget, which, &err)))
+		goto done;
+	/* Without --llm a resumed run asks the model it was started with (the key comes from the environment). */
+	if (kp_cli_llm_config(args, S.run ? kp_run_settings(S.run)->llm : NULL, &S.parts.llm, &err)) {
 		rc = kp_cli_fail(cli, &err);
 		goto done;
 	}
-	if ((rc = prepare_run(&S, &budget, which, &err)))
+	if (!S.resume && (rc = new_run(&S, &budget, which, &err)))
 		goto done;
 	st = S.run ? kp_run_settings(S.run) : &S.settings;
 	if ((rc = kp_runopts_parts(cli, args, st->orchestration, &S.parts)))

@@ -8,6 +8,7 @@
 	X(optimize)    \
 	X(runs)        \
 	X(show)        \
+	X(report)      \
 	X(eval)        \
 	X(baseline)    \
 	X(ask)         \

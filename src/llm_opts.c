@@ -1,49 +1,16 @@
-/* Reads the shared LLM options: config file, then $KERNELPRO_LLM, then the command line. */
+/* Reads the shared LLM options: the sources through lib/llm, then the settings given on the command line. */
 #include "base/setup.h"
 
-#include "kernelpro/fs.h"
 #include "llm_opts.h"
 
-static char *default_config_path(void)
+int kp_cli_llm_config(const struct kp_args *a, const char *fallback_spec, struct kp_llm_config *cfg,
+		      struct kp_error *err)
 {
-	const char *env = getenv("KERNELPRO_LLM_CONFIG");
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
-	char *p;
-	if (env && *env)
-		return kp_xstrdup(env);
-	if (xdg && *xdg)
-		p = kp_xasprintf("%s/kernelpro/llm.json", xdg);
-	else if (home && *home)
-		p = kp_xasprintf("%s/.config/kernelpro/llm.json", home);
-	else
-		return NULL;
-	if (kp_path_exists(p))
-		return p;
-	free(p);
-	return NULL;
-}
-
-int kp_cli_llm_config(const struct kp_args *a, struct kp_llm_config *cfg, struct kp_error *err)
-{
-	const char *file = kp_arg_str(a, "llm-config");
-	const char *spec = kp_arg_str(a, "llm");
-	const char *env = getenv("KERNELPRO_LLM");
-	char *path = file ? kp_xstrdup(file) : default_config_path();
-	int rc = 0;
+	struct kp_llm_sources src = {kp_arg_str(a, "llm-config"), kp_arg_str(a, "llm"), fallback_spec};
+	int rc;
 
 	kp_llm_config_init(cfg);
-	if (path)
-		rc = kp_llm_config_load_file(cfg, path, err);
-	free(path);
-	if (!rc && !spec && env && *env) {
-		rc = kp_llm_config_parse_spec(cfg, env, err);
-		if (rc)
-			kp_error_prefix(err, "KERNELPRO_LLM: ");
-	}
-	if (!rc && spec)
-		rc = kp_llm_config_parse_spec(cfg, spec, err);
-	if (rc)
+	if ((rc = kp_llm_config_load(cfg, &src, err)))
 		return rc;
 	if (kp_arg_str(a, "record")) {
 		free(cfg->record_dir);
@@ -60,10 +27,6 @@ int kp_cli_llm_config(const struct kp_args *a, struct kp_llm_config *cfg, struct
 		cfg->timeout_s = kp_arg_num(a, "llm-timeout", -1);
 	if (kp_arg_given(a, "llm-retries"))
 		cfg->retries = (int)kp_arg_int(a, "llm-retries", -1);
-	if (kp_arg_given(a, "max-total-tokens"))
-		cfg->max_total_tokens = kp_arg_int(a, "max-total-tokens", -1);
-	if (kp_arg_given(a, "max-cost"))
-		cfg->max_cost_usd = kp_arg_num(a, "max-cost", -1);
 	if ((kp_arg_given(a, "max-tokens") && cfg->max_tokens <= 0) ||
 	    (kp_arg_given(a, "llm-timeout") && cfg->timeout_s <= 0) ||
 	    (kp_arg_given(a, "llm-retries") && cfg->retries < 0))

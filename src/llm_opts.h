@@ -16,15 +16,16 @@
 	{"temperature", 0, KP_OPT_NUM, "T", "sampling temperature (default: the provider's)", NULL},             \
 	{"max-tokens", 0, KP_OPT_INT, "N", "reply tokens per request (default 8192)", NULL},                     \
 	{"llm-timeout", 0, KP_OPT_NUM, "SECONDS", "time limit per request attempt (default 300)", NULL},         \
-	{"llm-retries", 0, KP_OPT_INT, "N", "retries on 429/5xx/timeouts (default 4)", NULL},                    \
-	{"max-total-tokens", 0, KP_OPT_INT, "N", "stop asking once this many tokens are used", NULL},            \
-	{"max-cost", 0, KP_OPT_NUM, "USD", "stop asking once this much is spent (needs a known price)", NULL}
+	{"llm-retries", 0, KP_OPT_INT, "N", "retries on 429/5xx/timeouts (default 4)", NULL}
 
 /*
  * Builds the configuration from, in rising precedence: the config file,
- * $KERNELPRO_LLM, then the command line. cfg is initialised here; release it.
+ * $KERNELPRO_LLM, then the command line (kp_llm_config_load); fallback_spec
+ * (a resumed run's, or NULL) when none of them chose a backend. cfg is
+ * initialised here; release it.
  */
-int kp_cli_llm_config(const struct kp_args *a, struct kp_llm_config *cfg, struct kp_error *err);
+int kp_cli_llm_config(const struct kp_args *a, const char *fallback_spec, struct kp_llm_config *cfg,
+		      struct kp_error *err);
 
 /* True when no backend was chosen anywhere (a dry run needs none). */
 int kp_cli_llm_chosen(const struct kp_llm_config *cfg);

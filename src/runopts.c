@@ -83,33 +83,6 @@ int kp_runopts_budget(struct kp_cli *cli, const struct kp_args *a, struct kp_sea
 	return 0;
 }
 
-/* The LLM spec as it can be given back to --llm on resume (never a key). */
-static void llm_spec(const struct kp_llm_config *c, struct kp_buf *out)
-{
-	switch (c->provider) {
-	case KP_LLM_OPENAI:
-	case KP_LLM_ANTHROPIC:
-		kp_buf_addf(out, "%s:%s", kp_llm_provider_name(c->provider), c->model ? c->model : "");
-		break;
-	case KP_LLM_EXEC: {
-		char *j = kp_strvec_join(&c->exec_argv, " ");
-		kp_buf_addf(out, "exec:%s", j ? j : "");
-		free(j);
-		break;
-	}
-	case KP_LLM_REPLAY: {
-		char *abs = c->replay_dir ? realpath(c->replay_dir, NULL) : NULL;
-		kp_buf_addf(out, "%s:%s", c->replay_mode == KP_LLM_REPLAY_HASH ? "replay-hash" : "replay",
-			    abs             ? abs
-			    : c->replay_dir ? c->replay_dir
-					    : "");
-		free(abs);
-		break;
-	}
-	default: break;
-	}
-}
-
 int kp_runopts_settings(struct kp_cli *cli, const struct kp_args *a, const struct kp_task *task,
 			const struct kp_llm_config *llm, struct kp_run_settings *s)
 {
@@ -133,7 +106,7 @@ int kp_runopts_settings(struct kp_cli *cli, const struct kp_args *a, const struc
 		return usage(cli, "--tool-rounds applies to --orchestration reactive only");
 	s->tool_rounds = (int)rounds;
 	s->family = kp_xstrdup(kp_arg_str(a, "family") ? kp_arg_str(a, "family") : task->name);
-	llm_spec(llm, &spec);
+	kp_llm_config_format_spec(llm, &spec);
 	s->llm = spec.len ? kp_buf_detach(&spec, NULL) : NULL;
 	kp_buf_release(&spec);
 	s->evaluator = kp_xstrdup(kp_arg_str(a, "evaluator"));

@@ -5,39 +5,40 @@
 #include <stdarg.h>
 
 /*
- * The one list of error codes. Codes are persisted (run databases, JSON
- * verdicts), so entries are only ever appended, never renumbered or reused;
- * a retired code becomes OBSOLETE_<n>.
+ * The one list of error codes: X(NAME, name, message). Codes are persisted
+ * (run databases, JSON verdicts), so entries are only ever appended, never
+ * renumbered or reused; a retired code becomes OBSOLETE_<n>. `name` is NAME in
+ * lowercase (kp_errname(); the preprocessor cannot lowercase, a test checks).
  */
 #define KP_ERRNO_MAP(X)                                                        \
-	X(NOMEM, "out of memory")                                              \
-	X(INVAL, "invalid argument")                                           \
-	X(IO, "input/output error")                                            \
-	X(NOENT, "not found")                                                  \
-	X(PARSE, "malformed input")                                            \
-	X(TOOBIG, "input exceeds its size limit")                              \
-	X(CHILD, "child process failed")                                       \
-	X(TIMEOUT, "time limit exceeded")                                      \
-	X(NOTOOL, "required tool is missing")                                  \
-	X(NODEV, "no usable GPU")                                              \
-	X(PERM, "permission denied")                                           \
-	X(HTTP, "HTTP request failed")                                         \
-	X(LLM, "LLM reply unusable")                                           \
-	X(DB, "database error")                                                \
-	X(UNSUPPORTED, "not supported")                                        \
-	X(BUDGET, "budget exhausted")                                          \
-	X(MISSING, "required data is missing")                                 \
-	X(EXISTS, "already exists")                                            \
-	X(AUTH, "authentication failed")                                       \
-	X(CANCELED, "canceled")                                                \
-	X(LUA, "user tool failed")                                             \
-	X(CHEAT, "candidate refused by anti-cheat checks")
+	X(NOMEM, nomem, "out of memory")                                       \
+	X(INVAL, inval, "invalid argument")                                    \
+	X(IO, io, "input/output error")                                        \
+	X(NOENT, noent, "not found")                                           \
+	X(PARSE, parse, "malformed input")                                     \
+	X(TOOBIG, toobig, "input exceeds its size limit")                      \
+	X(CHILD, child, "child process failed")                                \
+	X(TIMEOUT, timeout, "time limit exceeded")                             \
+	X(NOTOOL, notool, "required tool is missing")                          \
+	X(NODEV, nodev, "no usable GPU")                                       \
+	X(PERM, perm, "permission denied")                                     \
+	X(HTTP, http, "HTTP request failed")                                   \
+	X(LLM, llm, "LLM reply unusable")                                      \
+	X(DB, db, "database error")                                            \
+	X(UNSUPPORTED, unsupported, "not supported")                           \
+	X(BUDGET, budget, "budget exhausted")                                  \
+	X(MISSING, missing, "required data is missing")                        \
+	X(EXISTS, exists, "already exists")                                    \
+	X(AUTH, auth, "authentication failed")                                 \
+	X(CANCELED, canceled, "canceled")                                      \
+	X(LUA, lua, "user tool failed")                                        \
+	X(CHEAT, cheat, "candidate refused by anti-cheat checks")
 
-#define KP__ERR_POS(name, msg) KP__POS_##name,
+#define KP__ERR_POS(NAME, name, msg) KP__POS_##NAME,
 enum kp__err_pos { KP_ERRNO_MAP(KP__ERR_POS) KP__NERR };
 #undef KP__ERR_POS
 
-#define KP__ERR_NEG(name, msg) KP_E##name = -(KP__POS_##name + 1),
+#define KP__ERR_NEG(NAME, name, msg) KP_E##NAME = -(KP__POS_##NAME + 1),
 /* 0 is success; every failure is one of these negative codes. */
 enum kp_err { KP_OK = 0, KP_ERRNO_MAP(KP__ERR_NEG) };
 #undef KP__ERR_NEG

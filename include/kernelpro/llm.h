@@ -1,9 +1,10 @@
-/* LLM backends behind one interface: openai, anthropic, exec and replay, with retries, budgets and recording. */
+/* LLM backends behind one interface: openai, anthropic, exec and replay, with retries, usage and recording. */
 #ifndef KERNELPRO_LLM_H
 #define KERNELPRO_LLM_H
 
 #include <stddef.h>
 
+#include "kernelpro/buf.h"
 #include "kernelpro/error.h"
 #include "kernelpro/strvec.h"
 
@@ -11,7 +12,7 @@
  * Use:
  *   struct kp_llm_config cfg;
  *   kp_llm_config_init(&cfg);
- *   kp_llm_config_parse_spec(&cfg, "openai:gpt-4o", &err);   (and/or _load_file)
+ *   kp_llm_config_load(&cfg, &sources, &err);                 (or _parse_spec, _load_file)
  *   kp_llm_open(&llm, &cfg, &err);                           (checks the key, the price table)
  *   kp_llm_complete(llm, &req, &reply, &err);                 (or _complete_many: in parallel)
  *   kp_llm_reply_release(&reply); kp_llm_free(llm); kp_llm_config_release(&cfg);
@@ -21,12 +22,18 @@
  * recordings, or anything kp_llm writes. A missing key is KP_EAUTH naming the
  * variable; there is never a fallback to another provider.
  *
+ * Limits: kp_llm counts every exchange's tokens and cost (kp_llm_totals(), each
+ * reply's usage) but enforces no token or cost limit: the caller that owns the
+ * budget does (a run's --tokens / --cost, lib/search). kp_llm_check_priced()
+ * tells it whether a cost limit can be counted at all.
+ *
  * Threads: a kp_llm may be used from several threads at once; each call
- * runs its own transfers and they share one connection pool, the totals and
- * the caps. Within one thread, kp_llm_complete_many() keeps up to `parallel`
+ * runs its own transfers and they share one connection pool and the totals.
+ * Within one thread, kp_llm_complete_many() keeps up to `parallel`
  * requests in flight. The observer runs in the thread that made the call.
  */
 
+/* The backends; lib/llm/backends.c holds their table (docs/internals/adding.md). */
 enum kp_llm_provider {
 	KP_LLM_NONE = 0,
 	KP_LLM_OPENAI,    /* Chat Completions: OpenAI, vLLM, llama.cpp, Ollama, LiteLLM, OpenRouter */
@@ -76,8 +83,6 @@ struct kp_llm_config {
 	double backoff_max_s; /* longest single wait, Retry-After included; < 0: 60 */
 	int parallel;         /* requests in flight in complete_many; <= 0: 4 */
 
-	long max_total_tokens; /* cap over the handle's life (input + output); <= 0: none */
-	double max_cost_usd;   /* cap over the handle's life; <= 0: none (needs a known price) */
 	struct kp_llm_price price; /* < 0: from the built-in table by model name */
 };
 
@@ -89,12 +94,41 @@ void kp_llm_config_init(struct kp_llm_config *cfg);
 void kp_llm_config_release(struct kp_llm_config *cfg);
 
 /*
+ * Where a configuration comes from; NULL: not given. kp_llm_config_load()
+ * applies, in rising precedence: the config file, $KERNELPRO_LLM (only when
+ * spec is NULL), spec; then fallback_spec when none of those chose a backend.
+ */
+struct kp_llm_sources {
+	const char *file;          /* NULL: $KERNELPRO_LLM_CONFIG, else $XDG_CONFIG_HOME/kernelpro/llm.json
+				      (~/.config/kernelpro/llm.json) when it exists */
+	const char *spec;          /* "PROVIDER:MODEL" (the command line's --llm) */
+	const char *fallback_spec; /* what a resumed run was started with (kp_llm_config_format_spec) */
+};
+
+/* Fills cfg (initialised by the caller) from the sources; options set after it override it. */
+int kp_llm_config_load(struct kp_llm_config *cfg, const struct kp_llm_sources *src, struct kp_error *err);
+
+/*
  * "PROVIDER:MODEL": "openai:gpt-4o", "anthropic:claude-sonnet-4-5",
  * "exec:PROGRAM ARG..." (split on spaces, no shell, no quoting),
  * "replay:DIR" (in order) or "replay-hash:DIR" (by prompt hash).
  * Fills provider and the provider's field; leaves the rest alone.
  */
 int kp_llm_config_parse_spec(struct kp_llm_config *cfg, const char *spec, struct kp_error *err);
+
+/*
+ * Appends the spec that selects cfg's backend again, as parse_spec reads it
+ * (a replay directory made absolute; never a key). Nothing when none is chosen.
+ */
+void kp_llm_config_format_spec(const struct kp_llm_config *cfg, struct kp_buf *out);
+
+/*
+ * For a run that made `done` exchanges in earlier sessions. Returns 1 when the
+ * backend answers requests by their order (replay in order): it then starts
+ * after those `done` replies, and the caller must send requests one at a time.
+ * Returns 0 (and changes nothing) for every other backend.
+ */
+int kp_llm_config_resume(struct kp_llm_config *cfg, long done);
 
 /*
  * A JSON config file (docs/llm.md): {"llm": "openai:gpt-4o", "base_url": ...,
@@ -112,11 +146,18 @@ struct kp_llm;
 
 /*
  * Checks the configuration (key present, exec program found, replay
- * directory readable, a price known when a cost cap is set) and sets the
- * backend up. The handle keeps its own copy of cfg.
+ * directory readable) and sets the backend up. The handle keeps its own copy
+ * of cfg.
  */
 int kp_llm_open(struct kp_llm **out, const struct kp_llm_config *cfg, struct kp_error *err);
 void kp_llm_free(struct kp_llm *llm);
+
+/*
+ * 0 when the handle knows what its exchanges cost (a price for the model, or
+ * a backend that costs nothing, as replay); else KP_EINVAL saying how to give
+ * a price. For a caller that limits cost: without a price its cost stays 0.
+ */
+int kp_llm_check_priced(const struct kp_llm *llm, struct kp_error *err);
 
 /* One conversation turn. */
 enum kp_llm_role { KP_LLM_USER = 0, KP_LLM_ASSISTANT };
@@ -162,7 +203,7 @@ void kp_llm_reply_release(struct kp_llm_reply *r);
 
 /*
  * Sends one request and waits for the reply (retries included). Errors:
- * KP_EAUTH (key refused), KP_EBUDGET (a cap was reached before sending),
+ * KP_EAUTH (key refused), KP_ECANCELED (kp_llm_cancel() was called),
  * KP_ETIMEOUT and KP_EHTTP (after the last retry), KP_ELLM (the provider
  * refused the request or its reply was unreadable), KP_ENOENT (replay: no
  * reply recorded for it). Messages never contain a key.

@@ -7,6 +7,7 @@
 #include "kernelpro/buf.h"
 #include "kernelpro/error.h"
 #include "kernelpro/llm.h"
+#include "kernelpro/mode.h" /* enum kp_prog_mode, kp_prog_mode_name/parse */
 
 /*
  * Use:
@@ -24,16 +25,6 @@
  * may run in several threads at once (the kp_llm allows it); the hooks are
  * then called from those threads and must be safe for it.
  */
-
-enum kp_prog_mode {
-	KP_PROG_INITIAL = 0, /* first version from the reference */
-	KP_PROG_DEBUG,       /* repair a candidate that failed */
-	KP_PROG_OPTIMIZE,    /* make a correct candidate faster */
-};
-
-/* "initial", "debug", "optimize". */
-const char *kp_prog_mode_name(enum kp_prog_mode m);
-int kp_prog_mode_parse(const char *s, enum kp_prog_mode *out);
 
 /* What the candidate is; the harness (lib/eval, docs/eval.md) defines each format's ABI. */
 enum kp_cand_format {
@@ -192,7 +183,7 @@ int kp_programmer_prompt(struct kp_programmer *p, const struct kp_prog_ctx *ctx,
  * Builds the prompt, asks the LLM, answers tool and search requests (up to
  * max_tool_rounds), extracts the code. Returns 0 when the model answered,
  * rejected or not (check out->rejected); an error when the LLM could not be
- * asked (KP_EAUTH, KP_EBUDGET, KP_EHTTP, KP_ETIMEOUT, ...).
+ * asked (KP_EAUTH, KP_ECANCELED, KP_EHTTP, KP_ETIMEOUT, ...).
  */
 int kp_programmer_generate(struct kp_programmer *p, const struct kp_prog_ctx *ctx, struct kp_prog_result *out,
 			   struct kp_error *err);

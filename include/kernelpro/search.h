@@ -20,7 +20,7 @@
 
 #include "kernelpro/buf.h"
 #include "kernelpro/error.h"
-#include "kernelpro/programmer.h" /* enum kp_prog_mode */
+#include "kernelpro/mode.h"
 #include "kernelpro/store.h"
 #include "kernelpro/task_kind.h"
 

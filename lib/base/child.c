@@ -204,32 +204,86 @@ static _Noreturn void child_exec(const struct kp_child *c, const char *prog, cha
 	_exit(127);
 }
 
-int kp_child_run(struct kp_child *c, struct kp_error *err)
-{
-	struct kp_strvec envv = KP_STRVEC_INIT;
-	char *prog = NULL;
-	int in_p[2] = {-1, -1}, out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, rep_p[2] = {-1, -1};
-	int devnull = -1, rc = 0, status = 0, exited = 0, group_killed = 0;
-	size_t out_cap = c->out_cap ? c->out_cap : KP_CHILD_DEFAULT_CAP;
-	size_t err_cap = c->err_cap ? c->err_cap : KP_CHILD_DEFAULT_CAP;
-	size_t in_off = 0;
-	long grace = c->kill_grace_ms > 0 ? c->kill_grace_ms : 2000;
-	double start, term_at = 0;
-	int out_trunc = 0, err_trunc = 0;
-	pid_t pid;
+/* --- One run: spawn, then feed stdin and collect output until the child is gone, then reap ---------- */
 
-	if ((rc = kp_fault(KP_FAULT_SPAWN, c->args.n ? c->args.v[0] : NULL, err)))
-		return rc;
+/* The parent's side of a running child. fds are -1 once closed. */
+struct run {
+	pid_t pid;
+	int in_fd, out_fd, err_fd; /* our ends of the child's stdin, stdout, stderr */
+	size_t in_off;             /* stdin bytes written so far */
+	size_t out_cap, err_cap;
+	int out_trunc, err_trunc;
+	long grace_ms;             /* between SIGTERM and SIGKILL on the time limit */
+	double start, term_at;
+	int exited, group_killed, status;
+};
+
+static void run_init(struct run *r, const struct kp_child *c)
+{
+	memset(r, 0, sizeof(*r));
+	r->in_fd = r->out_fd = r->err_fd = -1;
+	r->out_cap = c->out_cap ? c->out_cap : KP_CHILD_DEFAULT_CAP;
+	r->err_cap = c->err_cap ? c->err_cap : KP_CHILD_DEFAULT_CAP;
+	r->grace_ms = c->kill_grace_ms > 0 ? c->kill_grace_ms : 2000;
+}
+
+static void run_close(struct run *r)
+{
+	close_fd(&r->in_fd);
+	close_fd(&r->out_fd);
+	close_fd(&r->err_fd);
+}
+
+static void reset_results(struct kp_child *c)
+{
 	kp_buf_reset(&c->out);
 	kp_buf_reset(&c->err);
 	c->out_total = c->err_total = 0;
 	c->out_truncated = c->err_truncated = c->timed_out = 0;
 	c->exit_code = -1;
 	c->term_signal = 0;
+	c->elapsed_s = 0;
 	c->pid = 0;
+}
 
-	if (!c->args.n)
-		return kp_error_set(err, KP_EINVAL, "child: empty argument vector");
+/* The pipes the child needs: exec report, stdout, stderr, stdin (or /dev/null). All close-on-exec. */
+static int open_pipes(const struct kp_child *c, int in_p[2], int out_p[2], int err_p[2], int rep_p[2],
+		      int *devnull, struct kp_error *err)
+{
+	if (pipe2(rep_p, O_CLOEXEC) || (!c->inherit_stdout && pipe2(out_p, O_CLOEXEC)) ||
+	    (!c->inherit_stderr && !c->merge_stderr && pipe2(err_p, O_CLOEXEC)) ||
+	    (c->stdin_data && pipe2(in_p, O_CLOEXEC)))
+		return kp_error_set(err, KP_EIO, "child: cannot create pipes: %s", strerror(errno));
+	if (!c->stdin_data && (*devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		return kp_error_set(err, KP_EIO, "child: cannot open /dev/null: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * The report pipe closes on a successful exec (close-on-exec) or carries the exec's errno.
+ * Returns 0 when the program is running, else the error (the child reaped).
+ */
+static int wait_exec(const struct kp_child *c, const char *prog, struct run *r, int rep_fd, struct kp_error *err)
+{
+	int e = 0;
+	ssize_t n;
+	do
+		n = read(rep_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(e))
+		return 0;
+	waitpid(r->pid, &r->status, 0);
+	return kp_error_set(err, e == ENOENT || e == EACCES || e == ENOEXEC ? KP_ENOTOOL : KP_EIO, "cannot run '%s': %s",
+			    prog, strerror(e));
+}
+
+/* Starts the program in its own process group. On success r holds the pid and our pipe ends. */
+static int spawn(struct kp_child *c, struct run *r, struct kp_error *err)
+{
+	struct kp_strvec envv = KP_STRVEC_INIT;
+	int in_p[2] = {-1, -1}, out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, rep_p[2] = {-1, -1}, devnull = -1;
+	char *prog;
+	int rc;
 
 	build_env(c, &envv);
 	prog = which_in(c->args.v[0], env_get(&envv, "PATH"));
@@ -238,147 +292,165 @@ int kp_child_run(struct kp_child *c, struct kp_error *err)
 				  strchr(c->args.v[0], '/') ? " or not executable" : " on PATH");
 		goto out;
 	}
-
-	if (pipe2(rep_p, O_CLOEXEC) || (!c->inherit_stdout && pipe2(out_p, O_CLOEXEC)) ||
-	    (!c->inherit_stderr && !c->merge_stderr && pipe2(err_p, O_CLOEXEC)) ||
-	    (c->stdin_data && pipe2(in_p, O_CLOEXEC))) {
-		rc = kp_error_set(err, KP_EIO, "child: cannot create pipes: %s", strerror(errno));
+	if ((rc = open_pipes(c, in_p, out_p, err_p, rep_p, &devnull, err)))
 		goto out;
-	}
-	if (!c->stdin_data && (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		rc = kp_error_set(err, KP_EIO, "child: cannot open /dev/null: %s", strerror(errno));
-		goto out;
-	}
-
-	start = kp_now();
-	pid = fork();
-	if (pid < 0) {
+	r->start = kp_now();
+	r->pid = fork();
+	if (r->pid < 0) {
 		rc = kp_error_set(err, KP_EIO, "child: fork failed: %s", strerror(errno));
 		goto out;
 	}
-	if (pid == 0)
-		child_exec(c, prog, envv.v, c->stdin_data ? in_p[0] : devnull, out_p[1],
-			   c->merge_stderr ? -1 : err_p[1], rep_p[1]);
-
-	c->pid = pid;
-	setpgid(pid, pid); /* also done in the child; whichever runs first wins the race */
+	if (r->pid == 0)
+		child_exec(c, prog, envv.v, c->stdin_data ? in_p[0] : devnull, out_p[1], c->merge_stderr ? -1 : err_p[1],
+			   rep_p[1]);
+	c->pid = r->pid;
+	setpgid(r->pid, r->pid); /* also done in the child; whichever runs first wins the race */
+	/* The child's ends: ours would keep its pipes (the report pipe included) from ever reading EOF. */
 	close_fd(&in_p[0]);
 	close_fd(&out_p[1]);
 	close_fd(&err_p[1]);
 	close_fd(&rep_p[1]);
 	close_fd(&devnull);
+	rc = wait_exec(c, prog, r, rep_p[0], err);
+	if (rc)
+		goto out;
+	/* Ours from here; run_close() closes them. */
+	r->in_fd = in_p[1], in_p[1] = -1;
+	r->out_fd = out_p[0], out_p[0] = -1;
+	r->err_fd = err_p[0], err_p[0] = -1;
+out:
+	for (int i = 0; i < 2; i++) {
+		close_fd(&in_p[i]);
+		close_fd(&out_p[i]);
+		close_fd(&err_p[i]);
+		close_fd(&rep_p[i]);
+	}
+	close_fd(&devnull);
+	free(prog);
+	kp_strvec_release(&envv);
+	return rc;
+}
 
-	{
-		int e = 0;
-		ssize_t n;
-		do
-			n = read(rep_p[0], &e, sizeof(e));
-		while (n < 0 && errno == EINTR);
-		close_fd(&rep_p[0]);
-		if (n == (ssize_t)sizeof(e)) {
-			waitpid(pid, &status, 0);
-			rc = kp_error_set(err, e == ENOENT || e == EACCES || e == ENOEXEC ? KP_ENOTOOL : KP_EIO,
-					  "cannot run '%s': %s", prog, strerror(e));
-			goto out;
+/* The time limit: SIGTERM to the group, then SIGKILL after the grace period. */
+static void enforce_deadline(struct kp_child *c, struct run *r, double now)
+{
+	if (!r->exited && c->timeout_ms > 0 && !c->timed_out && (now - r->start) * 1000.0 >= (double)c->timeout_ms) {
+		c->timed_out = 1;
+		kill(-r->pid, SIGTERM);
+		kill(r->pid, SIGTERM);
+		r->term_at = now;
+	}
+	if (c->timed_out && !r->group_killed && (now - r->term_at) * 1000.0 >= (double)r->grace_ms) {
+		kill(-r->pid, SIGKILL);
+		kill(r->pid, SIGKILL);
+		r->group_killed = 1;
+	}
+}
+
+static void reap_nowait(struct kp_child *c, struct run *r)
+{
+	if (r->exited || waitpid(r->pid, &r->status, WNOHANG) != r->pid)
+		return;
+	r->exited = 1;
+	c->elapsed_s = kp_now() - r->start;
+	/* Nothing the child started may outlive it or hold our pipes open. */
+	kill(-r->pid, SIGKILL);
+	r->group_killed = 1;
+}
+
+/* Moves data on the descriptors poll found ready. */
+static void transfer(struct kp_child *c, struct run *r, const struct pollfd *pfd, int nfd)
+{
+	for (int i = 0; i < nfd; i++) {
+		if (!pfd[i].revents)
+			continue;
+		if (pfd[i].fd == r->out_fd) {
+			if (!drain(r->out_fd, &c->out, r->out_cap, &c->out_total, &r->out_trunc))
+				close_fd(&r->out_fd);
+		} else if (pfd[i].fd == r->err_fd) {
+			if (!drain(r->err_fd, &c->err, r->err_cap, &c->err_total, &r->err_trunc))
+				close_fd(&r->err_fd);
+		} else if (pfd[i].fd == r->in_fd) {
+			ssize_t w = write_nosigpipe(r->in_fd, (const char *)c->stdin_data + r->in_off,
+						    c->stdin_len - r->in_off);
+			if (w > 0)
+				r->in_off += (size_t)w;
+			if ((w < 0 && errno != EAGAIN && errno != EINTR) || r->in_off >= c->stdin_len)
+				close_fd(&r->in_fd);
 		}
 	}
+}
 
-	if (out_p[0] >= 0)
-		set_nonblock(out_p[0]);
-	if (err_p[0] >= 0)
-		set_nonblock(err_p[0]);
-	if (in_p[1] >= 0) {
-		set_nonblock(in_p[1]);
+/* Feeds stdin and collects stdout and stderr until every pipe is closed and the child has exited. */
+static int pump(struct kp_child *c, struct run *r, struct kp_error *err)
+{
+	if (r->out_fd >= 0)
+		set_nonblock(r->out_fd);
+	if (r->err_fd >= 0)
+		set_nonblock(r->err_fd);
+	if (r->in_fd >= 0) {
+		set_nonblock(r->in_fd);
 		if (c->stdin_len == 0)
-			close_fd(&in_p[1]);
+			close_fd(&r->in_fd);
 	}
-
-	while (out_p[0] >= 0 || err_p[0] >= 0 || in_p[1] >= 0 || !exited) {
+	while (r->out_fd >= 0 || r->err_fd >= 0 || r->in_fd >= 0 || !r->exited) {
 		struct pollfd pfd[3];
 		int nfd = 0;
-		double now = kp_now();
 
-		if (!exited && c->timeout_ms > 0 && !c->timed_out &&
-		    (now - start) * 1000.0 >= (double)c->timeout_ms) {
-			c->timed_out = 1;
-			kill(-pid, SIGTERM);
-			kill(pid, SIGTERM);
-			term_at = now;
-		}
-		if (c->timed_out && !group_killed && (now - term_at) * 1000.0 >= (double)grace) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			group_killed = 1;
-		}
-		if (!exited) {
-			pid_t w = waitpid(pid, &status, WNOHANG);
-			if (w == pid) {
-				exited = 1;
-				c->elapsed_s = kp_now() - start;
-				/* Nothing the child started may outlive it or hold our pipes open. */
-				kill(-pid, SIGKILL);
-				group_killed = 1;
-			}
-		}
-
-		if (out_p[0] >= 0)
-			pfd[nfd++] = (struct pollfd){.fd = out_p[0], .events = POLLIN};
-		if (err_p[0] >= 0)
-			pfd[nfd++] = (struct pollfd){.fd = err_p[0], .events = POLLIN};
-		if (in_p[1] >= 0)
-			pfd[nfd++] = (struct pollfd){.fd = in_p[1], .events = POLLOUT};
+		enforce_deadline(c, r, kp_now());
+		reap_nowait(c, r);
+		if (r->out_fd >= 0)
+			pfd[nfd++] = (struct pollfd){.fd = r->out_fd, .events = POLLIN};
+		if (r->err_fd >= 0)
+			pfd[nfd++] = (struct pollfd){.fd = r->err_fd, .events = POLLIN};
+		if (r->in_fd >= 0)
+			pfd[nfd++] = (struct pollfd){.fd = r->in_fd, .events = POLLOUT};
 		if (nfd == 0) {
-			if (exited)
+			if (r->exited)
 				break;
 			struct timespec ts = {0, 10 * 1000 * 1000};
 			nanosleep(&ts, NULL);
 			continue;
 		}
 		if (poll(pfd, (nfds_t)nfd, 50) < 0 && errno != EINTR) {
-			rc = kp_error_set(err, KP_EIO, "child: poll failed: %s", strerror(errno));
-			kill(-pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			goto out;
+			int rc = kp_error_set(err, KP_EIO, "child: poll failed: %s", strerror(errno));
+			kill(-r->pid, SIGKILL);
+			waitpid(r->pid, &r->status, 0);
+			return rc;
 		}
-		for (int i = 0; i < nfd; i++) {
-			if (!pfd[i].revents)
-				continue;
-			if (pfd[i].fd == out_p[0]) {
-				if (!drain(out_p[0], &c->out, out_cap, &c->out_total, &out_trunc))
-					close_fd(&out_p[0]);
-			} else if (pfd[i].fd == err_p[0]) {
-				if (!drain(err_p[0], &c->err, err_cap, &c->err_total, &err_trunc))
-					close_fd(&err_p[0]);
-			} else if (pfd[i].fd == in_p[1]) {
-				ssize_t w = write_nosigpipe(in_p[1], (const char *)c->stdin_data + in_off,
-							    c->stdin_len - in_off);
-				if (w > 0)
-					in_off += (size_t)w;
-				if ((w < 0 && errno != EAGAIN && errno != EINTR) || in_off >= c->stdin_len)
-					close_fd(&in_p[1]);
-			}
-		}
+		transfer(c, r, pfd, nfd);
 	}
+	return 0;
+}
 
-	c->out_truncated = (unsigned)out_trunc;
-	c->err_truncated = (unsigned)err_trunc;
-	if (WIFEXITED(status))
-		c->exit_code = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		c->term_signal = WTERMSIG(status);
+/* How the child ended, into the results. */
+static void reap(struct kp_child *c, const struct run *r)
+{
+	c->out_truncated = (unsigned)r->out_trunc;
+	c->err_truncated = (unsigned)r->err_trunc;
+	if (WIFEXITED(r->status))
+		c->exit_code = WEXITSTATUS(r->status);
+	else if (WIFSIGNALED(r->status))
+		c->term_signal = WTERMSIG(r->status);
+}
 
-out:
-	close_fd(&in_p[0]);
-	close_fd(&in_p[1]);
-	close_fd(&out_p[0]);
-	close_fd(&out_p[1]);
-	close_fd(&err_p[0]);
-	close_fd(&err_p[1]);
-	close_fd(&rep_p[0]);
-	close_fd(&rep_p[1]);
-	close_fd(&devnull);
-	free(prog);
-	kp_strvec_release(&envv);
+int kp_child_run(struct kp_child *c, struct kp_error *err)
+{
+	struct run r;
+	int rc;
+
+	if ((rc = kp_fault(KP_FAULT_SPAWN, c->args.n ? c->args.v[0] : NULL, err)))
+		return rc;
+	reset_results(c);
+	if (!c->args.n)
+		return kp_error_set(err, KP_EINVAL, "child: empty argument vector");
+	run_init(&r, c);
+	rc = spawn(c, &r, err);
+	if (!rc)
+		rc = pump(c, &r, err);
+	if (!rc)
+		reap(c, &r);
+	run_close(&r);
 	return rc;
 }
 

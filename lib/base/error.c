@@ -1,11 +1,12 @@
 /* Error codes to messages (from the one X-macro list) and the first-error-wins carrier. */
 #include "base/setup.h"
 
-#define KP__ERR_MSG(name, msg) msg,
+#define KP__ERR_MSG(NAME, name, msg) msg,
 static const char *const kp_err_msgs[] = {KP_ERRNO_MAP(KP__ERR_MSG)};
 #undef KP__ERR_MSG
 
-#define KP__ERR_NAME(name, msg) #name,
+/* Constant data built by the compiler: nothing to initialise, so any thread may read it at any time. */
+#define KP__ERR_NAME(NAME, name, msg) #name,
 static const char *const kp_err_names[] = {KP_ERRNO_MAP(KP__ERR_NAME)};
 #undef KP__ERR_NAME
 
@@ -20,25 +21,11 @@ const char *kp_strerror(int code)
 
 const char *kp_errname(int code)
 {
-	/* Lowercase copies made once; the table is tiny and fixed. */
-	static char names[KP__NERR][24];
-	static int ready;
 	if (code == 0)
 		return "ok";
 	if (code >= 0 || -code > KP__NERR)
 		return "unknown";
-	if (!ready) {
-		for (int i = 0; i < KP__NERR; i++) {
-			size_t j;
-			for (j = 0; kp_err_names[i][j] && j + 1 < sizeof(names[i]); j++) {
-				char c = kp_err_names[i][j];
-				names[i][j] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-			}
-			names[i][j] = '\0';
-		}
-		ready = 1;
-	}
-	return names[-code - 1];
+	return kp_err_names[-code - 1];
 }
 
 int kp_error_vset(struct kp_error *err, int code, const char *fmt, va_list ap)

@@ -8,7 +8,7 @@
 #include "kernelpro/child.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
-#include "llm/llm_int.h"
+#include "llm/backend.h"
 
 struct pool {
 	struct kp_llm *llm;
@@ -80,15 +80,13 @@ static void run_one(struct kp_llm *llm, struct kp_llm_job *job)
 			kp_strlcpy(job->reply->finish_reason, "stop", sizeof(job->reply->finish_reason));
 			if (cfg->model)
 				kp_strlcpy(job->reply->model, cfg->model, sizeof(job->reply->model));
-			/* A command reports no usage: estimate ~4 characters per token so caps still hold. */
-			job->reply->usage.input_tokens = (long)(prompt.len + 3) / 4;
-			job->reply->usage.output_tokens = (long)(job->reply->len + 3) / 4;
+			/* A command reports no usage: estimate it, so a run's token budget still holds. */
+			job->reply->usage.input_tokens = kp_llm_estimate_tokens(prompt.len);
+			job->reply->usage.output_tokens = kp_llm_estimate_tokens(job->reply->len);
 			job->reply->usage.estimated = 1;
 			job->reply->usage.attempts = job->attempts;
 			job->reply->usage.elapsed_s = kp_now() - job->t_start;
-			kp_llm_account(llm, &job->reply->usage);
-			job->done = 1;
-			job->rc = 0;
+			kp_llm_job_done(llm, job);
 			kp_child_release(&c);
 			break;
 		}
@@ -126,12 +124,12 @@ static void *worker(void *ud)
 		pthread_mutex_unlock(&p->lock);
 		if (!job)
 			return NULL;
-		if (!kp_llm_budget_check(p->llm, job))
+		if (!kp_llm_job_canceled(p->llm, job))
 			run_one(p->llm, job);
 	}
 }
 
-void kp_llm_exec_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
+static void exec_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
 {
 	struct pool p = {.llm = llm, .jobs = jobs, .n = n};
 	size_t nthreads = n < (size_t)llm->cfg.parallel ? n : (size_t)llm->cfg.parallel;
@@ -149,3 +147,50 @@ void kp_llm_exec_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
 	free(t);
 	pthread_mutex_destroy(&p.lock);
 }
+
+static int exec_setup(struct kp_llm *llm, struct kp_error *err)
+{
+	char *path;
+	if (!llm->cfg.exec_argv.n)
+		return kp_error_set(err, KP_EINVAL, "llm: exec needs a program: --llm exec:PROGRAM");
+	path = kp_which(llm->cfg.exec_argv.v[0]);
+	if (!path)
+		return kp_error_set(err, KP_ENOTOOL, "llm: exec program '%s' not found on PATH", llm->cfg.exec_argv.v[0]);
+	free(path);
+	return 0;
+}
+
+static int exec_parse_spec(struct kp_llm_config *cfg, const char *word, const char *rest, struct kp_error *err)
+{
+	struct kp_strvec words = KP_STRVEC_INIT;
+	kp_strvec_release(&cfg->exec_argv);
+	kp_strvec_split(&words, rest, ' ');
+	for (size_t i = 0; i < words.n; i++)
+		if (*words.v[i])
+			kp_strvec_push(&cfg->exec_argv, words.v[i]);
+	kp_strvec_release(&words);
+	if (!cfg->exec_argv.n)
+		return kp_error_set(err, KP_EINVAL, "llm: 'exec:' needs a program, e.g. exec:my-llm-cli");
+	return 0;
+}
+
+static void exec_format_spec(const struct kp_llm_config *cfg, struct kp_buf *out)
+{
+	char *j = kp_strvec_join(&cfg->exec_argv, " ");
+	kp_buf_addf(out, "exec:%s", j ? j : "");
+	free(j);
+}
+
+static const char *const exec_words[] = {"exec", NULL};
+
+const struct kp_llm_backend kp_llm_backend_exec = {
+	.id = KP_LLM_EXEC,
+	.name = "exec",
+	.words = exec_words,
+	.arg = "PROGRAM",
+	.parse_spec = exec_parse_spec,
+	.format_spec = exec_format_spec,
+	.setup = exec_setup,
+	.run = exec_run,
+	/* no cleanup: nothing is held between requests, each one is its own child */
+};

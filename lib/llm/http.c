@@ -1,4 +1,7 @@
-/* HTTP transport for openai and anthropic: curl multi with several requests in flight, retries, Retry-After. */
+/*
+ * The openai and anthropic backends: one HTTP transport (curl multi, several requests in flight,
+ * retries, Retry-After) over the two wire formats of wire.c.
+ */
 #include "base/setup.h"
 
 #include <ctype.h>
@@ -9,11 +12,36 @@
 #include "kernelpro/fault.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
-#include "llm/llm_int.h"
+#include "llm/backend.h"
+#include "llm/wire.h"
 
 #ifndef KP_VERSION /* builds outside the Makefile's flags (the fuzz targets) */
 #define KP_VERSION "unknown"
 #endif
+
+/* The backend's state (llm->be_data), fixed after setup. */
+struct http {
+	const struct kp_llm_wire *wire;
+	char *url;           /* the endpoint */
+	char *auth_header;   /* "Authorization: Bearer ..." or "x-api-key: ...": never logged, zeroed when freed */
+	char *extra_header;  /* "anthropic-version: ..." */
+	CURLSH *share;       /* connections, DNS and TLS sessions shared by every call's multi handle */
+	pthread_mutex_t share_locks[8]; /* one per curl_lock_data */
+	int locks_ready;
+};
+
+/* One job's transfer state during a batch. */
+struct xfer {
+	struct kp_llm_job *job;
+	CURLM *multi;        /* the batch's */
+	CURL *easy;          /* while an attempt runs */
+	struct curl_slist *headers;
+	char *body;          /* the request JSON, built once */
+	struct kp_buf resp;
+	double retry_after;  /* seconds from the last reply's Retry-After, or -1 */
+	double not_before;   /* earliest time of the next attempt */
+	char last[256];      /* what went wrong with the last attempt, for the final message */
+};
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static CURLcode global_rc;
@@ -25,14 +53,14 @@ static void global_init(void)
 
 static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *ud)
 {
-	struct kp_llm *llm = ud;
-	pthread_mutex_lock(&llm->share_locks[(unsigned)data % KP_ARRAY_SIZE(llm->share_locks)]);
+	struct http *st = ud;
+	pthread_mutex_lock(&st->share_locks[(unsigned)data % KP_ARRAY_SIZE(st->share_locks)]);
 }
 
 static void share_unlock(CURL *h, curl_lock_data data, void *ud)
 {
-	struct kp_llm *llm = ud;
-	pthread_mutex_unlock(&llm->share_locks[(unsigned)data % KP_ARRAY_SIZE(llm->share_locks)]);
+	struct http *st = ud;
+	pthread_mutex_unlock(&st->share_locks[(unsigned)data % KP_ARRAY_SIZE(st->share_locks)]);
 }
 
 /*
@@ -40,7 +68,7 @@ static void share_unlock(CURL *h, curl_lock_data data, void *ud)
  * several threads never touch each other's transfers; they still reuse one
  * pool of connections (and DNS and TLS sessions) through this share handle.
  */
-int kp_llm_http_setup(struct kp_llm *llm, struct kp_error *err)
+static int make_share(struct http *st, struct kp_error *err)
 {
 	CURLSH *sh;
 	pthread_once(&global_once, global_init);
@@ -49,40 +77,129 @@ int kp_llm_http_setup(struct kp_llm *llm, struct kp_error *err)
 	sh = curl_share_init();
 	if (!sh)
 		return kp_error_set(err, KP_EHTTP, "llm: libcurl could not create a share handle");
-	for (size_t i = 0; i < KP_ARRAY_SIZE(llm->share_locks); i++)
-		pthread_mutex_init(&llm->share_locks[i], NULL);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(st->share_locks); i++)
+		pthread_mutex_init(&st->share_locks[i], NULL);
+	st->locks_ready = 1;
 	curl_share_setopt(sh, CURLSHOPT_LOCKFUNC, share_lock);
 	curl_share_setopt(sh, CURLSHOPT_UNLOCKFUNC, share_unlock);
-	curl_share_setopt(sh, CURLSHOPT_USERDATA, llm);
+	curl_share_setopt(sh, CURLSHOPT_USERDATA, st);
 	curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
 	curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 	curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-	llm->share = sh;
+	st->share = sh;
 	return 0;
 }
 
-void kp_llm_http_cleanup(struct kp_llm *llm)
+/* The endpoint: the configured base URL, else the wire's variable, else the public API. */
+static int make_url(struct http *st, const struct kp_llm_config *c, struct kp_error *err)
 {
-	if (!llm->share)
-		return;
-	curl_share_cleanup(llm->share);
-	llm->share = NULL;
-	for (size_t i = 0; i < KP_ARRAY_SIZE(llm->share_locks); i++)
-		pthread_mutex_destroy(&llm->share_locks[i]);
+	const char *base = c->base_url ? c->base_url : getenv(st->wire->url_env);
+	struct kp_buf u = KP_BUF_INIT;
+	if (!base || !*base)
+		base = st->wire->default_base;
+	if (strncmp(base, "http://", 7) && strncmp(base, "https://", 8))
+		return kp_error_set(err, KP_EINVAL, "llm: base URL '%s' must start with http:// or https://", base);
+	kp_buf_adds(&u, base);
+	while (u.len && u.buf[u.len - 1] == '/')
+		kp_buf_setlen(&u, u.len - 1);
+	kp_buf_adds(&u, st->wire->path);
+	st->url = kp_buf_detach(&u, NULL);
+	return 0;
 }
+
+static const char *key_var(const struct kp_llm *llm)
+{
+	const struct http *st = llm->be_data;
+	return llm->cfg.api_key_env ? llm->cfg.api_key_env : st->wire->key_env;
+}
+
+/* The key from its variable (never from anywhere else), registered with the redactor first. */
+static int make_auth(struct kp_llm *llm, struct http *st, struct kp_error *err)
+{
+	const struct kp_llm_config *c = &llm->cfg;
+	const char *var = key_var(llm);
+	const char *key = getenv(var);
+	const char *name = llm->be->name;
+
+	kp_redactor_add_env(&llm->redact, var);
+	if (st->wire->key_optional && c->no_key)
+		return 0;
+	if (!key || !*key)
+		return kp_error_set(err, KP_EAUTH,
+				    "llm: %s is not set; export it with your %s key%s (kernelpro never falls back to "
+				    "another provider)",
+				    var, name,
+				    st->wire->key_optional
+					    ? ", or set \"no_key\": true in the config file for a local server that needs none"
+					    : "");
+	for (const char *p = key; *p; p++)
+		if (*p == '\r' || *p == '\n')
+			return kp_error_set(err, KP_EAUTH, "llm: %s holds a line break; it must be the key alone", var);
+	st->auth_header = kp_xasprintf("%s%s", st->wire->auth_prefix, key);
+	return 0;
+}
+
+static int http_setup(struct kp_llm *llm, const struct kp_llm_wire *wire, struct kp_error *err)
+{
+	const struct kp_llm_config *c = &llm->cfg;
+	struct http *st = kp_xcalloc(1, sizeof(*st));
+	int rc;
+
+	st->wire = wire;
+	llm->be_data = st;
+	if (!c->model || !*c->model)
+		return kp_error_set(err, KP_EINVAL, "llm: %s needs a model: --llm %s:MODEL", llm->be->name, llm->be->name);
+	if ((rc = make_url(st, c, err)) || (rc = make_auth(llm, st, err)))
+		return rc;
+	if (wire->extra_header)
+		st->extra_header = wire->extra_header(c);
+	return make_share(st, err);
+}
+
+static int openai_setup(struct kp_llm *llm, struct kp_error *err)
+{
+	return http_setup(llm, &kp_llm_wire_openai, err);
+}
+
+static int anthropic_setup(struct kp_llm *llm, struct kp_error *err)
+{
+	return http_setup(llm, &kp_llm_wire_anthropic, err);
+}
+
+static void http_cleanup(struct kp_llm *llm)
+{
+	struct http *st = llm->be_data;
+	if (!st)
+		return;
+	if (st->share)
+		curl_share_cleanup(st->share);
+	if (st->locks_ready)
+		for (size_t i = 0; i < KP_ARRAY_SIZE(st->share_locks); i++)
+			pthread_mutex_destroy(&st->share_locks[i]);
+	if (st->auth_header) {
+		memset(st->auth_header, 0, strlen(st->auth_header));
+		free(st->auth_header);
+	}
+	free(st->extra_header);
+	free(st->url);
+	free(st);
+	llm->be_data = NULL;
+}
+
+/* --- One attempt -------------------------------------------------------------------------------- */
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
 {
-	struct kp_llm_job *job = ud;
+	struct xfer *x = ud;
 	size_t n = size * nmemb;
 	/* Returning less than n aborts the transfer with CURLE_WRITE_ERROR: the body passed its cap. */
-	return kp_buf_add(&job->resp, data, n) ? 0 : n;
+	return kp_buf_add(&x->resp, data, n) ? 0 : n;
 }
 
 /* Retry-After is seconds or an HTTP date; OpenAI also sends retry-after-ms. */
 static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 {
-	struct kp_llm_job *job = ud;
+	struct xfer *x = ud;
 	size_t n = size * nmemb;
 	char line[256];
 	char *v;
@@ -99,14 +216,14 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 	v = kp_str_trim(v);
 	if (kp_str_ieq(line, "retry-after-ms")) {
 		if (!kp_parse_double(v, &d) && d >= 0)
-			job->retry_after = d / 1000.0;
-	} else if (kp_str_ieq(line, "retry-after") && job->retry_after < 0) {
+			x->retry_after = d / 1000.0;
+	} else if (kp_str_ieq(line, "retry-after") && x->retry_after < 0) {
 		if (!kp_parse_double(v, &d) && d >= 0) {
-			job->retry_after = d;
+			x->retry_after = d;
 		} else {
 			time_t t = curl_getdate(v, NULL);
 			if (t != -1)
-				job->retry_after = fmax(0.0, (double)t - kp_wall_time());
+				x->retry_after = fmax(0.0, (double)t - kp_wall_time());
 		}
 	}
 	return n;
@@ -155,236 +272,314 @@ static int on_debug(CURL *easy, curl_infotype type, char *data, size_t size, voi
 
 static const char *provider(const struct kp_llm *llm)
 {
-	return kp_llm_provider_name(llm->cfg.provider);
+	return llm->be->name;
 }
 
-static int start_attempt(struct kp_llm *llm, struct kp_llm_job *job)
+static void drop_easy(struct xfer *x)
 {
-	CURL *e = curl_easy_init();
-	struct curl_slist *h = NULL;
+	if (!x->easy)
+		return;
+	curl_multi_remove_handle(x->multi, x->easy);
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->headers);
+	x->easy = NULL;
+	x->headers = NULL;
+}
+
+static void set_options(struct kp_llm *llm, struct xfer *x, CURL *e)
+{
+	const struct http *st = llm->be_data;
 	long timeout_ms = (long)(llm->cfg.timeout_s * 1000.0);
 
-	if (!e)
-		return kp_llm_fail(llm, job, KP_EHTTP, "llm: libcurl could not create a request");
-	if (!job->body)
-		job->body = llm->cfg.provider == KP_LLM_ANTHROPIC ? kp_llm_anthropic_body(llm, job->req)
-								  : kp_llm_openai_body(llm, job->req);
-	h = curl_slist_append(h, "Content-Type: application/json");
-	/* No "Expect: 100-continue": it costs a round trip (or a 1 s stall) on every large prompt. */
-	h = curl_slist_append(h, "Expect:");
-	if (llm->auth_header)
-		h = curl_slist_append(h, llm->auth_header);
-	if (llm->version_header)
-		h = curl_slist_append(h, llm->version_header);
-	kp_buf_reset(&job->resp);
-	job->retry_after = -1;
-	job->attempts++;
-	if (!job->t_start)
-		job->t_start = kp_now();
-
-	curl_easy_setopt(e, CURLOPT_URL, llm->url);
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDS, job->body);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(job->body));
+	curl_easy_setopt(e, CURLOPT_URL, st->url);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
+	curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body);
+	curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(x->body));
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, job);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, job);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 30000 ? timeout_ms : 30000L);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "kernelpro/" KP_VERSION);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, job);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 	curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-	curl_easy_setopt(e, CURLOPT_SHARE, llm->share);
+	curl_easy_setopt(e, CURLOPT_SHARE, st->share);
 	if (kp_log_enabled(KP_LOG_TRACE)) {
 		curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, on_debug);
 		curl_easy_setopt(e, CURLOPT_DEBUGDATA, llm);
 		curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
 	}
-	job->easy = e;
-	job->headers = h;
-	if (curl_multi_add_handle(job->multi, e) != CURLM_OK) {
+}
+
+static int start_attempt(struct kp_llm *llm, struct xfer *x)
+{
+	const struct http *st = llm->be_data;
+	struct kp_llm_job *job = x->job;
+	CURL *e = curl_easy_init();
+
+	if (!e)
+		return kp_llm_fail(llm, job, KP_EHTTP, "llm: libcurl could not create a request");
+	if (!x->body)
+		x->body = st->wire->body(&llm->cfg, st->url, job->req);
+	x->headers = curl_slist_append(NULL, "Content-Type: application/json");
+	/* No "Expect: 100-continue": it costs a round trip (or a 1 s stall) on every large prompt. */
+	x->headers = curl_slist_append(x->headers, "Expect:");
+	if (st->auth_header)
+		x->headers = curl_slist_append(x->headers, st->auth_header);
+	if (st->extra_header)
+		x->headers = curl_slist_append(x->headers, st->extra_header);
+	kp_buf_reset(&x->resp);
+	x->retry_after = -1;
+	job->attempts++;
+	if (!job->t_start)
+		job->t_start = kp_now();
+	set_options(llm, x, e);
+	x->easy = e;
+	if (curl_multi_add_handle(x->multi, e) != CURLM_OK) {
 		curl_easy_cleanup(e);
-		curl_slist_free_all(h);
-		job->easy = job->headers = NULL;
+		curl_slist_free_all(x->headers);
+		x->easy = NULL;
+		x->headers = NULL;
 		return kp_llm_fail(llm, job, KP_EHTTP, "llm: libcurl could not start a request");
 	}
 	return 0;
 }
 
 /* A failure worth another attempt: wait and retry, or give up after the last one. */
-static void transient(struct kp_llm *llm, struct kp_llm_job *job, int timeout, const char *what)
+static void transient(struct kp_llm *llm, struct xfer *x, int timeout, const char *what)
 {
+	struct kp_llm_job *job = x->job;
 	double wait;
-	kp_strlcpy(job->last, what, sizeof(job->last));
-	kp_redact_str(&llm->redact, job->last, sizeof(job->last));
+	kp_strlcpy(x->last, what, sizeof(x->last));
+	kp_redact_str(&llm->redact, x->last, sizeof(x->last));
 	if (job->attempts > llm->cfg.retries) {
 		kp_llm_fail(llm, job, timeout ? KP_ETIMEOUT : KP_EHTTP, "llm: %s: gave up after %d attempt%s: %s",
-			    provider(llm), job->attempts, job->attempts == 1 ? "" : "s", job->last);
+			    provider(llm), job->attempts, job->attempts == 1 ? "" : "s", x->last);
 		return;
 	}
-	if (job->retry_after > llm->cfg.backoff_max_s) {
+	if (x->retry_after > llm->cfg.backoff_max_s) {
 		kp_llm_fail(llm, job, KP_EHTTP,
 			    "llm: %s: %s; the server asks to wait %.0f s, longer than backoff_max_s (%.0f s): "
 			    "raise it or try later",
-			    provider(llm), job->last, job->retry_after, llm->cfg.backoff_max_s);
+			    provider(llm), x->last, x->retry_after, llm->cfg.backoff_max_s);
 		return;
 	}
-	wait = kp_llm_backoff(llm, job->attempts + 1, job->retry_after);
-	job->not_before = kp_now() + wait;
+	wait = kp_llm_backoff(llm, job->attempts + 1, x->retry_after);
+	x->not_before = kp_now() + wait;
 	kp_debug("llm: %s%s%s: %s; attempt %d in %.1f s", provider(llm), job->req->tag ? " " : "",
-		 job->req->tag ? job->req->tag : "", job->last, job->attempts + 1, wait);
+		 job->req->tag ? job->req->tag : "", x->last, job->attempts + 1, wait);
 }
 
-static void finish_attempt(struct kp_llm *llm, struct kp_llm_job *job, CURLcode res)
+/* A complete HTTP exchange: a reply, a refusal, or something worth retrying. */
+static void finish_status(struct kp_llm *llm, struct xfer *x, long status)
 {
-	long status = 0;
+	const struct http *st = llm->be_data;
+	struct kp_llm_job *job = x->job;
 	char msg[300], detail[220];
 
-	if (kp_fault_hit(KP_FAULT_HTTP))
-		res = CURLE_COULDNT_CONNECT; /* KP_FAULT: this attempt fails as a lost connection would */
-	curl_easy_getinfo(job->easy, CURLINFO_RESPONSE_CODE, &status);
-	curl_multi_remove_handle(job->multi, job->easy);
-	curl_easy_cleanup(job->easy);
-	curl_slist_free_all(job->headers);
-	job->easy = job->headers = NULL;
-
-	if (res == CURLE_OPERATION_TIMEDOUT) {
-		snprintf(msg, sizeof(msg), "no reply within %.0f s (timeout_s)", llm->cfg.timeout_s);
-		transient(llm, job, 1, msg);
-		return;
-	}
-	if (res == CURLE_WRITE_ERROR && job->resp.len + 1 >= KP_LLM_REPLY_CAP) {
-		kp_llm_fail(llm, job, KP_ETOOBIG, "llm: %s: reply larger than %u MiB", provider(llm),
-			    KP_LLM_REPLY_CAP >> 20);
-		return;
-	}
-	if (res == CURLE_COULDNT_RESOLVE_HOST || res == CURLE_URL_MALFORMAT || res == CURLE_UNSUPPORTED_PROTOCOL) {
-		kp_llm_fail(llm, job, KP_EHTTP, "llm: %s: %s (%s); check the base URL", provider(llm),
-			    curl_easy_strerror(res), llm->url);
-		return;
-	}
-	if (res != CURLE_OK) {
-		snprintf(msg, sizeof(msg), "%s (%s)", curl_easy_strerror(res), llm->url);
-		transient(llm, job, 0, msg);
-		return;
-	}
 	if (status >= 200 && status < 300) {
 		struct kp_error perr = KP_ERROR_INIT;
-		if (kp_llm_parse_reply(llm->cfg.provider, job->resp.buf, job->resp.len, job->reply, &perr)) {
+		if (kp_llm_wire_parse_reply(st->wire, x->resp.buf, x->resp.len, job->reply, &perr)) {
 			snprintf(msg, sizeof(msg), "HTTP %ld but the reply is unreadable (cut short?): %s", status,
 				 kp_error_msg(&perr));
-			transient(llm, job, 0, msg);
+			transient(llm, x, 0, msg);
 			return;
 		}
 		job->reply->usage.attempts = job->attempts;
 		job->reply->usage.elapsed_s = kp_now() - job->t_start;
-		kp_llm_account(llm, &job->reply->usage);
-		job->done = 1;
-		job->rc = 0;
+		kp_llm_job_done(llm, job);
 		return;
 	}
-	kp_llm_parse_error(job->resp.buf, job->resp.len, detail, sizeof(detail));
+	kp_llm_parse_error(x->resp.buf, x->resp.len, detail, sizeof(detail));
 	snprintf(msg, sizeof(msg), "HTTP %ld%s%s", status, *detail ? ": " : "", detail);
-	if (status == 429 || status == 408 || status == 409 || status >= 500) {
-		transient(llm, job, 0, msg);
-	} else if (status == 401 || status == 403) {
-		const char *var = llm->cfg.api_key_env ? llm->cfg.api_key_env
-			      : llm->cfg.provider == KP_LLM_OPENAI ? "OPENAI_API_KEY"
-								 : "ANTHROPIC_API_KEY";
+	if (status == 429 || status == 408 || status == 409 || status >= 500)
+		transient(llm, x, 0, msg);
+	else if (status == 401 || status == 403)
 		kp_llm_fail(llm, job, KP_EAUTH, "llm: %s refused the key in %s (%s); check the key and its access to '%s'",
-			    provider(llm), var, msg, llm->cfg.model);
-	} else {
+			    provider(llm), key_var(llm), msg, llm->cfg.model);
+	else
 		kp_llm_fail(llm, job, KP_ELLM, "llm: %s refused the request (%s)", provider(llm), msg);
+}
+
+static void finish_attempt(struct kp_llm *llm, struct xfer *x, CURLcode res)
+{
+	const struct http *st = llm->be_data;
+	long status = 0;
+	char msg[300];
+
+	if (kp_fault_hit(KP_FAULT_HTTP))
+		res = CURLE_COULDNT_CONNECT; /* KP_FAULT: this attempt fails as a lost connection would */
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	drop_easy(x);
+	if (res == CURLE_OPERATION_TIMEDOUT) {
+		snprintf(msg, sizeof(msg), "no reply within %.0f s (timeout_s)", llm->cfg.timeout_s);
+		transient(llm, x, 1, msg);
+	} else if (res == CURLE_WRITE_ERROR && x->resp.len + 1 >= KP_LLM_REPLY_CAP) {
+		kp_llm_fail(llm, x->job, KP_ETOOBIG, "llm: %s: reply larger than %u MiB", provider(llm),
+			    KP_LLM_REPLY_CAP >> 20);
+	} else if (res == CURLE_COULDNT_RESOLVE_HOST || res == CURLE_URL_MALFORMAT || res == CURLE_UNSUPPORTED_PROTOCOL) {
+		kp_llm_fail(llm, x->job, KP_EHTTP, "llm: %s: %s (%s); check the base URL", provider(llm),
+			    curl_easy_strerror(res), st->url);
+	} else if (res != CURLE_OK) {
+		snprintf(msg, sizeof(msg), "%s (%s)", curl_easy_strerror(res), st->url);
+		transient(llm, x, 0, msg);
+	} else {
+		finish_status(llm, x, status);
 	}
 }
 
-/* Ends every job of this call now: kp_llm_cancel() was called. */
-static void cancel_all(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
+/* --- A batch ------------------------------------------------------------------------------------- */
+
+struct batch {
+	struct xfer *x;
+	size_t n;
+	size_t left;         /* jobs not done */
+	int running;         /* transfers in flight */
+	CURLM *multi;
+};
+
+/* Ends every job of this batch now: kp_llm_cancel() was called. */
+static void cancel_all(struct kp_llm *llm, struct batch *b)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct kp_llm_job *j = &jobs[i];
-		if (j->done)
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->x[i].job->done)
 			continue;
-		if (j->easy) {
-			curl_multi_remove_handle(j->multi, j->easy);
-			curl_easy_cleanup(j->easy);
-			curl_slist_free_all(j->headers);
-			j->easy = j->headers = NULL;
-		}
-		kp_llm_fail(llm, j, KP_ECANCELED, "llm: %s: request canceled", provider(llm));
+		drop_easy(&b->x[i]);
+		kp_llm_fail(llm, b->x[i].job, KP_ECANCELED, "llm: %s: request canceled", provider(llm));
 	}
+	b->left = 0;
 }
 
-void kp_llm_http_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
+/* Starts every job whose time has come, up to `parallel` in flight. Returns the next wake-up time. */
+static double start_due(struct kp_llm *llm, struct batch *b)
 {
-	CURLM *multi = curl_multi_init();
-	size_t left = 0;
-	int running = 0;
+	double now = kp_now(), wake = INFINITY;
+	for (size_t i = 0; i < b->n; i++) {
+		struct xfer *x = &b->x[i];
+		if (x->job->done || x->easy)
+			continue;
+		if (x->not_before > now) {
+			wake = fmin(wake, x->not_before);
+			continue;
+		}
+		if (b->running >= llm->cfg.parallel)
+			continue;
+		if ((x->job->attempts == 0 && kp_llm_job_canceled(llm, x->job)) || start_attempt(llm, x)) {
+			b->left--;
+			continue;
+		}
+		b->running++;
+	}
+	return wake;
+}
+
+/* Reads the transfers that ended. Returns 1 when one did (a slot came free). */
+static int collect_done(struct kp_llm *llm, struct batch *b)
+{
+	int still = 0, finished = 0;
+	CURLMsg *m;
+	curl_multi_perform(b->multi, &still);
+	while ((m = curl_multi_info_read(b->multi, &still))) {
+		struct xfer *x = NULL;
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		finish_attempt(llm, x, m->data.result);
+		b->running--;
+		finished = 1;
+		if (x->job->done)
+			b->left--;
+	}
+	return finished;
+}
+
+static void http_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
+{
+	struct batch b = {.x = kp_xcalloc(n ? n : 1, sizeof(*b.x)), .n = n, .multi = curl_multi_init()};
 
 	for (size_t i = 0; i < n; i++) {
-		jobs[i].multi = multi;
-		if (!multi && !jobs[i].done)
+		b.x[i].job = &jobs[i];
+		b.x[i].multi = b.multi;
+		b.x[i].retry_after = -1;
+		kp_buf_init(&b.x[i].resp, KP_LLM_REPLY_CAP);
+		if (!b.multi && !jobs[i].done)
 			kp_llm_fail(llm, &jobs[i], KP_EHTTP, "llm: libcurl could not create a multi handle");
-		left += !jobs[i].done;
+		b.left += !jobs[i].done;
 	}
-	while (left) {
-		double now = kp_now(), wake = INFINITY;
-		int still = 0, finished = 0;
-		CURLMsg *m;
-
+	while (b.left) {
+		double wake, ms;
 		if (llm->canceled) {
-			cancel_all(llm, jobs, n);
+			cancel_all(llm, &b);
 			break;
 		}
-		for (size_t i = 0; i < n; i++) {
-			struct kp_llm_job *j = &jobs[i];
-			if (j->done || j->easy)
-				continue;
-			if (j->not_before > now) {
-				wake = fmin(wake, j->not_before);
-				continue;
-			}
-			if (running >= llm->cfg.parallel)
-				continue;
-			if ((j->attempts == 0 && kp_llm_budget_check(llm, j)) || start_attempt(llm, j)) {
-				left--;
-				continue;
-			}
-			running++;
-		}
-		if (!left)
+		wake = start_due(llm, &b);
+		if (!b.left)
 			break;
-		curl_multi_perform(multi, &still);
-		while ((m = curl_multi_info_read(multi, &still))) {
-			struct kp_llm_job *j = NULL;
-			if (m->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&j);
-			finish_attempt(llm, j, m->data.result);
-			running--;
-			finished = 1;
-			if (j->done)
-				left--;
-		}
-		if (!left)
-			break;
-		if (finished)
+		if (collect_done(llm, &b))
 			continue; /* a slot came free: start the next request before sleeping */
+		if (!b.left)
+			break;
 		/* Sleep until a socket is ready, a retry is due, or 0.2 s pass (to notice a cancel). */
-		double ms = isfinite(wake) ? ceil((wake - kp_now()) * 1000.0) : 200.0;
+		ms = isfinite(wake) ? ceil((wake - kp_now()) * 1000.0) : 200.0;
 		if (ms > 200.0)
 			ms = 200.0;
 		if (ms > 0)
-			curl_multi_poll(multi, NULL, 0, (int)ms, NULL);
+			curl_multi_poll(b.multi, NULL, 0, (int)ms, NULL);
 	}
 	for (size_t i = 0; i < n; i++) {
-		free(jobs[i].body);
-		jobs[i].body = NULL;
-		jobs[i].multi = NULL;
+		free(b.x[i].body);
+		kp_buf_release(&b.x[i].resp);
 	}
-	if (multi)
-		curl_multi_cleanup(multi);
+	free(b.x);
+	if (b.multi)
+		curl_multi_cleanup(b.multi);
 }
+
+/* --- Spec and the two backends --------------------------------------------------------------------- */
+
+static int model_parse_spec(struct kp_llm_config *cfg, const char *word, const char *rest, struct kp_error *err)
+{
+	free(cfg->model);
+	cfg->model = kp_xstrdup(rest);
+	return 0;
+}
+
+static void openai_format_spec(const struct kp_llm_config *cfg, struct kp_buf *out)
+{
+	kp_buf_addf(out, "openai:%s", cfg->model ? cfg->model : "");
+}
+
+static void anthropic_format_spec(const struct kp_llm_config *cfg, struct kp_buf *out)
+{
+	kp_buf_addf(out, "anthropic:%s", cfg->model ? cfg->model : "");
+}
+
+static const char *const openai_words[] = {"openai", NULL};
+static const char *const anthropic_words[] = {"anthropic", NULL};
+
+const struct kp_llm_backend kp_llm_backend_openai = {
+	.id = KP_LLM_OPENAI,
+	.name = "openai",
+	.words = openai_words,
+	.arg = "MODEL",
+	.parse_spec = model_parse_spec,
+	.format_spec = openai_format_spec,
+	.setup = openai_setup,
+	.run = http_run,
+	.cleanup = http_cleanup,
+};
+
+const struct kp_llm_backend kp_llm_backend_anthropic = {
+	.id = KP_LLM_ANTHROPIC,
+	.name = "anthropic",
+	.words = anthropic_words,
+	.arg = "MODEL",
+	.parse_spec = model_parse_spec,
+	.format_spec = anthropic_format_spec,
+	.setup = anthropic_setup,
+	.run = http_run,
+	.cleanup = http_cleanup,
+};

@@ -3,7 +3,7 @@
 
 #include <ctype.h>
 
-#include "llm/llm_int.h"
+#include "llm/redact.h"
 
 #define REDACTED "[redacted]"
 /* Shorter values are not keys (and replacing them would mangle ordinary text). */

@@ -1,4 +1,4 @@
-/* Recording exchanges to a directory, and the replay backend that answers from one. */
+/* The replay backend: answers from a directory of recordings or hand-written replies, in order or by hash. */
 #include "base/setup.h"
 
 #include <dirent.h>
@@ -6,72 +6,37 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/str.h"
-#include "llm/llm_int.h"
+#include "llm/backend.h"
 
-/* --- Recording ------------------------------------------------------------------------------------ */
+/* One reply, loaded at setup. */
+struct kp_replay_entry {
+	char *file;          /* base name, for messages */
+	char hash[65];       /* "" for plain-text replies */
+	char *text;
+	size_t len;
+	char finish_reason[32];
+	int truncated;
+	char model[128];
+	long input_tokens, output_tokens; /* -1: not recorded */
+	int used;
+};
 
-static json_t *redacted_string(const struct kp_llm *llm, const char *s)
+/* The backend's state (llm->be_data). Positions change under llm->lock. */
+struct kp_replay {
+	struct kp_replay_entry *e;
+	size_t n, alloc;
+	size_t next;         /* order mode: the next entry to hand out */
+};
+
+static void replay_release(struct kp_replay *rp)
 {
-	struct kp_buf b = KP_BUF_INIT;
-	json_t *v;
-	kp_buf_adds(&b, s ? s : "");
-	kp_redact_buf(&llm->redact, &b, 0);
-	v = json_stringn(b.buf, b.len);
-	kp_buf_release(&b);
-	return v ? v : json_string("");
-}
-
-static json_t *usage_json(const struct kp_llm_usage *u)
-{
-	json_t *o = json_object();
-	kp_json_set(o, "input_tokens", json_integer(u->input_tokens));
-	kp_json_set(o, "output_tokens", json_integer(u->output_tokens));
-	kp_json_set(o, "estimated", json_boolean(u->estimated));
-	kp_json_set(o, "cost_usd", u->cost_known ? kp_json_real(u->cost_usd) : json_null());
-	kp_json_set(o, "attempts", json_integer(u->attempts));
-	kp_json_set(o, "elapsed_s", kp_json_real(u->elapsed_s));
-	return o;
-}
-
-int kp_llm_record(struct kp_llm *llm, const struct kp_llm_job *job, struct kp_error *err)
-{
-	const struct kp_llm_request *req = job->req;
-	const struct kp_llm_reply *rep = job->reply;
-	json_t *root = json_object(), *rq = json_object(), *msgs = json_array(), *rp = json_object();
-	struct kp_buf path = KP_BUF_INIT;
-	int rc;
-
-	/* Only the exchange itself: no URL, no headers, nothing that could hold a key. */
-	kp_json_set(root, "format", json_string("kernelpro-llm-record-1"));
-	kp_json_set(root, "seq", json_integer(job->seq));
-	kp_json_set(root, "tag", req->tag ? redacted_string(llm, req->tag) : json_null());
-	kp_json_set(root, "provider", json_string(kp_llm_provider_name(llm->cfg.provider)));
-	kp_json_set(root, "model", llm->cfg.model ? json_string(llm->cfg.model) : json_null());
-	kp_json_set(root, "prompt_hash", json_string(job->hash));
-	kp_json_set(rq, "system", redacted_string(llm, req->system));
-	for (size_t i = 0; i < req->nmsgs; i++) {
-		json_t *m = json_object();
-		kp_json_set(m, "role", json_string(req->msgs[i].role == KP_LLM_ASSISTANT ? "assistant" : "user"));
-		kp_json_set(m, "content", redacted_string(llm, req->msgs[i].content));
-		json_array_append_new(msgs, m);
+	for (size_t i = 0; i < rp->n; i++) {
+		free(rp->e[i].file);
+		free(rp->e[i].text);
 	}
-	kp_json_set(rq, "messages", msgs);
-	kp_json_set(root, "request", rq);
-	kp_json_set(rp, "text", redacted_string(llm, rep->text));
-	kp_json_set(rp, "finish_reason", json_string(rep->finish_reason));
-	kp_json_set(rp, "truncated", json_boolean(rep->truncated));
-	kp_json_set(rp, "model", json_string(rep->model));
-	kp_json_set(rp, "usage", usage_json(&rep->usage));
-	kp_json_set(root, "reply", rp);
-
-	kp_buf_addf(&path, "%s/%06ld.json", llm->cfg.record_dir, job->seq);
-	rc = kp_json_write_file(path.buf, root, err);
-	kp_buf_release(&path);
-	json_decref(root);
-	return rc;
+	free(rp->e);
+	memset(rp, 0, sizeof(*rp));
 }
-
-/* --- Replay ----------------------------------------------------------------------------------------- */
 
 static int cmp_names(const void *a, const void *b)
 {
@@ -123,7 +88,7 @@ static int load_text(struct kp_replay_entry *e, const char *path, struct kp_erro
 	return 0;
 }
 
-int kp_replay_load(struct kp_replay *rp, const char *dir, enum kp_llm_replay_mode mode, struct kp_error *err)
+static int replay_load(struct kp_replay *rp, const char *dir, enum kp_llm_replay_mode mode, struct kp_error *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -168,23 +133,13 @@ out:
 	kp_strvec_release(&names);
 	kp_buf_release(&path);
 	if (rc)
-		kp_replay_release(rp);
+		replay_release(rp);
 	return rc;
-}
-
-void kp_replay_release(struct kp_replay *rp)
-{
-	for (size_t i = 0; i < rp->n; i++) {
-		free(rp->e[i].file);
-		free(rp->e[i].text);
-	}
-	free(rp->e);
-	memset(rp, 0, sizeof(*rp));
 }
 
 static struct kp_replay_entry *pick(struct kp_llm *llm, struct kp_llm_job *job)
 {
-	struct kp_replay *rp = &llm->replay;
+	struct kp_replay *rp = llm->be_data;
 	if (llm->cfg.replay_mode == KP_LLM_REPLAY_ORDER) {
 		if (rp->next >= rp->n) {
 			kp_llm_fail(llm, job, KP_ENOENT,
@@ -202,40 +157,110 @@ static struct kp_replay_entry *pick(struct kp_llm *llm, struct kp_llm_job *job)
 	return NULL;
 }
 
-void kp_llm_replay_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
+static void answer(struct kp_llm *llm, struct kp_llm_job *job, const struct kp_replay_entry *e)
+{
+	struct kp_llm_reply *r = job->reply;
+	job->attempts = 1;
+	r->text = kp_xstrndup(e->text, e->len);
+	r->len = strlen(r->text);
+	kp_strlcpy(r->finish_reason, e->finish_reason, sizeof(r->finish_reason));
+	r->truncated = e->truncated;
+	kp_strlcpy(r->model, e->model, sizeof(r->model));
+	if (e->input_tokens >= 0 && e->output_tokens >= 0) {
+		r->usage.input_tokens = e->input_tokens;
+		r->usage.output_tokens = e->output_tokens;
+	} else {
+		struct kp_buf p = KP_BUF_INIT;
+		kp_llm_render_plain(job->req, &p);
+		r->usage.input_tokens = kp_llm_estimate_tokens(p.len);
+		r->usage.output_tokens = kp_llm_estimate_tokens(e->len);
+		r->usage.estimated = 1;
+		kp_buf_release(&p);
+	}
+	r->usage.attempts = 1;
+	kp_llm_job_done(llm, job);
+}
+
+static void replay_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct kp_llm_job *job = &jobs[i];
 		struct kp_replay_entry *e;
-		if (job->done || kp_llm_budget_check(llm, job))
+		if (job->done || kp_llm_job_canceled(llm, job))
 			continue;
 		pthread_mutex_lock(&llm->lock);
 		e = pick(llm, job);
 		if (e)
 			e->used = 1;
 		pthread_mutex_unlock(&llm->lock);
-		if (!e)
-			continue;
-		job->attempts = 1;
-		job->reply->text = kp_xstrndup(e->text, e->len);
-		job->reply->len = strlen(job->reply->text);
-		kp_strlcpy(job->reply->finish_reason, e->finish_reason, sizeof(job->reply->finish_reason));
-		job->reply->truncated = e->truncated;
-		kp_strlcpy(job->reply->model, e->model, sizeof(job->reply->model));
-		if (e->input_tokens >= 0 && e->output_tokens >= 0) {
-			job->reply->usage.input_tokens = e->input_tokens;
-			job->reply->usage.output_tokens = e->output_tokens;
-		} else {
-			struct kp_buf p = KP_BUF_INIT;
-			kp_llm_render_plain(job->req, &p);
-			job->reply->usage.input_tokens = (long)(p.len + 3) / 4;
-			job->reply->usage.output_tokens = (long)(e->len + 3) / 4;
-			job->reply->usage.estimated = 1;
-			kp_buf_release(&p);
-		}
-		job->reply->usage.attempts = 1;
-		kp_llm_account(llm, &job->reply->usage);
-		job->done = 1;
-		job->rc = 0;
+		if (e)
+			answer(llm, job, e);
 	}
 }
+
+static int replay_setup(struct kp_llm *llm, struct kp_error *err)
+{
+	struct kp_replay *rp;
+	int rc;
+	if (!llm->cfg.replay_dir)
+		return kp_error_set(err, KP_EINVAL, "llm: replay needs a directory: --llm replay:DIR");
+	rp = kp_xcalloc(1, sizeof(*rp));
+	llm->be_data = rp;
+	rc = replay_load(rp, llm->cfg.replay_dir, llm->cfg.replay_mode, err);
+	if (!rc && llm->cfg.replay_mode == KP_LLM_REPLAY_ORDER && llm->cfg.replay_skip > 0)
+		rp->next = (size_t)llm->cfg.replay_skip; /* past the end: the next request says so */
+	return rc;
+}
+
+static void replay_cleanup(struct kp_llm *llm)
+{
+	if (!llm->be_data)
+		return;
+	replay_release(llm->be_data);
+	free(llm->be_data);
+	llm->be_data = NULL;
+}
+
+/* --- Spec --------------------------------------------------------------------------------------------- */
+
+static int replay_parse_spec(struct kp_llm_config *cfg, const char *word, const char *rest, struct kp_error *err)
+{
+	cfg->replay_mode = strcmp(word, "replay-hash") ? KP_LLM_REPLAY_ORDER : KP_LLM_REPLAY_HASH;
+	free(cfg->replay_dir);
+	cfg->replay_dir = kp_xstrdup(rest);
+	return 0;
+}
+
+static void replay_format_spec(const struct kp_llm_config *cfg, struct kp_buf *out)
+{
+	/* Absolute, so a run resumed from another directory finds its replies. */
+	char *abs = cfg->replay_dir ? realpath(cfg->replay_dir, NULL) : NULL;
+	kp_buf_addf(out, "%s:%s", cfg->replay_mode == KP_LLM_REPLAY_HASH ? "replay-hash" : "replay",
+		    abs ? abs : cfg->replay_dir ? cfg->replay_dir : "");
+	free(abs);
+}
+
+static int replay_resume(struct kp_llm_config *cfg, long done)
+{
+	if (cfg->replay_mode != KP_LLM_REPLAY_ORDER)
+		return 0;
+	/* In order: each exchange made earlier used one reply; go on from the next. */
+	cfg->replay_skip = done;
+	return 1;
+}
+
+static const char *const replay_words[] = {"replay", "replay-hash", NULL};
+
+const struct kp_llm_backend kp_llm_backend_replay = {
+	.id = KP_LLM_REPLAY,
+	.name = "replay",
+	.words = replay_words,
+	.arg = "DIR",
+	.free_of_charge = 1,
+	.parse_spec = replay_parse_spec,
+	.format_spec = replay_format_spec,
+	.resume = replay_resume,
+	.setup = replay_setup,
+	.run = replay_run,
+	.cleanup = replay_cleanup,
+};

@@ -5,7 +5,8 @@
 
 #include "kernelpro/json.h"
 #include "kernelpro/str.h"
-#include "llm/llm_int.h"
+#include "kernelpro/buf.h"
+#include "llm/wire.h"
 
 static long max_tokens(const struct kp_llm_config *cfg)
 {
@@ -110,13 +111,12 @@ static void add_common(struct kp_buf *b, const struct kp_llm_config *cfg, const 
 		kp_buf_addf(b, ",\"temperature\":%.6g", cfg->temperature);
 }
 
-char *kp_llm_openai_body(const struct kp_llm *llm, const struct kp_llm_request *req)
+static char *openai_body(const struct kp_llm_config *cfg, const char *url, const struct kp_llm_request *req)
 {
-	const struct kp_llm_config *cfg = &llm->cfg;
 	struct kp_buf b = KP_BUF_INIT;
 	const char *field = cfg->max_tokens_field;
 	if (!field)
-		field = llm->url && strstr(llm->url, "://api.openai.com/") ? "max_completion_tokens" : "max_tokens";
+		field = url && strstr(url, "://api.openai.com/") ? "max_completion_tokens" : "max_tokens";
 	kp_buf_adds(&b, "{\"model\":");
 	json_quote(&b, cfg->model);
 	kp_buf_addch(&b, ',');
@@ -126,9 +126,8 @@ char *kp_llm_openai_body(const struct kp_llm *llm, const struct kp_llm_request *
 	return kp_buf_detach(&b, NULL);
 }
 
-char *kp_llm_anthropic_body(const struct kp_llm *llm, const struct kp_llm_request *req)
+static char *anthropic_body(const struct kp_llm_config *cfg, const char *url, const struct kp_llm_request *req)
 {
-	const struct kp_llm_config *cfg = &llm->cfg;
 	struct kp_buf b = KP_BUF_INIT;
 	kp_buf_adds(&b, "{\"model\":");
 	json_quote(&b, cfg->model);
@@ -213,8 +212,36 @@ static int parse_anthropic(const json_t *root, struct kp_llm_reply *out, struct 
 	return 0;
 }
 
-int kp_llm_parse_reply(enum kp_llm_provider provider, const char *body, size_t len, struct kp_llm_reply *out,
-		       struct kp_error *err)
+static char *anthropic_version(const struct kp_llm_config *cfg)
+{
+	return kp_xasprintf("anthropic-version: %s", cfg->anthropic_version ? cfg->anthropic_version
+									  : KP_LLM_ANTHROPIC_VERSION);
+}
+
+const struct kp_llm_wire kp_llm_wire_openai = {
+	.key_env = "OPENAI_API_KEY",
+	.url_env = "OPENAI_BASE_URL",
+	.default_base = "https://api.openai.com/v1",
+	.path = "/chat/completions",
+	.auth_prefix = "Authorization: Bearer ",
+	.key_optional = 1,
+	.body = openai_body,
+	.parse = parse_openai,
+};
+
+const struct kp_llm_wire kp_llm_wire_anthropic = {
+	.key_env = "ANTHROPIC_API_KEY",
+	.url_env = "ANTHROPIC_BASE_URL",
+	.default_base = "https://api.anthropic.com",
+	.path = "/v1/messages",
+	.auth_prefix = "x-api-key: ",
+	.extra_header = anthropic_version,
+	.body = anthropic_body,
+	.parse = parse_anthropic,
+};
+
+int kp_llm_wire_parse_reply(const struct kp_llm_wire *w, const char *body, size_t len, struct kp_llm_reply *out,
+			    struct kp_error *err)
 {
 	json_t *root = NULL;
 	json_error_t je;
@@ -228,10 +255,7 @@ int kp_llm_parse_reply(enum kp_llm_provider provider, const char *body, size_t l
 		rc = kp_error_set(err, KP_EPARSE, "reply is JSON but not an object");
 		goto out;
 	}
-	if (provider == KP_LLM_ANTHROPIC)
-		rc = parse_anthropic(root, out, err);
-	else
-		rc = parse_openai(root, out, err);
+	rc = w->parse(root, out, err);
 	if (!rc)
 		kp_strlcpy(out->model, kp_json_str(root, "model", ""), sizeof(out->model));
 out:

@@ -16,29 +16,6 @@ static const char *const tmpl_files[KP_NPT] = {
 	[KP_PT_FMT_TORCH] = "format-torch.txt",
 };
 
-const char *kp_prog_mode_name(enum kp_prog_mode m)
-{
-	switch (m) {
-	case KP_PROG_INITIAL:
-		return "initial";
-	case KP_PROG_DEBUG:
-		return "debug";
-	case KP_PROG_OPTIMIZE:
-		return "optimize";
-	}
-	return "?";
-}
-
-int kp_prog_mode_parse(const char *s, enum kp_prog_mode *out)
-{
-	for (int m = KP_PROG_INITIAL; m <= KP_PROG_OPTIMIZE; m++)
-		if (s && !strcmp(s, kp_prog_mode_name((enum kp_prog_mode)m))) {
-			*out = (enum kp_prog_mode)m;
-			return 0;
-		}
-	return KP_EINVAL;
-}
-
 void kp_prog_ctx_init(struct kp_prog_ctx *ctx)
 {
 	memset(ctx, 0, sizeof(*ctx));

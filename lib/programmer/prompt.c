@@ -395,27 +395,21 @@ static void slots_release(struct slots *s)
 		kp_buf_release(&s->v[i]);
 }
 
-static void fill(struct kp_programmer *pg, const struct kp_prog_ctx *c, const struct budgets *b, struct slots *s)
-{
-	const struct kp_cand_format_info *f = kp_cand_format_info(c->format);
-	const char *const *entries = c->entry_points ? c->entry_points : f->entry_points;
-	struct kp_buf tmp = KP_BUF_INIT;
-	char t[64];
-	int search_on = pg->opts.hooks.search && pg->max_rounds > 0;
-	int tools_on = pg->opts.hooks.tool && set(c->tools_text) && pg->max_rounds > 0;
-
-	memset(s, 0, sizeof(*s));
 #define V(name) (&s->v[KP_SLOT_##name])
+
+/* What the task is and what surrounds it: every mode. */
+static void fill_task(const struct kp_prog_ctx *c, const struct budgets *b, struct slots *s, struct kp_buf *tmp)
+{
 	kp_buf_adds(V(mode), kp_prog_mode_name(c->mode));
 	if (set(c->task_name))
 		kp_buf_adds(V(task_name), c->task_name);
 	if (set(c->task_text) && b->cap[P_TASK])
 		trim_text(c->task_text, b->cap[P_TASK], V(task));
 	if (set(c->reference_code) && b->cap[P_REFERENCE]) {
-		trim_code(c->reference_code, b->cap[P_REFERENCE], &tmp);
+		trim_code(c->reference_code, b->cap[P_REFERENCE], tmp);
 		/* KernelBench references are PyTorch; native ones are CUDA. */
-		fenced(V(reference), f->fence, tmp.buf);
-		kp_buf_reset(&tmp);
+		fenced(V(reference), kp_cand_format_info(c->format)->fence, tmp->buf);
+		kp_buf_reset(tmp);
 	}
 	if (set(c->stage1_text) && b->cap[P_STAGE1])
 		trim_text(c->stage1_text, b->cap[P_STAGE1], V(stage1));
@@ -427,42 +421,68 @@ static void fill(struct kp_programmer *pg, const struct kp_prog_ctx *c, const st
 		trim_text(c->codesearch_text, b->cap[P_CODESEARCH], V(codesearch));
 	if (set(c->instructions))
 		trim_text(c->instructions, b->instructions, V(instructions));
+}
+
+static void fill_log(const char *log, const struct budgets *b, struct kp_buf *slot, struct kp_buf *tmp)
+{
+	kp_prog_trim_log(log, b->cap[P_LOG] ? b->cap[P_LOG] : 1, tmp);
+	fenced(slot, "text", tmp->buf);
+	kp_buf_reset(tmp);
+}
+
+/* The parent and, in debug, how it failed; in optimize, what the tools found. */
+static void fill_parent(const struct kp_prog_ctx *c, const struct kp_cand_format_info *f, const struct budgets *b,
+			struct slots *s, struct kp_buf *tmp)
+{
 	if (set(c->parent_code) && c->mode != KP_PROG_INITIAL) {
-		trim_code(c->parent_code, b->cap[P_PARENT] ? b->cap[P_PARENT] : 1, &tmp);
-		fenced(V(parent_code), f->fence, tmp.buf);
-		kp_buf_reset(&tmp);
+		trim_code(c->parent_code, b->cap[P_PARENT] ? b->cap[P_PARENT] : 1, tmp);
+		fenced(V(parent_code), f->fence, tmp->buf);
+		kp_buf_reset(tmp);
 	}
 	if (c->mode == KP_PROG_DEBUG) {
 		kp_buf_adds(V(failure), failure_phrase(c->failure));
 		kp_buf_adds(V(failure_kind), kp_prog_failure_name(c->failure));
-		if (set(c->compile_log)) {
-			kp_prog_trim_log(c->compile_log, b->cap[P_LOG] ? b->cap[P_LOG] : 1, &tmp);
-			fenced(V(compile_log), "text", tmp.buf);
-			kp_buf_reset(&tmp);
-		}
-		if (set(c->runtime_log)) {
-			kp_prog_trim_log(c->runtime_log, b->cap[P_LOG] ? b->cap[P_LOG] : 1, &tmp);
-			fenced(V(runtime_log), "text", tmp.buf);
-			kp_buf_reset(&tmp);
-		}
+		if (set(c->compile_log))
+			fill_log(c->compile_log, b, V(compile_log), tmp);
+		if (set(c->runtime_log))
+			fill_log(c->runtime_log, b, V(runtime_log), tmp);
 		wrong_output_text(&c->wrong, V(wrong_output));
 		if (set(c->reject_reason))
 			trim_text(c->reject_reason, 600, V(reject_reason));
 	}
 	if (c->mode == KP_PROG_OPTIMIZE && set(c->feedback_text) && b->cap[P_FEEDBACK])
 		trim_text(c->feedback_text, b->cap[P_FEEDBACK], V(feedback));
+}
+
+static void fill_times(const struct kp_prog_ctx *c, struct slots *s)
+{
+	char t[64];
 	fmt_time(t, sizeof(t), c->reference_time_s);
 	kp_buf_adds(V(reference_time), t);
-	if (c->mode != KP_PROG_INITIAL) {
-		fmt_time(t, sizeof(t), c->parent_time_s);
-		kp_buf_adds(V(parent_time), t);
-		fmt_time(t, sizeof(t), c->best_time_s);
-		kp_buf_adds(V(best_time), t);
-		fmt_speedup(t, sizeof(t), c->reference_time_s, c->parent_time_s);
-		kp_buf_adds(V(parent_speedup), t);
-		fmt_speedup(t, sizeof(t), c->reference_time_s, c->best_time_s);
-		kp_buf_adds(V(best_speedup), t);
-	}
+	if (c->mode == KP_PROG_INITIAL)
+		return;
+	fmt_time(t, sizeof(t), c->parent_time_s);
+	kp_buf_adds(V(parent_time), t);
+	fmt_time(t, sizeof(t), c->best_time_s);
+	kp_buf_adds(V(best_time), t);
+	fmt_speedup(t, sizeof(t), c->reference_time_s, c->parent_time_s);
+	kp_buf_adds(V(parent_speedup), t);
+	fmt_speedup(t, sizeof(t), c->reference_time_s, c->best_time_s);
+	kp_buf_adds(V(best_speedup), t);
+}
+
+static void fill(struct kp_programmer *pg, const struct kp_prog_ctx *c, const struct budgets *b, struct slots *s)
+{
+	const struct kp_cand_format_info *f = kp_cand_format_info(c->format);
+	const char *const *entries = c->entry_points ? c->entry_points : f->entry_points;
+	struct kp_buf tmp = KP_BUF_INIT;
+	int search_on = pg->opts.hooks.search && pg->max_rounds > 0;
+	int tools_on = pg->opts.hooks.tool && set(c->tools_text) && pg->max_rounds > 0;
+
+	memset(s, 0, sizeof(*s));
+	fill_task(c, b, s, &tmp);
+	fill_parent(c, f, b, s, &tmp);
+	fill_times(c, s);
 	kp_buf_adds(V(format_name), f->name);
 	kp_buf_adds(V(language), f->language);
 	kp_buf_adds(V(fence), f->fence);
@@ -485,9 +505,10 @@ static void fill(struct kp_programmer *pg, const struct kp_prog_ctx *c, const st
 		kp_tmpl_render(&pg->t[KP_PT_TOOLS], s->p, V(protocol));
 		s->p[KP_SLOT_protocol] = s->v[KP_SLOT_protocol].buf;
 	}
-#undef V
 	kp_buf_release(&tmp);
 }
+
+#undef V
 
 int kp_prog_build(struct kp_programmer *pg, const struct kp_prog_ctx *c, struct kp_buf *system, struct kp_buf *user,
 		  struct kp_error *err)

@@ -64,11 +64,8 @@ static int llm_config(struct session *S, struct kp_llm_config **cfg, int *parall
 		kp_error_prefix(err, "the model run '%s' records", S->run->name);
 		return rc;
 	}
-	if (c->provider == KP_LLM_REPLAY && c->replay_mode == KP_LLM_REPLAY_ORDER) {
-		/* Each saved exchange used one reply: a resumed run goes on from the next, one at a time. */
-		c->replay_skip = kp_store_exchange_count(S->run->store, 0);
-		*parallel = 1;
-	}
+	if (kp_llm_config_resume(c, kp_store_exchange_count(S->run->store, 0)))
+		*parallel = 1; /* replies answer requests by their order */
 	*cfg = c;
 	return 0;
 }
@@ -87,6 +84,9 @@ static int make_programmer(struct session *S, struct kp_error *err)
 		KP_BUG("task kind '%s' names candidate format '%s', which lib/programmer lacks",
 		       S->task.kind->name, S->task.kind->format);
 	if ((rc = llm_config(S, &cfg, &parallel, err)) || (rc = kp_llm_open(&S->llm, cfg, err)))
+		return rc;
+	/* The run's --cost is the one cost limit: it must be countable. */
+	if (S->run->settings.budget.cost > 0 && (rc = kp_llm_check_priced(S->llm, err)))
 		return rc;
 	memset(&po, 0, sizeof(po));
 	po.prompts_dir = o->prompts_dir;

@@ -2,7 +2,7 @@
 #include "base/setup.h"
 
 #include "kernelpro/llm.h"
-#include "llm/llm_int.h"
+#include "llm/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -10,11 +10,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *body = (const char *)data;
 	char msg[256];
-	for (int p = KP_LLM_OPENAI; p <= KP_LLM_ANTHROPIC; p++) {
+	static const struct kp_llm_wire *const wires[] = {&kp_llm_wire_openai, &kp_llm_wire_anthropic};
+	for (size_t w = 0; w < sizeof(wires) / sizeof(wires[0]); w++) {
 		struct kp_llm_reply r;
 		struct kp_error err = KP_ERROR_INIT;
 		memset(&r, 0, sizeof(r));
-		if (kp_llm_parse_reply((enum kp_llm_provider)p, body, size, &r, &err) == 0) {
+		if (kp_llm_wire_parse_reply(wires[w], body, size, &r, &err) == 0) {
 			if (!r.text || strlen(r.text) != r.len)
 				__builtin_trap();
 		}

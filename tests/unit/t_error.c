@@ -1,6 +1,9 @@
 /* Unit tests: error codes, names, messages and the first-error-wins rule; string helpers. */
 #include "base/setup.h"
 
+#include <ctype.h>
+#include <pthread.h>
+
 #include "kp_test.h"
 #include "kernelpro/str.h"
 
@@ -84,10 +87,64 @@ static void test_str_helpers(void **state)
 	assert_string_equal(kp_str_trim(s), "hi");
 }
 
+/* Each name is its code's spelling in lowercase: the X-macro's two columns cannot drift apart. */
+static void test_names_are_the_codes_lowercased(void **state)
+{
+#define ROW(NAME, name, msg) {KP_E##NAME, #NAME},
+	static const struct {
+		int code;
+		const char *upper;
+	} rows[] = {KP_ERRNO_MAP(ROW)};
+#undef ROW
+	assert_int_equal(KP_ARRAY_SIZE(rows), KP__NERR);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(rows); i++) {
+		char want[32];
+		size_t j;
+		for (j = 0; rows[i].upper[j] && j + 1 < sizeof(want); j++)
+			want[j] = (char)tolower((unsigned char)rows[i].upper[j]);
+		want[j] = '\0';
+		assert_string_equal(kp_errname(rows[i].code), want);
+		for (size_t k = 0; k < i; k++)
+			assert_string_not_equal(kp_errname(rows[i].code), kp_errname(rows[k].code));
+	}
+	assert_string_equal(kp_errname(0), "ok");
+	assert_string_equal(kp_errname(-KP__NERR - 1), "unknown");
+	assert_string_equal(kp_errname(7), "unknown");
+}
+
+static void *name_all(void *ud)
+{
+	int *bad = ud;
+	for (int c = -1; c >= -KP__NERR; c--)
+		if (!kp_errname(c)[0] || strcmp(kp_errname(c), kp_errname(c)))
+			*bad = 1;
+	return NULL;
+}
+
+/*
+ * Many threads asking for names at once, as the search's worker threads may: the table is
+ * constant data, so this is race-free (the lazily built table it replaced was a data race
+ * that -fsanitize=thread reported here).
+ */
+static void test_names_from_threads(void **state)
+{
+	pthread_t t[8];
+	int bad[8] = {0};
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, name_all, &bad[i]), 0);
+	for (int i = 0; i < 8; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(bad[i], 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* First: the first names asked for in this process are asked for by many threads at once. */
+		cmocka_unit_test(test_names_from_threads),
 		cmocka_unit_test(test_codes_map_to_messages),
+		cmocka_unit_test(test_names_are_the_codes_lowercased),
 		cmocka_unit_test(test_first_error_wins),
 		cmocka_unit_test(test_long_prefix_is_cut_not_overflowed),
 		cmocka_unit_test(test_parse_numbers),

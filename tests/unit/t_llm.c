@@ -11,6 +11,7 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/llm.h"
 #include "kernelpro/log.h"
+#include "kernelpro/str.h"
 
 #define KEY "sk-test-9f8e7d6c5b4a3210SECRETKEY"
 
@@ -126,6 +127,125 @@ static void test_config_file(void **state)
 	kp_llm_config_init(&c);
 	assert_int_equal(kp_llm_config_load_file(&c, p, &err), KP_EINVAL);
 	assert_non_null(strstr(err.msg, "unknown key 'temprature'"));
+	kp_llm_config_release(&c);
+
+	free(p);
+	kp_test_tmpdir_remove(dir);
+}
+
+/* Each backend writes back the spec that selects it again: what a resumed run is started with. */
+static void test_spec_round_trip(void **state)
+{
+	static const char *const specs[] = {"openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5",
+					    "exec:my-cli -p --fast", "replay:/", "replay-hash:/"};
+	struct kp_error err = KP_ERROR_INIT;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(specs); i++) {
+		struct kp_llm_config c, d;
+		struct kp_buf b = KP_BUF_INIT, b2 = KP_BUF_INIT;
+		kp_llm_config_init(&c);
+		kp_llm_config_init(&d);
+		KP_ASSERT_OK(kp_llm_config_parse_spec(&c, specs[i], &err), &err);
+		kp_llm_config_format_spec(&c, &b);
+		assert_string_equal(b.buf, specs[i]);
+		KP_ASSERT_OK(kp_llm_config_parse_spec(&d, b.buf, &err), &err);
+		assert_int_equal(d.provider, c.provider);
+		kp_llm_config_format_spec(&d, &b2);
+		assert_string_equal(b2.buf, b.buf);
+		kp_buf_release(&b);
+		kp_buf_release(&b2);
+		kp_llm_config_release(&c);
+		kp_llm_config_release(&d);
+	}
+}
+
+/* Only replay in order depends on request order; it then starts after the replies already used. */
+static void test_resume(void **state)
+{
+	struct kp_llm_config c;
+	struct kp_error err = KP_ERROR_INIT;
+	kp_llm_config_init(&c);
+	assert_int_equal(kp_llm_config_resume(&c, 3), 0);
+	KP_ASSERT_OK(kp_llm_config_parse_spec(&c, "openai:gpt-4o", &err), &err);
+	assert_int_equal(kp_llm_config_resume(&c, 3), 0);
+	KP_ASSERT_OK(kp_llm_config_parse_spec(&c, "replay-hash:/tmp", &err), &err);
+	assert_int_equal(kp_llm_config_resume(&c, 3), 0);
+	assert_true(c.replay_skip <= 0);
+	KP_ASSERT_OK(kp_llm_config_parse_spec(&c, "replay:/tmp", &err), &err);
+	assert_int_equal(kp_llm_config_resume(&c, 3), 1);
+	assert_int_equal(c.replay_skip, 3);
+	kp_llm_config_release(&c);
+}
+
+/* File, then $KERNELPRO_LLM (unless a spec is given), then the spec; a run's spec only when none chose. */
+static void test_config_sources(void **state)
+{
+	char *dir = kp_test_tmpdir();
+	char *p = kp_xasprintf("%s/llm.json", dir);
+	struct kp_llm_config c;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_llm_sources src = {p, NULL, "exec:from-run"};
+
+	unsetenv("KERNELPRO_LLM");
+	write_text(p, "{\"llm\": \"openai:from-file\", \"temperature\": 0.5}");
+	kp_llm_config_init(&c);
+	KP_ASSERT_OK(kp_llm_config_load(&c, &src, &err), &err);
+	assert_string_equal(c.model, "from-file");
+	kp_llm_config_release(&c);
+
+	setenv("KERNELPRO_LLM", "anthropic:from-env", 1);
+	kp_llm_config_init(&c);
+	KP_ASSERT_OK(kp_llm_config_load(&c, &src, &err), &err);
+	assert_int_equal(c.provider, KP_LLM_ANTHROPIC);
+	assert_string_equal(c.model, "from-env");
+	assert_true(fabs(c.temperature - 0.5) < 1e-12); /* the file's other settings stay */
+	kp_llm_config_release(&c);
+
+	src.spec = "openai:from-spec";
+	kp_llm_config_init(&c);
+	KP_ASSERT_OK(kp_llm_config_load(&c, &src, &err), &err);
+	assert_string_equal(c.model, "from-spec");
+	kp_llm_config_release(&c);
+
+	/* Nothing chosen anywhere: the resumed run's spec. */
+	unsetenv("KERNELPRO_LLM");
+	write_text(p, "{\"temperature\": 0.5}");
+	src.spec = NULL;
+	kp_llm_config_init(&c);
+	KP_ASSERT_OK(kp_llm_config_load(&c, &src, &err), &err);
+	assert_int_equal(c.provider, KP_LLM_EXEC);
+	assert_string_equal(c.exec_argv.v[0], "from-run");
+	kp_llm_config_release(&c);
+
+	/* A bad $KERNELPRO_LLM is named once, before the parser's message. */
+	setenv("KERNELPRO_LLM", "gemini:pro", 1);
+	kp_llm_config_init(&c);
+	assert_int_equal(kp_llm_config_load(&c, &src, &err), KP_EINVAL);
+	assert_true(kp_starts_with(err.msg, "KERNELPRO_LLM: llm: unknown provider 'gemini'"));
+	kp_llm_config_release(&c);
+	unsetenv("KERNELPRO_LLM");
+
+	/* The limits that moved to the run are refused with where they went, not as secrets. */
+	kp_error_clear(&err);
+	write_text(p, "{\"max_total_tokens\": 1000}");
+	kp_llm_config_init(&c);
+	assert_int_equal(kp_llm_config_load(&c, &src, &err), KP_EINVAL);
+	assert_non_null(strstr(err.msg, "'max_total_tokens' is no longer an LLM setting"));
+	assert_non_null(strstr(err.msg, "--tokens"));
+	kp_llm_config_release(&c);
+	kp_error_clear(&err);
+	write_text(p, "{\"max_cost_usd\": 5}");
+	kp_llm_config_init(&c);
+	assert_int_equal(kp_llm_config_load(&c, &src, &err), KP_EINVAL);
+	assert_non_null(strstr(err.msg, "--cost"));
+	kp_llm_config_release(&c);
+
+	/* A bad "llm" in a file names the file once. */
+	kp_error_clear(&err);
+	write_text(p, "{\"llm\": \"gemini:pro\"}");
+	kp_llm_config_init(&c);
+	assert_int_equal(kp_llm_config_load(&c, &src, &err), KP_EINVAL);
+	assert_true(kp_starts_with(err.msg, p));
+	assert_non_null(strstr(err.msg, "llm.json: llm: unknown provider"));
 	kp_llm_config_release(&c);
 
 	free(p);
@@ -485,44 +605,84 @@ static void test_parallel(void **state)
 	kp_llm_config_release(&c);
 }
 
-static void test_budget(void **state)
+/*
+ * kp_llm counts usage and enforces no token or cost limit (the run's budget is the one limit,
+ * docs/internals/llm.md): every request goes out, and the totals hold each one's tokens and cost.
+ */
+static void test_usage_counted_not_capped(void **state)
 {
 	struct kp_llm_config c;
 	struct kp_llm *llm = NULL;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_llm_reply r;
-	struct kp_llm_usage tot;
+	struct kp_llm_usage tot, sum = {0};
 
 	cfg_for(&c, KP_LLM_OPENAI, "s=ok,id=b1");
-	c.max_total_tokens = 10; /* one request passes it */
+	c.price.input = 1;
+	c.price.output = 1000000; /* $1 per output token */
 	KP_ASSERT_OK(kp_llm_open(&llm, &c, &err), &err);
-	KP_ASSERT_OK(kp_llm_complete(llm, &hello, &r, &err), &err);
-	kp_llm_reply_release(&r);
-	assert_int_equal(kp_llm_complete(llm, &hello, &r, &err), KP_EBUDGET);
-	assert_non_null(strstr(err.msg, "token cap reached"));
+	for (int i = 0; i < 3; i++) {
+		KP_ASSERT_OK(kp_llm_complete(llm, &hello, &r, &err), &err);
+		assert_true(r.usage.cost_known);
+		assert_true(r.usage.cost_usd > 1);
+		kp_llm_usage_add(&sum, &r.usage);
+		kp_llm_reply_release(&r);
+	}
 	kp_llm_totals(llm, &tot);
-	assert_int_equal(tot.requests, 1);
-	assert_int_equal(kp_test_server_count(&srv, "id=b1/"), 1);
+	assert_int_equal(tot.requests, 3);
+	assert_int_equal(tot.input_tokens, sum.input_tokens);
+	assert_int_equal(tot.output_tokens, sum.output_tokens);
+	assert_true(fabs(tot.cost_usd - sum.cost_usd) < 1e-9);
+	assert_int_equal(kp_test_server_count(&srv, "id=b1/"), 3);
+	KP_ASSERT_OK(kp_llm_check_priced(llm, &err), &err);
 	kp_llm_free(llm);
 	kp_llm_config_release(&c);
+}
 
-	/* A cost cap with no known price is refused at open. */
-	kp_error_clear(&err);
+/* A caller that limits cost learns at open whether cost can be counted at all. */
+static void test_check_priced(void **state)
+{
+	struct kp_llm_config c;
+	struct kp_llm *llm = NULL;
+	struct kp_error err = KP_ERROR_INIT;
+	char *dir = kp_test_tmpdir();
+	char *p = kp_xasprintf("%s/001.txt", dir);
+
 	cfg_for(&c, KP_LLM_OPENAI, "s=ok");
 	free(c.model);
 	c.model = kp_xstrdup("my-local-model");
-	c.max_cost_usd = 1;
-	assert_int_equal(kp_llm_open(&llm, &c, &err), KP_EINVAL);
-	assert_non_null(strstr(err.msg, "no price is known") || strstr(err.msg, "none is known"));
-	c.price.input = 1;
-	c.price.output = 1000000; /* $1 per output token: one reply passes the cap */
 	KP_ASSERT_OK(kp_llm_open(&llm, &c, &err), &err);
-	KP_ASSERT_OK(kp_llm_complete(llm, &hello, &r, &err), &err);
-	assert_true(r.usage.cost_usd > 1);
-	kp_llm_reply_release(&r);
-	assert_int_equal(kp_llm_complete(llm, &hello, &r, &err), KP_EBUDGET);
+	assert_int_equal(kp_llm_check_priced(llm, &err), KP_EINVAL);
+	assert_non_null(strstr(err.msg, "none is known for model 'my-local-model'"));
+	assert_non_null(strstr(err.msg, "\"price\""));
 	kp_llm_free(llm);
 	kp_llm_config_release(&c);
+
+	/* A command's estimated tokens are priced only when a price is given. */
+	kp_error_clear(&err);
+	kp_llm_config_init(&c);
+	KP_ASSERT_OK(kp_llm_config_parse_spec(&c, "exec:cat", &err), &err);
+	KP_ASSERT_OK(kp_llm_open(&llm, &c, &err), &err);
+	assert_int_equal(kp_llm_check_priced(llm, &err), KP_EINVAL);
+	assert_non_null(strstr(err.msg, "none is known for model 'exec'"));
+	kp_llm_free(llm);
+	c.price.input = c.price.output = 0.5;
+	KP_ASSERT_OK(kp_llm_open(&llm, &c, &err), &err);
+	KP_ASSERT_OK(kp_llm_check_priced(llm, &err), &err);
+	kp_llm_free(llm);
+	kp_llm_config_release(&c);
+
+	/* Replays cost nothing: no price needed. */
+	write_text(p, "a reply");
+	kp_llm_config_init(&c);
+	c.provider = KP_LLM_REPLAY;
+	c.replay_dir = kp_xstrdup(dir);
+	KP_ASSERT_OK(kp_llm_open(&llm, &c, &err), &err);
+	KP_ASSERT_OK(kp_llm_check_priced(llm, &err), &err);
+	kp_llm_free(llm);
+	kp_llm_config_release(&c);
+	free(p);
+	kp_test_tmpdir_remove(dir);
 }
 
 static void test_prices(void **state)
@@ -718,15 +878,6 @@ static void test_exec(void **state)
 	kp_llm_free(llm);
 	kp_llm_config_release(&c);
 
-	/* A cost cap over a command needs a price too (its tokens are estimates, priced when one is given). */
-	kp_error_clear(&err);
-	kp_llm_config_init(&c);
-	KP_ASSERT_OK(kp_llm_config_parse_spec(&c, "exec:cat", &err), &err);
-	c.max_cost_usd = 1;
-	assert_int_equal(kp_llm_open(&llm, &c, &err), KP_EINVAL);
-	assert_non_null(strstr(err.msg, "none is known for model 'exec'"));
-	kp_llm_config_release(&c);
-
 	kp_error_clear(&err);
 	kp_llm_config_init(&c);
 	KP_ASSERT_OK(kp_llm_config_parse_spec(&c, "exec:kp-no-such-program-x", &err), &err);
@@ -770,6 +921,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_config_file),
+		cmocka_unit_test(test_spec_round_trip),
+		cmocka_unit_test(test_resume),
+		cmocka_unit_test(test_config_sources),
 		cmocka_unit_test(test_prices),
 		cmocka_unit_test(test_missing_key),
 		cmocka_unit_test(test_openai_ok),
@@ -783,7 +937,8 @@ int main(void)
 		cmocka_unit_test(test_parallel),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_cancel),
-		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_usage_counted_not_capped),
+		cmocka_unit_test(test_check_priced),
 		cmocka_unit_test(test_record_replay),
 		cmocka_unit_test(test_replay_text),
 		cmocka_unit_test(test_exec),

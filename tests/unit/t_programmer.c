@@ -540,9 +540,27 @@ static void test_generate_many(void **state)
 	kp_test_tmpdir_remove(dir);
 }
 
+/* The mode names (kernelpro/mode.h) are persisted in run databases: fixed, and parsed back. */
+static void test_mode_names(void **state)
+{
+	static const char *const want[KP_PROG_NMODES] = {"initial", "debug", "optimize"};
+	enum kp_prog_mode m = KP_PROG_INITIAL;
+	for (int i = 0; i < KP_PROG_NMODES; i++) {
+		assert_string_equal(kp_prog_mode_name((enum kp_prog_mode)i), want[i]);
+		assert_int_equal(kp_prog_mode_parse(want[i], &m), 0);
+		assert_int_equal(m, i);
+	}
+	assert_string_equal(kp_prog_mode_name((enum kp_prog_mode)KP_PROG_NMODES), "?");
+	assert_string_equal(kp_prog_mode_name((enum kp_prog_mode)-1), "?");
+	assert_int_equal(kp_prog_mode_parse("repair", &m), KP_EINVAL);
+	assert_int_equal(kp_prog_mode_parse(NULL, &m), KP_EINVAL);
+	assert_int_equal(m, KP_PROG_OPTIMIZE); /* untouched on failure */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mode_names),
 		cmocka_unit_test(test_template),
 		cmocka_unit_test(test_prompts_dir),
 		cmocka_unit_test(test_deterministic_and_modes),
