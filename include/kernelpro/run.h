@@ -42,6 +42,9 @@
 /* `given` when set, else $KERNELPRO_RUNS when set, else "kernelpro-runs". */
 const char *kp_run_root(const char *given);
 
+/* Whether dir is a run directory (it holds run.db). */
+int kp_run_exists(const char *dir);
+
 /*
  * RUN is a run directory (holding run.db) or the name of one under `root`; its path is appended
  * to `dir`. KP_ENOENT with a hint when neither exists.

@@ -29,8 +29,7 @@ static int run_names(const char *root, struct kp_strvec *names, struct kp_error 
 		if (de->d_name[0] == '.')
 			continue;
 		kp_path_join(&p, root, de->d_name);
-		kp_buf_adds(&p, "/" KP_RUN_DB);
-		if (kp_path_exists(p.buf))
+		if (kp_run_exists(p.buf))
 			kp_strvec_push(names, de->d_name);
 		kp_buf_release(&p);
 	}

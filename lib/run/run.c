@@ -22,7 +22,7 @@ const char *kp_run_root(const char *given)
 	return env && *env ? env : "kernelpro-runs";
 }
 
-static int has_db(const char *dir)
+int kp_run_exists(const char *dir)
 {
 	struct kp_buf p = KP_BUF_INIT;
 	int ok;
@@ -37,12 +37,12 @@ int kp_run_resolve(const char *root, const char *run, struct kp_buf *dir, struct
 	struct kp_buf p = KP_BUF_INIT;
 	int found;
 
-	if (has_db(run)) {
+	if (kp_run_exists(run)) {
 		kp_buf_adds(dir, run);
 		return 0;
 	}
 	kp_path_join(&p, root, run);
-	found = !strchr(run, '/') && has_db(p.buf);
+	found = !strchr(run, '/') && kp_run_exists(p.buf);
 	if (found)
 		kp_buf_adds(dir, p.buf);
 	kp_buf_release(&p);
