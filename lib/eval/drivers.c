@@ -29,6 +29,18 @@ void kp_eval_tolerance(const struct kp_task *t, const struct kp_eval_opts *o, si
 		*rtol = o->rtol;
 }
 
+const char *kp_eval_tolerance_source(const struct kp_task *t, const struct kp_eval_opts *o, size_t i)
+{
+	int task_tol = !isnan(t->atol) || (t->kind == KP_TASK_NATIVE && i < t->noutputs && !isnan(t->outputs[i].atol));
+	if (!isnan(o->atol) || !isnan(o->rtol))
+		return "option";
+	if (task_tol)
+		return "task";
+	if (o->tol_mode == KP_TOL_KB_V01 && kp_dtype_is_float(t->precision))
+		return "kernelbench-v0.1";
+	return "default";
+}
+
 int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err)
 {
 	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
@@ -44,9 +56,12 @@ int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err)
 		else
 			kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%s", parts.v[gpu]);
 		kp_strvec_release(&parts);
+		kp_strvec_push(env, "NVIDIA_TF32_OVERRIDE=0");
 		return rc;
 	}
 	kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%d", gpu);
+	/* TF32 off in cuBLAS and cuDNN whatever either side asks for: an fp32 task stays fp32. */
+	kp_strvec_push(env, "NVIDIA_TF32_OVERRIDE=0");
 	return 0;
 }
 
@@ -93,7 +108,7 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 	kp_json_set(cfg, "rtol", json_real(x->rtol));
 	kp_json_set(cfg, "loop_s", json_real(o->loop_s));
 	kp_json_set(cfg, "iters", json_integer(x->iters));
-	kp_json_set(cfg, "with_compile", json_boolean(x->with_compile));
+	kp_json_set(cfg, "with_compile", json_boolean(x->with_compile || (!strcmp(x->mode, "eval") && o->time_compiled)));
 	kp_json_set(cfg, "checks_off", str_array(o->allow_checks));
 	limits = json_object();
 	build = json_object();
@@ -214,6 +229,7 @@ int kp_native_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_
 		    o->time_reference ? 1 : 0, o->l2_flush ? 1 : 0);
 	kp_buf_addf(in, "limit_check %.17g\nlimit_timing %.17g\nloop_s %.17g\niters %ld\n", o->check_timeout_s,
 		    o->timing_timeout_s, o->loop_s, x->iters);
+	kp_buf_addf(in, "scaled_trial %d\n", t->scaled_trial_off ? 0 : 1);
 	for (const char *const *a = o->allow_checks; a && *a; a++)
 		if (!strchr(*a, '\n') && strlen(*a) < 32)
 			kp_buf_addf(in, "off %s\n", *a);
