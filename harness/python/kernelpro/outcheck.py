@@ -126,18 +126,22 @@ def _chunks(numel, inner, step):
         c0 = c1
 
 
-def _segment_sums(t, flat_sq, numel, inner, nseg, step, dev):
-    """Per-group sums of flat_sq(c0, c1) (a float64 tensor of squares) for group(i) = (i // inner) % nseg."""
-    acc = t.zeros(nseg, dtype=t.float64, device=dev)
+def _segment_sums(t, squares, numel, inner, nseg, step, dev):
+    """Per-group sums of the float64 tensors squares(c0, c1) returns, for group(i) = (i // inner) % nseg:
+    one accumulator per returned tensor, in one pass."""
+    accs = None
     for c0, c1 in _chunks(numel, inner, step):
-        v = flat_sq(c0, c1)
+        vs = squares(c0, c1)
+        if accs is None:
+            accs = [t.zeros(nseg, dtype=t.float64, device=dev) for _ in vs]
         if inner <= step:
-            sums = v.reshape(-1, inner).sum(dim=1)
-            ids = (t.arange(c0 // inner, c1 // inner, device=dev) % nseg)
-            acc.index_add_(0, ids, sums)
+            ids = t.arange(c0 // inner, c1 // inner, device=dev) % nseg
+            for acc, v in zip(accs, vs):
+                acc.index_add_(0, ids, v.reshape(-1, inner).sum(dim=1))
         else:
-            acc[(c0 // inner) % nseg] += v.sum()
-    return acc
+            for acc, v in zip(accs, vs):
+                acc[(c0 // inner) % nseg] += v.sum()
+    return accs
 
 
 def measure(t, ref, out, b, step=1 << 24):
@@ -186,20 +190,16 @@ def measure(t, ref, out, b, step=1 << 24):
             s["first_bad"], s["first_got"], s["first_want"] = c0 + j, float(oc[j].item()), float(rc[j].item())
         s["nbad"] += nb
 
-    def sq_ref(c0, c1):
+    def squares(c0, c1):
         rc, oc, fin = pair(c0, c1)
-        return t.where(fin, rc * rc, t.zeros_like(rc))
-
-    def sq_diff(c0, c1):
-        rc, oc, fin = pair(c0, c1)
-        return t.where(fin, (oc - rc) ** 2, t.zeros_like(rc))
+        zero = t.zeros_like(rc)
+        return t.where(fin, rc * rc, zero), t.where(fin, (oc - rc) ** 2, zero)
 
     lay = layouts(shape)
     for key in ("rows", "chans"):
         if lay[key] is None:
             continue
         inner, nseg, size = lay[key]
-        r2 = _segment_sums(t, sq_ref, numel, inner, nseg, step, dev)
-        d2 = _segment_sums(t, sq_diff, numel, inner, nseg, step, dev)
+        r2, d2 = _segment_sums(t, squares, numel, inner, nseg, step, dev)
         s[key] = groups(t, r2, d2, size, s["ref_maxabs"], b)
     return s
