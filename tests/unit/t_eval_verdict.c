@@ -195,6 +195,43 @@ static void test_json_nulls_and_errors(void **state)
 	kp_verdict_release(&v);
 }
 
+/* Every key the schema requires is written, and every key written is in the schema, at the top level
+ * and in the nested objects it describes (docs/verdict.schema.json stays true). */
+static void expect_schema(const json_t *schema, const json_t *v, const char *where)
+{
+	const json_t *props = json_object_get(schema, "properties"), *req = json_object_get(schema, "required"), *x;
+	const char *key;
+	size_t i;
+	json_array_foreach(req, i, x) {
+		if (!json_object_get(v, json_string_value(x)))
+			fail_msg("%s: required key '%s' not written", where, json_string_value(x));
+	}
+	json_object_foreach((json_t *)v, key, x) {
+		const json_t *p = json_object_get(props, key);
+		if (!p)
+			fail_msg("%s: key '%s' is not in the schema", where, key);
+		if (json_is_object(x) && json_object_get(p, "properties"))
+			expect_schema(p, x, key);
+	}
+}
+
+static void test_schema(void **state)
+{
+	struct kp_verdict v;
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *schema = NULL, *j;
+	KP_ASSERT_OK(kp_json_load_file(kp_test_path("docs/verdict.schema.json"), 1 << 20, &schema, &err), &err);
+	fill(&v);
+	j = kp_verdict_to_json(&v);
+	expect_schema(schema, j, "verdict");
+	json_decref(j);
+	kp_verdict_release(&v);
+	j = kp_verdict_to_json(&v); /* an empty one: nulls where nothing was measured */
+	expect_schema(schema, j, "empty verdict");
+	json_decref(j);
+	json_decref(schema);
+}
+
 /* --- the harness protocol ---------------------------------------------------------------------- */
 
 static void child_init(struct kp_child *c, int exit_code, int sig, int timed_out, const char *err)
@@ -408,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_severity_names),
 		cmocka_unit_test(test_json_golden_and_round_trip),
 		cmocka_unit_test(test_json_nulls_and_errors),
+		cmocka_unit_test(test_schema),
 		cmocka_unit_test(test_harness_result),
 		cmocka_unit_test(test_harness_died),
 		cmocka_unit_test(test_harness_error_is_an_error),
