@@ -11,6 +11,9 @@ $(BUILD)/obj/cuda/harness/native/%.o: harness/native/%.cu harness/native/nh.h ha
 		lib/eval/natspec.h lib/eval/outcheck.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NH_NVCCFLAGS) -c -o $@ $<
+NH_CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
+# Linked by the C++ compiler with $(LDFLAGS), as kp-energy is: a sanitizer build's libkernelpro needs them.
 $(LIBEXEC)/kp-native-harness: $(NH_OBJS) $(LIBKP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -o $@ $(NH_OBJS) $(LIBKP) -ldl
+	$(QUIET_LINK)$(CXX) $(LDFLAGS) -o $@ $(NH_OBJS) $(LIBKP) -L$(NH_CUDA_LIBDIR) -lcudart_static -lrt -lm -ldl \
+		-lpthread
