@@ -66,6 +66,7 @@ static void test_bytes_floor(void **state)
 	o.l2_flush = 0;
 	kp_eval_floor(&t, &o, &v);
 	near(v.floor.dram_bytes, 78 * MB);
+	kp_verdict_release(&v);
 	timed(&v, 1.0, 16 * MB, 16 * MB);
 	kp_eval_floor(&t, &o, &v);
 	assert_true(v.floor.dram_bytes == 0 && v.floor.time_s == 0);
