@@ -10,8 +10,9 @@
 #include "kernelpro/slurm.h"
 #include "kernelpro/str.h"
 
-#define MAX_ELEMS 100000 /* array elements one parse may produce (Slurm's MaxArraySize is ~1001 by default) \
-	                  */
+#define MAX_ELEMS                                                                                 \
+	100000 /* array elements one parse may produce (Slurm's MaxArraySize is ~1001 by default) \
+	        */
 #define MAX_SHARDS       10000
 #define CHILD_CAP        (4u << 20) /* squeue/sacct output kept */
 #define CHILD_TIMEOUT_MS 120000
@@ -49,13 +50,31 @@ static int check_name(const char *what, const char *v, const char *extra, struct
 	return 0;
 }
 
-static bool digits(const char *s, size_t n)
+/* One number of a Slurm time: 1 to 6 digits. */
+static bool time_part(const char *s, size_t n)
 {
 	if (n == 0 || n > 6)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (s[i] < '0' || s[i] > '9')
 			return false;
+	return true;
+}
+
+/* A whole number of at most 18 digits, no sign, not above max. */
+static bool parse_num(const char *s, size_t n, long long max, long long *out)
+{
+	long long v = 0;
+	if (n == 0 || n > 18)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v > max)
+		return false;
+	*out = v;
 	return true;
 }
 
@@ -66,12 +85,12 @@ static int check_time(const char *what, const char *v, struct kp_error *err)
 	int parts = 0;
 	bool ok = true;
 	if (dash) {
-		ok = digits(v, (size_t)(dash - v));
+		ok = time_part(v, (size_t)(dash - v));
 		p = dash + 1;
 	}
 	while (ok) {
 		size_t n = strcspn(p, ":");
-		ok = digits(p, n) && ++parts <= 3;
+		ok = time_part(p, n) && ++parts <= 3;
 		if (!p[n])
 			break;
 		p += n + 1;
@@ -534,6 +553,15 @@ static void add_environment(struct kp_buf *b, const struct kp_slurm_settings *s)
 	}
 }
 
+/* "exec 'KERNELPRO' bench 'SUITE'": the job's last line, which the caller ends. */
+static void add_exec_bench(struct kp_buf *b, const struct kp_slurm_job *job)
+{
+	kp_buf_adds(b, "exec ");
+	add_sq(b, job->kernelpro);
+	kp_buf_adds(b, " bench ");
+	add_sq(b, job->suite_dir);
+}
+
 int kp_slurm_array_script(const struct kp_slurm_settings *s, const struct kp_slurm_job *job,
                           struct kp_buf *out, struct kp_error *err)
 {
@@ -562,12 +590,9 @@ int kp_slurm_array_script(const struct kp_slurm_settings *s, const struct kp_slu
 	add_environment(out, s);
 	kp_buf_addf(out,
 	            "echo \"kernelpro: shard $shard/%ld, job ${SLURM_ARRAY_JOB_ID}_$shard on $(hostname), "
-	            "start $((${SLURM_RESTART_COUNT:-0} + 1))\"\n"
-	            "exec ",
+	            "start $((${SLURM_RESTART_COUNT:-0} + 1))\"\n",
 	            s->nodes);
-	add_sq(out, job->kernelpro);
-	kp_buf_adds(out, " bench ");
-	add_sq(out, job->suite_dir);
+	add_exec_bench(out, job);
 	kp_buf_addf(out, " --shard \"$shard/%ld\" --resume", s->nodes);
 	for (size_t i = 0; job->bench_args && i < job->bench_args->n; i++) {
 		kp_buf_addch(out, ' ');
@@ -591,10 +616,7 @@ int kp_slurm_merge_script(const struct kp_slurm_settings *s, const struct kp_slu
 	add_common_sbatch(out, s, job, s->merge_time, "merge.log");
 	kp_buf_adds(out, "\n");
 	add_environment(out, s);
-	kp_buf_adds(out, "exec ");
-	add_sq(out, job->kernelpro);
-	kp_buf_adds(out, " bench ");
-	add_sq(out, job->suite_dir);
+	add_exec_bench(out, job);
 	return kp_buf_adds(out, " --merge\n");
 }
 
@@ -614,8 +636,8 @@ void kp_slurm_submission_release(struct kp_slurm_submission *sub)
 int kp_slurm_parse_job_id(const char *text, size_t len, long long *id, char **cluster, struct kp_error *err)
 {
 	size_t end = len, start, semi;
-	char num[24];
-	long v;
+	long long v;
+	char name[65];
 	while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r' || text[end - 1] == ' '))
 		end--;
 	start = end;
@@ -623,14 +645,9 @@ int kp_slurm_parse_job_id(const char *text, size_t len, long long *id, char **cl
 		start--;
 	for (semi = start; semi < end && text[semi] != ';'; semi++)
 		;
-	if (semi - start == 0 || semi - start >= sizeof(num))
-		goto bad;
-	memcpy(num, text + start, semi - start);
-	num[semi - start] = '\0';
-	if (!digits(num, strlen(num)) || kp_parse_long(num, &v) || v <= 0)
+	if (!parse_num(text + start, semi - start, INT64_MAX / 2, &v) || v == 0)
 		goto bad;
 	if (semi < end) {
-		char name[65];
 		size_t n = end - semi - 1;
 		if (n == 0 || n >= sizeof(name))
 			goto bad;
@@ -638,11 +655,9 @@ int kp_slurm_parse_job_id(const char *text, size_t len, long long *id, char **cl
 		name[n] = '\0';
 		if (!in_set(name, "_.-"))
 			goto bad;
-		if (cluster)
-			*cluster = kp_xstrdup(name);
-	} else if (cluster) {
-		*cluster = NULL;
 	}
+	if (cluster)
+		*cluster = semi < end ? kp_xstrdup(name) : NULL;
 	*id = v;
 	return 0;
 bad:
@@ -861,22 +876,6 @@ static int split_line(const char *line, size_t len, struct fields *f, int want)
 		start = i + 1;
 	}
 	return f->count == want ? 0 : -1;
-}
-
-static bool parse_num(const char *s, size_t n, long long max, long long *out)
-{
-	long long v = 0;
-	if (n == 0 || n > 18)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	if (v > max)
-		return false;
-	*out = v;
-	return true;
 }
 
 static void copy_field(char *dst, size_t cap, const char *s, size_t n)

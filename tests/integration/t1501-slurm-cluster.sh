@@ -3,16 +3,8 @@
 # process is killed mid-run, requeued and runs again; an afterany-dependent job runs only after all.
 . "$KP_ROOT/tests/integration/lib.sh"
 
-CL="$KP_ROOT/tests/support/slurm/cluster.sh"
-C=$KP_TMP/cluster
-trap 'sh "$CL" down "$C" >down.out 2>&1' EXIT
-trap 'exit 1' INT TERM
-sh "$CL" up "$C" 8 4 >up.out 2>&1
-rc=$?
-[ $rc -eq 77 ] && skip "$(tail -1 up.out)"
-[ $rc -eq 0 ] || { cat up.out; fail "the Slurm cluster did not start"; }
-export SLURM_CONF="$C/etc/slurm.conf"
-PATH=$PATH:/usr/sbin
+. "$KP_ROOT/tests/support/slurm/test-lib.sh"
+slurm_test_cluster 8 4
 
 W=$KP_TMP/work
 mkdir -p "$W"

@@ -324,6 +324,8 @@ static void test_parse_job_id(void **state)
 	assert_int_equal(id, 17);
 	assert_string_equal(cluster, "big-one");
 	free(cluster);
+	KP_ASSERT_OK(kp_slurm_parse_job_id("48151623\r\n", 10, &id, NULL, &err), &err); /* big clusters */
+	assert_int_equal(id, 48151623);
 	static const char *const bad[] = {
 	    "",    "\n", "abc\n", "12a\n", "0\n", "-3\n", "12;\n", "12;a b\n", "99999999999999999999999\n",
 	    ";x\n"};
