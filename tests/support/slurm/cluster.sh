@@ -12,6 +12,8 @@
 set -u
 
 die() { echo "slurm cluster: $*" >&2; exit 1; }
+# up_failed MSG: a start that failed half-way stops what it had started.
+up_failed() { echo "slurm cluster: $*" >&2; down "$dir" >/dev/null 2>&1; exit 1; }
 skip() { echo "slurm cluster: $*" >&2; exit 77; }
 
 # free_ports N: N TCP ports on 127.0.0.1 that nothing listens on now.
@@ -46,13 +48,15 @@ show_log() { [ -f "$1" ] && { echo "--- $1 (last 25 lines)" >&2; tail -25 "$1" >
 start() {
 	name=$1; shift
 	"$@" </dev/null >/dev/null 2>"$dir/log/$name.stderr" ||
-		{ show_log "$dir/log/$name.stderr"; show_log "$dir/log/$name.log"; die "$name did not start"; }
+		{ show_log "$dir/log/$name.stderr"; show_log "$dir/log/$name.log"; up_failed "$name did not start"; }
 }
 
 pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 up() {
 	dir=$1 cpus=${2:-8} gpus=${3:-4}
+	case $cpus$gpus in *[!0-9]*) die "CPUS and GPUS are whole numbers" ;; esac
+	[ "$cpus" -ge 1 ] || die "CPUS must be at least 1"
 	[ "$(id -u)" -eq 0 ] || skip "needs root (slurmd runs jobs as their owner; CI and the dev machines are root)"
 	for p in munged slurmctld slurmd slurmdbd mariadbd mariadb-install-db sbatch sacct; do
 		command -v "$p" >/dev/null 2>&1 || [ -x "/usr/sbin/$p" ] ||
@@ -70,7 +74,7 @@ up() {
 	chmod 700 "$dir/munge"; chmod 755 "$dir" "$dir/sock"
 
 	set -- $(free_ports 4)
-	[ $# -eq 4 ] || die "could not find free TCP ports"
+	[ $# -eq 4 ] || up_failed "could not find free TCP ports"
 	ctld_port=$1 slurmd_port=$2 dbd_port=$3 db_port=$4
 	host=$(hostname -s)
 	conf=$dir/etc/slurm.conf
@@ -78,19 +82,19 @@ up() {
 
 	# munge: a fresh key, its own socket.
 	dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$dir/munge/munge.key" ||
-		die "cannot write the munge key"
+		up_failed "cannot write the munge key"
 	start munged munged --force --key-file="$dir/munge/munge.key" --socket="$dir/sock/munge" \
 		--pid-file="$dir/run/munged.pid" --log-file="$dir/log/munged.log" --seed-file="$dir/munge/seed"
 
 	# MariaDB for slurmdbd (sacct needs accounting), on TCP 127.0.0.1 only.
 	mariadb-install-db --no-defaults --user=root --datadir="$dir/db/data" --auth-root-authentication-method=normal \
 		--skip-test-db --innodb-log-file-size=8M >"$dir/log/mariadb-install.log" 2>&1 ||
-		{ show_log "$dir/log/mariadb-install.log"; die "mariadb-install-db failed"; }
+		{ show_log "$dir/log/mariadb-install.log"; up_failed "mariadb-install-db failed"; }
 	mariadbd --no-defaults --user=root --datadir="$dir/db/data" --socket="$dir/sock/mariadb" --port="$db_port" \
 		--bind-address=127.0.0.1 --pid-file="$dir/run/mariadbd.pid" --log-error="$dir/log/mariadbd.log" \
 		--innodb-buffer-pool-size=32M --innodb-log-file-size=8M </dev/null >/dev/null 2>&1 &
 	wait_for 60 "mariadbd" mariadb --no-defaults --socket="$dir/sock/mariadb" -u root -e "select 1" ||
-		{ show_log "$dir/log/mariadbd.log"; die "mariadbd did not start"; }
+		{ show_log "$dir/log/mariadbd.log"; up_failed "mariadbd did not start"; }
 
 	# A symlink to /dev/null per fake GPU: slurmd wants character devices, and sets
 	# CUDA_VISIBLE_DEVICES from their indices.
@@ -167,13 +171,13 @@ EOF
 
 	start slurmdbd slurmdbd
 	wait_for 60 "slurmdbd" sacctmgr --noheader list cluster ||
-		{ show_log "$dir/log/slurmdbd.log"; die "slurmdbd does not answer"; }
+		{ show_log "$dir/log/slurmdbd.log"; up_failed "slurmdbd does not answer"; }
 	start slurmctld slurmctld
 	wait_for 60 "slurmctld" scontrol ping ||
-		{ show_log "$dir/log/slurmctld.log"; die "slurmctld does not answer"; }
+		{ show_log "$dir/log/slurmctld.log"; up_failed "slurmctld does not answer"; }
 	start slurmd slurmd -N kpn1
 	wait_for 60 "node kpn1 to be idle" node_idle ||
-		{ show_log "$dir/log/slurmd.log"; show_log "$dir/log/slurmctld.log"; die "slurmd did not register"; }
+		{ show_log "$dir/log/slurmd.log"; show_log "$dir/log/slurmctld.log"; up_failed "slurmd did not register"; }
 	echo "SLURM_CONF=$conf"
 }
 
@@ -202,11 +206,11 @@ leftovers() {
 
 down() {
 	dir=$(cd "$1" 2>/dev/null && pwd) || return 0
+	[ -d "$dir/run" ] || return 0
 	conf=$dir/etc/slurm.conf
-	[ -f "$conf" ] || return 0
 	export SLURM_CONF="$conf"
 	PATH=$PATH:/usr/sbin
-	if pid_alive "$dir/run/slurmctld.pid"; then
+	if [ -f "$conf" ] && pid_alive "$dir/run/slurmctld.pid"; then
 		scancel --user="$(id -un)" >/dev/null 2>&1
 		wait_for 20 "jobs to end" no_jobs || true
 	fi
@@ -217,7 +221,7 @@ down() {
 	stop_daemon "$dir/run/munged.pid"
 	for p in $(leftovers "$conf"); do kill -9 "$p" 2>/dev/null; done
 	# Marks the directory as free again (the data stays for a post-mortem).
-	mv "$conf" "$conf.down"
+	[ ! -f "$conf" ] || mv "$conf" "$conf.down"
 	return 0
 }
 
