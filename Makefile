@@ -121,7 +121,8 @@ $(FAKE_CUDA): tests/support/fake_libcuda.c
 unit: $(UNIT_BINS) all
 	@tests/run-unit.sh $(BUILD) $(UNIT_BINS)
 
-integration: all $(FAKE_CUDA)
+# t1502 runs t_slurm's live test against a private Slurm cluster.
+integration: all $(FAKE_CUDA) $(BUILD)/tests/t_slurm
 	@tests/run-integration.sh $(BUILD)
 
 test: unit integration
