@@ -17,6 +17,7 @@
 	X(analyze)     \
 	X(diagnose)    \
 	X(tools)       \
+	X(codesearch)  \
 	X(hw)          \
 	X(version)
 
