@@ -22,11 +22,11 @@ enum kp_cutlass_source {
 };
 
 struct kp_cutlass {
-	char *root;          /* holds include/cute and include/cutlass */
-	char *include;       /* root/include */
-	char *util_include;  /* root/tools/util/include, or NULL */
-	char *examples;      /* root/examples, or NULL */
-	char version[32];    /* "4.2.0", from include/cutlass/version.h */
+	char *root;         /* holds include/cute and include/cutlass */
+	char *include;      /* root/include */
+	char *util_include; /* root/tools/util/include, or NULL */
+	char *examples;     /* root/examples, or NULL */
+	char version[32];   /* "4.2.0", from include/cutlass/version.h */
 	enum kp_cutlass_source source;
 };
 
@@ -35,7 +35,8 @@ enum kp_cutlass_find_flags {
 };
 
 #define KP_CUTLASS_INSTALL_HINT                                                                             \
-	"run tools/install-cutlass.sh (or 'make deps'), 'pip install nvidia-cutlass', or set CUTLASS_PATH to a " \
+	"run tools/install-cutlass.sh (or 'make deps'), 'pip install nvidia-cutlass', or set CUTLASS_PATH " \
+	"to a "                                                                                             \
 	"CUTLASS checkout"
 
 /*
@@ -67,7 +68,7 @@ int kp_cutlass_source_needs_arch_a(const char *src, size_t len);
  * `flags`; `key` gets a line naming the CUTLASS version for the build cache key (may be NULL).
  */
 void kp_cutlass_build_flags(const struct kp_cutlass *c, const char *src, size_t len, struct kp_strvec *flags,
-			    const char **arch, struct kp_buf *key);
+                            const char **arch, struct kp_buf *key);
 
 /* ---- The symbol extractor (outside data: any C++ text) ------------------------------------------------ */
 
@@ -85,13 +86,13 @@ const char *kp_cs_kind_name(enum kp_cs_kind k);
 
 struct kp_cs_symbol {
 	enum kp_cs_kind kind;
-	char name[128];      /* "make_tma_atom", "MMA_Traits" */
-	char scope[128];     /* namespace path: "cute", "cutlass::arch"; "" at global scope */
-	char args[160];      /* template arguments of a specialization ("SM90_TMA_LOAD"), else "" */
+	char name[128];  /* "make_tma_atom", "MMA_Traits" */
+	char scope[128]; /* namespace path: "cute", "cutlass::arch"; "" at global scope */
+	char args[160];  /* template arguments of a specialization ("SM90_TMA_LOAD"), else "" */
 	int is_template;
-	int line;            /* first line (the template<...> line when there is one), 1-based */
-	int end_line;        /* last line of the definition */
-	int doc_line;        /* first line of the comment right above it, or == line */
+	int line;     /* first line (the template<...> line when there is one), 1-based */
+	int end_line; /* last line of the definition */
+	int doc_line; /* first line of the comment right above it, or == line */
 };
 
 struct kp_cs_symbols {
@@ -112,7 +113,8 @@ void kp_cs_symbols_release(struct kp_cs_symbols *s);
  */
 void kp_cs_describe(const char *text, size_t len, char *out, size_t n);
 
-/* ---- The index ------------------------------------------------------------------------------------------- */
+/* ---- The index -------------------------------------------------------------------------------------------
+ */
 
 struct kp_cs_index;
 
@@ -134,14 +136,14 @@ int kp_cs_index_path(const char *version, struct kp_buf *out, struct kp_error *e
  * see half an index.
  */
 int kp_cs_index_build(const struct kp_cutlass *c, const char *db_path, struct kp_cs_stats *st,
-		      struct kp_error *err);
+                      struct kp_error *err);
 
 /*
  * Indexes any directory tree (`root`; its .h .hpp .cuh .inl .cu .cpp files: files under an
  * "examples" component are example programs), labelled `version`. For tests and other libraries.
  */
 int kp_cs_index_build_dir(const char *root, const char *version, const char *db_path, struct kp_cs_stats *st,
-			  struct kp_error *err);
+                          struct kp_error *err);
 
 /* Opens an index read-only. KP_ENOENT (saying how to build it) when there is none. */
 int kp_cs_index_open(struct kp_cs_index **out, const char *db_path, struct kp_error *err);
@@ -156,17 +158,18 @@ const char *kp_cs_index_version(const struct kp_cs_index *ix);
 const char *kp_cs_index_root(const struct kp_cs_index *ix);
 void kp_cs_index_stats(const struct kp_cs_index *ix, struct kp_cs_stats *st);
 
-/* ---- Queries --------------------------------------------------------------------------------------------- */
+/* ---- Queries ---------------------------------------------------------------------------------------------
+ */
 
 struct kp_cs_hit {
-	long id;             /* entry id in the index */
+	long id; /* entry id in the index */
 	enum kp_cs_kind kind;
-	char *name;          /* qualified: "cute::make_tma_atom"; the path for files */
-	char *path;          /* relative to the CUTLASS root: "include/cute/atom/copy_traits_sm90_tma.hpp" */
-	int line, end_line;  /* the snippet's lines in that file */
-	char *summary;       /* one line: the doc comment's first sentence, or the file's description */
-	char *snippet;       /* the code (at most KP_CS_SNIPPET_LINES lines) */
-	double score;        /* higher is better */
+	char *name;         /* qualified: "cute::make_tma_atom"; the path for files */
+	char *path;         /* relative to the CUTLASS root: "include/cute/atom/copy_traits_sm90_tma.hpp" */
+	int line, end_line; /* the snippet's lines in that file */
+	char *summary;      /* one line: the doc comment's first sentence, or the file's description */
+	char *snippet;      /* the code (at most KP_CS_SNIPPET_LINES lines) */
+	double score;       /* higher is better */
 };
 
 struct kp_cs_hits {
@@ -185,17 +188,23 @@ void kp_cs_hits_release(struct kp_cs_hits *h);
  * KP_EINVAL.
  */
 int kp_cs_search(struct kp_cs_index *ix, const char *query, int limit, struct kp_cs_hits *out,
-		 struct kp_error *err);
+                 struct kp_error *err);
 
-/* ---- For the optimization loop ------------------------------------------------------------------------------ */
+/* ---- For the optimization loop
+ * ------------------------------------------------------------------------------ */
 
 /* The queries that show how CUTLASS/CuTe addresses a tool's finding (NULL-terminated; NULL: none). */
 const char *const *kp_cs_queries_for_tool(const char *tool_id);
 /* Every tool id with queries, NULL-terminated (for tests and docs). */
 const char *const *kp_cs_mapped_tools(void);
 
-/* Prompt text budget: tokens are estimated as 4 characters each. */
-#define KP_CS_DEFAULT_TOKENS 2000
+/*
+ * Prompt text budgets, tokens estimated as 4 characters each: the optimize prompt's snippets (the
+ * prompt's code-search slot holds 8,000 characters) and one answer to "search:" (the programmer
+ * passes at most 6,000 characters of an answer back).
+ */
+#define KP_CS_DEFAULT_TOKENS  2000
+#define KP_CS_ANSWER_TOKENS   1400
 #define KP_CS_CHARS_PER_TOKEN 4
 
 /*
@@ -207,11 +216,11 @@ const char *const *kp_cs_mapped_tools(void);
  * snippets it added; a negative code only on a database error.
  */
 int kp_cs_for_findings(struct kp_cs_index *ix, const char *findings_json, int max_tokens, struct kp_buf *text,
-		       struct kp_strvec *refs, struct kp_error *err);
+                       struct kp_strvec *refs, struct kp_error *err);
 
 /* The answer to the model's "search: QUERY": the top hits, formatted the same way, within max_tokens. */
 int kp_cs_answer(struct kp_cs_index *ix, const char *query, int max_tokens, struct kp_buf *text,
-		 struct kp_strvec *refs, struct kp_error *err);
+                 struct kp_strvec *refs, struct kp_error *err);
 
 /*
  * Formats hits as prompt text ("### path:line `name` (kind)" + summary + a fenced block) without
@@ -219,7 +228,8 @@ int kp_cs_answer(struct kp_cs_index *ix, const char *query, int max_tokens, stru
  * that cannot keep KP_CS_MIN_SNIPPET characters is left out. Returns how many were written.
  */
 #define KP_CS_MIN_SNIPPET 160
-size_t kp_cs_format_hits(const struct kp_cs_hits *h, size_t max_chars, struct kp_buf *text, struct kp_strvec *refs);
+size_t kp_cs_format_hits(const struct kp_cs_hits *h, size_t max_chars, struct kp_buf *text,
+                         struct kp_strvec *refs);
 
 /*
  * A reference to a snippet, as search memory keeps it: "NAME @ PATH:LINE". kp_cs_ref_parse splits

@@ -10,9 +10,9 @@
 #include "kernelpro/codesearch.h"
 #include "kernelpro/json.h"
 
-#define TOOLS_USED 3     /* distinct tools whose queries run for one prompt */
+#define TOOLS_USED     3 /* distinct tools whose queries run for one prompt */
 #define HITS_PER_QUERY 2
-#define HITS_MAX 8       /* snippets considered for one prompt, before the budget */
+#define HITS_MAX       8 /* snippets considered for one prompt, before the budget */
 
 struct tool_queries {
 	const char *tool;
@@ -21,24 +21,27 @@ struct tool_queries {
 
 /* Tool ids are DESIGN.md's; sol_gap (the roofline distance) names no technique, so it has none. */
 static const struct tool_queries map[] = {
-	{"tensor_cores", {"SM90 64x128x16 F32BF16BF16 SS GMMA", "make_tma_atom SM90_TMA_LOAD",
-			  "KernelTmaWarpSpecialized collective mma sm90", NULL}},
-	{"bank_conflicts", {"GMMA Layout_K_SW128_Atom swizzle", "Swizzle composition shared memory layout",
-			    "tile_to_shape swizzle atom", NULL}},
-	{"cache_reuse", {"SM80_CP_ASYNC_CACHEALWAYS copy", "make_tma_copy SM90_TMA_LOAD", "local_tile tiler coord",
-			 NULL}},
-	{"coalescing", {"make_tiled_copy Copy_Atom uint128_t", "partition_S partition_D tiled copy", NULL}},
-	{"vector_width", {"AutoVectorizingCopy", "UniversalCopy uint128_t", NULL}},
-	{"occupancy", {"warpgroup_reg_alloc setmaxnreg", "KernelTmaWarpSpecializedCooperative", NULL}},
-	{"warp_stalls", {"PipelineTmaAsync producer consumer", "ClusterTransactionBarrier arrive_and_expect_tx",
-			 "cp_async_wait pipeline mainloop", NULL}},
-	{"pipe_balance", {"SM80 16x8x16 F32BF16BF16F32 TN mma", "make_tiled_mma TiledMMA", NULL}},
-	{"local_memory", {"make_fragment_like register tensor", "make_tensor_like rmem", NULL}},
-	{"grid_waves", {"PersistentTileSchedulerSm90", "StreamK tile scheduler", NULL}},
-	{"launch_overhead", {"hopper grouped gemm", "epilogue fusion linear combination bias", NULL}},
-	{"instruction_mix", {"FastDivmod", "fast_exp fast_tanh", "NumericConverter round", NULL}},
-	{"divergence", {"copy_if predicate identity tensor elem_less", "make_identity_tensor", NULL}},
-	{"atomics", {"atomic_add red global reduction", "split k reduction semaphore", NULL}},
+    {"tensor_cores",
+     {"SM90 64x128x16 F32BF16BF16 SS GMMA", "make_tma_atom SM90_TMA_LOAD",
+      "KernelTmaWarpSpecialized collective mma sm90", NULL}},
+    {"bank_conflicts",
+     {"GMMA Layout_K_SW128_Atom swizzle", "Swizzle composition shared memory layout",
+      "tile_to_shape swizzle atom", NULL}},
+    {"cache_reuse",
+     {"SM80_CP_ASYNC_CACHEALWAYS copy", "make_tma_copy SM90_TMA_LOAD", "local_tile tiler coord", NULL}},
+    {"coalescing", {"make_tiled_copy Copy_Atom uint128_t", "partition_S partition_D tiled copy", NULL}},
+    {"vector_width", {"AutoVectorizingCopy", "UniversalCopy uint128_t", NULL}},
+    {"occupancy", {"warpgroup_reg_alloc setmaxnreg", "KernelTmaWarpSpecializedCooperative", NULL}},
+    {"warp_stalls",
+     {"PipelineTmaAsync producer consumer", "ClusterTransactionBarrier arrive_and_expect_tx",
+      "cp_async_wait pipeline mainloop", NULL}},
+    {"pipe_balance", {"SM80 16x8x16 F32BF16BF16F32 TN mma", "make_tiled_mma TiledMMA", NULL}},
+    {"local_memory", {"make_fragment_like register tensor", "make_tensor_like rmem", NULL}},
+    {"grid_waves", {"PersistentTileSchedulerSm90", "StreamK tile scheduler", NULL}},
+    {"launch_overhead", {"hopper grouped gemm", "epilogue fusion linear combination bias", NULL}},
+    {"instruction_mix", {"FastDivmod", "fast_exp fast_tanh", "NumericConverter round", NULL}},
+    {"divergence", {"copy_if predicate identity tensor elem_less", "make_identity_tensor", NULL}},
+    {"atomics", {"atomic_add red global reduction", "split k reduction semaphore", NULL}},
 };
 
 static const struct tool_queries *entry_for(const char *tool_id);
@@ -51,10 +54,10 @@ const char *const *kp_cs_queries_for_tool(const char *tool_id)
 
 const char *const *kp_cs_mapped_tools(void)
 {
-	static const char *const tools[] = {"tensor_cores", "bank_conflicts", "cache_reuse", "coalescing",
-					    "vector_width", "occupancy", "warp_stalls", "pipe_balance",
-					    "local_memory", "grid_waves", "launch_overhead", "instruction_mix",
-					    "divergence", "atomics", NULL};
+	static const char *const tools[] = {
+	    "tensor_cores",    "bank_conflicts",  "cache_reuse",  "coalescing",   "vector_width",
+	    "occupancy",       "warp_stalls",     "pipe_balance", "local_memory", "grid_waves",
+	    "launch_overhead", "instruction_mix", "divergence",   "atomics",      NULL};
 	_Static_assert(KP_ARRAY_SIZE(tools) == KP_ARRAY_SIZE(map) + 1, "one name per map entry");
 	return tools;
 }
@@ -93,7 +96,7 @@ static void move_hit(struct kp_cs_hits *to, struct kp_cs_hit *h)
 }
 
 int kp_cs_for_findings(struct kp_cs_index *ix, const char *findings_json, int max_tokens, struct kp_buf *text,
-		       struct kp_strvec *refs, struct kp_error *err)
+                       struct kp_strvec *refs, struct kp_error *err)
 {
 	const struct tool_queries *tools[TOOLS_USED];
 	struct kp_cs_hits per[TOOLS_USED], all = {0};
@@ -133,10 +136,12 @@ int kp_cs_for_findings(struct kp_cs_index *ix, const char *findings_json, int ma
 		kp_buf_adds(&head, "CUTLASS/CuTe code that addresses these findings (");
 		for (size_t t = 0; t < ntools; t++)
 			kp_buf_addf(&head, "%s%s", t ? ", " : "", tools[t]->tool);
-		kp_buf_addf(&head, "); paths are relative to the CUTLASS %s root, and a candidate may #include "
-				   "<cute/...> and <cutlass/...> headers:\n\n",
-			    kp_cs_index_version(ix));
-		max_chars = (size_t)(max_tokens > 0 ? max_tokens : KP_CS_DEFAULT_TOKENS) * KP_CS_CHARS_PER_TOKEN;
+		kp_buf_addf(&head,
+		            "); paths are relative to the CUTLASS %s root, and a candidate may #include "
+		            "<cute/...> and <cutlass/...> headers:\n\n",
+		            kp_cs_index_version(ix));
+		max_chars =
+		    (size_t)(max_tokens > 0 ? max_tokens : KP_CS_DEFAULT_TOKENS) * KP_CS_CHARS_PER_TOKEN;
 		if (head.len < max_chars) {
 			struct kp_buf body = KP_BUF_INIT;
 			written = kp_cs_format_hits(&all, max_chars - head.len, &body, refs);

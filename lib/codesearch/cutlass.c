@@ -60,16 +60,19 @@ static long define_value(const char *text, size_t len, const char *name)
 
 int kp_cutlass_parse_version(const char *text, size_t len, char *out, size_t n, struct kp_error *err)
 {
-	long major = define_value(text, len, "CUTLASS_MAJOR"), minor = define_value(text, len, "CUTLASS_MINOR");
+	long major = define_value(text, len, "CUTLASS_MAJOR"),
+	     minor = define_value(text, len, "CUTLASS_MINOR");
 	long patch = define_value(text, len, "CUTLASS_PATCH");
 	if (major < 0 || minor < 0 || patch < 0)
-		return kp_error_set(err, KP_EPARSE, "cutlass/version.h defines no CUTLASS_MAJOR/MINOR/PATCH numbers");
+		return kp_error_set(err, KP_EPARSE,
+		                    "cutlass/version.h defines no CUTLASS_MAJOR/MINOR/PATCH numbers");
 	snprintf(out, n, "%ld.%ld.%ld", major, minor, patch);
 	return 0;
 }
 
 /* Fills c from a root that holds include/cutlass/cutlass.h; KP_ENOENT when it does not. */
-static int fill_from_root(struct kp_cutlass *c, const char *root, enum kp_cutlass_source src, struct kp_error *err)
+static int fill_from_root(struct kp_cutlass *c, const char *root, enum kp_cutlass_source src,
+                          struct kp_error *err)
 {
 	struct kp_buf p = KP_BUF_INIT, text = KP_BUF_INIT;
 	char *real = realpath(root, NULL);
@@ -110,10 +113,11 @@ out:
 /* python3's nvidia-cutlass: the package cutlass_library ships the headers under source/. */
 static char *pip_root(void)
 {
-	static const char probe[] = "import importlib.util, os\n"
-				    "s = importlib.util.find_spec('cutlass_library')\n"
-				    "if s and s.submodule_search_locations:\n"
-				    "    print(os.path.join(list(s.submodule_search_locations)[0], 'source'))\n";
+	static const char probe[] =
+	    "import importlib.util, os\n"
+	    "s = importlib.util.find_spec('cutlass_library')\n"
+	    "if s and s.submodule_search_locations:\n"
+	    "    print(os.path.join(list(s.submodule_search_locations)[0], 'source'))\n";
 	struct kp_child ch = KP_CHILD_INIT;
 	const char *py_env = getenv("KERNELPRO_PYTHON");
 	char *py = py_env && *py_env ? kp_xstrdup(py_env) : kp_which("python3");
@@ -146,7 +150,8 @@ int kp_cutlass_find(struct kp_cutlass *c, unsigned flags, struct kp_error *err)
 		struct kp_error e2 = KP_ERROR_INIT;
 		if (fill_from_root(c, env, KP_CUTLASS_ENV, &e2) == 0)
 			return 0;
-		return kp_error_set(err, KP_EINVAL, "CUTLASS_PATH: %s; point it at a CUTLASS checkout", kp_error_msg(&e2));
+		return kp_error_set(err, KP_EINVAL, "CUTLASS_PATH: %s; point it at a CUTLASS checkout",
+		                    kp_error_msg(&e2));
 	}
 	if ((root = kp_find_data(".cutlass"))) {
 		rc = fill_from_root(c, root, KP_CUTLASS_BUNDLED, NULL);
@@ -221,8 +226,15 @@ int kp_cutlass_source_uses(const char *src, size_t len)
 }
 
 /* Words that only compile for sm_90a: WGMMA (raw or CuTe's GMMA), TMA, register reconfiguration. */
-static const char *const arch_a_words[] = {"wgmma", "GMMA", "SM90_TMA", "make_tma_", "cp.async.bulk.tensor",
-					   "setmaxnreg", "warpgroup_reg_", "KernelTmaWarpSpecialized", "SM90_64x"};
+static const char *const arch_a_words[] = {"wgmma",
+                                           "GMMA",
+                                           "SM90_TMA",
+                                           "make_tma_",
+                                           "cp.async.bulk.tensor",
+                                           "setmaxnreg",
+                                           "warpgroup_reg_",
+                                           "KernelTmaWarpSpecialized",
+                                           "SM90_64x"};
 
 int kp_cutlass_source_needs_arch_a(const char *src, size_t len)
 {
@@ -233,7 +245,7 @@ int kp_cutlass_source_needs_arch_a(const char *src, size_t len)
 }
 
 void kp_cutlass_build_flags(const struct kp_cutlass *c, const char *src, size_t len, struct kp_strvec *flags,
-			    const char **arch, struct kp_buf *key)
+                            const char **arch, struct kp_buf *key)
 {
 	if (arch && *arch && !strcmp(*arch, "sm_90") && kp_cutlass_source_needs_arch_a(src, len))
 		*arch = "sm_90a";

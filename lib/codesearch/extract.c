@@ -12,7 +12,7 @@
 #include "kernelpro/codesearch.h"
 #include "kernelpro/str.h"
 
-#define STMT_MAX 2048  /* tokens kept of one statement; longer ones are skipped */
+#define STMT_MAX  2048 /* tokens kept of one statement; longer ones are skipped */
 #define SCOPE_MAX 256
 
 const char *kp_cs_kind_name(enum kp_cs_kind k)
@@ -39,8 +39,8 @@ enum scope_kind { S_NAMESPACE, S_LINKAGE, S_CLASS, S_FUNCTION, S_OTHER };
 
 struct scope {
 	enum scope_kind kind;
-	size_t name_len;  /* how much of the namespace path this scope added */
-	long sym;         /* symbol whose end line the closing brace sets, or -1 */
+	size_t name_len; /* how much of the namespace path this scope added */
+	long sym;        /* symbol whose end line the closing brace sets, or -1 */
 };
 
 struct lexer {
@@ -57,13 +57,13 @@ struct parser {
 	struct tok stmt[STMT_MAX];
 	size_t nstmt;
 	int overflow;
-	int paren;        /* ( and [ depth inside the statement */
-	int inner_brace;  /* { } inside parens (lambdas, braced args) */
-	int doc_line;     /* doc comment start for the statement's first token */
+	int paren;       /* ( and [ depth inside the statement */
+	int inner_brace; /* { } inside parens (lambdas, braced args) */
+	int doc_line;    /* doc comment start for the statement's first token */
 	struct scope scopes[SCOPE_MAX];
 	int nscopes;
-	int lost;         /* scopes deeper than SCOPE_MAX, counted but not kept */
-	char ns[256];     /* the namespace path: "cute::detail" */
+	int lost;     /* scopes deeper than SCOPE_MAX, counted but not kept */
+	char ns[256]; /* the namespace path: "cute::detail" */
 	size_t ns_len;
 	struct kp_cs_symbols *out;
 	size_t max;
@@ -110,7 +110,8 @@ static int lex(struct lexer *lx, struct tok *t)
 		if (c == '/' && i + 1 < lx->len && s[i + 1] == '*') {
 			int start = lx->line;
 			lx->i += 2;
-			while (lx->i < lx->len && !(s[lx->i] == '*' && lx->i + 1 < lx->len && s[lx->i + 1] == '/')) {
+			while (lx->i < lx->len &&
+			       !(s[lx->i] == '*' && lx->i + 1 < lx->len && s[lx->i + 1] == '/')) {
 				if (s[lx->i] == '\n')
 					lx->line++;
 				lx->i++;
@@ -138,8 +139,8 @@ static int lex(struct lexer *lx, struct tok *t)
 				lx->i++;
 			t->type = T_IDENT;
 		} else if (isdigit((unsigned char)c)) {
-			while (lx->i < lx->len && (isalnum((unsigned char)s[lx->i]) || s[lx->i] == '_' || s[lx->i] == '.' ||
-						   s[lx->i] == '\''))
+			while (lx->i < lx->len && (isalnum((unsigned char)s[lx->i]) || s[lx->i] == '_' ||
+			                           s[lx->i] == '.' || s[lx->i] == '\''))
 				lx->i++;
 			t->type = T_NUM;
 		} else if (c == '"' || c == '\'') {
@@ -154,7 +155,8 @@ static int lex(struct lexer *lx, struct tok *t)
 			t->type = T_STR;
 		} else {
 			lx->i++;
-			if ((c == ':' && lx->i < lx->len && s[lx->i] == ':') || (c == '-' && lx->i < lx->len && s[lx->i] == '>'))
+			if ((c == ':' && lx->i < lx->len && s[lx->i] == ':') ||
+			    (c == '-' && lx->i < lx->len && s[lx->i] == '>'))
 				lx->i++;
 			t->type = T_PUNCT;
 		}
@@ -185,7 +187,10 @@ static void tok_copy(const struct parser *p, size_t k, char *out, size_t n)
 /* Index after the group opened at k ("(" "[" "<" "{"), or nstmt + 1 when it does not close. */
 static size_t skip_group(const struct parser *p, size_t k)
 {
-	char open = p->lx.s[p->stmt[k].off], close = open == '(' ? ')' : open == '[' ? ']' : open == '<' ? '>' : '}';
+	char open = p->lx.s[p->stmt[k].off], close = open == '('   ? ')'
+	                                             : open == '[' ? ']'
+	                                             : open == '<' ? '>'
+	                                                           : '}';
 	int depth = 0, paren = 0;
 	for (; k < p->nstmt; k++) {
 		char c = p->stmt[k].type == T_PUNCT ? p->lx.s[p->stmt[k].off] : 0;
@@ -211,7 +216,8 @@ static void group_text(const struct parser *p, size_t k, size_t end, char *out, 
 	for (size_t i = k + 1; i + 1 < end && w + 1 < n; i++) {
 		const struct tok *t = &p->stmt[i];
 		int space = i > k + 1 && t->type != T_PUNCT && p->stmt[i - 1].type != T_PUNCT;
-		int wrote = snprintf(out + w, n - w, "%s%.*s", space ? " " : "", (int)t->len, p->lx.s + t->off);
+		int wrote =
+		    snprintf(out + w, n - w, "%s%.*s", space ? " " : "", (int)t->len, p->lx.s + t->off);
 		if (wrote < 0 || (size_t)wrote >= n - w) {
 			out[w] = 0;
 			break;
@@ -240,7 +246,8 @@ static long add_symbol(struct parser *p, enum kp_cs_kind kind, size_t name_tok, 
 	return (long)p->out->n++;
 }
 
-/* ---- statements ------------------------------------------------------------------------------------------ */
+/* ---- statements ------------------------------------------------------------------------------------------
+ */
 
 /* Skips leading template<...> clauses (and `export`); returns the index after them. */
 static size_t after_templates(const struct parser *p, int *is_template)
@@ -257,9 +264,12 @@ static size_t after_templates(const struct parser *p, int *is_template)
 /* Words that name no declared entity when they precede '(' . */
 static int is_not_a_name(const struct parser *p, size_t k)
 {
-	static const char *const words[] = {"decltype", "alignas", "__align__", "__launch_bounds__", "__attribute__",
-					    "__declspec", "sizeof", "alignof", "noexcept", "requires", "static_assert",
-					    "if", "for", "while", "switch", "return", "throw", "explicit", "__nv_pure__"};
+	static const char *const words[] = {
+	    "decltype",      "alignas",    "__align__",     "__launch_bounds__",
+	    "__attribute__", "__declspec", "sizeof",        "alignof",
+	    "noexcept",      "requires",   "static_assert", "if",
+	    "for",           "while",      "switch",        "return",
+	    "throw",         "explicit",   "__nv_pure__"};
 	for (size_t i = 0; i < KP_ARRAY_SIZE(words); i++)
 		if (is(p, k, words[i]))
 			return 1;
@@ -320,7 +330,8 @@ static long function_head(struct parser *p, size_t k, int is_template, int end_l
 			k = skip_group(p, k) - 1;
 			continue;
 		}
-		if (k >= 2 && (is(p, k - 2, "::") || is(p, k - 2, "operator") || is(p, k - 2, "~") || is(p, k - 2, ".")))
+		if (k >= 2 && (is(p, k - 2, "::") || is(p, k - 2, "operator") || is(p, k - 2, "~") ||
+		               is(p, k - 2, ".")))
 			return -1; /* a member defined out of its class, an operator, a destructor */
 		if (is(p, k - 1, "operator"))
 			return -1;
@@ -342,7 +353,7 @@ static int push_scope(struct parser *p, enum scope_kind kind, size_t name_len, l
 static int at_namespace_scope(const struct parser *p)
 {
 	return !p->lost && (!p->nscopes || p->scopes[p->nscopes - 1].kind == S_NAMESPACE ||
-			    p->scopes[p->nscopes - 1].kind == S_LINKAGE);
+	                    p->scopes[p->nscopes - 1].kind == S_LINKAGE);
 }
 
 /* The statement ended with '{' at namespace scope: what does the brace open? */
@@ -354,11 +365,13 @@ static void open_brace(struct parser *p)
 
 	if (k < p->nstmt && (is(p, 0, "namespace") || (is(p, 0, "inline") && is(p, 1, "namespace")))) {
 		size_t before = p->ns_len;
-		for (k = is(p, 0, "inline") ? 2 : 1; k < p->nstmt && (is_ident(p, k) || is(p, k, "::")); k++) {
+		for (k = is(p, 0, "inline") ? 2 : 1; k < p->nstmt && (is_ident(p, k) || is(p, k, "::"));
+		     k++) {
 			if (is(p, k, "::"))
 				continue;
-			int n = snprintf(p->ns + p->ns_len, sizeof(p->ns) - p->ns_len, "%s%.*s", p->ns_len ? "::" : "",
-					 (int)p->stmt[k].len, p->lx.s + p->stmt[k].off);
+			int n =
+			    snprintf(p->ns + p->ns_len, sizeof(p->ns) - p->ns_len, "%s%.*s",
+			             p->ns_len ? "::" : "", (int)p->stmt[k].len, p->lx.s + p->stmt[k].off);
 			if (n > 0 && (size_t)n < sizeof(p->ns) - p->ns_len)
 				p->ns_len += (size_t)n;
 			else
@@ -411,7 +424,7 @@ static void end_statement(struct parser *p, int line)
 	if (k + 2 < p->nstmt && is(p, k, "using") && is_ident(p, k + 1) && is(p, k + 2, "="))
 		add_symbol(p, KP_CS_ALIAS, k + 1, tmpl, line);
 	else if (k < p->nstmt && is(p, k, "typedef") && p->nstmt >= 2 && is_ident(p, p->nstmt - 1) &&
-		 !has_top_level(p, k, "("))
+	         !has_top_level(p, k, "("))
 		add_symbol(p, KP_CS_ALIAS, p->nstmt - 1, 0, line);
 }
 
@@ -463,10 +476,11 @@ void kp_cs_extract(const char *text, size_t len, size_t max, struct kp_cs_symbol
 			continue;
 		}
 		if (!p->nstmt && !p->overflow) {
-			p->doc_line = p->lx.com_end >= 0 && (p->lx.com_end == t.line - 1 || p->lx.com_end == t.line) &&
-						      p->lx.com_start <= t.line
-					      ? p->lx.com_start
-					      : 0;
+			p->doc_line = p->lx.com_end >= 0 &&
+			                      (p->lx.com_end == t.line - 1 || p->lx.com_end == t.line) &&
+			                      p->lx.com_start <= t.line
+			                  ? p->lx.com_start
+			                  : 0;
 			if (c == ';' || c == '}') {
 				if (c == '}')
 					close_brace(p, t.line);
@@ -505,11 +519,13 @@ void kp_cs_extract(const char *text, size_t len, size_t max, struct kp_cs_symbol
 	free(p);
 }
 
-/* ---- descriptions ------------------------------------------------------------------------------------------ */
+/* ---- descriptions
+ * ------------------------------------------------------------------------------------------ */
 
 static int is_licence(const char *s, size_t n)
 {
-	static const char *const marks[] = {"Copyright", "SPDX-License", "Redistribution and use", "THIS SOFTWARE"};
+	static const char *const marks[] = {"Copyright", "SPDX-License", "Redistribution and use",
+	                                    "THIS SOFTWARE"};
 	for (size_t i = 0; i < KP_ARRAY_SIZE(marks); i++)
 		if (memmem(s, n, marks[i], strlen(marks[i])))
 			return 1;
@@ -540,8 +556,8 @@ static void comment_words(const char *s, size_t len, char *out, size_t n)
 		}
 		if (c == '*' || c == '/' || c == '!' || isspace((unsigned char)c) || c == '=' || c == '-') {
 			/* decoration, unless inside a word ("x-axis", "a/b", "a*b") */
-			int inner = (c == '-' || c == '/' || c == '*') && w && i + 1 < len && isalnum((unsigned char)out[w - 1]) &&
-				    isalnum((unsigned char)s[i + 1]);
+			int inner = (c == '-' || c == '/' || c == '*') && w && i + 1 < len &&
+			            isalnum((unsigned char)out[w - 1]) && isalnum((unsigned char)s[i + 1]);
 			if (!inner) {
 				space = w > 0;
 				continue;

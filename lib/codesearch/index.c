@@ -18,19 +18,19 @@
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
 
-#define SCHEMA_VERSION "1"
-#define FILE_CAP (4u << 20)        /* bigger sources are not read */
-#define MAX_FILES 50000
+#define SCHEMA_VERSION       "1"
+#define FILE_CAP             (4u << 20) /* bigger sources are not read */
+#define MAX_FILES            50000
 #define MAX_SYMBOLS_PER_FILE 4000
-#define DOC_LINES_KEPT 8           /* of a symbol's doc comment, shown above its code */
+#define DOC_LINES_KEPT       8 /* of a symbol's doc comment, shown above its code */
 
 static const char schema[] =
-	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
-	"CREATE TABLE entries(id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL,\n"
-	"  path TEXT NOT NULL, line INTEGER NOT NULL, end_line INTEGER NOT NULL,\n"
-	"  summary TEXT NOT NULL, snippet TEXT NOT NULL);\n"
-	"CREATE VIRTUAL TABLE fts USING fts5(name, words, path, summary, body, content='',\n"
-	"  tokenize='porter unicode61');\n";
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+    "CREATE TABLE entries(id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL,\n"
+    "  path TEXT NOT NULL, line INTEGER NOT NULL, end_line INTEGER NOT NULL,\n"
+    "  summary TEXT NOT NULL, snippet TEXT NOT NULL);\n"
+    "CREATE VIRTUAL TABLE fts USING fts5(name, words, path, summary, body, content='',\n"
+    "  tokenize='porter unicode61');\n";
 
 /* ---- words ------------------------------------------------------------------------------------------ */
 
@@ -50,7 +50,8 @@ void kp__cs_split_words(const char *s, struct kp_buf *out)
 			kp_buf_addch(out, ' ');
 		for (const char *c = b; c < p; c++) {
 			if (c > b && isupper((unsigned char)*c) &&
-			    (islower((unsigned char)c[-1]) || (isupper((unsigned char)c[-1]) && c + 1 < p && islower((unsigned char)c[1]))))
+			    (islower((unsigned char)c[-1]) ||
+			     (isupper((unsigned char)c[-1]) && c + 1 < p && islower((unsigned char)c[1]))))
 				kp_buf_addch(out, ' ');
 			kp_buf_addch(out, (char)tolower((unsigned char)*c));
 		}
@@ -69,7 +70,8 @@ struct builder {
 
 static int db_fail(sqlite3 *db, const char *what, struct kp_error *err)
 {
-	return kp_error_set(err, KP_EDB, "code-search index: %s: %s", what, db ? sqlite3_errmsg(db) : "no database");
+	return kp_error_set(err, KP_EDB, "code-search index: %s: %s", what,
+	                    db ? sqlite3_errmsg(db) : "no database");
 }
 
 static int is_source(const char *name)
@@ -105,9 +107,9 @@ static void slice_lines(const char *text, size_t len, int from, int to, struct k
 	kp_buf_rtrim(out);
 }
 
-static int insert(struct builder *b, enum kp_cs_kind kind, const char *name, const char *words, const char *path,
-		  int line, int end_line, const char *summary, const char *snippet, const char *body,
-		  struct kp_error *err)
+static int insert(struct builder *b, enum kp_cs_kind kind, const char *name, const char *words,
+                  const char *path, int line, int end_line, const char *summary, const char *snippet,
+                  const char *body, struct kp_error *err)
 {
 	sqlite3_stmt *e = b->ins_entry, *f = b->ins_fts;
 	sqlite3_int64 id;
@@ -134,7 +136,8 @@ static int insert(struct builder *b, enum kp_cs_kind kind, const char *name, con
 	return 0;
 }
 
-/* "examples/cute/tutorial/sgemm_sm80.cu" -> "example cute tutorial: sgemm sm80" (when it describes itself not). */
+/* "examples/cute/tutorial/sgemm_sm80.cu" -> "example cute tutorial: sgemm sm80" (when it describes itself
+ * not). */
 static void fallback_description(const char *rel, char *out, size_t n)
 {
 	const char *base = strrchr(rel, '/');
@@ -165,7 +168,7 @@ static void doc_summary(const char *text, size_t len, const struct kp_cs_symbol 
 }
 
 static int index_symbol(struct builder *b, const char *rel, const char *text, size_t len,
-			const struct kp_cs_symbol *s, struct kp_buf *file_words, struct kp_error *err)
+                        const struct kp_cs_symbol *s, struct kp_buf *file_words, struct kp_error *err)
 {
 	struct kp_buf name = KP_BUF_INIT, words = KP_BUF_INIT, snip = KP_BUF_INIT, src = KP_BUF_INIT;
 	char summary[256];
@@ -225,8 +228,8 @@ static int index_file(struct builder *b, const char *path, const char *rel, stru
 		slice_lines(text.buf, text.len, from + (lic ? 1 : 0), from + KP_CS_SNIPPET_LINES / 2, &snip);
 	}
 	kp_buf_addf(&names, " %s", desc);
-	rc = insert(b, example ? KP_CS_EXAMPLE : KP_CS_FILE, rel, words.buf, rel, 1, lines, desc, snip.buf, names.buf,
-		    err);
+	rc = insert(b, example ? KP_CS_EXAMPLE : KP_CS_FILE, rel, words.buf, rel, 1, lines, desc, snip.buf,
+	            names.buf, err);
 	if (example)
 		b->st->examples++;
 	else
@@ -277,8 +280,9 @@ static int walk(struct builder *b, const char *dir, const char *rel, int depth, 
 			rc = walk(b, path.buf, sub.buf, depth + 1, err);
 		else if (S_ISREG(st.st_mode) && is_source(names.v[i])) {
 			if (++b->nfiles > MAX_FILES)
-				rc = kp_error_set(err, KP_ETOOBIG, "code-search index: more than %d sources under '%s'",
-						  MAX_FILES, b->root);
+				rc = kp_error_set(err, KP_ETOOBIG,
+				                  "code-search index: more than %d sources under '%s'",
+				                  MAX_FILES, b->root);
 			else
 				rc = index_file(b, path.buf, sub.buf, err);
 		}
@@ -293,7 +297,8 @@ static int set_meta(sqlite3 *db, const char *key, const char *value, struct kp_e
 {
 	sqlite3_stmt *st;
 	int rc = 0;
-	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", -1, &st, NULL) !=
+	    SQLITE_OK)
 		return db_fail(db, "writing meta", err);
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
@@ -313,7 +318,7 @@ int kp_cs_index_path(const char *version, struct kp_buf *out, struct kp_error *e
 
 /* Builds into a temporary file beside db_path, then renames it into place. `dirs`: {abs, rel} pairs. */
 static int build(const char *root, const char *const (*dirs)[2], size_t ndirs, const char *version,
-		 const char *db_path, struct kp_cs_stats *st_out, struct kp_error *err)
+                 const char *db_path, struct kp_cs_stats *st_out, struct kp_error *err)
 {
 	struct builder b = {0};
 	struct kp_cs_stats st = {0};
@@ -330,7 +335,8 @@ static int build(const char *root, const char *const (*dirs)[2], size_t ndirs, c
 	}
 	kp_buf_addf(&tmp, "%s.tmp-XXXXXX", db_path);
 	if ((fd = mkstemp(tmp.buf)) < 0) {
-		rc = kp_error_set(err, KP_EIO, "code-search index: cannot create '%s': %s", tmp.buf, strerror(errno));
+		rc = kp_error_set(err, KP_EIO, "code-search index: cannot create '%s': %s", tmp.buf,
+		                  strerror(errno));
 		kp_buf_reset(&tmp);
 		goto out;
 	}
@@ -339,17 +345,20 @@ static int build(const char *root, const char *const (*dirs)[2], size_t ndirs, c
 		rc = db_fail(b.db, "creating the database", err);
 		goto out;
 	}
-	if (sqlite3_exec(b.db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;", NULL, NULL, NULL) != SQLITE_OK ||
+	if (sqlite3_exec(b.db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;", NULL, NULL, NULL) !=
+	        SQLITE_OK ||
 	    sqlite3_exec(b.db, schema, NULL, NULL, NULL) != SQLITE_OK) {
 		rc = db_fail(b.db, "creating the schema (does this SQLite have FTS5?)", err);
 		goto out;
 	}
 	if (sqlite3_prepare_v2(b.db,
-			       "INSERT INTO entries(kind, name, path, line, end_line, summary, snippet) "
-			       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-			       -1, &b.ins_entry, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(b.db, "INSERT INTO fts(rowid, name, words, path, summary, body) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-			       -1, &b.ins_fts, NULL) != SQLITE_OK) {
+	                       "INSERT INTO entries(kind, name, path, line, end_line, summary, snippet) "
+	                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	                       -1, &b.ins_entry, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+	        b.db,
+	        "INSERT INTO fts(rowid, name, words, path, summary, body) VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1,
+	        &b.ins_fts, NULL) != SQLITE_OK) {
 		rc = db_fail(b.db, "preparing inserts", err);
 		goto out;
 	}
@@ -360,8 +369,9 @@ static int build(const char *root, const char *const (*dirs)[2], size_t ndirs, c
 	if (rc)
 		goto out;
 	kp_buf_addf(&num, "%ld", st.files);
-	if ((rc = set_meta(b.db, "schema", SCHEMA_VERSION, err)) || (rc = set_meta(b.db, "version", version, err)) ||
-	    (rc = set_meta(b.db, "root", root, err)) || (rc = set_meta(b.db, "files", num.buf, err)))
+	if ((rc = set_meta(b.db, "schema", SCHEMA_VERSION, err)) ||
+	    (rc = set_meta(b.db, "version", version, err)) || (rc = set_meta(b.db, "root", root, err)) ||
+	    (rc = set_meta(b.db, "files", num.buf, err)))
 		goto out;
 	kp_buf_reset(&num);
 	kp_buf_addf(&num, "%ld", st.examples);
@@ -371,7 +381,8 @@ static int build(const char *root, const char *const (*dirs)[2], size_t ndirs, c
 	kp_buf_addf(&num, "%ld", st.symbols);
 	if ((rc = set_meta(b.db, "symbols", num.buf, err)))
 		goto out;
-	if (sqlite3_exec(b.db, "COMMIT; INSERT INTO fts(fts) VALUES('optimize');", NULL, NULL, NULL) != SQLITE_OK) {
+	if (sqlite3_exec(b.db, "COMMIT; INSERT INTO fts(fts) VALUES('optimize');", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
 		rc = db_fail(b.db, "committing", err);
 		goto out;
 	}
@@ -384,8 +395,8 @@ static int build(const char *root, const char *const (*dirs)[2], size_t ndirs, c
 	}
 	b.db = NULL;
 	if (rename(tmp.buf, db_path) != 0) {
-		rc = kp_error_set(err, KP_EIO, "code-search index: cannot move '%s' to '%s': %s", tmp.buf, db_path,
-				  strerror(errno));
+		rc = kp_error_set(err, KP_EIO, "code-search index: cannot move '%s' to '%s': %s", tmp.buf,
+		                  db_path, strerror(errno));
 		goto out;
 	}
 	kp_buf_reset(&tmp);
@@ -406,7 +417,8 @@ out:
 	return rc;
 }
 
-int kp_cs_index_build(const struct kp_cutlass *c, const char *db_path, struct kp_cs_stats *st, struct kp_error *err)
+int kp_cs_index_build(const struct kp_cutlass *c, const char *db_path, struct kp_cs_stats *st,
+                      struct kp_error *err)
 {
 	struct kp_buf path = KP_BUF_INIT;
 	const char *dirs[3][2];
@@ -435,7 +447,7 @@ out:
 }
 
 int kp_cs_index_build_dir(const char *root, const char *version, const char *db_path, struct kp_cs_stats *st,
-			  struct kp_error *err)
+                          struct kp_error *err)
 {
 	const char *dirs[1][2] = {{root, ""}};
 	if (!kp_path_is_dir(root))
@@ -443,7 +455,8 @@ int kp_cs_index_build_dir(const char *root, const char *version, const char *db_
 	return build(root, (const char *const(*)[2])dirs, 1, version, db_path, st, err);
 }
 
-/* ---- opening --------------------------------------------------------------------------------------------- */
+/* ---- opening ---------------------------------------------------------------------------------------------
+ */
 
 static char *meta_get(sqlite3 *db, const char *key)
 {
@@ -466,21 +479,25 @@ int kp_cs_index_open(struct kp_cs_index **out, const char *db_path, struct kp_er
 
 	*out = NULL;
 	if (!kp_path_exists(db_path))
-		return kp_error_set(err, KP_ENOENT, "no code-search index at '%s': run 'kernelpro codesearch index'", db_path);
+		return kp_error_set(err, KP_ENOENT,
+		                    "no code-search index at '%s': run 'kernelpro codesearch index'",
+		                    db_path);
 	ix = kp_xcalloc(1, sizeof(*ix));
 	pthread_mutex_init(&ix->mu, NULL);
 	ix->path = kp_xstrdup(db_path);
-	if (sqlite3_open_v2(db_path, &ix->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(db_path, &ix->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
 		rc = db_fail(ix->db, "opening", err);
 		goto out;
 	}
 	sqlite3_busy_timeout(ix->db, 5000);
 	schema_v = meta_get(ix->db, "schema");
 	if (!schema_v || strcmp(schema_v, SCHEMA_VERSION)) {
-		rc = kp_error_set(err, KP_EPARSE,
-				  "'%s' is not a code-search index of this kernelpro (schema %s); rebuild it with "
-				  "'kernelpro codesearch index'",
-				  db_path, schema_v ? schema_v : "missing");
+		rc = kp_error_set(
+		    err, KP_EPARSE,
+		    "'%s' is not a code-search index of this kernelpro (schema %s); rebuild it with "
+		    "'kernelpro codesearch index'",
+		    db_path, schema_v ? schema_v : "missing");
 		goto out;
 	}
 	ix->version = meta_get(ix->db, "version");
@@ -512,7 +529,8 @@ int kp_cs_index_open_default(struct kp_cs_index **out, struct kp_error *err)
 		return err ? err->code : KP_ENOENT;
 	if ((rc = kp_cs_index_path(c->version, &path, err)))
 		goto out;
-	if (kp_cs_index_open(out, path.buf, NULL) == 0 && kp_cs_index_root(*out) && !strcmp(kp_cs_index_root(*out), c->root))
+	if (kp_cs_index_open(out, path.buf, NULL) == 0 && kp_cs_index_root(*out) &&
+	    !strcmp(kp_cs_index_root(*out), c->root))
 		goto out;
 	kp_cs_index_close(*out);
 	*out = NULL;

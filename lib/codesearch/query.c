@@ -10,7 +10,7 @@
 #include "codesearch/cs_int.h"
 #include "kernelpro/str.h"
 
-#define MAX_WORDS 16
+#define MAX_WORDS          16
 #define CANDIDATES_PER_HIT 4 /* rows read per hit wanted, before the kind prior reorders them */
 
 void kp_cs_hits_release(struct kp_cs_hits *h)
@@ -37,8 +37,9 @@ static int has_id(const struct kp_cs_hits *h, long id)
 
 static int stop_word(const char *w)
 {
-	static const char *const words[] = {"a", "an", "the", "of", "for", "with", "how", "to", "in", "and", "on",
-					    "or", "use", "using", "is", "it", "by", "from", "what", "does", "do"};
+	static const char *const words[] = {"a",  "an", "the", "of",   "for",  "with", "how",
+	                                    "to", "in", "and", "on",   "or",   "use",  "using",
+	                                    "is", "it", "by",  "from", "what", "does", "do"};
 	for (size_t i = 0; i < KP_ARRAY_SIZE(words); i++)
 		if (!strcmp(w, words[i]))
 			return 1;
@@ -48,9 +49,9 @@ static int stop_word(const char *w)
 /* Other spellings of a word: CuTe says GMMA where PTX says wgmma, and so on. */
 static const char *synonym(const char *w)
 {
-	static const char *const pairs[][2] = {{"wgmma", "gmma"},       {"gmma", "wgmma"},  {"smem", "shared"},
-					       {"shared", "smem"},      {"gmem", "global"}, {"swizzled", "swizzle"},
-					       {"warpspecialized", "ws"}, {"tensorcore", "mma"}};
+	static const char *const pairs[][2] = {
+	    {"wgmma", "gmma"},  {"gmma", "wgmma"},       {"smem", "shared"},        {"shared", "smem"},
+	    {"gmem", "global"}, {"swizzled", "swizzle"}, {"warpspecialized", "ws"}, {"tensorcore", "mma"}};
 	for (size_t i = 0; i < KP_ARRAY_SIZE(pairs); i++)
 		if (!strcmp(w, pairs[i][0]))
 			return pairs[i][1];
@@ -123,19 +124,21 @@ static int by_score(const void *a, const void *b)
 #define HIT_COLUMNS "e.id, e.kind, e.name, e.path, e.line, e.end_line, e.summary, e.snippet"
 
 /* Full-text relevance (BM25, lower is better), names weighted most. */
-static const char sql_match[] = "SELECT " HIT_COLUMNS ", bm25(fts, 8.0, 4.0, 2.0, 2.0, 1.0) AS r "
-				"FROM fts JOIN entries e ON e.id = fts.rowid WHERE fts MATCH ?1 ORDER BY r, e.id LIMIT ?2";
+static const char sql_match[] =
+    "SELECT " HIT_COLUMNS ", bm25(fts, 8.0, 4.0, 2.0, 2.0, 1.0) AS r "
+    "FROM fts JOIN entries e ON e.id = fts.rowid WHERE fts MATCH ?1 ORDER BY r, e.id LIMIT ?2";
 /* Symbols named exactly by an identifier of the query (in any namespace, any specialization). */
-static const char sql_name[] = "SELECT " HIT_COLUMNS ", -1.0 FROM entries e WHERE e.kind >= 2 AND (e.name = ?1 OR "
-			       "e.name GLOB '*::' || ?1 OR e.name GLOB '*::' || ?1 || '<*' OR e.name GLOB ?1 || '<*') "
-			       "ORDER BY e.id LIMIT ?2";
+static const char sql_name[] =
+    "SELECT " HIT_COLUMNS ", -1.0 FROM entries e WHERE e.kind >= 2 AND (e.name = ?1 OR "
+    "e.name GLOB '*::' || ?1 OR e.name GLOB '*::' || ?1 || '<*' OR e.name GLOB ?1 || '<*') "
+    "ORDER BY e.id LIMIT ?2";
 
 /*
  * Runs one query (sql_match with a MATCH expression, or sql_name with an identifier); appends up
  * to `want` new hits (ids not already in out), `bonus` added to their scores.
  */
 static int run_match(struct kp_cs_index *ix, const char *sql, const char *expr, size_t want, double bonus,
-		     struct kp_cs_hits *out, struct kp_error *err)
+                     struct kp_cs_hits *out, struct kp_error *err)
 {
 	sqlite3_stmt *st;
 	struct kp_cs_hits got = {0};
@@ -201,7 +204,8 @@ static size_t query_identifiers(const char *query, char ids[MAX_WORDS][64])
 	return n;
 }
 
-int kp_cs_search(struct kp_cs_index *ix, const char *query, int limit, struct kp_cs_hits *out, struct kp_error *err)
+int kp_cs_search(struct kp_cs_index *ix, const char *query, int limit, struct kp_cs_hits *out,
+                 struct kp_error *err)
 {
 	char words[MAX_WORDS][48], ids[MAX_WORDS][64];
 	struct kp_buf expr = KP_BUF_INIT;
@@ -286,9 +290,11 @@ int kp_cs_ref_used(const char *ref, const char *source)
 	return *last && has_identifier(source, last, strlen(last));
 }
 
-/* ---- prompt text ------------------------------------------------------------------------------------------ */
+/* ---- prompt text ------------------------------------------------------------------------------------------
+ */
 
-size_t kp_cs_format_hits(const struct kp_cs_hits *h, size_t max_chars, struct kp_buf *text, struct kp_strvec *refs)
+size_t kp_cs_format_hits(const struct kp_cs_hits *h, size_t max_chars, struct kp_buf *text,
+                         struct kp_strvec *refs)
 {
 	size_t written = 0, used = 0;
 	struct kp_buf head = KP_BUF_INIT, ref = KP_BUF_INIT;
@@ -300,7 +306,8 @@ size_t kp_cs_format_hits(const struct kp_cs_hits *h, size_t max_chars, struct kp
 		int more = 0;
 
 		kp_buf_reset(&head);
-		kp_buf_addf(&head, "### %s:%d `%.120s` (%s)\n", x->path, x->line, x->name, kp_cs_kind_name(x->kind));
+		kp_buf_addf(&head, "### %s:%d `%.120s` (%s)\n", x->path, x->line, x->name,
+		            kp_cs_kind_name(x->kind));
 		if (x->summary && *x->summary)
 			kp_buf_addf(&head, "%.300s\n", x->summary);
 		kp_buf_adds(&head, "```cpp\n");
@@ -347,7 +354,7 @@ static size_t budget_chars(int max_tokens)
 }
 
 int kp_cs_answer(struct kp_cs_index *ix, const char *query, int max_tokens, struct kp_buf *text,
-		 struct kp_strvec *refs, struct kp_error *err)
+                 struct kp_strvec *refs, struct kp_error *err)
 {
 	struct kp_cs_hits h = {0};
 	size_t n;
@@ -355,9 +362,10 @@ int kp_cs_answer(struct kp_cs_index *ix, const char *query, int max_tokens, stru
 	if (rc)
 		goto out;
 	if (!h.n) {
-		kp_buf_addf(text, "No CUTLASS/CuTe code matches '%s'. Try other words: class or function names "
-				  "(make_tma_atom, TiledMMA), or what it does (swizzle shared layout).\n",
-			    query);
+		kp_buf_addf(text,
+		            "No CUTLASS/CuTe code matches '%s'. Try other words: class or function names "
+		            "(make_tma_atom, TiledMMA), or what it does (swizzle shared layout).\n",
+		            query);
 		goto out;
 	}
 	n = kp_cs_format_hits(&h, budget_chars(max_tokens), text, refs);
