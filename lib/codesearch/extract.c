@@ -81,6 +81,62 @@ static void note_comment(struct lexer *lx, int start, int end)
 	}
 }
 
+enum pp_kind { PP_OTHER, PP_IF, PP_ELSE, PP_ENDIF };
+
+/* Skips one preprocessor line (with its continuations) starting at '#'; says what it was. */
+static enum pp_kind skip_directive(struct lexer *lx)
+{
+	const char *s = lx->s;
+	size_t w;
+	enum pp_kind k = PP_OTHER;
+	lx->i++;
+	while (lx->i < lx->len && (s[lx->i] == ' ' || s[lx->i] == '\t'))
+		lx->i++;
+	w = lx->i;
+	while (lx->i < lx->len && isalpha((unsigned char)s[lx->i]))
+		lx->i++;
+	if (lx->i - w >= 2 && !strncmp(s + w, "if", 2))
+		k = PP_IF; /* if, ifdef, ifndef */
+	else if (lx->i - w >= 4 && (!strncmp(s + w, "else", 4) || !strncmp(s + w, "elif", 4)))
+		k = PP_ELSE;
+	else if (lx->i - w == 5 && !strncmp(s + w, "endif", 5))
+		k = PP_ENDIF;
+	while (lx->i < lx->len && s[lx->i] != '\n') {
+		if (s[lx->i] == '\\' && lx->i + 1 < lx->len && s[lx->i + 1] == '\n') {
+			lx->line++;
+			lx->i++;
+		}
+		lx->i++;
+	}
+	return k;
+}
+
+/* From inside an #else/#elif branch, skips past the #endif that closes its conditional. */
+static void skip_to_endif(struct lexer *lx)
+{
+	int depth = 0;
+	while (lx->i < lx->len) {
+		char c = lx->s[lx->i];
+		if (c == '\n') {
+			lx->line++;
+			lx->i++;
+			lx->at_line_start = 1;
+		} else if (c == ' ' || c == '\t' || c == '\r') {
+			lx->i++;
+		} else if (c == '#' && lx->at_line_start) {
+			enum pp_kind k = skip_directive(lx);
+			if (k == PP_IF)
+				depth++;
+			else if (k == PP_ENDIF && depth-- == 0)
+				return;
+		} else {
+			lx->at_line_start = 0;
+			while (lx->i < lx->len && lx->s[lx->i] != '\n')
+				lx->i++;
+		}
+	}
+}
+
 /* Next token into t; 0 at the end of the text. */
 static int lex(struct lexer *lx, struct tok *t)
 {
@@ -121,14 +177,11 @@ static int lex(struct lexer *lx, struct tok *t)
 			continue;
 		}
 		if (c == '#' && lx->at_line_start) {
-			/* A preprocessor line, with its backslash continuations. */
-			while (lx->i < lx->len && s[lx->i] != '\n') {
-				if (s[lx->i] == '\\' && lx->i + 1 < lx->len && s[lx->i + 1] == '\n') {
-					lx->line++;
-					lx->i++;
-				}
-				lx->i++;
-			}
+			/* #else and #elif branches are skipped whole: braces are followed in the first branch
+			 * only, so `#if A struct X { #else struct X : B { #endif` opens one scope, not two.
+			 */
+			if (skip_directive(lx) == PP_ELSE)
+				skip_to_endif(lx);
 			continue;
 		}
 		lx->at_line_start = 0;
@@ -571,17 +624,25 @@ static void comment_words(const char *s, size_t len, char *out, size_t n)
 	out[w] = 0;
 }
 
-/* Cuts s at the end of its first sentence (a period, or a colon that introduces a list). */
-static void first_sentence(char *s)
+#define DESCRIPTION_MAX 200
+
+/* Cuts s (a buffer of cap bytes) after its first sentence, and at a word boundary within DESCRIPTION_MAX. */
+static void first_sentence(char *s, size_t cap)
 {
+	size_t limit = cap > 8 && cap - 4 < DESCRIPTION_MAX ? cap - 4 : DESCRIPTION_MAX;
 	for (char *p = s; *p; p++) {
-		if ((*p == '.' || *p == ':') && (p[1] == 0 || p[1] == ' ') && p - s > 8) {
-			if (*p == '.')
-				p[1] = 0;
-			else
-				*p = 0;
-			return;
+		if (*p == '.' && (p[1] == 0 || p[1] == ' ') && p - s > 8) {
+			p[1] = 0;
+			break;
 		}
+	}
+	if (cap > 8 && strlen(s) > limit) {
+		char *cut = s + limit;
+		while (cut > s && *cut != ' ')
+			cut--;
+		if (cut == s)
+			cut = s + limit;
+		memcpy(cut, "...", 4);
 	}
 }
 
@@ -621,7 +682,7 @@ void kp_cs_describe(const char *text, size_t len, char *out, size_t n)
 		}
 		if (end > start && !is_licence(text + start, end - start)) {
 			comment_words(text + start, end - start, out, n);
-			first_sentence(out);
+			first_sentence(out, n);
 			if (out[0])
 				return;
 		}
