@@ -12,11 +12,9 @@ static const struct kp_opt search_opts[] = {
     KP_OPT_TABLE_END,
 };
 
-static int open_index(struct kp_cli *cli, const struct kp_args *args, struct kp_cs_index **ix,
-                      struct kp_error *err)
+static int open_index(const struct kp_args *args, struct kp_cs_index **ix, struct kp_error *err)
 {
 	const char *db = kp_arg_str(args, "db");
-	(void)cli;
 	return db ? kp_cs_index_open(ix, db, err) : kp_cs_index_open_default(ix, err);
 }
 
@@ -72,8 +70,7 @@ static int run_search(struct kp_cli *cli, const struct kp_args *args)
 	for (size_t i = 0; i < kp_arg_npos(args); i++)
 		kp_strvec_push(&words, kp_arg_pos(args, i));
 	query = kp_strvec_join(&words, " ");
-	if ((rc = open_index(cli, args, &ix, &err)) ||
-	    (rc = kp_cs_search(ix, query, (int)limit, &hits, &err))) {
+	if ((rc = open_index(args, &ix, &err)) || (rc = kp_cs_search(ix, query, (int)limit, &hits, &err))) {
 		rc = kp_cli_fail(cli, &err);
 		goto out;
 	}

@@ -170,7 +170,7 @@ static void doc_summary(const char *text, size_t len, const struct kp_cs_symbol 
 static int index_symbol(struct builder *b, const char *rel, const char *text, size_t len,
                         const struct kp_cs_symbol *s, struct kp_buf *file_words, struct kp_error *err)
 {
-	struct kp_buf name = KP_BUF_INIT, words = KP_BUF_INIT, snip = KP_BUF_INIT, src = KP_BUF_INIT;
+	struct kp_buf name = KP_BUF_INIT, words = KP_BUF_INIT, snip = KP_BUF_INIT;
 	char summary[256];
 	int from = s->doc_line < s->line - DOC_LINES_KEPT ? s->line - DOC_LINES_KEPT : s->doc_line;
 	int to = s->end_line < from + KP_CS_SNIPPET_LINES - 1 ? s->end_line : from + KP_CS_SNIPPET_LINES - 1;
@@ -194,7 +194,6 @@ static int index_symbol(struct builder *b, const char *rel, const char *text, si
 	kp_buf_release(&name);
 	kp_buf_release(&words);
 	kp_buf_release(&snip);
-	kp_buf_release(&src);
 	return rc;
 }
 
