@@ -82,6 +82,10 @@ gemm_kernel(int M, int N, int K, CUTE_GRID_CONSTANT TmaA const tma_a, CUTE_GRID_
 			auto [tBgB, tBsB] = tma_partition(tma_b, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sB),
 							  group_modes<0, 2>(gB));
 			constexpr uint32_t stage_bytes = (kTileM + kTileN) * kTileK * sizeof(Elem);
+			/* What each stage's two TMA copies write: the mbarrier waits for exactly these bytes. */
+			static_assert((decltype(size<0>(tAsA))::value + decltype(size<0>(tBsB))::value) * sizeof(Elem) ==
+					      stage_bytes,
+				      "the TMA boxes are the tiles");
 			int stage = 0;
 			uint32_t phase = 1; /* the first pass finds every stage empty */
 			for (int k = 0; k < k_tiles; ++k) {
@@ -111,6 +115,10 @@ gemm_kernel(int M, int N, int K, CUTE_GRID_CONSTANT TmaA const tma_a, CUTE_GRID_
 	Tensor tCgC = thr.partition_C(gC);
 	Tensor acc = thr.make_fragment_C(tCgC);
 	clear(acc);
+	/* Per warpgroup: one 64-row MMA block in M, 4 k-blocks of 16 per 64-wide stage, 64 fp32 per thread. */
+	CUTE_STATIC_ASSERT_V(size<1>(tCsA) == Int<1>{} && size<2>(tCsA) == Int<kTileK / 16>{});
+	CUTE_STATIC_ASSERT_V(size<1>(tCsB) == Int<1>{} && size(acc) == Int<64>{});
+	static_assert(decltype(size(Mma{}))::value == 128 * kConsumers, "two consumer warpgroups");
 
 	int stage = 0, prev = 0;
 	uint32_t phase = 0;
