@@ -2,7 +2,8 @@
 # Installs CUTLASS/CuTe headers and examples for CuTe candidates and `kernelpro codesearch`, from the
 # nvidia-cutlass wheel on PyPI (pinned version and SHA-256), into a checkout-shaped tree:
 #   DEST/include/{cute,cutlass}  DEST/tools/util/include  DEST/examples  DEST/LICENSE.txt
-# DEST defaults to .cutlass in the source tree, where kernelpro finds it (docs/codesearch.md).
+# DEST defaults to .cutlass in the source tree, where kernelpro finds it (docs/codesearch.md); `make deps`
+# runs this after tools/install-deps.sh.
 # Idempotent: a complete DEST of this version is left alone. The GPU machine has no CUTLASS: a device
 # call carries .cutlass/include and .cutlass/tools (27 MB; docs/internals/codesearch.md).
 #

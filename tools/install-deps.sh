@@ -15,15 +15,10 @@ for p in $PKGS; do
 done
 if [ -z "$missing" ]; then
 	echo "install-deps: all packages present"
-else
-	export DEBIAN_FRONTEND=noninteractive
-	$SUDO apt-get update -qq
-	# shellcheck disable=SC2086
-	$SUDO apt-get install -y -qq --no-install-recommends $missing
-	echo "install-deps: installed$missing"
+	exit 0
 fi
-# CUTLASS/CuTe headers (CuTe candidates, `kernelpro codesearch`) into .cutlass, from PyPI. Optional:
-# without them kernelpro works, CuTe candidates fail to build and code search says how to install.
-if ! "$(dirname "$0")/install-cutlass.sh"; then
-	echo "install-deps: CUTLASS not installed (optional); retry with tools/install-cutlass.sh" >&2
-fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
+echo "install-deps: installed$missing"
