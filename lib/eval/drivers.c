@@ -6,10 +6,10 @@
 
 #include "eval/drivers.h"
 #include "eval/excerpt.h"
-#include "kernelpro/codesearch.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/log.h"
 #include "kernelpro/json.h"
+#include "kernelpro/codesearch.h"
 #include "kernelpro/str.h"
 
 #define COMPILE_LOG_CAP 6000
