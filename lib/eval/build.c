@@ -7,13 +7,13 @@
 #include <unistd.h>
 
 #include "eval/build.h"
-#include "kernelpro/doctor.h"
 #include "kernelpro/child.h"
 #include "kernelpro/device.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/hash.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
+#include "kernelpro/toolchain.h"
 
 #define KEY_VERSION "kernelpro-build-v1"
 #define BUILD_LOG_CAP (1u << 20)

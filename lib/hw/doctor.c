@@ -10,6 +10,7 @@
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
+#include "kernelpro/toolchain.h"
 
 const char *kp_check_status_name(enum kp_check_status s)
 {
@@ -39,23 +40,6 @@ static struct kp_check *add(struct kp_doctor *d, const char *name, enum kp_check
 	va_end(ap);
 	kp_strlcpy(c->fix, fix ? fix : "", sizeof(c->fix));
 	return c;
-}
-
-char *kp_cuda_tool(const char *tool)
-{
-	struct kp_buf p = KP_BUF_INIT;
-	const char *home = getenv("CUDA_HOME");
-	if (home && *home) {
-		kp_buf_addf(&p, "%s/bin/%s", home, tool);
-		if (access(p.buf, X_OK) == 0)
-			return kp_buf_detach(&p, NULL);
-		kp_buf_reset(&p);
-	}
-	kp_buf_addf(&p, "/usr/local/cuda/bin/%s", tool);
-	if (access(p.buf, X_OK) == 0)
-		return kp_buf_detach(&p, NULL);
-	kp_buf_release(&p);
-	return kp_which(tool);
 }
 
 /* Runs `path args...` briefly; returns the first line of output matching `needle` (or the first line). */

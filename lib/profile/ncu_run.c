@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include "kernelpro/child.h"
-#include "kernelpro/doctor.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/profile.h"
 #include "kernelpro/str.h"
+#include "kernelpro/toolchain.h"
 
 #define LOG_CAP (64u << 20)
 
