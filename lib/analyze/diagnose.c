@@ -5,6 +5,7 @@
 
 #include "kernelpro/analyze.h"
 #include "kernelpro/json.h"
+#include "kernelpro/ncu_metrics.h"
 
 static json_t *dim3(const unsigned d[3])
 {
@@ -119,7 +120,7 @@ void kp_stage1_describe(const struct kp_stage1 *s, struct kp_buf *out)
 const struct kp_hw_spec *kp_hw_spec_for_report(const struct kp_ncu_report *r)
 {
 	for (size_t i = 0; i < r->nlaunches; i++) {
-		const struct kp_metric *m = kp_launch_metric(&r->launches[i], "device__attribute_display_name");
+		const struct kp_metric *m = kp_launch_metric(&r->launches[i], KP_M_DEVICE_NAME);
 		if (m && m->text && *m->text)
 			return kp_hw_spec_find(m->text);
 	}

@@ -9,6 +9,7 @@
 
 #include "kernelpro/analyze.h"
 #include "kernelpro/json.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/str.h"
 
 const char *kp_bound_name(enum kp_bound b)
@@ -30,22 +31,12 @@ void kp_stage1_thresholds_default(struct kp_stage1_thresholds *t)
 	t->mixed_margin = 0.15;
 }
 
-#define M_TIME "gpu__time_duration.sum"
-#define M_DRAM_RD "dram__bytes_read.sum"
-#define M_DRAM_WR "dram__bytes_write.sum"
-#define M_DRAM "dram__bytes.sum"
-#define M_SM_SOL "sm__throughput.avg.pct_of_peak_sustained_elapsed"
-#define M_MEM_SOL "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
-#define M_CYCLES "smsp__cycles_elapsed.avg"
-#define SASS_OP(op) "smsp__sass_thread_inst_executed_op_" op "_pred_on.sum"
-#define TENSOR(src) "sm__ops_path_tensor_src_" src ".sum"
-
 static const char *const stage1_metrics[] = {
-	M_TIME, M_DRAM_RD, M_DRAM_WR, M_SM_SOL, M_MEM_SOL,
-	SASS_OP("fadd"), SASS_OP("fmul"), SASS_OP("ffma"),
-	SASS_OP("dadd"), SASS_OP("dmul"), SASS_OP("dfma"),
-	SASS_OP("hadd"), SASS_OP("hmul"), SASS_OP("hfma"),
-	TENSOR("fp16"), TENSOR("bf16_dst_fp32"), TENSOR("tf32_dst_fp32"), TENSOR("fp8"), TENSOR("int8"), TENSOR("fp64"),
+	KP_M_TIME, KP_M_DRAM_RD, KP_M_DRAM_WR, KP_M_SM_PCT, KP_M_MEM_PCT,
+	KP_M_OP_FADD, KP_M_OP_FMUL, KP_M_OP_FFMA,
+	KP_M_OP_DADD, KP_M_OP_DMUL, KP_M_OP_DFMA,
+	KP_M_OP_HADD, KP_M_OP_HMUL, KP_M_OP_HFMA,
+	KP_M_TENSOR_FP16, KP_M_TENSOR_BF16, KP_M_TENSOR_TF32, KP_M_TENSOR_FP8, KP_M_TENSOR_INT8, KP_M_TENSOR_FP64,
 	NULL,
 };
 
@@ -75,15 +66,14 @@ static void note_missing(struct kp_stage1 *out, const char *name)
  * section's rates) `.sum.per_cycle_elapsed` times the elapsed SMSP cycles.
  * Returns 0 when found, -1 when neither form is present.
  */
-static int sass_count(struct ctx *c, const char *op, double *out)
+static int sass_count(struct ctx *c, const char *metric, double *out)
 {
 	char name[128];
 	double rate, cyc;
-	snprintf(name, sizeof(name), "smsp__sass_thread_inst_executed_op_%s_pred_on.sum", op);
-	if (kp_launch_get(c->l, name, out) == 0)
+	if (kp_launch_get(c->l, metric, out) == 0)
 		return 0;
-	snprintf(name, sizeof(name), "smsp__sass_thread_inst_executed_op_%s_pred_on.sum.per_cycle_elapsed", op);
-	if (kp_launch_get(c->l, name, &rate) == 0 && kp_launch_get(c->l, M_CYCLES, &cyc) == 0) {
+	snprintf(name, sizeof(name), "%s" KP_M_PER_CYCLE_ELAPSED, metric);
+	if (kp_launch_get(c->l, name, &rate) == 0 && kp_launch_get(c->l, KP_M_SMSP_CYCLES, &cyc) == 0) {
 		c->rates = 1;
 		*out = rate * cyc;
 		return 0;
@@ -116,19 +106,17 @@ static double precision_flops(struct ctx *c, const char *add, const char *mul, c
 	return add_w * (a + m) + fma_w * f;
 }
 
-static double tensor_ops(const struct kp_launch *l, const char *src, int *found)
+static double tensor_ops(const struct kp_launch *l, const char *metric, int *found)
 {
-	char name[96];
 	double v;
-	snprintf(name, sizeof(name), "sm__ops_path_tensor_src_%s.sum", src);
-	if (kp_launch_get(l, name, &v) == 0) {
+	if (kp_launch_get(l, metric, &v) == 0) {
 		(*found)++;
 		return v;
 	}
-	if (!strcmp(src, "fp8")) { /* a --set full capture splits FP8 by sparsity */
+	if (!strcmp(metric, KP_M_TENSOR_FP8)) { /* a --set full capture splits FP8 by sparsity */
 		double off, on;
-		if (kp_launch_get(l, "sm__ops_path_tensor_src_fp8_sparsity_off.sum", &off) == 0 &&
-		    kp_launch_get(l, "sm__ops_path_tensor_src_fp8_sparsity_on.sum", &on) == 0) {
+		if (kp_launch_get(l, KP_M_TENSOR_FP8_DENSE, &off) == 0 &&
+		    kp_launch_get(l, KP_M_TENSOR_FP8_SPARSE, &on) == 0) {
 			(*found)++;
 			return off + on;
 		}
@@ -215,39 +203,39 @@ int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, cons
 	out->floor_time_s = NAN;
 	out->precision = "fp32";
 
-	if (kp_launch_get(c.l, M_TIME, &ns) == 0 && ns > 0) {
+	if (kp_launch_get(c.l, KP_M_TIME, &ns) == 0 && ns > 0) {
 		out->time_s = ns * 1e-9;
 	} else {
 		out->time_s = NAN;
-		note_missing(out, M_TIME);
+		note_missing(out, KP_M_TIME);
 	}
-	if (kp_launch_get(c.l, M_DRAM_RD, &rd) == 0 && kp_launch_get(c.l, M_DRAM_WR, &wr) == 0) {
+	if (kp_launch_get(c.l, KP_M_DRAM_RD, &rd) == 0 && kp_launch_get(c.l, KP_M_DRAM_WR, &wr) == 0) {
 		out->dram_bytes = rd + wr;
-	} else if (kp_launch_get(c.l, M_DRAM, &rd) == 0) {
+	} else if (kp_launch_get(c.l, KP_M_DRAM, &rd) == 0) {
 		out->dram_bytes = rd;
 	} else {
 		out->dram_bytes = NAN;
-		note_missing(out, M_DRAM_RD);
-		note_missing(out, M_DRAM_WR);
+		note_missing(out, KP_M_DRAM_RD);
+		note_missing(out, KP_M_DRAM_WR);
 	}
-	out->sm_sol_pct = kp_launch_getd(c.l, M_SM_SOL, NAN);
-	out->mem_sol_pct = kp_launch_getd(c.l, M_MEM_SOL, NAN);
+	out->sm_sol_pct = kp_launch_getd(c.l, KP_M_SM_PCT, NAN);
+	out->mem_sol_pct = kp_launch_getd(c.l, KP_M_MEM_PCT, NAN);
 	if (isnan(out->sm_sol_pct))
-		note_missing(out, M_SM_SOL);
+		note_missing(out, KP_M_SM_PCT);
 	if (isnan(out->mem_sol_pct))
-		note_missing(out, M_MEM_SOL);
+		note_missing(out, KP_M_MEM_PCT);
 
 	/* CUDA-core FLOPs: add + mul + 2*fma; packed half (HADD2/HMUL2/HFMA2) counts two lanes. */
-	out->flops_fp32 = precision_flops(&c, "fadd", "fmul", "ffma", 1, 2);
-	out->flops_fp64 = precision_flops(&c, "dadd", "dmul", "dfma", 1, 2);
-	out->flops_fp16 = precision_flops(&c, "hadd", "hmul", "hfma", 2, 4);
+	out->flops_fp32 = precision_flops(&c, KP_M_OP_FADD, KP_M_OP_FMUL, KP_M_OP_FFMA, 1, 2);
+	out->flops_fp64 = precision_flops(&c, KP_M_OP_DADD, KP_M_OP_DMUL, KP_M_OP_DFMA, 1, 2);
+	out->flops_fp16 = precision_flops(&c, KP_M_OP_HADD, KP_M_OP_HMUL, KP_M_OP_HFMA, 2, 4);
 	if (isnan(out->flops_fp32))
-		note_missing(out, SASS_OP("ffma"));
+		note_missing(out, KP_M_OP_FFMA);
 	have_flops = !isnan(out->flops_fp32);
 	if (isnan(out->flops_fp64))
-		out->flops_fp64 = 0, note_missing(out, SASS_OP("dfma"));
+		out->flops_fp64 = 0, note_missing(out, KP_M_OP_DFMA);
 	if (isnan(out->flops_fp16))
-		out->flops_fp16 = 0, note_missing(out, SASS_OP("hfma"));
+		out->flops_fp16 = 0, note_missing(out, KP_M_OP_HFMA);
 	if (!have_flops)
 		out->flops_fp32 = 0;
 	out->flops_source = !have_flops ? "missing" : c.rates ? "sass rates x cycles" : "sass counters";
@@ -256,12 +244,12 @@ int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, cons
 	roofs[nroofs++] = (struct roof){"fp64", out->flops_fp64, hw->fp64};
 	roofs[nroofs++] = (struct roof){"fp16", out->flops_fp16, hw->fp16 > 0 ? hw->fp16 : 2 * hw->fp32};
 	{
-		double tf32 = tensor_ops(c.l, "tf32_dst_fp32", &tensor_found);
-		double bf16 = tensor_ops(c.l, "bf16_dst_fp32", &tensor_found);
-		double fp16 = tensor_ops(c.l, "fp16", &tensor_found);
-		double fp8 = tensor_ops(c.l, "fp8", &tensor_found);
-		double i8 = tensor_ops(c.l, "int8", &tensor_found);
-		double f64 = tensor_ops(c.l, "fp64", &tensor_found);
+		double tf32 = tensor_ops(c.l, KP_M_TENSOR_TF32, &tensor_found);
+		double bf16 = tensor_ops(c.l, KP_M_TENSOR_BF16, &tensor_found);
+		double fp16 = tensor_ops(c.l, KP_M_TENSOR_FP16, &tensor_found);
+		double fp8 = tensor_ops(c.l, KP_M_TENSOR_FP8, &tensor_found);
+		double i8 = tensor_ops(c.l, KP_M_TENSOR_INT8, &tensor_found);
+		double f64 = tensor_ops(c.l, KP_M_TENSOR_FP64, &tensor_found);
 		roofs[nroofs++] = (struct roof){"tf32-tc", tf32, hw->tf32_tc};
 		roofs[nroofs++] = (struct roof){"bf16-tc", bf16, hw->bf16_tc};
 		roofs[nroofs++] = (struct roof){"fp16-tc", fp16, hw->fp16_tc};
@@ -273,11 +261,11 @@ int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, cons
 	}
 	if (!tensor_found) {
 		/* Tensor counters absent: only a problem when the tensor pipe actually ran. */
-		double pipe = kp_launch_getd(c.l, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", 0);
+		double pipe = kp_launch_getd(c.l, KP_M_TENSOR_PCT_ELAPSED, 0);
 		const struct kp_sass_func *f = p->sass;
 		if (pipe > 1 || (f && (f->counts[KP_SASS_HGMMA] || f->counts[KP_SASS_HMMA] || f->counts[KP_SASS_IMMA] ||
 				       f->counts[KP_SASS_IGMMA] || f->counts[KP_SASS_QGMMA])))
-			note_missing(out, TENSOR("*"));
+			note_missing(out, KP_M_TENSOR_ANY);
 	}
 	out->flops = out->flops_fp32 + out->flops_fp64 + out->flops_fp16 + out->flops_tensor;
 

@@ -9,6 +9,7 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/str.h"
 #include "kernelpro/toolchain.h"
 
@@ -137,7 +138,7 @@ static void check_ncu_counters(struct kp_doctor *d, const char *ncu, const char 
 		    "%s; cannot test counters: kp-probe was not built", ver);
 		return;
 	}
-	kp_strvec_pushl(&c.args, ncu, "--clock-control", "none", "--metrics", "sm__cycles_elapsed.avg", "--csv",
+	kp_strvec_pushl(&c.args, ncu, "--clock-control", "none", "--metrics", KP_M_SM_CYCLES_ELAPSED, "--csv",
 			"--page", "raw", probe, NULL);
 	kp_strvec_push(&c.env, "LC_ALL=C");
 	c.timeout_ms = 120000;
@@ -150,7 +151,7 @@ static void check_ncu_counters(struct kp_doctor *d, const char *ncu, const char 
 		    "run as root, or allow non-admin counter access (modprobe nvidia NVreg_RestrictProfilingToAdminUsers=0); "
 		    "until then kernelpro falls back to timing only",
 		    "%s; no permission to read GPU counters (ERR_NVGPUCTRPERM)", ver);
-	} else if (kp_child_ok(&c) && strstr(c.out.buf, "sm__cycles_elapsed.avg")) {
+	} else if (kp_child_ok(&c) && strstr(c.out.buf, KP_M_SM_CYCLES_ELAPSED)) {
 		add(d, "ncu", KP_CHECK_OK, NULL, "%s; reads hardware counters", ver);
 	} else {
 		char first[200] = "";

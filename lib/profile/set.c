@@ -4,6 +4,7 @@
 #include <ctype.h>
 
 #include "kernelpro/fs.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/profile.h"
 
 static int read_all(const char *path, struct kp_buf *b, struct kp_error *err)
@@ -104,7 +105,7 @@ const struct kp_kernel_profile *kp_profile_set_longest(const struct kp_profile_s
 	const struct kp_kernel_profile *best = NULL;
 	double best_t = -1;
 	for (size_t i = 0; i < ps->nkernels; i++) {
-		double t = kp_launch_getd(ps->kernels[i].launch, "gpu__time_duration.sum", 0);
+		double t = kp_launch_getd(ps->kernels[i].launch, KP_M_TIME, 0);
 		if (t > best_t) {
 			best_t = t;
 			best = &ps->kernels[i];
