@@ -37,13 +37,14 @@ static int run_diagnose(struct kp_cli *cli, const struct kp_args *args)
 	o.files.sass = kp_arg_str(args, "sass");
 	o.files.ptxas = kp_arg_str(args, "ptxas");
 	o.files.trace = kp_arg_str(args, "trace");
-	o.gpu_key = kp_arg_str(args, "gpu");
-	o.gpu_index = (int)kp_arg_int(args, "gpu-index", 0);
+	o.pipe.gpu_key = kp_arg_str(args, "gpu");
+	o.pipe.gpu_index = (int)kp_arg_int(args, "gpu-index", 0);
+	o.pipe.task.min_bytes = kp_arg_num(args, "min-bytes", NAN);
+	o.pipe.task.flops_hint = NAN;
 	o.launches = kp_arg_list(args, "launch");
-	o.min_bytes = kp_arg_num(args, "min-bytes", NAN);
 	if ((rc = kp_diagnose_tools_open(cli, args, &o)))
 		return rc;
-	rc = o.files.ncu_csv ? kp_diagnose_report(cli, &o) : kp_trace_report(cli, o.files.trace, &o);
+	rc = kp_diagnose_report(cli, &o);
 	kp_diagnose_tools_close(&o);
 	return rc;
 }

@@ -3,12 +3,11 @@
 
 #include <math.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "diagnose.h"
 #include "kernelpro/analyze.h"
-#include <unistd.h>
-
 #include "kernelpro/child.h"
 #include "kernelpro/device.h"
 #include "kernelpro/fs.h"
@@ -76,10 +75,9 @@ done:
 	return rc;
 }
 
-static void add_metrics(struct kp_strvec *m, const struct kp_strvec *extra)
+/* --metrics: the user's extra names, comma-separated or repeated, each once. */
+static void add_extra_metrics(struct kp_strvec *m, const struct kp_strvec *extra)
 {
-	for (const char *const *s = kp_stage1_metrics(); *s; s++)
-		kp_strvec_push(m, *s);
 	for (size_t i = 0; extra && i < extra->n; i++) {
 		struct kp_strvec parts = KP_STRVEC_INIT;
 		kp_strvec_split(&parts, extra->v[i], ',');
@@ -91,43 +89,35 @@ static void add_metrics(struct kp_strvec *m, const struct kp_strvec *extra)
 }
 
 /*
- * --tools: the metrics (and source-level sections) the selected tools read join the collection,
- * and the toolset opened for the report. Returns 0 or an exit code.
+ * The collection set (kp_pipeline_collection): Stage 1's metrics and, with --tools, what the
+ * selected tools read, their source-level sections only with --source-counters; the toolset is
+ * opened for the report. Returns 0 or an exit code.
  */
-static int add_tool_metrics(struct kp_cli *cli, const struct kp_args *args, struct kp_strvec *metrics,
-			    struct kp_strvec *sections, struct kp_toolset **ts)
+static int collection(struct kp_cli *cli, const struct kp_args *args, struct kp_strvec *metrics,
+		      struct kp_strvec *sections, struct kp_toolset **ts)
 {
 	static const char *const classes[] = {"all", "compute", "memory", "latency"};
 	static const enum kp_bound bounds[] = {KP_BOUND_MIXED, KP_BOUND_COMPUTE, KP_BOUND_MEMORY, KP_BOUND_LATENCY};
 	struct kp_toolset_opts o = {0};
-	struct kp_strvec ids = KP_STRVEC_INIT, want = KP_STRVEC_INIT, secs = KP_STRVEC_INIT;
+	struct kp_strvec ids = KP_STRVEC_INIT;
 	struct kp_error err = KP_ERROR_INIT;
 	const char *sel = kp_arg_str(args, "tools");
 	int rc = 0;
 
 	*ts = NULL;
-	if (!sel || !strcmp(sel, "none"))
-		return 0;
-	o.use_env = 1;
-	if (kp_toolset_open(ts, &o, &err))
-		return kp_cli_fail(cli, &err);
-	for (size_t i = 0; i < KP_ARRAY_SIZE(classes); i++)
-		if (!strcmp(sel, classes[i]))
-			kp_toolset_select(*ts, bounds[i], 0, &ids);
-	if (kp_toolset_collection(*ts, &ids, &want, &secs, &err)) {
-		rc = kp_cli_fail(cli, &err);
-		goto out;
+	if (sel && strcmp(sel, "none")) {
+		o.use_env = 1;
+		if (kp_toolset_open(ts, &o, &err))
+			return kp_cli_fail(cli, &err);
+		for (size_t i = 0; i < KP_ARRAY_SIZE(classes); i++)
+			if (!strcmp(sel, classes[i]))
+				kp_toolset_select(*ts, bounds[i], 0, &ids);
 	}
-	for (size_t i = 0; i < want.n; i++)
-		if (kp_strvec_find(metrics, want.v[i]) < 0)
-			kp_strvec_push(metrics, want.v[i]);
-	for (size_t i = 0; kp_arg_flag(args, "source-counters") && i < secs.n; i++)
-		if (kp_strvec_find(sections, secs.v[i]) < 0)
-			kp_strvec_push(sections, secs.v[i]);
-out:
+	if (kp_pipeline_collection(*ts, *ts ? &ids : NULL, 0, metrics,
+				   kp_arg_flag(args, "source-counters") ? sections : NULL, &err))
+		rc = kp_cli_fail(cli, &err);
+	add_extra_metrics(metrics, kp_arg_list(args, "metrics"));
 	kp_strvec_release(&ids);
-	kp_strvec_release(&want);
-	kp_strvec_release(&secs);
 	return rc;
 }
 
@@ -173,10 +163,9 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 
 	if (!kp_arg_flag(args, "no-ncu")) {
 		memset(&r, 0, sizeof(r));
-		add_metrics(&metrics, kp_arg_list(args, "metrics"));
 		if (kp_arg_list(args, "section"))
 			kp_strvec_pushv(&sections, (const char *const *)kp_arg_list(args, "section")->v);
-		if ((rc = add_tool_metrics(cli, args, &metrics, &sections, &ts)))
+		if ((rc = collection(cli, args, &metrics, &sections, &ts)))
 			goto out;
 		r.argv = (const char *const *)argv.v;
 		r.metrics = (const char *const *)metrics.v;
@@ -219,20 +208,19 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 	kp_path_join(&meta, dir, "profile.json");
 	kp_json_write_file(meta.buf, m, NULL);
 
-	if (ncu_ok) {
+	if (ncu_ok || trace) {
+		/* The report of what was just saved; the trace alone gets no tools (timing only). */
 		struct kp_diagnose_opts o;
-		struct kp_strvec paths = KP_STRVEC_INIT;
 		memset(&o, 0, sizeof(o));
-		kp_profile_dir_files(dir, &o.files, &paths);
-		o.device_name = kp_profile_dir_device(dir, &paths);
-		o.gpu_key = kp_arg_str(args, "gpu");
-		o.min_bytes = NAN;
-		o.tools.ts = ts;
+		if (ncu_ok)
+			o.dir = dir;
+		else
+			o.files.trace = trace;
+		o.pipe.gpu_key = kp_arg_str(args, "gpu");
+		o.pipe.task.min_bytes = o.pipe.task.flops_hint = NAN;
+		o.pipe.toolset = ncu_ok ? ts : NULL;
 		rc = kp_diagnose_report(cli, &o);
-		kp_strvec_release(&paths);
-	} else if (trace) {
-		rc = kp_trace_report(cli, trace, NULL);
-		if (rc == KP_EXIT_OK && err.code)
+		if (!ncu_ok && rc == KP_EXIT_OK && err.code)
 			rc = kp_exit_for(err.code) == KP_EXIT_MISSING ? KP_EXIT_MISSING : KP_EXIT_FAIL;
 	} else {
 		rc = err.code ? kp_exit_for(err.code) : kp_exit_for(terr.code);

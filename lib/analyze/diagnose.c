@@ -5,7 +5,6 @@
 
 #include "kernelpro/analyze.h"
 #include "kernelpro/json.h"
-#include "kernelpro/ncu_metrics.h"
 
 static json_t *dim3(const unsigned d[3])
 {
@@ -115,14 +114,4 @@ void kp_stage1_describe(const struct kp_stage1 *s, struct kp_buf *out)
 			    s->min_bytes, s->ai_min, s->floor_time_s * 1e3);
 	if (s->incomplete)
 		kp_buf_addf(out, "  incomplete: missing %s\n", s->missing[0] ? s->missing : "some inputs");
-}
-
-const struct kp_hw_spec *kp_hw_spec_for_report(const struct kp_ncu_report *r)
-{
-	for (size_t i = 0; i < r->nlaunches; i++) {
-		const struct kp_metric *m = kp_launch_metric(&r->launches[i], KP_M_DEVICE_NAME);
-		if (m && m->text && *m->text)
-			return kp_hw_spec_find(m->text);
-	}
-	return NULL;
 }

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "kernelpro/arena.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/profile.h"
 #include "kernelpro/str.h"
 #include "profile/csv.h"
@@ -477,6 +478,16 @@ const struct kp_launch *kp_ncu_find_launch(const struct kp_ncu_report *r, int id
 	for (size_t i = 0; i < r->nlaunches; i++)
 		if (r->launches[i].id == id)
 			return &r->launches[i];
+	return NULL;
+}
+
+const char *kp_ncu_report_device(const struct kp_ncu_report *r)
+{
+	for (size_t i = 0; i < r->nlaunches; i++) {
+		const struct kp_metric *m = kp_launch_metric(&r->launches[i], KP_M_DEVICE_NAME);
+		if (m && m->text && *m->text)
+			return m->text;
+	}
 	return NULL;
 }
 
