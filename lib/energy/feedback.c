@@ -218,7 +218,8 @@ static int lever_for(int t, const struct kp_energy_breakdown *b, const struct kp
 }
 
 /* The first line: the measured figure when there is one, else the proxy's; 0 when there is nothing to say. */
-static int headline(struct kp_buf *t, const struct kp_energy_breakdown *b, const struct kp_energy_measurement *measured)
+static int headline(struct kp_buf *t, const struct kp_energy_breakdown *b,
+		    const struct kp_energy_measurement *measured)
 {
 	char e1[48], e2[48];
 	double total = b->total_j;
@@ -272,7 +273,8 @@ static void where_it_goes(struct kp_buf *t, const struct kp_energy_breakdown *b)
 }
 
 /* "What would lower it": up to MAX_LEVERS levers, largest share first, the IEEE division slow path always. */
-static void what_would_lower_it(struct kp_buf *t, const struct kp_energy_breakdown *b, const struct kp_sass_func *sass)
+static void what_would_lower_it(struct kp_buf *t, const struct kp_energy_breakdown *b,
+				const struct kp_sass_func *sass)
 {
 	struct lever levers[KP_ENERGY_NTERMS];
 	int nlev = 0;

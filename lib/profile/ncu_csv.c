@@ -339,8 +339,9 @@ static int raw_header(struct kp_csv *c, struct kp_csv_row *h, struct raw_cols *k
  * The row after the header: the units (`--print-units base`, first field empty), else already
  * the first launch (*launch_row). Returns 0, or a negative code.
  */
-static int raw_units(struct kp_ncu_report *r, struct kp_csv *c, const struct kp_csv_row *h, struct kp_csv_row *units,
-		     int *have_units, int *launch_row, const char *what, struct kp_error *err)
+static int raw_units(struct kp_ncu_report *r, struct kp_csv *c, const struct kp_csv_row *h,
+		     struct kp_csv_row *units, int *have_units, int *launch_row, const char *what,
+		     struct kp_error *err)
 {
 	int rc = kp_csv_next(c, units, err);
 	*have_units = *launch_row = 0;
