@@ -10,10 +10,7 @@
 #include "kernelpro/str.h"
 
 static const struct kp_opt analyze_opts[] = {
-	{"gpu", 0, KP_OPT_STR, "KEY", "GPU model (kernelpro hw show --list); default: the report's, else this machine's", NULL},
-	{"gpu-index", 0, KP_OPT_INT, "N", "local GPU to model when neither --gpu nor the report names one", "0"},
-	{"launch", 0, KP_OPT_LIST, "ID", "only this launch (ncu ID); repeatable", NULL},
-	{"min-bytes", 0, KP_OPT_NUM, "N", "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL},
+	KP_DIAGNOSE_OPTS,
 	{"sass", 0, KP_OPT_STR, "FILE", "SASS to join (instead of the directory's)", NULL},
 	{"ptxas", 0, KP_OPT_STR, "FILE", "ptxas -v output to join", NULL},
 	{"out", 0, KP_OPT_STR, "DIR", "with an .ncu-rep: where to export its pages (default: a temporary directory)", NULL},
@@ -80,11 +77,7 @@ static int run_analyze(struct kp_cli *cli, const struct kp_args *args)
 	o.dir_hint = "run 'kernelpro profile' first";
 	o.files.sass = kp_arg_str(args, "sass");
 	o.files.ptxas = kp_arg_str(args, "ptxas");
-	o.pipe.gpu_key = kp_arg_str(args, "gpu");
-	o.pipe.gpu_index = (int)kp_arg_int(args, "gpu-index", 0);
-	o.pipe.task.min_bytes = kp_arg_num(args, "min-bytes", NAN);
-	o.pipe.task.flops_hint = NAN;
-	o.launches = kp_arg_list(args, "launch");
+	kp_diagnose_opts_args(&o, args);
 	rc = kp_diagnose_report(cli, &o);
 out:
 	kp_diagnose_tools_close(&o);
