@@ -145,31 +145,43 @@ static int ran(const struct kp_pipeline_result *r, const char *tool)
 	return 0;
 }
 
-static void test_energy_paragraph(void **state)
+/* The pipeline on the probe's launch 0: its feedback text into `text`; returns whether instruction_mix ran. */
+static int launch0_feedback(const struct kp_pipeline_opts *o, struct kp_buf *text, int *has_paragraph)
 {
 	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", NULL, NULL};
-	struct kp_pipeline_opts o;
 	struct kp_pipeline p;
 	struct kp_pipeline_result r;
-	struct kp_energy_measurement m;
 	struct kp_error err = KP_ERROR_INIT;
+	int mix;
+
+	kp_buf_reset(text);
+	KP_ASSERT_OK(kp_pipeline_open(&p, &f, o, &err), &err);
+	KP_ASSERT_OK(kp_pipeline_kernel(&p, &p.set.kernels[0], &r, &err), &err);
+	kp_pipeline_feedback_text(&r, text);
+	mix = ran(&r, "instruction_mix");
+	*has_paragraph = r.energy_text != NULL;
+	kp_pipeline_result_release(&r);
+	kp_pipeline_release(&p);
+	return mix;
+}
+
+static void test_energy_paragraph(void **state)
+{
+	struct kp_pipeline_opts o;
+	struct kp_energy_measurement m;
 	struct kp_buf text = KP_BUF_INIT;
+	int para;
 
 	/* --objective speed+energy: instruction_mix runs, and the paragraph follows the tools' text. */
 	opts_init(&o);
 	o.toolset = ts;
 	o.stage2.energy = 1;
-	KP_ASSERT_OK(kp_pipeline_open(&p, &f, &o, &err), &err);
-	KP_ASSERT_OK(kp_pipeline_kernel(&p, &p.set.kernels[0], &r, &err), &err);
-	assert_true(ran(&r, "instruction_mix"));
-	assert_non_null(r.energy_text);
-	kp_pipeline_feedback_text(&r, &text);
+	assert_true(launch0_feedback(&o, &text, &para));
+	assert_true(para);
 	assert_non_null(strstr(text.buf, "# Feedback for vec_add_naive"));
 	assert_non_null(strstr(text.buf, "\n\nEnergy (estimate from counters): "));
 	assert_non_null(strstr(text.buf, "Move fewer DRAM bytes"));
 	assert_true(strstr(text.buf, "Energy (") > strstr(text.buf, "# Feedback for"));
-	kp_pipeline_result_release(&r);
-	kp_pipeline_release(&p);
 
 	/* A measured figure is quoted instead of the estimate. */
 	memset(&m, 0, sizeof(m));
@@ -178,25 +190,23 @@ static void test_energy_paragraph(void **state)
 	m.power_w = 520;
 	m.dynamic_j = NAN;
 	o.measured = &m;
-	kp_buf_reset(&text);
-	KP_ASSERT_OK(kp_pipeline_open(&p, &f, &o, &err), &err);
-	KP_ASSERT_OK(kp_pipeline_kernel(&p, &p.set.kernels[0], &r, &err), &err);
-	kp_pipeline_feedback_text(&r, &text);
+	launch0_feedback(&o, &text, &para);
 	assert_non_null(strstr(text.buf, "Energy: 121 mJ per launch measured (NVML"));
-	kp_pipeline_result_release(&r);
-	kp_pipeline_release(&p);
 
 	/* The raw ablation gets no interpreted paragraph. */
 	o.measured = NULL;
 	o.stage2.feedback.mode = KP_FEEDBACK_RAW;
-	kp_buf_reset(&text);
-	KP_ASSERT_OK(kp_pipeline_open(&p, &f, &o, &err), &err);
-	KP_ASSERT_OK(kp_pipeline_kernel(&p, &p.set.kernels[0], &r, &err), &err);
-	assert_null(r.energy_text);
-	kp_pipeline_feedback_text(&r, &text);
+	launch0_feedback(&o, &text, &para);
+	assert_false(para);
 	assert_null(strstr(text.buf, "Energy"));
-	kp_pipeline_result_release(&r);
-	kp_pipeline_release(&p);
+
+	/* Nor does a run without the energy objective. */
+	o.stage2.feedback.mode = KP_FEEDBACK_TOOLS;
+	o.stage2.energy = 0;
+	launch0_feedback(&o, &text, &para);
+	assert_false(para);
+	assert_non_null(strstr(text.buf, "# Feedback for vec_add_naive"));
+	assert_null(strstr(text.buf, "Energy"));
 	kp_buf_release(&text);
 }
 
