@@ -15,6 +15,7 @@
 #include "kernelpro/hash.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
+#include "kernelpro/toolchain.h"
 
 #define KEY_VERSION "kernelpro-build-v1"
 #define BUILD_LOG_CAP (1u << 20)

@@ -10,7 +10,9 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/str.h"
+#include "kernelpro/toolchain.h"
 
 const char *kp_check_status_name(enum kp_check_status s)
 {
@@ -40,23 +42,6 @@ static struct kp_check *add(struct kp_doctor *d, const char *name, enum kp_check
 	va_end(ap);
 	kp_strlcpy(c->fix, fix ? fix : "", sizeof(c->fix));
 	return c;
-}
-
-char *kp_cuda_tool(const char *tool)
-{
-	struct kp_buf p = KP_BUF_INIT;
-	const char *home = getenv("CUDA_HOME");
-	if (home && *home) {
-		kp_buf_addf(&p, "%s/bin/%s", home, tool);
-		if (access(p.buf, X_OK) == 0)
-			return kp_buf_detach(&p, NULL);
-		kp_buf_reset(&p);
-	}
-	kp_buf_addf(&p, "/usr/local/cuda/bin/%s", tool);
-	if (access(p.buf, X_OK) == 0)
-		return kp_buf_detach(&p, NULL);
-	kp_buf_release(&p);
-	return kp_which(tool);
 }
 
 /* Runs `path args...` briefly; returns the first line of output matching `needle` (or the first line). */
@@ -154,7 +139,7 @@ static void check_ncu_counters(struct kp_doctor *d, const char *ncu, const char 
 		    "%s; cannot test counters: kp-probe was not built", ver);
 		return;
 	}
-	kp_strvec_pushl(&c.args, ncu, "--clock-control", "none", "--metrics", "sm__cycles_elapsed.avg", "--csv",
+	kp_strvec_pushl(&c.args, ncu, "--clock-control", "none", "--metrics", KP_M_SM_CYCLES_ELAPSED, "--csv",
 			"--page", "raw", probe, NULL);
 	kp_strvec_push(&c.env, "LC_ALL=C");
 	c.timeout_ms = 120000;
@@ -167,7 +152,7 @@ static void check_ncu_counters(struct kp_doctor *d, const char *ncu, const char 
 		    "run as root, or allow non-admin counter access (modprobe nvidia NVreg_RestrictProfilingToAdminUsers=0); "
 		    "until then kernelpro falls back to timing only",
 		    "%s; no permission to read GPU counters (ERR_NVGPUCTRPERM)", ver);
-	} else if (kp_child_ok(&c) && strstr(c.out.buf, "sm__cycles_elapsed.avg")) {
+	} else if (kp_child_ok(&c) && strstr(c.out.buf, KP_M_SM_CYCLES_ELAPSED)) {
 		add(d, "ncu", KP_CHECK_OK, NULL, "%s; reads hardware counters", ver);
 	} else {
 		char first[200] = "";
