@@ -32,6 +32,10 @@ static const struct kp_opt optimize_opts[] = {
 	{"orchestration", 0, KP_OPT_CHOICE, "proactive|reactive",
 	 "tools run before each request (proactive), or only when the model asks (reactive, ablation)", "proactive"},
 	{"tool-rounds", 0, KP_OPT_INT, "N", "reactive: rounds of tool requests the model may make per version", "3"},
+	{"codesearch", 0, KP_OPT_CHOICE, "auto|on|off",
+	 "CUTLASS/CuTe snippets in optimize prompts (reactive: as 'search:' requests); auto: when CUTLASS is "
+	 "found",
+	 "auto"},
 	{"hw", 0, KP_OPT_STR, "KEY", "GPU model for the roofline (default: the device profiled)", NULL},
 	{"prompts-dir", 0, KP_OPT_STR, "DIR", "prompt templates that replace the bundled ones", NULL},
 	{"shared-memory", 0, KP_OPT_STR, "FILE", "a search-memory database shared by runs of one task family", NULL},

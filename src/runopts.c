@@ -2,6 +2,7 @@
 #include "base/setup.h"
 
 #include "evalopts.h"
+#include "kernelpro/codesearch.h"
 #include "kernelpro/str.h"
 #include "llm_opts.h"
 #include "runopts.h"
@@ -33,6 +34,7 @@ void kp_runopts_parts_release(struct kp_runopts_parts *p)
 	kp_toolset_free(p->toolset);
 	kp_toolset_free(p->reactive_tools);
 	kp_store_close(p->shared);
+	kp_cs_index_close(p->codesearch);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -129,6 +131,24 @@ static int check_orchestration(struct kp_cli *cli, const struct kp_args *a, enum
 	return 0;
 }
 
+/* The CUTLASS/CuTe index (built on first use): required with --codesearch on, a warning without it in auto. */
+static int open_codesearch(struct kp_cli *cli, const struct kp_args *a, struct kp_cs_index **out)
+{
+	const char *mode = kp_arg_str(a, "codesearch");
+	struct kp_error err = KP_ERROR_INIT;
+
+	if (!strcmp(mode, "off"))
+		return 0;
+	if (!kp_cs_index_open_default(out, &err))
+		return 0;
+	if (!strcmp(mode, "on")) {
+		kp_error_prefix(&err, "--codesearch on");
+		return kp_cli_fail(cli, &err);
+	}
+	kp_cli_warn(cli, "code search off: %s", kp_error_msg(&err));
+	return 0;
+}
+
 int kp_runopts_parts(struct kp_cli *cli, const struct kp_args *a, enum kp_orchestration orch,
 		     struct kp_runopts_parts *p)
 {
@@ -145,7 +165,7 @@ int kp_runopts_parts(struct kp_cli *cli, const struct kp_args *a, enum kp_orches
 	if (kp_arg_str(a, "shared-memory") &&
 	    kp_store_open(&p->shared, kp_arg_str(a, "shared-memory"), KP_STORE_CREATE, &err))
 		return kp_cli_fail(cli, &err);
-	return 0;
+	return open_codesearch(cli, a, &p->codesearch);
 }
 
 void kp_runopts_session(const struct kp_args *a, struct kp_runopts_parts *p, const struct kp_task *task,
@@ -154,6 +174,7 @@ void kp_runopts_session(const struct kp_args *a, struct kp_runopts_parts *p, con
 	s->task = task;
 	s->llm = &p->llm;
 	s->prompts_dir = kp_arg_str(a, "prompts-dir");
+	s->codesearch = p->codesearch;
 	s->evaluator_spec = kp_arg_str(a, "evaluator");
 	s->eval = &p->eval;
 	s->toolset = p->toolset;

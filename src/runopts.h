@@ -16,6 +16,7 @@ struct kp_runopts_parts {
 	struct kp_toolset *toolset;        /* NULL: --no-profile, or an exec evaluator */
 	struct kp_toolset *reactive_tools; /* reactive orchestration only */
 	struct kp_store *shared;           /* --shared-memory */
+	struct kp_cs_index *codesearch;    /* --codesearch; NULL: no code search */
 };
 
 void kp_runopts_parts_init(struct kp_runopts_parts *p);
@@ -41,7 +42,8 @@ int kp_runopts_settings(struct kp_cli *cli, const struct kp_args *a, const struc
 
 /*
  * The parts, for a run with orchestration `orch`: evaluation options, the toolsets, the shared
- * memory (p->llm is read before, with kp_cli_llm_config: a new run's settings name the model).
+ * memory, the code-search index (--codesearch on: required; auto: a warning when CUTLASS is not
+ * found; off: none) (p->llm is read before, with kp_cli_llm_config: a new run's settings name the model).
  * Everything is opened before a run is created, so a bad option leaves none behind. 0, or an
  * exit code after saying what is wrong.
  */

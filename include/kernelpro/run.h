@@ -136,6 +136,8 @@ int kp_run_set_budget(struct kp_run *r, const struct kp_search_budget *b, unsign
 
 /* ---- A session: drive the search ------------------------------------------------------------- */
 
+struct kp_cs_index;
+
 /* One session's parts and options; everything is borrowed for the call. */
 struct kp_run_session {
 	const struct kp_task *task; /* required: the run's task (kp_run_load_task) */
@@ -150,7 +152,8 @@ struct kp_run_session {
 	 * the replies the run already used. NULL: the recorded model with default settings.
 	 */
 	struct kp_llm_config *llm;
-	const char *prompts_dir; /* NULL: the bundled templates */
+	const char *prompts_dir;        /* NULL: the bundled templates */
+	struct kp_cs_index *codesearch; /* CUTLASS/CuTe snippets for the parent's findings; NULL: none */
 
 	/* The evaluator. */
 	const char *evaluator_spec;        /* "harness" or "exec:PROGRAM ARGS"; NULL: the run's */

@@ -13,6 +13,7 @@
 #include "kernelpro/report.h"
 #include "kernelpro/run.h"
 #include "kernelpro/store.h"
+#include "kernelpro/strvec.h"
 
 #define BASELINE_FILE "baseline.json" /* `kernelpro baseline --json` of the run's task, when measured */
 #define BASELINE_CAP  (1u << 20)

@@ -92,7 +92,7 @@ static int make_programmer(struct session *S, struct kp_error *err)
 	po.prompts_dir = o->prompts_dir;
 	po.max_tool_rounds = S->run->settings.tool_rounds;
 	return kp_llm_programmer_new(&S->made_prog, S->llm, &po, format, S->task_text.buf, S->reactive,
-				     parallel, err);
+				     o->codesearch, parallel, err);
 }
 
 /* "exec:PROGRAM ARGS": the program, in the run's exec-eval/ directory, within the evaluation's limits. */

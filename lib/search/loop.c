@@ -17,7 +17,7 @@
 
 /* The texts a request carries from the database; the request's context points into them. */
 struct job_text {
-	struct kp_buf parent_source, parent_log, feedback, memory, parent_profile;
+	struct kp_buf parent_source, parent_log, feedback, memory, parent_profile, parent_findings;
 };
 
 /* One programmer request: its context and the texts it points to and, once done, its result. */
@@ -257,6 +257,7 @@ static void job_free(struct job *j)
 	kp_buf_release(&j->text.feedback);
 	kp_buf_release(&j->text.memory);
 	kp_buf_release(&j->text.parent_profile);
+	kp_buf_release(&j->text.parent_findings);
 	kp_search_child_release(&j->result);
 	free(j);
 }
@@ -288,7 +289,8 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 	if (par->parent >= 0)
 		rc = kp_store_candidate_get(L->st, par->id, &t->parent_source, NULL, err);
 	if (!rc)
-		rc = kp_store_eval_text(L->st, par->id, &t->parent_log, &t->feedback, NULL, err);
+		rc = kp_store_eval_text(L->st, par->id, &t->parent_log, &t->feedback, &t->parent_findings,
+					err);
 	if (!rc && j->ctx.mode == KP_PROG_OPTIMIZE)
 		rc = kp_store_profile_get(L->st, par->id, &t->parent_profile, err); /* what reactive tool requests run on */
 	if (!rc)
@@ -299,6 +301,8 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 	j->ctx.feedback = j->ctx.mode != KP_PROG_DEBUG ? text_or_null(&t->feedback) : NULL;
 	j->ctx.memory = text_or_null(&t->memory);
 	j->ctx.parent_profile = text_or_null(&t->parent_profile);
+	/* code search: snippets for what the tools found on the parent */
+	j->ctx.parent_findings = j->ctx.mode == KP_PROG_OPTIMIZE ? text_or_null(&t->parent_findings) : NULL;
 	if (rc) {
 		job_free(j);
 		return rc;
