@@ -95,7 +95,7 @@ class Adapter(Correctness, Timing):
     def setup_build(self):
         b = self.cfg.get("build", {})
         self.tc = kbuild.Toolchain(nvcc=b.get("nvcc"), nvcc_version=b.get("nvcc_version"), arch=b.get("arch"),
-                                   cache=b.get("cache"), flags=b.get("flags"))
+                                   cache=b.get("cache"), flags=b.get("flags"), cutlass=b.get("cutlass"))
         os.environ.update(self.tc.to_env())
         if b.get("torch_ext_dir"):
             os.environ["TORCH_EXTENSIONS_DIR"] = b["torch_ext_dir"]

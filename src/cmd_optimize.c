@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "kernelpro/codesearch.h"
 #include "evalopts.h"
 #include "kernelpro/device.h"
 #include "kernelpro/fs.h"
@@ -38,6 +39,9 @@ static const struct kp_opt optimize_opts[] = {
 	{"orchestration", 0, KP_OPT_CHOICE, "proactive|reactive",
 	 "tools run before each request (proactive), or only when the model asks (reactive, ablation)", "proactive"},
 	{"tool-rounds", 0, KP_OPT_INT, "N", "reactive: rounds of tool requests the model may make per version", "3"},
+	{"codesearch", 0, KP_OPT_CHOICE, "auto|on|off",
+	 "CUTLASS/CuTe snippets in optimize prompts (reactive: as 'search:' requests); auto: when CUTLASS is found",
+	 "auto"},
 	{"hw", 0, KP_OPT_STR, "KEY", "GPU model for the roofline (default: the device profiled)", NULL},
 	{"prompts-dir", 0, KP_OPT_STR, "DIR", "prompt templates that replace the bundled ones", NULL},
 	{"shared-memory", 0, KP_OPT_STR, "FILE", "a search-memory database shared by runs of one task family", NULL},
@@ -74,6 +78,7 @@ struct opt_state {
 	struct kp_reactive *reactive;      /* reactive orchestration; NULL: proactive */
 	enum kp_orchestration orch;
 	long tool_rounds;
+	struct kp_cs_index *codesearch;    /* NULL: no code search */
 	struct kp_search_programmer *prog;
 	struct kp_search_evaluator *eval;
 	struct kp_buf argv_text;
@@ -418,6 +423,23 @@ static int make_evaluator(struct opt_state *S, struct kp_error *err)
 	return rc;
 }
 
+/* The CUTLASS/CuTe index (built on first use): required with --codesearch on, skipped with a warning in auto. */
+static int open_codesearch(struct opt_state *S, struct kp_error *err)
+{
+	const char *mode = kp_arg_str(S->args, "codesearch");
+	struct kp_error cs_err = KP_ERROR_INIT;
+	int rc;
+
+	if (!strcmp(mode, "off"))
+		return 0;
+	rc = kp_cs_index_open_default(&S->codesearch, &cs_err);
+	if (rc && !strcmp(mode, "on"))
+		return kp_error_set(err, rc, "--codesearch on: %s", kp_error_msg(&cs_err));
+	if (rc)
+		kp_cli_warn(S->cli, "code search off: %s", kp_error_msg(&cs_err));
+	return 0;
+}
+
 static int make_programmer(struct opt_state *S, const struct kp_search_params *p, struct kp_error *err)
 {
 	struct kp_programmer_opts po;
@@ -435,12 +457,14 @@ static int make_programmer(struct opt_state *S, const struct kp_search_params *p
 		parallel = 1; /* replies answer requests by their order */
 	if ((rc = kp_llm_open(&S->llm, &S->llm_cfg, err)))
 		return rc;
+	if ((rc = open_codesearch(S, err)))
+		return rc;
 	memset(&po, 0, sizeof(po));
 	po.prompts_dir = kp_arg_str(S->args, "prompts-dir");
 	po.max_tool_rounds = (int)S->tool_rounds;
 	return kp_llm_programmer_new(&S->prog, S->llm, &po,
 				     S->task.kind == KP_TASK_KERNELBENCH ? KP_CAND_TORCH : KP_CAND_CUDA, S->task_text.buf,
-				     S->reactive, parallel, err);
+				     S->reactive, S->codesearch, parallel, err);
 }
 
 /* ---- progress ------------------------------------------------------------------------------------------ */
@@ -521,6 +545,7 @@ static void state_release(struct opt_state *S)
 		S->prog->free(S->prog);
 	kp_reactive_free(S->reactive);
 	kp_toolset_free(S->reactive_tools);
+	kp_cs_index_close(S->codesearch);
 	if (S->eval)
 		S->eval->free(S->eval);
 	kp_llm_free(S->llm);

@@ -1,5 +1,6 @@
 #!/bin/sh
 # Installs the Debian/Ubuntu packages kernelpro builds and tests with. Idempotent; runs apt-get update first.
+# The Slurm, munge and MariaDB packages are for the private test cluster (tests/support/slurm/), ~16 s.
 set -eu
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then
@@ -8,7 +9,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	fi
 fi
 PKGS="build-essential pkg-config git ca-certificates python3 \
-libcurl4-openssl-dev libjansson-dev libsqlite3-dev liblua5.4-dev libcmocka-dev libssl-dev fonts-dejavu-core"
+libcurl4-openssl-dev libjansson-dev libsqlite3-dev liblua5.4-dev libcmocka-dev libssl-dev \
+slurm-wlm slurmdbd munge mariadb-server-core mariadb-client-core fonts-dejavu-core"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -194,6 +194,7 @@ struct kp_search_request {
 	const char *parent_log;     /* debug: compile log, runtime error or wrong-output evidence */
 	const char *feedback;       /* optimize: the tools' feedback on the parent */
 	const char *parent_profile; /* optimize: the profile summary the parent's evaluation saved (JSON), or NULL */
+	const char *parent_findings; /* optimize: the tools' findings on the parent (JSON array), or NULL */
 	double parent_speedup;      /* NAN when unknown or failed */
 	double best_speedup;
 	double ref_time_ms, parent_time_ms, best_time_ms; /* NAN when unknown */

@@ -13,6 +13,7 @@
 #include "kernelpro/report.h"
 #include "kernelpro/search.h"
 #include "kernelpro/store.h"
+#include "kernelpro/strvec.h"
 
 #define RUN_DB        "run.db"
 #define BASELINE_FILE "baseline.json" /* `kernelpro baseline --json` of the run's task, when measured */

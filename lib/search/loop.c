@@ -283,6 +283,7 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 	struct job *j = kp_xcalloc(1, sizeof(*j));
 	const struct kp_tnode *par = &L->tree.n[idx];
 	struct kp_buf src = KP_BUF_INIT, log = KP_BUF_INIT, fb = KP_BUF_INIT, mem = KP_BUF_INIT, prof = KP_BUF_INIT;
+	struct kp_buf find = KP_BUF_INIT;
 	const struct kp_tnode *best = L->tree.best >= 0 ? &L->tree.n[L->tree.best] : NULL;
 	int rc = 0;
 
@@ -304,7 +305,7 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 	if (par->parent >= 0)
 		rc = kp_store_candidate_get(L->st, par->id, &src, NULL, err);
 	if (!rc)
-		rc = kp_store_eval_text(L->st, par->id, &log, &fb, NULL, err);
+		rc = kp_store_eval_text(L->st, par->id, &log, &fb, &find, err);
 	if (!rc && j->ctx.mode == KP_PROG_OPTIMIZE)
 		rc = kp_store_profile_get(L->st, par->id, &prof, err); /* what reactive tool requests run on */
 	if (!rc)
@@ -315,6 +316,8 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 	j->ctx.feedback = j->ctx.mode != KP_PROG_DEBUG ? own(j, 2, &fb) : NULL;
 	j->ctx.memory = own(j, 3, &mem);
 	j->ctx.parent_profile = own(j, 4, &prof);
+	j->ctx.parent_findings = j->ctx.mode == KP_PROG_OPTIMIZE ? own(j, 5, &find) : NULL; /* code search */
+	kp_buf_release(&find);
 	kp_buf_release(&log);
 	kp_buf_release(&fb);
 	if (rc) {
