@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A stand-in for harness/kp_torch.py in tests of the warm worker (tests/python/test_worker.py,
 tests/unit/t_eval_worker.c): the same protocol (a JSON config on stdin, JSON lines on stdout, the
-process ends with os._exit), no torch. The config's "do" says what the job does."""
+process ends with os._exit), no torch. The config's "do" (else $FAKE_DO) says what the job does;
+"hang_in_worker" hangs only when the worker runs it in-process, and answers when started cold."""
 
 import json
 import os
@@ -21,9 +22,11 @@ def result(obj):
     sys.stdout.flush()
 
 
-def main(t_start=None):
+def main(t_start=None, cold=False):
     cfg = json.load(sys.stdin)
-    do = cfg.get("do", "ok")
+    do = cfg.get("do", os.environ.get("FAKE_DO", "ok"))
+    if do == "hang_in_worker":
+        do = "ok" if cold else "hang"
     sys.stdout.write(json.dumps({"phase": "correctness", "limit_s": 9, "t": time.monotonic()}) + "\n")
     sys.stdout.flush()
     if do == "crash":
@@ -43,7 +46,8 @@ def main(t_start=None):
     elif do == "exit":
         sys.stdout.flush()
         os._exit(int(cfg.get("code", 3)))
-    result({"status": "correct", "message": "fake", "flags": [], "trials_run": 1, "trials_passed": 1,
+    result({"status": "correct", "message": "fake pid=%d ppid=%d%s" % (os.getpid(), os.getppid(), " cold" if cold else ""),
+            "flags": [], "trials_run": 1, "trials_passed": 1,
             "pid": os.getpid(), "pgid": os.getpgid(0), "ppid": os.getppid(), "cwd": os.getcwd(),
             "foo": os.environ.get("FOO"), "argv": sys.argv,
             "timeline": "start %.3f" % (time.monotonic() - (t_start or time.monotonic()))})
@@ -52,4 +56,4 @@ def main(t_start=None):
 
 
 if __name__ == "__main__":
-    main()
+    main(cold=True)
