@@ -6,8 +6,9 @@ every verdict under --out.
 Cases (each repeated, median reported):
   small  examples/kernelbench/swish_scale.py (4096 x 4096 fp32) with the fast-path candidate:
          cold (a fresh harness process) and with the warm worker, each with the build uncached (a
-         fresh cache) and cached; KernelBench's own eval_kernel_against_ref on the load_inline
-         candidate and on the same fast-path candidate (needs .kb/).
+         fresh cache) and cached; the load_inline candidate, cold and uncached; KernelBench's own
+         eval_kernel_against_ref on the load_inline candidate and on the same fast-path candidate
+         (needs .kb/).
   native examples/native/swish: the native harness's cold start (kept cold: it is a C program).
   large  examples/kernelbench/large_swish.py (6 GiB fp32 input) with its fast-path candidate, every
          check on: with the worker, and one cold run; the harness's phase timeline.
@@ -242,6 +243,7 @@ def main():
                 "examples/native/swish/candidates/div_fast.cu", worker=False, cached=True)
     b.eval_case("large, worker, build cached, all checks", a.large_reps, large, large_fast, worker=True, cached=True)
     b.eval_case("large, cold, build cached, all checks", 1, large, large_fast, worker=False, cached=True)
+    b.eval_case("small, cold, load_inline candidate, uncached", a.kb_reps, small, inline, worker=False, cached=False)
     b.kb_case("kernelbench harness, same fast-path candidate", a.kb_reps, fast, fast=True)
     b.kb_case("kernelbench harness, load_inline candidate", a.kb_reps, inline, fast=False)
     b.say("worker: %s" % b.worker_info())
