@@ -370,6 +370,8 @@ int kp_eval_source(const struct kp_task *task, const char *src, size_t len, cons
 	rc = kp_eval_submit(w, task, src, len, name, o, &job, err);
 	if (!rc)
 		rc = kp_eval_job_finish(job, v, err);
+	else
+		kp_verdict_release(v); /* status none, as the evaluation could not run */
 	kp_eval_worker_stop(w, 0);
 	return rc;
 }
