@@ -364,9 +364,12 @@ int kp_eval_source(const struct kp_task *task, const char *src, size_t len, cons
 	struct kp_eval_job *job = NULL;
 	int rc;
 
-	/* No worker to be had: a cold start, exactly as without one. */
-	if (o && o->worker && kp_eval_worker_start(o->gpu, o, &w, NULL))
-		w = NULL;
+	if (o && o->worker) {
+		struct kp_error werr = KP_ERROR_INIT;
+		/* No worker to be had: a cold start, exactly as without one. */
+		if (kp_eval_worker_start(o->gpu, o, &w, &werr))
+			kp_warn("%s; evaluating without the warm worker", werr.msg);
+	}
 	rc = kp_eval_submit(w, task, src, len, name, o, &job, err);
 	if (!rc)
 		rc = kp_eval_job_finish(job, v, err);
