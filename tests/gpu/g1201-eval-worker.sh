@@ -54,7 +54,8 @@ for c in kb_input_modify kb_result_reuse kb_return_cached kb_partial_write kb_me
 	cp out "cold-$c.json"
 	expect_exit 1 "$KP" eval --json --worker --cache "$cache" "$KP_ROOT/$(sed -n 's/^# kp-task: //p' "$adv/$c.py")" "$adv/$c.py"
 	cp out "warm-$c.json"
-	same_verdict "cold-$c.json" "warm-$c.json"
+	# (kb_memo_pointer's verdict depends on which addresses the allocator reuses: only its kind is fixed)
+	[ "$c" = kb_memo_pointer ] || same_verdict "cold-$c.json" "warm-$c.json"
 	python3 - "warm-$c.json" "$want" <<'PY' || fail "$c: not the expected verdict"
 import json, sys
 v = json.load(open(sys.argv[1]))
