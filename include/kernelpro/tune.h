@@ -212,7 +212,7 @@ struct kp_tune_opts {
 	                    the cache); default 64 */
 	uint64_t seed;   /* default 1 */
 	size_t batch;    /* points per evaluate call; default 1 */
-	size_t init;     /* bayes: points sampled before the model is used; 0: max(5, 2 * knobs) */
+	size_t init;     /* bayes: points sampled before the model is used; 0: max(4, knobs + 1) */
 	const char *gpu; /* the cache key's GPU name; default "unknown" */
 };
 void kp_tune_opts_init(struct kp_tune_opts *o);

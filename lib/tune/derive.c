@@ -187,7 +187,7 @@ static int knob_at(struct dctx *d, size_t tok, const char *base, enum kp_tune_or
 			return -1;
 		snprintf(name, sizeof(name), "%s", base);
 		for (int i = 2; i < 100 && tune_find_knob(b, name) >= 0; i++)
-			snprintf(name, sizeof(name), "%.56s_%d", base, i);
+			snprintf(name, sizeof(name), "%.56s_%u", base, (unsigned)i % 100u);
 		if (tune_find_knob(b, name) >= 0)
 			return -1;
 		if ((k = tune_add_knob(b, name, origin, t->off, t->value)) < 0) {

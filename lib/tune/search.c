@@ -13,8 +13,8 @@
 #define ENUM_CAP   (1u << 20)   /* spaces up to this size are enumerated (feasible points listed) */
 #define MAX_CODE   (1ull << 62) /* larger spaces are refused: fix some knobs */
 #define BUDGET_CAP 100000
-#define POOL       2048 /* bayes: candidates drawn per step when the space is not enumerated */
-#define ENUM_POOL  4096 /* bayes: at most this many unvisited feasible points per step */
+#define POOL       1024 /* bayes: candidates drawn per step when the space is not enumerated */
+#define ENUM_POOL  1024 /* bayes: at most this many unvisited feasible points per step */
 #define TRIES      200  /* random draws per new point before giving up on a sparse space */
 
 /* ---- random numbers ------------------------------------------------------------------------------- */
@@ -416,7 +416,7 @@ static size_t candidates(struct run *x, uint64_t *out, size_t cap)
 
 static int run_bayes(struct run *x)
 {
-	size_t init = x->o->init ? x->o->init : (2 * x->s->nknobs > 5 ? 2 * x->s->nknobs : 5);
+	size_t init = x->o->init ? x->o->init : (x->s->nknobs + 1 > 4 ? x->s->nknobs + 1 : 4);
 	size_t cap = (x->enumerated ? ENUM_POOL : POOL) + 6 * KP_TUNE_MAX_KNOBS;
 	uint64_t *cands = kp_xcalloc(cap, sizeof(*cands)), *picks = kp_xcalloc(x->o->batch, sizeof(*picks));
 	int rc = 0;
