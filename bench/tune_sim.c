@@ -4,7 +4,7 @@
  * variants, and a space too large to enumerate), over many seeds, with 1% timing noise. The spaces
  * are read from KP_TUNE sources and searched by the real kp_tune_run; only the GPU is simulated.
  *
- *   build/bench/tune-sim [--seeds N] [--budgets 16,32,64] [--surface NAME]
+ *   build/bench/tune-sim [--seeds N] [--budgets 16,32,64] [--surface NAME] [--init N]
  *   build/bench/tune-sim space FILE [--hw KEY] [--task DIR]   the space of a source as JSON (bound)
  */
 #include "base/setup.h"
@@ -19,6 +19,8 @@
 #include "kernelpro/tune.h"
 
 #define NOISE 0.01 /* the timing noise: log-normal, sigma of the log */
+
+static size_t bayes_init; /* --init: the model's random start (0: the library's default) */
 
 /* ---- the surfaces ------------------------------------------------------------------------------- */
 
@@ -286,7 +288,7 @@ static int one_run(const struct surface *sf, const struct kp_tune_space *s, enum
 	o.strategy = strat;
 	o.budget = budget;
 	o.seed = seed;
-	o.init = getenv("TUNE_SIM_INIT") ? (size_t)strtol(getenv("TUNE_SIM_INIT"), NULL, 10) : 0;
+	o.init = bayes_init;
 	noise_state = seed * 0x51ED27ull;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	rc = kp_tune_run(s, &o, &ev, NULL, &r, err);
@@ -438,9 +440,18 @@ int main(int argc, char **argv)
 			kp_strvec_split(&budgets, argv[++i], ',');
 		} else if (!strcmp(argv[i], "--surface") && i + 1 < argc) {
 			only = argv[++i];
+		} else if (!strcmp(argv[i], "--init") && i + 1 < argc) {
+			long n;
+			if (kp_parse_long(argv[++i], &n) || n < 0) {
+				fprintf(stderr, "tune-sim: --init takes a number\n");
+				return 2;
+			}
+			bayes_init = (size_t)n;
 		} else {
-			fprintf(stderr, "usage: tune-sim [--seeds N] [--budgets 16,32,64] [--surface NAME]\n"
-			                "       tune-sim space FILE [--hw KEY] [--task DIR]\n");
+			fprintf(
+			    stderr,
+			    "usage: tune-sim [--seeds N] [--budgets 16,32,64] [--surface NAME] [--init N]\n"
+			    "       tune-sim space FILE [--hw KEY] [--task DIR]\n");
 			return 2;
 		}
 	}

@@ -289,14 +289,12 @@ int tune_expr_parse(struct tune_expr *e, const char *text, size_t len, struct kp
 	if (b - a > TUNE_EXPR_MAX_TEXT)
 		return kp_error_set(err, KP_EPARSE, "constraint '%.40s...': longer than %d characters",
 		                    text + a, TUNE_EXPR_MAX_TEXT);
+	if (memchr(text + a, '\0', b - a))
+		return kp_error_set(err, KP_EPARSE, "constraint with a NUL byte");
 	e->text = kp_xstrndup(text + a, b - a);
 	for (size_t i = 0; i < b - a; i++)
 		if (!isprint((unsigned char)e->text[i]) && !isspace((unsigned char)e->text[i]))
 			e->text[i] = '?';
-	if (memchr(text + a, '\0', b - a)) {
-		tune_expr_release(e);
-		return kp_error_set(err, KP_EPARSE, "constraint with a NUL byte");
-	}
 	e->n = kp_xcalloc(TUNE_EXPR_MAX_NODES, sizeof(*e->n));
 	p.t = e->text;
 	p.len = b - a;

@@ -89,6 +89,8 @@ int tune_add_site(struct tune_builder *b, int k, size_t off, size_t len, enum tu
 
 int tune_add_constraint(struct tune_builder *b, const char *text, size_t n, int line, struct kp_error *err)
 {
+	if (memchr(text, '\0', n))
+		return kp_error_set(err, KP_EPARSE, "line %d: constraint with a NUL byte", line);
 	for (size_t i = 0; i < b->ncons; i++)
 		if (strlen(b->ctexts[i]) == n && !memcmp(b->ctexts[i], text, n))
 			return 0;
@@ -508,7 +510,9 @@ int kp_tune_parse(struct kp_tune_space **out, const char *what, const char *src,
 		return kp_error_set(err, KP_EINVAL, "%s: unknown source language %d", what, (int)lang);
 	s = kp_xcalloc(1, sizeof(*s));
 	s->what = kp_xstrdup(what ? what : "source");
-	s->src = kp_xstrndup(src, len);
+	s->src = kp_xmalloc(len + 1); /* not strndup: the text may hold NUL bytes */
+	memcpy(s->src, src, len);
+	s->src[len] = '\0';
 	s->len = len;
 	s->lang = lang;
 	b.s = s;

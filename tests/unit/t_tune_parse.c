@@ -319,6 +319,22 @@ static void test_limits(void **state)
 	free(big);
 }
 
+/* NUL bytes inside a source are text like any other (found by fuzz_tune: the copy stopped at them). */
+static void test_nul_bytes(void **state)
+{
+	static const char src[] =
+	    "// a\0b\nconstexpr int x = KP_TUNE(BLOCK, 128, 256);\0\nKP_TUNE_CONSTRAINT(BLOCK \0 < 2);\n";
+	struct kp_tune_space *s;
+	struct kp_error err = KP_ERROR_INIT;
+	assert_int_equal(
+	    kp_tune_parse(&s, "nul.cu", src, sizeof(src) - 1, KP_TUNE_CUDA, KP_TUNE_DERIVE_AUTO, &err),
+	    KP_EPARSE);
+	assert_non_null(strstr(kp_error_msg(&err), "NUL"));
+	KP_ASSERT_OK(kp_tune_parse(&s, "nul.cu", src, 60, KP_TUNE_CUDA, KP_TUNE_DERIVE_AUTO, &err), &err);
+	assert_int_equal(kp_tune_nknobs(s), 1);
+	kp_tune_space_free(s);
+}
+
 static void test_launch_fits(void **state)
 {
 	const struct kp_hw_spec *h = kp_hw_spec_find("h200-sxm");
@@ -390,6 +406,7 @@ int main(void)
 	    cmocka_unit_test(test_derive_modes), cmocka_unit_test(test_derived_cap),
 	    cmocka_unit_test(test_limits),       cmocka_unit_test(test_launch_fits),
 	    cmocka_unit_test(test_env_task),     cmocka_unit_test(test_header),
+	    cmocka_unit_test(test_nul_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
