@@ -123,6 +123,9 @@ int kp_tune_env_add_task(struct kp_tune_env *e, const struct kp_task *t, struct 
 int kp_tune_bind(struct kp_tune_space *s, const struct kp_tune_env *e, struct kp_error *err);
 /* 1 when every constraint holds at p (a division by zero or an overflow makes it fail), else 0. */
 int kp_tune_feasible(const struct kp_tune_space *s, const struct kp_tune_point *p);
+/* The feasible points, counted one by one: KP_ETOOBIG past KP_TUNE_ENUM_MAX points, KP_EINVAL unbound. */
+#define KP_TUNE_ENUM_MAX (1u << 20)
+int kp_tune_count_feasible(const struct kp_tune_space *s, uint64_t *count, struct kp_error *err);
 
 /* ---- Points and variants ------------------------------------------------------------------------ */
 
@@ -146,9 +149,10 @@ int kp_tune_variant(const struct kp_tune_space *s, const struct kp_tune_point *p
 /* The knobs, values, defaults and constraints in words, one per line (for `--list` and golden tests). */
 void kp_tune_space_describe(const struct kp_tune_space *s, struct kp_buf *out);
 /*
- * {"hash", "size", "knobs": [{"name", "origin", "line", "values", "default"}], "constraints":
+ * {"hash", "size", "feasible", "knobs": [{"name", "origin", "line", "values", "default"}], "constraints":
  * [{"text", "python"}]}: "python" (present once bound) is the constraint in Python syntax with the
- * constants written as numbers, as Kernel Tuner's restrictions take it. New reference.
+ * constants written as numbers, as Kernel Tuner's restrictions take it; "feasible" is present once
+ * bound, when countable. New reference.
  */
 json_t *kp_tune_space_to_json(const struct kp_tune_space *s);
 

@@ -14,7 +14,8 @@
 static const double lengths[] = {0.05, 0.1, 0.2, 0.35, 0.5, 0.8, 1.2, 2.0};
 static const double scales[] = {0.25, 0.5, 2.0, 4.0, 1000.0}; /* per-knob refinements of the length */
 static const double noises[] = {1e-4, 1e-2, 1e-1};
-#define XI 0.01 /* the improvement that counts, in standard deviations of the log times */
+#define XI     0.01 /* the improvement that counts, in standard deviations of the log times */
+#define GP_MAX 256  /* observations the model keeps: the fastest (its cost grows with their cube) */
 
 struct gp {
 	size_t n, d;
@@ -152,22 +153,40 @@ static double expected_improvement(double best, double mu, double sigma)
 	return imp * cdf + sigma * pdf;
 }
 
-size_t tune_bayes_pick(const struct kp_tune_space *s, const struct tune_obs *obs, size_t nobs,
+/* Fastest first, failures last; ties by point, so the order never depends on qsort's. */
+static int by_speed(const void *pa, const void *pb)
+{
+	const struct tune_obs *a = pa, *b = pb;
+	if (a->ok != b->ok)
+		return a->ok ? -1 : 1;
+	if (a->ok && a->y != b->y)
+		return a->y < b->y ? -1 : 1;
+	return memcmp(&a->p, &b->p, sizeof(a->p));
+}
+
+size_t tune_bayes_pick(const struct kp_tune_space *s, const struct tune_obs *all, size_t nall,
                        const uint64_t *cands, size_t ncands, size_t want, uint64_t *out)
 {
 	struct gp g = {0};
 	double worst = -INFINITY, mean = 0, sd = 0, best = INFINITY, *kstar, *v, *cx;
-	size_t nok = 0, picked = 0, cap = nobs + want, d = s->nknobs;
+	size_t nok = 0, picked = 0, nobs = nall < GP_MAX ? nall : GP_MAX, cap = nobs + want, d = s->nknobs;
+	struct tune_obs *obs = kp_xcalloc(nall ? nall : 1, sizeof(*obs));
 	uint8_t *taken;
 
+	/* all of them in the order they came, or the GP_MAX fastest */
+	memcpy(obs, all, nall * sizeof(*obs));
+	if (nall > GP_MAX)
+		qsort(obs, nall, sizeof(*obs), by_speed);
 	for (size_t i = 0; i < nobs; i++)
 		if (obs[i].ok) {
 			nok++;
 			if (obs[i].y > worst)
 				worst = obs[i].y;
 		}
-	if (nok < 2 || ncands == 0 || want == 0)
+	if (nok < 2 || ncands == 0 || want == 0) {
+		free(obs);
 		return 0;
+	}
 	g.d = d;
 	g.x = kp_xcalloc(kp_st_mult(cap, d ? d : 1), sizeof(double));
 	g.y = kp_xcalloc(cap, sizeof(double));
@@ -237,5 +256,6 @@ size_t tune_bayes_pick(const struct kp_tune_space *s, const struct tune_obs *obs
 	free(g.L);
 	free(g.y);
 	free(g.x);
+	free(obs);
 	return picked;
 }

@@ -10,7 +10,6 @@
 #include "kernelpro/json.h"
 #include "tune/tune_int.h"
 
-#define ENUM_CAP   (1u << 20)   /* spaces up to this size are enumerated (feasible points listed) */
 #define MAX_CODE   (1ull << 62) /* larger spaces are refused: fix some knobs */
 #define BUDGET_CAP 100000
 #define POOL       1024 /* bayes: candidates drawn per step when the space is not enumerated */
@@ -306,7 +305,7 @@ static int enumerate(struct run *x)
 {
 	uint64_t size = kp_tune_space_size(x->s);
 	size_t alloc = 0;
-	if (size > ENUM_CAP)
+	if (size > KP_TUNE_ENUM_MAX)
 		return 0;
 	for (uint64_t c = 0; c < size; c++) {
 		struct kp_tune_point p;
@@ -366,16 +365,18 @@ static size_t candidates(struct run *x, uint64_t *out, size_t cap)
 {
 	size_t n = 0;
 	long top[3] = {-1, -1, -1};
-	if (x->enumerated) {
-		size_t left = 0;
-		for (size_t i = 0; i < x->nfeas; i++)
-			left += !seen_has(&x->seen, x->feas[i]);
-		for (size_t i = 0; i < x->nfeas && n < cap; i++) {
-			if (seen_has(&x->seen, x->feas[i]))
-				continue;
-			/* keep each with probability ENUM_POOL / left */
-			if (left <= ENUM_POOL || tune_rng_below(&x->rng, left) < ENUM_POOL)
+	/* every point asked for is feasible, so this many feasible ones are left */
+	size_t left = x->enumerated ? x->nfeas - (x->r->ntrials + x->ncodes) : 0;
+	if (x->enumerated && left <= ENUM_POOL) {
+		for (size_t i = 0; i < x->nfeas && n < cap; i++)
+			if (!seen_has(&x->seen, x->feas[i]))
 				out[n++] = x->feas[i];
+	} else if (x->enumerated) {
+		/* a random sample of the untried ones (a repeat only costs a prediction) */
+		for (size_t tries = 0; n < ENUM_POOL && tries < 8 * ENUM_POOL; tries++) {
+			uint64_t c = x->feas[tune_rng_below(&x->rng, x->nfeas)];
+			if (!seen_has(&x->seen, c))
+				out[n++] = c;
 		}
 	} else {
 		for (size_t i = 0; i < POOL && n < cap; i++)
@@ -499,7 +500,7 @@ int kp_tune_run(const struct kp_tune_space *s, const struct kp_tune_opts *o,
 		rc = kp_error_set(err, KP_ETOOBIG,
 		                  "tune: %s has more than %u points, too many to try them all; use "
 		                  "random or bayes",
-		                  s->what, ENUM_CAP);
+		                  s->what, KP_TUNE_ENUM_MAX);
 		goto out;
 	}
 	if (strat == KP_TUNE_EXHAUSTIVE && x.nfeas > o->budget) {

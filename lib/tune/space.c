@@ -196,6 +196,25 @@ int kp_tune_feasible(const struct kp_tune_space *s, const struct kp_tune_point *
 	return 1;
 }
 
+int kp_tune_count_feasible(const struct kp_tune_space *s, uint64_t *count, struct kp_error *err)
+{
+	uint64_t size = kp_tune_space_size(s), n = 0;
+	*count = 0;
+	if (!s->bound)
+		return kp_error_set(err, KP_EINVAL, "%s: bind the space before counting its feasible points",
+		                    s->what);
+	if (size > KP_TUNE_ENUM_MAX)
+		return kp_error_set(err, KP_ETOOBIG, "%s: more than %u points to count", s->what,
+		                    KP_TUNE_ENUM_MAX);
+	for (uint64_t c = 0; c < size; c++) {
+		struct kp_tune_point p;
+		tune_point_decode(s, c, &p);
+		n += (uint64_t)kp_tune_feasible(s, &p);
+	}
+	*count = n;
+	return 0;
+}
+
 /* ---- points ------------------------------------------------------------------------------------- */
 
 void kp_tune_default_point(const struct kp_tune_space *s, struct kp_tune_point *p)
@@ -331,9 +350,11 @@ void kp_tune_space_describe(const struct kp_tune_space *s, struct kp_buf *out)
 json_t *kp_tune_space_to_json(const struct kp_tune_space *s)
 {
 	json_t *o = json_object(), *knobs = json_array(), *cons = json_array();
-	uint64_t size = kp_tune_space_size(s);
+	uint64_t size = kp_tune_space_size(s), feasible;
 	kp_json_set(o, "hash", json_string(s->hash));
 	kp_json_set(o, "size", size == UINT64_MAX ? json_null() : json_integer((json_int_t)size));
+	if (s->bound && kp_tune_count_feasible(s, &feasible, NULL) == 0)
+		kp_json_set(o, "feasible", json_integer((json_int_t)feasible));
 	for (size_t k = 0; k < s->nknobs; k++) {
 		const struct kp_tune_knob *kn = &s->knobs[k];
 		json_t *j = json_object(), *vals = json_array();
