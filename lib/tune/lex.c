@@ -40,6 +40,28 @@ static void newline(struct lexer *lx)
 	lx->line_start = lx->pos + 1;
 }
 
+/* At a line break: 1 for a newline, 2 for a backslash-continued line (either consumed), else 0. */
+static int line_break(struct lexer *lx)
+{
+	const char *s = lx->s + lx->pos;
+	size_t left = lx->end - lx->pos, skip;
+	int kind = 2;
+	if (s[0] == '\n') {
+		skip = 0;
+		kind = 1;
+	} else if (s[0] == '\\' && left > 1 && s[1] == '\n') {
+		skip = 1;
+	} else if (s[0] == '\\' && left > 2 && s[1] == '\r' && s[2] == '\n') {
+		skip = 2;
+	} else {
+		return 0;
+	}
+	lx->pos += skip;
+	newline(lx);
+	lx->pos++;
+	return kind;
+}
+
 static int is_ident_start(int c)
 {
 	return isalpha(c) || c == '_' || c == '$';
@@ -174,7 +196,7 @@ int tune_lex_cuda(const char *src, size_t start, size_t end, int line0, struct t
 {
 	struct lexer lx = {
 	    .s = src, .pos = start, .end = end, .line = line0, .line_start = start, .out = out, .err = err};
-	int at_line_start = 1, rc;
+	int at_line_start = 1, br, rc;
 	unsigned in_pp = 0, npp = 0;
 
 	while (lx.pos < lx.end) {
@@ -182,24 +204,12 @@ int tune_lex_cuda(const char *src, size_t start, size_t end, int line0, struct t
 		size_t off = lx.pos;
 		struct tok *t;
 
-		if (c == '\n') {
-			newline(&lx);
-			lx.pos++;
-			at_line_start = 1;
-			in_pp = 0;
-			continue;
-		}
-		if (c == '\\' && lx.pos + 1 < lx.end && src[lx.pos + 1] == '\n') {
-			lx.pos++;
-			newline(&lx);
-			lx.pos++;
-			continue; /* a continued line: a directive goes on */
-		}
-		if (c == '\\' && lx.pos + 2 < lx.end && src[lx.pos + 1] == '\r' && src[lx.pos + 2] == '\n') {
-			lx.pos += 2;
-			newline(&lx);
-			lx.pos++;
-			continue;
+		if ((br = line_break(&lx))) {
+			if (br == 1) {
+				at_line_start = 1;
+				in_pp = 0;
+			}
+			continue; /* after a continued line a directive goes on */
 		}
 		if (isspace(c)) {
 			lx.pos++;
@@ -335,17 +345,8 @@ int tune_lex_python(const char *src, size_t len, struct tok_list *out, struct kp
 		size_t off = lx.pos;
 		struct tok *t;
 
-		if (c == '\n') {
-			newline(&lx);
-			lx.pos++;
+		if (line_break(&lx))
 			continue;
-		}
-		if (c == '\\' && lx.pos + 1 < lx.end && src[lx.pos + 1] == '\n') {
-			lx.pos++;
-			newline(&lx);
-			lx.pos++;
-			continue;
-		}
 		if (isspace(c)) {
 			lx.pos++;
 			continue;
