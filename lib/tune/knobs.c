@@ -232,15 +232,13 @@ int tune_declared_cuda(struct tune_builder *b, struct kp_error *err)
 	if ((rc = tune_lex_cuda(src, 0, b->len, 1, &l, err)))
 		goto out;
 	for (size_t i = 0; i + 1 < l.n; i++) {
+		static const char *const markers[] = {"KP_TUNE", "KP_UNROLL", "KP_TUNE_CONSTRAINT"};
 		const struct tok *t = &l.t[i];
 		const char *where = NULL;
 		size_t close;
-		if (tok_ident(src, t, "KP_TUNE"))
-			where = "KP_TUNE";
-		else if (tok_ident(src, t, "KP_UNROLL"))
-			where = "KP_UNROLL";
-		else if (tok_ident(src, t, "KP_TUNE_CONSTRAINT"))
-			where = "KP_TUNE_CONSTRAINT";
+		for (size_t m = 0; m < KP_ARRAY_SIZE(markers) && !where; m++)
+			if (tok_ident(src, t, markers[m]))
+				where = markers[m];
 		if (!where || !tok_is(src, &l.t[i + 1], "("))
 			continue;
 		/* The macro's own definition (a pasted copy of kp_tune.h) is not a use. */
@@ -251,7 +249,7 @@ int tune_declared_cuda(struct tune_builder *b, struct kp_error *err)
 			                  where);
 			goto out;
 		}
-		if (where[7] == '_' && where[8] == 'C') {
+		if (!strcmp(where, "KP_TUNE_CONSTRAINT")) {
 			size_t a = l.t[i + 1].off + 1, e = l.t[close].off;
 			if ((rc = tune_add_constraint(b, src + a, e - a, t->line, err)))
 				goto out;
