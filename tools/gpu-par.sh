@@ -25,7 +25,7 @@ stream() { # INDEX GPU SPEC
 	mkdir -p "$d"
 	# shellcheck disable=SC2086
 	CUDA_VISIBLE_DEVICES=$2 OUT="$d" KP_GPU_TESTS="$tests" sh tools/gpu-run.sh $benches >/dev/null 2>&1
-	{ echo "== stream $1 (GPU $2, started $(( $(date +%s) - KP_DEADLINE_AT )) s to the deadline): $3"; cat "$d/summary.txt" 2>/dev/null; } >"$work/s$1.txt"
+	{ echo "== stream $1 (GPU $2, ended $(( KP_DEADLINE_AT - $(date +%s) )) s before the deadline): $3"; cat "$d/summary.txt" 2>/dev/null; } >"$work/s$1.txt"
 	mkdir -p "$d/x" && tar xzf "$d/logs.tgz" -C "$d/x" 2>/dev/null && rm -f "$d/logs.tgz"
 }
 
