@@ -15,6 +15,7 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 [ "$ngpu" -ge 1 ] || ngpu=1
 export KP_DEADLINE_AT=$(( $(date +%s) + ${KP_DEADLINE_S:-540} ))
 root=$OUT
+mkdir -p "$root"
 work=$(mktemp -d "${TMPDIR:-/tmp}/kp-par-XXXXXX")
 
 stream() { # INDEX GPU SPEC
