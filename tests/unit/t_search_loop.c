@@ -32,6 +32,7 @@ struct fx {
 	struct fake_prog prog;
 	struct fake_eval eval;
 	int candidates_seen, evaluated_seen; /* the loop's hooks */
+	double clock_s;                      /* the loop's clock, when a test gives it one */
 };
 
 static void on_candidate(long id, const char *source, void *ud)
@@ -363,6 +364,43 @@ static void test_token_budget(void **state)
 	fx_free(x);
 }
 
+static double fx_clock(void *ud)
+{
+	return ((struct fx *)ud)->clock_s;
+}
+
+/* Issue 21: each session stored the run's total as its own time, so the budget doubled per resume. */
+static void test_wall_budget_over_sessions(void **state)
+{
+	struct fx *x = fx_new(NULL, 0);
+	struct kp_search_outcome out;
+	struct kp_error err = KP_ERROR_INIT;
+	static const long evals[] = {2, 4, 5}; /* the run's budget in each session */
+
+	/* Every evaluation (the reference's too) takes 10 s of the test's clock; nothing else takes any. */
+	x->run.clock = fx_clock;
+	x->eval.clock = &x->clock_s;
+	x->eval.tick_s = 10;
+	x->run.budget.wall_s = 1000;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(evals); i++) {
+		x->run.budget.evals = evals[i];
+		x->clock_s += 500; /* time between sessions is no session's */
+		KP_ASSERT_OK(run_loop(x, &out, &err), &err);
+		assert_int_equal(out.end, KP_END_EVALS);
+	}
+	/* 30 s (the reference and 2 evaluations), 20 s, 10 s. */
+	assert_int_equal(kp_store_session_count(x->s), 3);
+	assert_true(fabs(kp_store_elapsed_total(x->s) - 60) < 1e-9);
+	/* A fourth session has 5 s left of 65: one more evaluation, then the wall budget ends it. */
+	x->run.budget.evals = 100;
+	x->run.budget.wall_s = 65;
+	KP_ASSERT_OK(run_loop(x, &out, &err), &err);
+	assert_int_equal(out.end, KP_END_WALL);
+	assert_int_equal(out.evals, 1);
+	assert_true(fabs(kp_store_elapsed_total(x->s) - 70) < 1e-9);
+	fx_free(x);
+}
+
 static void test_kill_and_resume(void **state)
 {
 	struct fx *x = fx_new(NULL, 0);
@@ -502,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_unusable_replies_stop_the_run),
 		cmocka_unit_test(test_programmer_failure_is_resumable),
 		cmocka_unit_test(test_token_budget),
+		cmocka_unit_test(test_wall_budget_over_sessions),
 		cmocka_unit_test(test_kill_and_resume),
 		cmocka_unit_test(test_reference_failure_refused),
 		cmocka_unit_test(test_memory_learns_and_renders),
