@@ -153,13 +153,16 @@ struct kp_store;
 
 enum kp_store_flags {
 	KP_STORE_CREATE = 1 << 0,   /* create the file (and schema) when missing */
-	KP_STORE_READONLY = 1 << 1, /* never writes; fails on a schema newer or older than this build */
+	KP_STORE_READONLY = 1 << 1, /* never writes; fails on a schema newer than this build or
+				       older than KP_STORE_SCHEMA_READABLE */
 };
 
 /*
  * Opens (or creates) the database at `path` in WAL mode with synchronous=FULL, migrating an
  * older schema forward. A newer schema than this build knows is refused with a message naming
- * both versions. *out is freed with kp_store_close().
+ * both versions. Without KP_STORE_CREATE: KP_ENOENT when the file is missing or holds no schema,
+ * KP_EDB when it is empty (0 bytes) or not an SQLite database; each says what to do. *out is
+ * freed with kp_store_close().
  */
 int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struct kp_error *err);
 void kp_store_close(struct kp_store *s);

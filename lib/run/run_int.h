@@ -17,6 +17,18 @@ struct kp_run {
 	const struct kp_task_kind_info *kind; /* the recorded task's kind; NULL when unknown */
 };
 
+struct kp_run *kp__run_alloc(const char *dir);
+/* An flock on DIR/run.lock into *fd: KP_EEXISTS naming the holder when another handle has it. */
+int kp__run_lock(const char *dir, int *fd, struct kp_error *err);
+int kp__run_open_db(struct kp_run *r, unsigned store_flags, struct kp_error *err);
+/* The run's name, task and settings into its database, in one transaction. */
+int kp__run_save_settings(struct kp_run *r, const char *stamp, struct kp_error *err);
+/*
+ * Whether dir is what a kernelpro killed while creating a run left before creation was atomic:
+ * a lock nobody holds and a database without the run's settings (or none), nothing else.
+ */
+int kp__run_half_made(const char *dir);
+
 /* The kind whose files a candidate in `lang` gets: the run's, unless the database says otherwise. */
 const struct kp_task_kind_info *kp__run_kind(const struct kp_run *r, const char *lang);
 /* A meta entry as JSON into *out (new reference); KP_ENOENT when absent. */

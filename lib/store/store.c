@@ -196,7 +196,7 @@ int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struc
 		goto out;
 	}
 	if (!version && !(flags & KP_STORE_CREATE)) {
-		rc = kp_error_set(err, KP_EDB,
+		rc = kp_error_set(err, KP_ENOENT,
 				  "run database '%s' holds no run (no schema: the run was killed while it "
 				  "was being created, or it is another program's database); remove it and "
 				  "start the run again",

@@ -101,10 +101,10 @@ static void test_migration_from_empty(void **state)
 	sqlite3_exec(db, "CREATE TABLE unrelated(x)", NULL, NULL, NULL);
 	sqlite3_close(db);
 	/* ... never on an open of a run's (a run killed while being created, or another program's file). */
-	assert_int_equal(kp_store_open(&s, path, KP_STORE_READONLY, &err), KP_EDB);
+	assert_int_equal(kp_store_open(&s, path, KP_STORE_READONLY, &err), KP_ENOENT);
 	assert_non_null(strstr(kp_error_msg(&err), "holds no run"));
 	kp_error_clear(&err);
-	assert_int_equal(kp_store_open(&s, path, 0, &err), KP_EDB);
+	assert_int_equal(kp_store_open(&s, path, 0, &err), KP_ENOENT);
 	assert_non_null(strstr(kp_error_msg(&err), "start the run again"));
 	KP_ASSERT_OK(kp_store_open(&s, path, KP_STORE_CREATE, &err), &err);
 	assert_int_equal(kp_store_schema_version(s), KP_STORE_SCHEMA_VERSION);
