@@ -6,6 +6,7 @@
  */
 #include "base/setup.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -46,7 +47,8 @@ static int check_name(const char *name, struct kp_error *err)
 	size_t len = strlen(name);
 
 	if (!len || strchr(name, '/') || name[0] == '.')
-		return kp_error_set(err, KP_EINVAL, "run name '%s' must not be empty, contain '/' or start with '.'",
+		return kp_error_set(err, KP_EINVAL,
+				    "run name '%s' must not be empty, contain '/' or start with '.'",
 				    shown(name, show, sizeof(show)));
 	if (len > KP_RUN_NAME_MAX)
 		return kp_error_set(err, KP_EINVAL,
@@ -55,14 +57,15 @@ static int check_name(const char *name, struct kp_error *err)
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
 			return kp_error_set(err, KP_EINVAL,
-					    "run name '%s' holds a control character (\\x%02x); choose a --name "
-					    "of printable characters",
+					    "run name '%s' holds a control character (\\x%02x); choose a "
+					    "--name of printable characters",
 					    shown(name, show, sizeof(show)), *p);
 	return 0;
 }
 
 /* The run's name: the one given, else TASK-STAMP. */
-static int choose_name(const struct kp_run_new *o, const char *stamp, struct kp_buf *name, struct kp_error *err)
+static int choose_name(const struct kp_run_new *o, const char *stamp, struct kp_buf *name,
+		       struct kp_error *err)
 {
 	int rc;
 	if (o->name)
@@ -84,7 +87,7 @@ static void host_tag(char *out, size_t n)
 		snprintf(out, n, "host");
 	out[n - 1] = '\0';
 	for (char *p = out; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.'))
+		if (!isalnum((unsigned char)*p) && *p != '.')
 			*p = '_';
 }
 
@@ -147,8 +150,8 @@ static void sweep(const char *root)
 			if (kp_rm_rf(p.buf, &err))
 				kp_warn("%s", kp_error_msg(&err));
 			else
-				kp_warn("removed '%s': a run being created when its process (pid %ld) died", p.buf,
-					pid);
+				kp_warn("removed '%s': a run being created when its process (pid %ld) died",
+					p.buf, pid);
 		}
 		kp_buf_release(&p);
 	}
@@ -185,7 +188,8 @@ int kp__run_half_made(const char *dir)
 		int rc = kp_store_open(&s, db.buf, KP_STORE_READONLY, &err);
 		if (rc == 0) {
 			struct kp_buf task = KP_BUF_INIT;
-			half = kp_store_meta_get(s, "task", &task, &err) == KP_ENOENT && !kp_store_session_count(s);
+			half = kp_store_meta_get(s, "task", &task, &err) == KP_ENOENT &&
+			       !kp_store_session_count(s);
 			kp_buf_release(&task);
 		} else {
 			half = rc == KP_ENOENT; /* a database without the schema */
@@ -231,7 +235,8 @@ static int make_new_dir(const char *root, struct kp_buf *out, struct kp_error *e
 	kp_path_join(out, root, NEW_PREFIX);
 	kp_buf_addf(out, "%s-%ld-XXXXXX", host, (long)getpid());
 	if (!mkdtemp(out->buf))
-		return kp_error_set(err, KP_EIO, "cannot create a directory in '%s': %s", root, strerror(errno));
+		return kp_error_set(err, KP_EIO, "cannot create a directory in '%s': %s", root,
+				    strerror(errno));
 	return 0;
 }
 
@@ -250,8 +255,9 @@ static int place(const char *from, const char *to, struct kp_error *err)
 			return 0;
 	}
 	if (errno == EEXIST || errno == ENOTEMPTY)
-		return kp_error_set(err, KP_EEXISTS, "run directory '%s' appeared while this run was being created; "
-						     "choose another --name",
+		return kp_error_set(err, KP_EEXISTS,
+				    "run directory '%s' appeared while this run was being created; choose "
+				    "another --name",
 				    to);
 	return kp_error_set(err, KP_EIO, "cannot move the new run to '%s': %s", to, strerror(errno));
 }
@@ -307,8 +313,8 @@ int kp_run_create(struct kp_run **out, const struct kp_run_new *o, struct kp_err
 	r->made_root = made_root ? kp_xstrdup(o->root) : NULL;
 	r->name = kp_buf_detach(&name, NULL);
 	copy_settings(r, o);
-	if ((rc = kp__run_lock(r->dir, &r->lock_fd, err)) || (rc = kp__run_open_db(r, KP_STORE_CREATE, err)) ||
-	    (rc = kp__run_save_settings(r, stamp, err)))
+	if ((rc = kp__run_lock(r->dir, &r->lock_fd, err)) ||
+	    (rc = kp__run_open_db(r, KP_STORE_CREATE, err)) || (rc = kp__run_save_settings(r, stamp, err)))
 		goto out;
 	/* Closed before the move (SQLite keeps the path of its write-ahead log); the lock moves along. */
 	kp_store_close(r->store);

@@ -1,4 +1,4 @@
-/* Run directories: where they live, opening one, its lock, the settings its sessions share (create.c makes them). */
+/* Run directories: where they live, opening one, its lock, the settings its sessions share. */
 #include "base/setup.h"
 
 #include <fcntl.h>
@@ -280,8 +280,8 @@ int kp_run_open(struct kp_run **out, const char *dir, unsigned flags, struct kp_
 			kp_error_clear(err);
 			rc = kp_error_set(err, KP_EINVAL,
 					  "run '%s' was never completely created (kernelpro was killed while "
-					  "creating it): it holds nothing; start it again with 'kernelpro optimize "
-					  "TASK --name NAME', which replaces it",
+					  "creating it): it holds nothing; start it again with 'kernelpro "
+					  "optimize TASK --name NAME', which replaces it",
 					  dir);
 		}
 		return rc;
