@@ -286,6 +286,7 @@ static void copy_settings(struct kp_run *r, const struct kp_run_new *o)
 	r->task = kp_task_to_json(o->task);
 	kp_json_set(r->task, "path", json_string(o->task->path));
 	r->kind = kp_task_kind_info(o->task->kind);
+	kp__run_task_identity(o->task, r->task_sha256);
 }
 
 int kp_run_create(struct kp_run **out, const struct kp_run_new *o, struct kp_error *err)

@@ -145,6 +145,7 @@ int kp__run_save_settings(struct kp_run *r, const char *stamp, struct kp_error *
 	    (rc = kp_store_meta_set(r->store, "evaluator", s->evaluator ? s->evaluator : "harness", err)) ||
 	    (rc = meta_set_json(r->store, "orchestration", orchestration_json(s), err)) ||
 	    (rc = meta_set_json(r->store, "task", json_incref(r->task), err)) ||
+	    (rc = kp_store_meta_set(r->store, "task_sha256", r->task_sha256, err)) ||
 	    (rc = meta_set_json(r->store, "params", kp_search_params_to_json(&s->params), err)) ||
 	    (rc = meta_set_json(r->store, "budget", budget_json(&s->budget), err))) {
 		kp_store_rollback(r->store);
@@ -182,8 +183,13 @@ static int load_settings(struct kp_run *r, int strict, struct kp_error *err)
 	json_t *pj = NULL, *bj = NULL;
 	struct kp_error soft = KP_ERROR_INIT, *e = strict ? err : &soft;
 	int rc = kp__run_meta_json(r->store, "task", &r->task, e), one;
+	char *v;
 
 	r->name = kp__run_meta_str(r->store, "run_name");
+	if ((v = kp__run_meta_str(r->store, "task_sha256"))) {
+		kp_strlcpy(r->task_sha256, v, sizeof(r->task_sha256));
+		free(v);
+	}
 	s->family = kp__run_meta_str(r->store, "family");
 	s->llm = kp__run_meta_str(r->store, "llm");
 	s->evaluator = kp__run_meta_str(r->store, "evaluator");
@@ -343,6 +349,73 @@ struct kp_store *kp_run_store(struct kp_run *r)
 	return r->store;
 }
 
+void kp__run_task_identity(const struct kp_task *t, char hex[KP_SHA256_HEX_LEN + 1])
+{
+	static const char *const not_identity[] = {"name", "description", "path", "reference"};
+	json_t *j = kp_task_to_json(t);
+	struct kp_sha256 h;
+	char *text;
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(not_identity); i++)
+		json_object_del(j, not_identity[i]);
+	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	kp_sha256_init(&h);
+	kp_sha256_update_str(&h, text ? text : "");
+	kp_sha256_update_str(&h, t->source ? t->source : "");
+	kp_sha256_final(&h, hex);
+	free(text);
+	json_decref(j);
+}
+
+int kp__run_same_task(const struct kp_run *r, const struct kp_task *t, const char *given,
+		      struct kp_error *err)
+{
+	const char *kind = kp_json_str(r->task, "kind", NULL);
+	char hex[KP_SHA256_HEX_LEN + 1];
+
+	if (kind && strcmp(kind, kp_task_kind_name(t->kind)))
+		return kp_error_set(err, KP_EINVAL,
+				    "'%s' is not the task run '%s' optimizes: it is a %s task, the run's is "
+				    "a %s one; start a new run for it: kernelpro optimize %s",
+				    t->path, r->name, kp_task_kind_name(t->kind), kind, t->path);
+	if (!r->task_sha256[0])
+		return 0;
+	kp__run_task_identity(t, hex);
+	if (!strcmp(hex, r->task_sha256))
+		return 0;
+	if (given)
+		return kp_error_set(err, KP_EINVAL,
+				    "'%s' is not the task run '%s' optimizes (its reference or specification "
+				    "differs: code, tensors, tolerance or hints); start a new run for it: "
+				    "kernelpro optimize %s",
+				    t->path, r->name, t->path);
+	return kp_error_set(err, KP_EINVAL,
+			    "the task at '%s' changed since run '%s' began (its reference or "
+			    "specification differs: code, tensors, tolerance or hints); restore it (if it "
+			    "moved, give its new place: kernelpro optimize --resume RUN TASK), or start a new "
+			    "run for the changed task: kernelpro optimize %s",
+			    t->path, r->name, t->path);
+}
+
+/* A resumed run's task from a new place, and the identity a run from before never recorded. */
+static int remember_task(struct kp_run *r, const struct kp_task *t, struct kp_error *err)
+{
+	const char *was = kp_json_str(r->task, "path", NULL);
+	int rc = 0;
+
+	if (r->lock_fd < 0)
+		return 0; /* read-only */
+	if (!r->task_sha256[0]) {
+		kp__run_task_identity(t, r->task_sha256);
+		rc = kp_store_meta_set(r->store, "task_sha256", r->task_sha256, err);
+	}
+	if (!rc && t->path && (!was || strcmp(was, t->path))) {
+		kp_json_set(r->task, "path", json_string(t->path));
+		rc = meta_set_json(r->store, "task", json_incref(r->task), err);
+	}
+	return rc;
+}
+
 int kp_run_load_task(struct kp_run *r, const char *moved, struct kp_task *t, struct kp_error *err)
 {
 	const char *path = moved ? moved : kp_json_str(r->task, "path", NULL);
@@ -352,8 +425,12 @@ int kp_run_load_task(struct kp_run *r, const char *moved, struct kp_task *t, str
 		return kp_error_set(err, KP_EPARSE,
 				    "run '%s' does not record its task; give TASK with --resume", r->dir);
 	rc = kp_task_load(t, path, err);
-	if (rc)
+	if (rc) {
 		kp_error_prefix(err, "the run's task (give its new place as TASK with --resume)");
+		return rc;
+	}
+	if ((rc = kp__run_same_task(r, t, moved, err)) || (rc = remember_task(r, t, err)))
+		kp_task_release(t);
 	return rc;
 }
 

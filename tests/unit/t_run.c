@@ -383,6 +383,109 @@ static void test_create_killed_anywhere(void **state)
 	fx_free(x);
 }
 
+/* ---- a run's identity: its task and its evaluator -------------------------------------------------- */
+
+/* Copies examples/native/NAME's task.json and reference.cu into DIR; `edit` replaces the first "0.5". */
+static void copy_task(const char *name, const char *dir, const char *edit)
+{
+	static const char *const files[] = {"task.json", "reference.cu"};
+	struct kp_error err = KP_ERROR_INIT;
+	KP_ASSERT_OK(kp_mkdir_p(dir, 0755, &err), &err);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(files); i++) {
+		struct kp_buf from = KP_BUF_INIT, to = KP_BUF_INIT, b = KP_BUF_INIT;
+		char *at;
+		kp_buf_addf(&from, "examples/native/%s/%s", name, files[i]);
+		KP_ASSERT_OK(kp_read_file(kp_test_path(from.buf), 0, &b, &err), &err);
+		if (edit && i == 1) {
+			at = strstr(b.buf, "0.5");
+			assert_non_null(at);
+			memcpy(at, edit, 3);
+		}
+		kp_path_join(&to, dir, files[i]);
+		KP_ASSERT_OK(kp_write_file_atomic(to.buf, b.buf, b.len, &err), &err);
+		kp_buf_release(&from);
+		kp_buf_release(&to);
+		kp_buf_release(&b);
+	}
+}
+
+/* Issue 21: --resume took a different task silently, and another evaluator when --evaluator was omitted. */
+static void test_resume_identity(void **state)
+{
+	struct fx *x = fx_new();
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_run *r;
+	struct kp_task t, other;
+	struct kp_buf dir = KP_BUF_INIT, where = KP_BUF_INIT, moved = KP_BUF_INIT, swish = KP_BUF_INIT;
+	struct fake_prog p;
+	struct fake_eval e;
+	struct kp_run_session s;
+	struct kp_search_outcome out;
+
+	kp_path_join(&where, x->tmp, "task");
+	kp_path_join(&moved, x->tmp, "moved");
+	kp_path_join(&swish, x->tmp, "swish");
+	copy_task("gelu", where.buf, NULL);
+	kp_task_release(&x->task);
+	KP_ASSERT_OK(kp_task_load(&x->task, where.buf, &err), &err);
+	x->set.evaluator = kp_xstrdup("exec:sh judge.sh");
+	r = create(x, "id");
+	kp_buf_adds(&dir, kp_run_dir(r));
+	kp_run_close(r);
+	KP_ASSERT_OK(kp_run_open(&r, dir.buf, 0, &err), &err);
+
+	/* The task changed where it is: refused, saying what differs and what to do. */
+	copy_task("gelu", where.buf, "0.6");
+	kp_task_init(&t);
+	assert_int_equal(kp_run_load_task(r, NULL, &t, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "changed since"));
+	assert_non_null(strstr(kp_error_msg(&err), "new run"));
+	kp_task_release(&t);
+	/* Another task given as the moved one: refused. */
+	copy_task("swish", swish.buf, NULL);
+	kp_error_clear(&err);
+	assert_int_equal(kp_run_load_task(r, swish.buf, &t, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "not the task"));
+	kp_task_release(&t);
+	/* The same task moved is taken, and its new place remembered. */
+	copy_task("gelu", moved.buf, NULL);
+	KP_ASSERT_OK(kp_run_load_task(r, moved.buf, &t, &err), &err);
+	kp_task_release(&t);
+	kp_run_close(r);
+	KP_ASSERT_OK(kp_run_open(&r, dir.buf, 0, &err), &err);
+	KP_ASSERT_OK(kp_run_load_task(r, NULL, &t, &err), &err);
+	assert_non_null(strstr(t.path, "moved"));
+
+	/* A session with another task, or another evaluator than the run's, is refused before any request. */
+	fake_prog_init(&p, NULL, 0);
+	fake_eval_init(&e);
+	memset(&s, 0, sizeof(s));
+	kp_task_init(&other);
+	KP_ASSERT_OK(kp_task_load(&other, swish.buf, &err), &err);
+	s.task = &other;
+	s.programmer = &p.base;
+	s.evaluator = &e.base;
+	assert_int_equal(kp_run_optimize(r, &s, &out, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "not the task"));
+	s.task = &t;
+	s.evaluator = NULL;
+	s.evaluator_spec = "harness";
+	kp_error_clear(&err);
+	assert_int_equal(kp_run_optimize(r, &s, &out, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "exec:sh judge.sh"));
+	assert_non_null(strstr(kp_error_msg(&err), "omit --evaluator"));
+	assert_int_equal(p.calls, 0);
+	assert_int_equal(kp_store_session_count(kp_run_store(r)), 0);
+	kp_task_release(&other);
+	kp_task_release(&t);
+	kp_run_close(r);
+	kp_buf_release(&dir);
+	kp_buf_release(&where);
+	kp_buf_release(&moved);
+	kp_buf_release(&swish);
+	fx_free(x);
+}
+
 static const struct step story[] = {
     {"compile_error", 0}, {"correct", 1.5}, {"correct", 2.0},
     {"wrong_output", 50}, {"correct", 2.6}, {"correct", 1.1},
@@ -537,6 +640,7 @@ int main(void)
 	    cmocka_unit_test(test_create_faults_leave_nothing),
 	    cmocka_unit_test(test_half_created_run_is_no_dead_end),
 	    cmocka_unit_test(test_create_killed_anywhere),
+	    cmocka_unit_test(test_resume_identity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
