@@ -391,9 +391,9 @@ int kp__run_same_task(const struct kp_run *r, const struct kp_task *t, const cha
 				    t->path, r->name, t->path);
 	return kp_error_set(err, KP_EINVAL,
 			    "the task at '%s' changed since run '%s' began (its reference or "
-			    "specification differs: code, tensors, tolerance or hints); restore it (if it "
-			    "moved, give its new place: kernelpro optimize --resume RUN TASK), or start a new "
-			    "run for the changed task: kernelpro optimize %s",
+			    "specification differs: code, tensors, tolerance or hints); restore it (if "
+			    "it moved, give its new place: kernelpro optimize --resume RUN TASK), or start "
+			    "a new run for the changed task: kernelpro optimize %s",
 			    t->path, r->name, t->path);
 }
 
