@@ -573,12 +573,16 @@ static int any_dirty(const struct kp_tree *t)
 	return 0;
 }
 
-/* Sends requests while there is room; returns how many went out, or a negative error code. */
+/*
+ * Sends requests while there is room; returns how many went out, or a negative error code. Room:
+ * at most `parallel` versions ahead of evaluation, in flight or generated and waiting, so every
+ * selection sees all but the last few results (more would search blind while the GPU is busy).
+ */
 static int dispatch(struct loop *L, enum kp_search_end *blocked, struct kp_error *err)
 {
 	int sent = 0;
 	*blocked = KP_END_NONE;
-	while (L->inflight < L->parallel) {
+	while ((long)L->nevalq + L->inflight < L->parallel) {
 		struct job *j;
 		int idx, rc;
 		if ((*blocked = budget_block(L)) != KP_END_NONE)
