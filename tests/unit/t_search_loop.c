@@ -369,7 +369,7 @@ static void test_parallel_lookahead_bounded(void **state)
 	assert_int_equal(x->eval.evals, 16);
 	assert_true(x->max_unevaluated >= 1);
 	if (x->max_unevaluated > 4)
-		fail_msg("%d versions waited for evaluation at once (at most --parallel 4)", x->max_unevaluated);
+		fail_msg("%d versions waited for evaluation at once (--parallel 4)", x->max_unevaluated);
 	assert_int_equal(x->over_width, 0);
 	fx_free(x);
 }
