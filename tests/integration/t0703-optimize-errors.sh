@@ -65,5 +65,8 @@ if ! "$KP" doctor --json --no-counters --no-python 2>/dev/null | tr -d '\n ' | g
 	expect_exit 3 "$KP" optimize "$TASK" --llm "replay:$S/replay" --name nogpu
 	contains err "no usable GPU"
 	[ ! -d kernelpro-runs/nogpu ] || fail "a run was left behind without a GPU"
+	# ... and no empty runs directory either (issue 21).
+	expect_exit 3 "$KP" optimize "$TASK" --llm "replay:$S/replay" --runs-dir fresh-runs
+	[ ! -e fresh-runs ] || fail "optimize without a GPU left '$(ls -A fresh-runs)' in a new runs directory"
 fi
 exit 0
