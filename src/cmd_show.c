@@ -127,7 +127,7 @@ static int show_node(struct kp_cli *cli, struct kp_run *r, long id)
 	if (cli->json) {
 		kp_cli_print_json(cli, o);
 	} else {
-		kp_cli_json_printable(o, KP_TEXT_LINES); /* prompts, replies, logs, source: their lines stay */
+		kp_cli_json_printable(o, KP_TEXT_LINES); /* prompts, replies, logs, source: lines stay */
 		print_node(cli, r, o);
 	}
 	json_decref(o);
