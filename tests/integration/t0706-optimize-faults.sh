@@ -71,7 +71,8 @@ sweep() {
 }
 # SQLite writes: the run's creation, the reference, generations, evaluations, memory, the end.
 sweep sqlite-write
-# File writes: summary.json, candidates/, the exec evaluator's candidate file, best.cu.
+# File writes: the run's directory and moving it into place, summary.json, candidates/, the exec
+# evaluator's candidate file, best.cu.
 sweep file-write
 # A faulted write of a copy is a warning, and the run goes on (file writes 1 and 2 create the run).
 KP_FAULT=file-write:4 "$KP" optimize "$TASK" --llm "replay:$S/replay" --evaluator "$FAKE" --evals 2 \
