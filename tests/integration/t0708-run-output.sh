@@ -36,16 +36,7 @@ lacks out "of #0"
 contains out "#1: the reference, correct"
 
 # A stopped run says "stopped" once, and how to go on.
-KP_FAKE_SLEEP=0.3 "$KP" optimize "$TASK" --llm "replay:$S/replay" --evaluator "$FAKE" --evals 9 --name st \
-	>st.out 2>st.err &
-pid=$!
-n=0
-for i in $(seq 1 200); do
-	sleep 0.1
-	"$KP" show st --json >s.json 2>/dev/null || continue
-	n=$(json s.json 'd["used"]["evaluations"]')
-	[ "$n" -ge 1 ] && break
-done
+slow_run st 1 --evals 9
 kill -INT $pid
 wait $pid
 [ "$n" -ge 1 ] || fail "the run did not get to an evaluation: $(cat st.err)"
