@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernelpro/fault.h"
@@ -131,12 +132,17 @@ static int check_file(const char *path, unsigned flags, struct kp_error *err)
 	static const char magic[16] = "SQLite format 3";
 	char head[16];
 	ssize_t n = -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block the open */
 
 	if (fd < 0 && errno == ENOENT) {
 		if (flags & KP_STORE_CREATE)
 			return 0;
 		return kp_error_set(err, KP_ENOENT, "run database '%s' does not exist", path);
+	}
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return kp_error_set(err, KP_EDB, "run database '%s' is not a regular file; remove it", path);
 	}
 	if (fd >= 0) {
 		n = read(fd, head, sizeof(head));

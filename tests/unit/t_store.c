@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include "kp_test.h"
 #include "kernelpro/fs.h"
@@ -144,6 +145,15 @@ static void test_empty_or_foreign_file(void **state)
 		assert_non_null(strstr(kp_error_msg(&err), "is not an SQLite database"));
 	}
 	assert_int_equal(file_size(path), 30);
+
+	/* A FIFO (or a directory) is refused at once, never waited on. */
+	snprintf(path, sizeof(path), "%s/fifo.db", f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	kp_error_clear(&err);
+	assert_int_equal(kp_store_open(&s, path, KP_STORE_READONLY, &err), KP_EDB);
+	assert_non_null(strstr(kp_error_msg(&err), "not a regular file"));
+	kp_error_clear(&err);
+	assert_int_equal(kp_store_open(&s, f->dir, 0, &err), KP_EDB);
 }
 
 /* Issue 21: schema 1 stored each session's time as the run's total so far; the migration repairs them. */
