@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.join(HERE, "python"))
 
 from kernelpro import build as kbuild  # noqa: E402
 from kernelpro import outcheck  # noqa: E402
+from kernelpro import sandbox  # noqa: E402
 from kernelpro import util  # noqa: E402
 
 REFUSE, WARN, FAIL = "refuse", "warn", "fail"
@@ -218,6 +219,46 @@ class Adapter:
             self.set_seed(self.cfg.get("seed", 42))
             model = self.Model(*self.init_inputs)
         self.ref = model.to(device=self.dev, dtype=self.dtype)
+
+    def load_reference(self, probe):
+        """The task's module, its Model and (with `probe`) one call on the first trial's inputs, all before
+        the candidate is loaded: a failure here is the task's (harness_error), never the candidate's."""
+        steps = [("does not load", self.load_task), ("cannot be built", self.build_reference)]
+        if probe:
+            steps.append(("fails on its first inputs", self.probe_reference))
+        for what, step in steps:
+            try:
+                step()
+            except Stop:
+                raise
+            except BaseException as e:
+                sys.stderr.write(util.format_exception(e) + "\n")
+                raise Stop("harness_error", "the task's reference %s (before the candidate was loaded): %s: %s"
+                           % (what, type(e).__name__, _first_line(e)))
+
+    def probe_reference(self):
+        seed = int(self.cfg.get("seed", 42))
+        with self.torch.no_grad():
+            self.set_seed(seed)
+            self.ref(*self.new_inputs(seed))
+        self._sync(self.dev)
+
+    def compile_reference(self):
+        """torch.compile(reference) and its first call, which compiles, before the candidate is loaded: the
+        compiler starts processes (Triton's ptxas, inductor's workers), which the sandbox refuses from the
+        candidate's first call on. time_compiled times the compiled code later."""
+        t = self.torch
+        seed = int(self.cfg.get("seed", 42))
+        try:
+            t._dynamo.reset()
+            compiled = t.compile(self.ref, backend="inductor", mode="default")
+            with t.no_grad():
+                self.set_seed(seed)
+                compiled(*self.clone(self.new_inputs(seed)))
+            self._sync(self.dev)
+            self.compiled_ref = compiled
+        except BaseException as e:
+            self.result["compile_error"] = "%s: %s" % (type(e).__name__, _first_line(e))
 
     def load_candidate(self):
         import importlib.util
@@ -766,8 +807,9 @@ class Adapter:
         self.phase("build", "build")
         self.prebuild(src)
         self.import_torch()
-        self.load_task()
-        self.build_reference()
+        self.load_reference(probe=True)
+        if self.cfg.get("with_compile") and self.cfg.get("time_reference", True):
+            self.compile_reference()
         self.load_candidate()
         self.result["compiled"] = True
         if self.cfg.get("build_only"):
@@ -801,9 +843,13 @@ class Adapter:
         """torch.compile(reference) (inductor, default mode), timed as the eager one; a failure to compile
         is recorded, not fatal."""
         t = self.torch
+        if self.result.get("compile_error"):
+            return  # compile_reference could not compile it
         try:
-            t._dynamo.reset()
-            compiled = t.compile(self.ref, backend="inductor", mode="default")
+            compiled = getattr(self, "compiled_ref", None)
+            if compiled is None:
+                t._dynamo.reset()
+                compiled = t.compile(self.ref, backend="inductor", mode="default")
             cst, _ = self.time_model(compiled, self.clone(inputs), "torch.compile(reference)")
             self.result["compiled_runtime"] = cst
         except Stop as e:
@@ -815,8 +861,7 @@ class Adapter:
     def run_baseline(self):
         self.phase("build", "build")
         self.import_torch()
-        self.load_task()
-        self.build_reference()
+        self.load_reference(probe=False)
         self.phase("timing", "timing")
         t = self.torch
         seed = int(self.cfg.get("seed", 42))
@@ -875,6 +920,7 @@ def main():
         return 2
     faulthandler.enable()
     ad = Adapter(cfg, chan)
+    sandbox.apply(ad)  # limits, no network, no new processes: before anything of the candidate is read
     try:
         ad.run()
     except Stop as s:
