@@ -82,20 +82,24 @@ print("    speedup_compile %s, attempts %s" % (v["speedup_compile"], v["sandbox"
 assert v["speedup_compile"] and v["speedup_compile"] > 0
 PY
 
-# 5. A prepared run under ncu (no network namespace there: ncu talks to its target over localhost).
+# 5. Prepared runs under ncu, both harnesses (no network namespace there: ncu talks to its target over
+# localhost; the filter is on).
 if command -v ncu >/dev/null 2>&1; then
-	n=$((n + 1))
-	ncu --clock-control none --target-processes all --nvtx --nvtx-include "kp_candidate/" \
-		--metrics gpu__time_duration.sum "$KP" eval --json --cache "$cache" --profile-run 2 \
-		"$KP_ROOT/examples/native/row_sum" "$KP_ROOT/examples/native/row_sum/candidates/warp_shuffle.cu" \
-		>ncu.out 2>ncu.err
-	rc=$?
-	printf '%-44s exit %s, %s kernel records\n' ncu_profile_run "$rc" "$(grep -c gpu__time_duration ncu.out)"
-	if [ "$rc" -ne 0 ] || ! grep -q gpu__time_duration ncu.out; then
-		echo "    ncu on a prepared run failed:"; tail -30 ncu.out; tail -30 ncu.err; bad=$((bad + 1))
-	fi
+	for c in "examples/native/row_sum examples/native/row_sum/candidates/warp_shuffle.cu" \
+		"examples/kernelbench/swish_scale.py examples/kernelbench/swish_scale_fast.py"; do
+		n=$((n + 1))
+		set -- $c
+		ncu --clock-control none --target-processes all --nvtx --nvtx-include "kp_candidate/" \
+			--metrics gpu__time_duration.sum "$KP" eval --json --cache "$cache" --profile-run 2 \
+			"$KP_ROOT/$1" "$KP_ROOT/$2" >ncu.out 2>ncu.err
+		rc=$?
+		printf '%-44s exit %s, %s kernel records\n' "ncu $(basename "$2")" "$rc" "$(grep -c gpu__time_duration ncu.out)"
+		if [ "$rc" -ne 0 ] || ! grep -q gpu__time_duration ncu.out; then
+			echo "    ncu on a prepared run failed:"; tail -30 ncu.out; tail -30 ncu.err; bad=$((bad + 1))
+		fi
+	done
 else
-	echo "ncu not found: prepared run under ncu not checked"
+	echo "ncu not found: prepared runs under ncu not checked"
 fi
 
 # 6. compute-sanitizer reruns an illegal address under the filter and still reports the kernel.
