@@ -59,6 +59,8 @@ CANDIDATES = {
     "kill_parent": "import os, signal\nos.kill(os.getppid(), signal.SIGCONT)\n",
     # kernelpro's own build module is a trusted caller: a build tool it starts runs (here: python3).
     "honest": "import sys\nfrom kernelpro import build\nVERSION = build.nvcc_version_of(sys.executable)\n",
+    # A trusted package in site-packages, which often lies inside the standard library's directory.
+    "setuptools": "import sys\nfrom setuptools._distutils.spawn import spawn\nspawn([sys.executable, '-c', 'pass'])\n",
     # An extension's constructor (native code run at import) forking: refused by the filter.
     "native_fork": "import ctypes\nctypes.CDLL('%(ctor_fork)s')\n",
     "native_system": "import ctypes\nctypes.CDLL('%(ctor_system)s')\n",

@@ -102,6 +102,15 @@ class SandboxTest(unittest.TestCase):
         else:
             self.assertIn("no network namespace could be made", sb["network"]["why"])
 
+    def test_trusted_package_in_site_packages_builds(self):
+        try:
+            import setuptools._distutils.spawn  # noqa: F401
+        except ImportError:
+            self.skipTest("no setuptools")
+        rc, res, marker, err = run("setuptools")
+        self.assertEqual(res["status"], "correct", res)
+        self.assertEqual(res["sandbox"]["python"]["build_spawns"][-1], sys.executable)
+
     def test_after_the_lock_even_builds_are_refused(self):
         rc, res, marker, err = run("after_lock")
         self.assertEqual(res["status"], "cheat_suspected", res)

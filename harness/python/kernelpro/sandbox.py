@@ -172,15 +172,19 @@ class Sandbox:
         return total + 4 * float(self.adapter.cfg.get("loop_s", 0) or 0) + 60
 
     # --- who is calling -------------------------------------------------------------------------
+    def _plumbing(self, fn):
+        """This module and the standard library (site-packages, often inside it, is not)."""
+        if fn == self.me or fn.startswith("<frozen "):
+            return True
+        real = os.path.realpath(fn)
+        return real.startswith(self.stdlib) and not any(d in real for d in ("/site-packages/", "/dist-packages/"))
+
     def _outer_frame(self):
         """The innermost frame outside the standard library and this module: who asked."""
         f = sys._getframe(1)
-        while f is not None:
-            fn = f.f_code.co_filename
-            if not (fn == self.me or fn.startswith("<frozen ") or os.path.realpath(fn).startswith(self.stdlib)):
-                return f
+        while f is not None and self._plumbing(f.f_code.co_filename):
             f = f.f_back
-        return None
+        return f
 
     def _trusted_caller(self):
         f = self._outer_frame()
