@@ -40,7 +40,7 @@
 enum rule {
 	ALWAYS,        /* refused */
 	NEW_PROCESS,   /* clone: refused unless CLONE_THREAD (a thread, which CUDA and PyTorch start) */
-	OTHER_PROCESS, /* kill, tgkill: refused unless aimed at this process */
+	OTHER_PROCESS, /* kill, tgkill, rt_(tg)sigqueueinfo: refused unless aimed at this process */
 	SIGSYS_ACTION, /* rt_sigaction: refused when it would replace the SIGSYS handler */
 };
 
@@ -68,6 +68,8 @@ static const struct watched {
 	{__NR_kill, "kill", OTHER_PROCESS},
 	{__NR_tgkill, "tgkill", OTHER_PROCESS},
 	{__NR_tkill, "tkill", ALWAYS},
+	{__NR_rt_sigqueueinfo, "rt_sigqueueinfo", OTHER_PROCESS},
+	{__NR_rt_tgsigqueueinfo, "rt_tgsigqueueinfo", OTHER_PROCESS},
 #ifdef __NR_pidfd_open
 	{__NR_pidfd_open, "pidfd_open", ALWAYS},
 #endif

@@ -176,6 +176,8 @@ static void spawn_scenario(int fd)
 	rc = kill(getppid(), 0);
 	say(fd, "kill_parent=%s errno=%s\n", rc ? "refused" : "ALLOWED", strerror(errno));
 	say(fd, "kill_self=%s\n", kill(getpid(), 0) ? "REFUSED" : "allowed");
+	rc = sigqueue(getppid(), 0, (union sigval){0});
+	say(fd, "sigqueue_parent=%s\n", rc ? "refused" : "ALLOWED");
 	say(fd, "sigsys_handler=%s\n", signal(SIGSYS, SIG_IGN) == SIG_ERR ? "refused" : "REPLACED");
 	say(fd, "refused=%lu\n", kp_sandbox_refused());
 	say_report(fd);
@@ -193,6 +195,8 @@ static void test_spawn_refused_and_counted(void **state)
 	expect(&out, "thread=runs\n");
 	expect(&out, "kill_parent=refused errno=Operation not permitted\n");
 	expect(&out, "kill_self=allowed\n");
+	expect(&out, "sigqueue_parent=refused\n");
+	expect(&out, "\"rt_sigqueueinfo\":1");
 	expect(&out, "sigsys_handler=refused\n");
 	expect(&out, "\"processes\":{\"blocked\":true,\"threads\":\"every thread\",\"since\":\"in the test\"");
 	expect(&out, "\"execve\":1");
