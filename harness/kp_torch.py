@@ -257,6 +257,8 @@ class Adapter:
                 compiled(*self.clone(self.new_inputs(seed)))
             self._sync(self.dev)
             self.compiled_ref = compiled
+            # Threads the compiler leaves (inductor's worker pool) are not the candidate's.
+            self.threads0 = threading.active_count()
         except BaseException as e:
             self.result["compile_error"] = "%s: %s" % (type(e).__name__, _first_line(e))
 
