@@ -34,7 +34,7 @@
 
 #define OPEN_FILES 4096
 #define FILE_BYTES (8ull << 30)
-#define MIN_DATA_BYTES (8ull << 30)
+#define MIN_DATA_GROWTH (8ull << 30)
 
 /* How the filter treats a call. */
 enum rule {
@@ -98,7 +98,7 @@ static struct {
 	char net_text[320];  /* how, or why not */
 	int limits;          /* 1: set */
 	double cpu_s;        /* NAN: no CPU limit */
-	unsigned long long data_bytes, open_files, file_bytes;
+	unsigned long long data_bytes, data_growth, open_files, file_bytes;
 	char limits_text[200];
 	int filter;          /* 0 none, 1 one thread and its descendants, 2 every thread */
 	char since_one[128], since_all[128];
@@ -168,25 +168,56 @@ static unsigned long long set_limit(int res, unsigned long long want, unsigned l
 
 static void set_limits(double budget_s)
 {
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	unsigned long long data = pages > 0 && page > 0 ? (unsigned long long)pages * (unsigned long long)page / 4 * 3 : 0;
 	struct rlimit none = {0, 0};
 
-	if (data < MIN_DATA_BYTES)
-		data = MIN_DATA_BYTES;
 	if (budget_s > 0 && isfinite(budget_s)) {
 		/* The soft limit sends SIGXCPU, the hard one (5 s later) SIGKILL. */
 		unsigned long long cpu = set_limit(RLIMIT_CPU, (unsigned long long)ceil(2 * budget_s), 5);
 		S.cpu_s = cpu ? (double)cpu : NAN;
 	}
-	S.data_bytes = set_limit(RLIMIT_DATA, data, 0);
 	S.open_files = set_limit(RLIMIT_NOFILE, OPEN_FILES, 0);
 	S.file_bytes = set_limit(RLIMIT_FSIZE, FILE_BYTES, 0);
 	if (setrlimit(RLIMIT_CORE, &none))
 		snprintf(S.limits_text, sizeof(S.limits_text), "RLIMIT_CORE: %s", strerror(errno));
-	S.limits = S.data_bytes && S.open_files && S.file_bytes;
+	S.limits = S.open_files && S.file_bytes;
 	if (!S.limits && !S.limits_text[0])
 		snprintf(S.limits_text, sizeof(S.limits_text), "setrlimit failed: %s", strerror(errno));
+}
+
+/* Private writable memory the process holds now (VmData), in bytes; 0 when unknown. */
+static unsigned long long data_now(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	const char *p;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nVmData:");
+	return p ? strtoull(p + 9, NULL, 10) * 1024 : 0;
+}
+
+/*
+ * RLIMIT_DATA counts the virtual size of private writable mappings, reserved ones included, and CUDA
+ * (like ASan) reserves large ones when it starts: so the limit is what the process holds once CUDA is
+ * up plus room to grow by 3/4 of the machine's memory (at least 8 GiB), set with the filter on every
+ * thread.
+ */
+static void set_data_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	unsigned long long now = data_now(), grow = 0;
+	if (!now)
+		return; /* no VmData to start from: data_bytes stays null in the report */
+	if (pages > 0 && page > 0)
+		grow = (unsigned long long)pages * (unsigned long long)page / 4 * 3;
+	if (grow < MIN_DATA_GROWTH)
+		grow = MIN_DATA_GROWTH;
+	S.data_bytes = set_limit(RLIMIT_DATA, now + grow, 0);
+	S.data_growth = S.data_bytes > now ? S.data_bytes - now : 0;
 }
 
 static int write_text(const char *path, const char *text)
@@ -366,6 +397,8 @@ static size_t build_filter(struct sock_filter *p, pid_t self)
 
 int kp_sandbox_lock(int every_thread, const char *since)
 {
+	if (every_thread && S.limits && !S.data_bytes)
+		set_data_limit();
 	if (!(S.asked & KP_SANDBOX_SPAWN) || (S.off & KP_SANDBOX_SPAWN))
 		return 0;
 #ifndef SB_ARCH
@@ -514,8 +547,12 @@ int kp_sandbox_report(char *buf, size_t n)
 			put(&o, "%.0f", S.cpu_s);
 		else
 			put(&o, "null");
-		put(&o, ",\"data_bytes\":%llu,\"open_files\":%llu,\"file_bytes\":%llu,\"core_bytes\":0}", S.data_bytes,
-		    S.open_files, S.file_bytes);
+		put(&o, ",\"data_bytes\":");
+		if (S.data_bytes)
+			put(&o, "%llu,\"data_growth_bytes\":%llu", S.data_bytes, S.data_growth);
+		else
+			put(&o, "null");
+		put(&o, ",\"open_files\":%llu,\"file_bytes\":%llu,\"core_bytes\":0}", S.open_files, S.file_bytes);
 	} else {
 		put(&o, ",\"limits\":null,\"limits_why\":");
 		put_str(&o, S.limits_text[0] ? S.limits_text : skipped(KP_SANDBOX_LIMITS));

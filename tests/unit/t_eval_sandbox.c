@@ -330,8 +330,12 @@ static void test_network_isolated_or_says_why(void **state)
 
 static void limits_scenario(int fd)
 {
-	struct rlimit cpu, core, files, fsize;
+	struct rlimit cpu, core, files, fsize, data;
 	kp_sandbox_begin("eval", 10);
+	say_report(fd);
+	kp_sandbox_lock(1, "x");
+	getrlimit(RLIMIT_DATA, &data);
+	say(fd, "data=%s\n", data.rlim_cur != RLIM_INFINITY && data.rlim_cur >= (8ull << 30) ? "limited" : "NOT LIMITED");
 	getrlimit(RLIMIT_CPU, &cpu);
 	getrlimit(RLIMIT_CORE, &core);
 	getrlimit(RLIMIT_NOFILE, &files);
@@ -348,7 +352,10 @@ static void test_limits_are_the_reported_ones(void **state)
 	(void)state;
 	assert_int_equal(in_child(limits_scenario, &out), 0);
 	expect(&out, "cpu=20/25 core=0 files=4096 fsize=8589934592\n");
-	expect(&out, "\"limits\":{\"cpu_s\":20,\"data_bytes\":");
+	/* Data is limited once CUDA is up, with the filter on every thread: from what is held then. */
+	expect(&out, "\"limits\":{\"cpu_s\":20,\"data_bytes\":null,");
+	expect(&out, "data=limited\n");
+	expect(&out, "\"data_growth_bytes\":");
 	expect(&out, "\"open_files\":4096,\"file_bytes\":8589934592,\"core_bytes\":0}");
 	expect(&out, "\"address_space\":\"not limited: CUDA reserves");
 	kp_buf_release(&out);
