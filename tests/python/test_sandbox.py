@@ -96,7 +96,8 @@ class SandboxTest(unittest.TestCase):
         self.assertEqual(sb["processes"]["threads"], "every thread")
         self.assertEqual(sb["processes"]["since"], "before the first call of ModelNew")
         self.assertIn("before the candidate is imported", sb["processes"]["main_thread_since"])
-        self.assertIsNotNone(sb["limits"])
+        self.assertGreater(sb["limits"]["data_bytes"], sb["limits"]["data_growth_bytes"])
+        self.assertGreaterEqual(sb["limits"]["data_growth_bytes"], 8 << 30)
         if sb["network"]["isolated"]:
             self.assertIn("namespace", sb["network"]["how"])
         else:
