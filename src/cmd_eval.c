@@ -277,7 +277,9 @@ const struct kp_cmd kp_cmd_eval = {
 	.description =
 		"TASK is a KernelBench .py file or a native task directory (task.json + reference.cu).\n"
 		"CANDIDATE is a Python source defining ModelNew (KernelBench) or a .cu exporting kp_run (native).\n"
-		"Each evaluation runs in a fresh child process with time limits. The verdict is one of\n"
+		"Each evaluation runs in a fresh child process with time limits, in a sandbox (limits, no\n"
+		"network, no new processes where the machine allows; KERNELPRO_SANDBOX=off to switch it off;\n"
+		"docs/eval.md, \"The sandbox\"). The verdict is one of\n"
 		"correct, compiled, compile_error, runtime_error, timeout, wrong_output, cheat_suspected.\n"
 		"Exit status: 0 correct (or compiled with --build-only), 1 any other verdict, 3 no GPU/tool.",
 	.flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU,
