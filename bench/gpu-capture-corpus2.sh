@@ -18,7 +18,7 @@
 #   program.log, ncu.log what the program and ncu printed
 # plus env.txt (GPU, driver, clocks, tool and library versions), log.txt (every step, its time) and
 # score.txt (bench/diagnosis.py --all over this capture, when a kernelpro build is present).
-# $OUT/corpus2-reports.tgz holds the .ncu-rep reports (any page can be re-exported from them with
+# With KP_CORPUS_REPORTS=1, $OUT/corpus2-reports.tgz holds the .ncu-rep reports (any page can be re-exported from them with
 # ncu --import); $OUT/corpus2-summary.txt is the log and the score's summary.
 #
 # Time (estimated from bench/results/h200-2026-11-29/collection-cost.txt: --set full took 49 s for
@@ -184,5 +184,6 @@ say "total $(($(date +%s) - start)) s"
 	sed -n '/^== side by side/,$p' "$C/score.txt" 2>/dev/null
 } >"$OUT/corpus2-summary.txt"
 tar czf "$OUT/corpus2-capture.tgz" -C "$OUT" "$NAME" && rm -rf "$C"
-tar czf "$OUT/corpus2-reports.tgz" -C "$TMP" rep
+# The reports are 17 MB: over what one file of a device call may bring back inside a log archive.
+[ "${KP_CORPUS_REPORTS:-0}" = 1 ] && tar czf "$OUT/corpus2-reports.tgz" -C "$TMP" rep
 ls -l "$OUT"

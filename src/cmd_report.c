@@ -39,7 +39,7 @@ static int resolve(const struct kp_args *args, struct kp_buf *path, enum target 
 		return kp_buf_adds(path, arg);
 	}
 	*kind = T_RUN;
-	return kp_run_resolve(kp_runs_dir(args), arg, path, err);
+	return kp_run_resolve(kp_cli_runs_root(args), arg, path, err);
 }
 
 /* The default page path: report.html in the run or suite directory, or beside the results file. */

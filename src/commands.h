@@ -18,6 +18,7 @@
 	X(analyze)     \
 	X(diagnose)    \
 	X(tools)       \
+	X(codesearch)  \
 	X(hw)          \
 	X(version)
 

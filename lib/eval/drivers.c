@@ -10,6 +10,7 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/log.h"
 #include "kernelpro/json.h"
+#include "kernelpro/codesearch.h"
 #include "kernelpro/str.h"
 
 #define COMPILE_LOG_CAP 6000
@@ -111,6 +112,7 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 	kp_json_set(cfg, "iters", json_integer(x->iters));
 	kp_json_set(cfg, "with_compile", json_boolean(x->with_compile || (!strcmp(x->mode, "eval") && o->time_compiled)));
 	kp_json_set(cfg, "checks_off", str_array(o->allow_checks));
+	kp_json_set(cfg, "cpu_inputs", json_boolean(o->cpu_inputs));
 	limits = json_object();
 	build = json_object();
 	kp_json_set(limits, "build", json_real(o->build_timeout_s));
@@ -122,6 +124,19 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 	kp_json_set(build, "arch", json_string(x->tc.arch));
 	kp_json_set(build, "cache", json_string(x->tc.cache));
 	kp_json_set(build, "flags", str_array((const char *const *)x->tc.flags.v));
+	{
+		/* The fast path builds CUTLASS/CuTe sources with these headers (build.py, source_build). */
+		const struct kp_cutlass *cl = kp_cutlass_cached(NULL);
+		if (cl) {
+			json_t *cj = json_object(), *inc = json_array();
+			json_array_append_new(inc, json_string(cl->include));
+			if (cl->util_include)
+				json_array_append_new(inc, json_string(cl->util_include));
+			kp_json_set(cj, "include", inc);
+			kp_json_set(cj, "version", json_string(cl->version));
+			kp_json_set(build, "cutlass", cj);
+		}
+	}
 	/* load_inline builds: one directory per candidate source, so parallel builds never share one. */
 	if (x->cand_sha) {
 		kp_buf_addf(&ext, "%s/torch_ext/%.16s", x->tc.cache, x->cand_sha);

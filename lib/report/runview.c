@@ -1,7 +1,7 @@
 /*
  * The run view: a run directory read into one JSON document for the reports and the suite metrics.
- * The one file that knows how a run is stored (today the run database through the public store
- * API and kp_search_summary; lib/run when it lands).
+ * The one file of lib/report that reads runs: through lib/run (the summary) and the run database's
+ * public queries.
  */
 #include "base/setup.h"
 
@@ -11,11 +11,10 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/report.h"
-#include "kernelpro/search.h"
+#include "kernelpro/run.h"
 #include "kernelpro/store.h"
 #include "kernelpro/strvec.h"
 
-#define RUN_DB        "run.db"
 #define BASELINE_FILE "baseline.json" /* `kernelpro baseline --json` of the run's task, when measured */
 #define BASELINE_CAP  (1u << 20)
 
@@ -79,18 +78,9 @@ out:
 	return rc;
 }
 
-static int open_run(const char *run_dir, struct kp_store **s, struct kp_error *err)
-{
-	struct kp_buf db = KP_BUF_INIT;
-	int rc;
-	kp_path_join(&db, run_dir, RUN_DB);
-	rc = kp_store_open(s, db.buf, KP_STORE_READONLY, err);
-	kp_buf_release(&db);
-	return rc;
-}
-
 int kp_report_run_view(const char *run_dir, json_t **out, struct kp_error *err)
 {
+	struct kp_run *r = NULL;
 	struct kp_store *s = NULL;
 	struct kp_node_row *rows = NULL;
 	struct kp_buf path = KP_BUF_INIT;
@@ -99,9 +89,10 @@ int kp_report_run_view(const char *run_dir, json_t **out, struct kp_error *err)
 	int rc;
 
 	*out = NULL;
-	if ((rc = open_run(run_dir, &s, err)) || (rc = kp_search_summary(s, &sum, err)) ||
-	    (rc = kp_store_nodes_load(s, &rows, &n, err)))
+	if ((rc = kp_run_open(&r, run_dir, KP_RUN_READONLY, err)) || (rc = kp_run_summary(r, &sum, err)) ||
+	    (rc = kp_store_nodes_load(s = kp_run_store(r), &rows, &n, err)))
 		goto out;
+	json_object_del(sum, "dir"); /* the view's own "dir" says where it is */
 	kp_path_join(&path, run_dir, BASELINE_FILE);
 	if (kp_path_exists(path.buf) && (rc = kp_json_load_file(path.buf, BASELINE_CAP, &base, err)))
 		goto out;
@@ -133,18 +124,18 @@ out:
 	json_decref(base);
 	free(rows);
 	kp_buf_release(&path);
-	kp_store_close(s);
+	kp_run_close(r);
 	return rc;
 }
 
 int kp_report_run_source(const char *run_dir, long node, struct kp_buf *src, char lang[16],
                          struct kp_error *err)
 {
-	struct kp_store *s = NULL;
-	int rc = open_run(run_dir, &s, err);
+	struct kp_run *r = NULL;
+	int rc = kp_run_open(&r, run_dir, KP_RUN_READONLY, err);
 	if (!rc)
-		rc = kp_store_candidate_get(s, node, src, lang, err);
-	kp_store_close(s);
+		rc = kp_store_candidate_get(kp_run_store(r), node, src, lang, err);
+	kp_run_close(r);
 	return rc;
 }
 
@@ -162,7 +153,7 @@ static int has_file(const char *dir, const char *name)
 
 int kp_report_is_run(const char *dir)
 {
-	return kp_path_is_dir(dir) && has_file(dir, RUN_DB);
+	return kp_path_is_dir(dir) && has_file(dir, KP_RUN_DB);
 }
 
 static int cmp_str(const void *a, const void *b)

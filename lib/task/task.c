@@ -83,17 +83,6 @@ const char *kp_fill_name(enum kp_fill_kind k)
 	return (unsigned)k < KP_ARRAY_SIZE(fill_names) ? fill_names[k] : "unknown";
 }
 
-const char *kp_task_kind_name(enum kp_task_kind k)
-{
-	switch (k) {
-	case KP_TASK_KERNELBENCH:
-		return "kernelbench";
-	case KP_TASK_NATIVE:
-		return "native";
-	}
-	return "unknown";
-}
-
 int64_t kp_tensor_spec_numel(const struct kp_tensor_spec *s)
 {
 	int64_t n = 1;

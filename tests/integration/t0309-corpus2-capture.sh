@@ -53,7 +53,7 @@ export FAKE_ROOT="$PWD"
 
 run_capture() {
 	rm -rf "$1"
-	(cd "$KP_ROOT" && KP_CAPTURE_DEADLINE_S=${KP_CAPTURE_DEADLINE_S:-330} OUT="$FAKE_ROOT/$1" NVCC="$FAKE_ROOT/fake/nvcc" CUOBJDUMP="$FAKE_ROOT/fake/cuobjdump" \
+	(cd "$KP_ROOT" && KP_CORPUS_REPORTS=${KP_CORPUS_REPORTS:-1} KP_CAPTURE_DEADLINE_S=${KP_CAPTURE_DEADLINE_S:-330} OUT="$FAKE_ROOT/$1" NVCC="$FAKE_ROOT/fake/nvcc" CUOBJDUMP="$FAKE_ROOT/fake/cuobjdump" \
 		NCU="$FAKE_ROOT/fake/ncu" TORCHPY=python3 KP="$KP" sh bench/gpu-capture-corpus2.sh) >"$1.log" 2>&1
 }
 
@@ -97,6 +97,9 @@ contains out2/corpus2-capture/log.txt "ncu heldout (set full only): exit 0"
 # out of time: the steps are skipped and said so, the three files still come back
 KP_CAPTURE_DEADLINE_S=0 run_capture out3 || { cat out3.log; fail "capture script failed (deadline)"; }
 [ "$(ls out3 | wc -l)" -eq 3 ] || fail "deadline: \$OUT holds $(ls out3)"
+# without KP_CORPUS_REPORTS the 17 MB reports stay behind: two files come back
+KP_CORPUS_REPORTS=0 KP_CAPTURE_DEADLINE_S=0 run_capture out4 || { cat out4.log; fail "capture script failed (no reports)"; }
+[ "$(ls out4 | sort | tr '\n' ' ')" = "corpus2-capture.tgz corpus2-summary.txt " ] || fail "no reports: \$OUT holds $(ls out4)"
 contains out3/corpus2-summary.txt "SKIPPED (deadline): plain run heldout"
 
 # diagnosis.py on the committed captures (no GPU): totals as JSON, the new corpora not captured yet

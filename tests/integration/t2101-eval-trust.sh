@@ -2,7 +2,8 @@
 # What kernelpro checks itself in a harness child's answer (issue 21), with a stand-in for the PyTorch
 # adapter (--python), so no GPU is needed: a negative runtime or an absurd speedup never makes a
 # correct verdict (implausible_result); a child ended by SIGSYS (the sandbox refused a process) is
-# process_spawn; the verdict carries the sandbox object and says what was not enforced.
+# process_spawn; the verdict carries the sandbox object and says what was not enforced. A baseline's
+# reference times (every speedup is divided by them) are held to the same bounds.
 . "$KP_ROOT/tests/integration/lib.sh"
 KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
 export KERNELPRO_HOME
@@ -52,4 +53,10 @@ v = json.load(open("out"))
 assert v["status"] == "correct" and v["speedup"] == 2.0, v
 assert v["sandbox"]["network"] == {"isolated": False, "why": "no namespace here"}, v["sandbox"]
 PY
+
+printf '{"result":{"status":"correct","message":"ok","ref_runtime":{"median_ms":%s,"mean_ms":%s,"std_ms":0,'`
+	`'"min_ms":%s,"max_ms":%s,"trials":100},"flags":[]}}\n' -0.5 -0.5 -0.5 -0.5 >base-neg.json
+FAKE=base-neg.json expect_exit 1 "$KP" baseline --no-compile --python ./fake-python --cache "$KP_TMP/cache" "$task"
+contains err "refused by check 'implausible_result'"
+contains err 'runtime -0.5 ms is not a measurement'
 echo ok
