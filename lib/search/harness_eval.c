@@ -316,6 +316,10 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 	out->ref_time_ms = v.ref_runtime.median_ms;
 	out->speedup = v.speedup;
 	out->wall_s = v.total_s;
+	if (out->outcome == KP_OUTCOME_CORRECT &&
+	    (rc = kp_eval_numbers_check("the evaluation", out->time_ms, out->time_std_ms, out->ref_time_ms,
+					out->speedup, NAN, err)))
+		goto out;
 	if (v.log || v.message) {
 		struct kp_buf log = KP_BUF_INIT;
 		if (v.message)
