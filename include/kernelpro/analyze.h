@@ -23,6 +23,18 @@ struct kp_task_bytes {
 	double flops_hint;   /* NAN when unknown: FLOPs the task itself counts */
 };
 
+/* Which side of the GPU a unit belongs to: the SMs' pipes and issue slots, or the memory system. */
+enum kp_unit_side { KP_SIDE_SM = 0, KP_SIDE_MEMORY = 1 };
+
+/* One unit and how busy it was: the share of its peak over the kernel's elapsed time, 0..1. */
+struct kp_unit_busy {
+	const char *name; /* "FMA pipe", "DRAM", "shared memory (conflict-free part)", ... */
+	enum kp_unit_side side;
+	double busy;
+};
+
+#define KP_STAGE1_MAX_UNITS 12
+
 struct kp_stage1 {
 	double time_s;            /* gpu__time_duration */
 	/* FLOPs from executed-instruction counters (fadd + fmul + 2*ffma per precision) and tensor ops. */
@@ -45,7 +57,7 @@ struct kp_stage1 {
 	enum kp_bound bound;
 	const char *precision;    /* the roof that bounds the FLOPs: "fp32", "fp64", "fp16" (CUDA cores),
 				     "tf32-tc", "bf16-tc", "fp16-tc", "fp8-tc", "int8-tc", "fp64-tc" */
-	char reason[256];         /* one sentence: why this class */
+	char reason[400];         /* one or two sentences: why this class, with the evidence that decided */
 	int incomplete;           /* some inputs were missing; numbers are partial */
 	/* Added by issue 3: */
 	double compute_busy;      /* max(compute_frac, sm_sol_pct/100): how busy the SM side is, 0..1 */
@@ -53,6 +65,16 @@ struct kp_stage1 {
 	double flops_int8;        /* INT8 tensor ops (counted in flops_tensor too) */
 	const char *flops_source; /* "sass counters", "sass rates x cycles", or "missing" */
 	char missing[256];        /* the metrics that were absent, comma-separated */
+	/* Added by issue 19: the measured utilization the class rests on (docs/analyze.md). */
+	struct kp_unit_busy units[KP_STAGE1_MAX_UNITS]; /* every unit measured, in a fixed order */
+	size_t nunits;
+	int sm_unit, mem_unit;    /* index in units of the busiest of each side; -1 when none measured */
+	double occupancy_pct;     /* achieved occupancy (sm__warps_active), NAN when missing */
+	const char *stall;        /* the stall reason with the most warp cycles ("long_scoreboard"); NULL if unknown */
+	double stall_share;       /* its share of all stall cycles per issued instruction, 0..1 */
+	double latency_stalls;    /* share of stall cycles that wait on latency (scoreboards, barriers), NAN if unknown */
+	const char *rule;         /* the rule that decided: "idle", "starved", "mixed", "intensity", "utilization",
+				     "throughput" (no FLOP counters) or "missing" */
 };
 
 /* The thresholds of the classifier, named in one place (docs/analyze.md explains each). */
@@ -60,9 +82,14 @@ struct kp_stage1_thresholds {
 	double roof_frac;     /* a roof counts as reached at this fraction of peak (default 0.60) */
 	double latency_frac;  /* both below this fraction: latency-bound (default 0.30) */
 	double mixed_margin;  /* both within this of each other and above roof_frac*0.75: mixed (default 0.15) */
+	double sm_margin;     /* below the ridge, the SM side must be this much busier than memory for compute (0.10) */
+	double starved_occupancy; /* achieved occupancy (%) below which a kernel with no saturated unit is latency (25) */
 };
 
 void kp_stage1_thresholds_default(struct kp_stage1_thresholds *t);
+
+/* The unit the busiest of a side is, or NULL when that side has none measured. */
+const struct kp_unit_busy *kp_stage1_busiest(const struct kp_stage1 *s, enum kp_unit_side side);
 
 /* The ncu metrics Stage 1 reads, NULL-terminated: what a targeted collection must ask for. */
 const char *const *kp_stage1_metrics(void);

@@ -8,6 +8,7 @@
 #include "kernelpro/analyze.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
+#include "kernelpro/ncu_metrics.h"
 
 #define DIR "tests/golden/h200-probe/"
 
@@ -86,7 +87,7 @@ static void test_probe_classes(void **state)
 /* A launch with hand-set metrics. */
 struct fake {
 	struct kp_launch l;
-	struct kp_metric m[16];
+	struct kp_metric m[48];
 };
 
 static int mcmp(const void *a, const void *b)
@@ -96,7 +97,14 @@ static int mcmp(const void *a, const void *b)
 
 static void fake_set(struct fake *f, const char *name, double v)
 {
-	struct kp_metric *m = &f->m[f->l.nmetrics++];
+	struct kp_metric *m;
+	for (size_t i = 0; i < f->l.nmetrics; i++)
+		if (!strcmp(f->m[i].name, name)) {
+			f->m[i].value = v;
+			return;
+		}
+	assert_true(f->l.nmetrics < KP_ARRAY_SIZE(f->m));
+	m = &f->m[f->l.nmetrics++];
 	m->name = name;
 	m->value = v;
 	m->unit = "";
@@ -159,6 +167,100 @@ static void test_rule_edges(void **state)
 	/* just at the latency threshold counts as busy */
 	fake_init(&f, 1e6, 0, 0.30 * hw.dram_bw * 1e-3, 5, 30);
 	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MEMORY);
+}
+
+/* Utilization as ncu reports it: percent of peak over the elapsed cycles. */
+static void fake_pct(struct fake *f, const char *metric, double pct)
+{
+	fake_set(f, metric, pct);
+}
+
+/* A kernel below the ridge (AI ~0.3) moving DRAM at `dram` percent, with one SM unit at `pct`. */
+static void below_ridge(struct fake *f, const struct kp_hw *hw, double dram, const char *metric, double pct)
+{
+	double bytes = dram / 100 * hw->dram_bw * 1e-3;
+	fake_init(f, 1e6, 0.3 * bytes, bytes, pct, dram);
+	fake_pct(f, KP_M_DRAM_PCT, dram);
+	fake_pct(f, KP_M_L2_PCT, dram + 5);
+	fake_pct(f, KP_M_PIPE_FMA_E, 3);
+	fake_pct(f, KP_M_ISSUE_PCT_ELAPSED, 20);
+	fake_pct(f, KP_M_WARPS_ACTIVE, 85);
+	if (metric)
+		fake_pct(f, metric, pct);
+}
+
+static void test_utilization_rules(void **state)
+{
+	struct kp_hw hw;
+	struct fake f;
+	struct kp_stage1 s;
+	load_hw(&hw);
+	/* integer division in the index math: ALU pipe 78% while DRAM 12%, intensity far below the ridge */
+	below_ridge(&f, &hw, 12, KP_M_PIPE_ALU_E, 78);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_COMPUTE);
+	assert_string_equal(s.rule, "utilization");
+	assert_true(s.ai < s.ridge_ai);
+	assert_non_null(strstr(s.reason, "ALU pipe 78% of peak while the memory side peaks at 17% (L2)"));
+	assert_non_null(strstr(s.reason, "below the ridge"));
+	assert_string_equal(kp_stage1_busiest(&s, KP_SIDE_SM)->name, "ALU pipe");
+	assert_string_equal(kp_stage1_busiest(&s, KP_SIDE_MEMORY)->name, "L2");
+	/* a special-function chain: the XU pipe */
+	below_ridge(&f, &hw, 30, KP_M_PIPE_XU_E, 92);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_COMPUTE);
+	assert_non_null(strstr(s.reason, "XU (special-function) pipe 92%"));
+	/* the SM side only a little busier than memory: still memory (sm_margin) */
+	below_ridge(&f, &hw, 45, KP_M_PIPE_ALU_E, 55);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MEMORY);
+	assert_string_equal(s.rule, "intensity");
+	/* a conflict-free shared-memory loop: the SM side */
+	below_ridge(&f, &hw, 28, KP_M_WAVE_PCT, 88);
+	fake_set(&f, KP_M_WAVE_LD, 1e9);
+	fake_set(&f, KP_M_CONF_LD, 0);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_COMPUTE);
+	assert_non_null(strstr(s.reason, "shared memory 88%"));
+	/* the same traffic made of 16-way conflicts: a layout fix leaves DRAM as the bound, memory */
+	below_ridge(&f, &hw, 28, KP_M_WAVE_PCT, 88);
+	fake_set(&f, KP_M_WAVE_LD, 16e9);
+	fake_set(&f, KP_M_CONF_LD, 15e9);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MEMORY);
+	/* both sides near their roofs and close: mixed */
+	below_ridge(&f, &hw, 68, KP_M_ISSUE_PCT_ELAPSED, 72);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MIXED);
+}
+
+static void test_latency_rules(void **state)
+{
+	struct kp_hw hw;
+	struct fake f;
+	struct kp_stage1 s;
+	load_hw(&hw);
+	/* too few warps in flight: 6% occupancy, nothing saturated, long-scoreboard stalls */
+	below_ridge(&f, &hw, 20, KP_M_L1_PCT_ELAPSED, 45);
+	fake_pct(&f, KP_M_WARPS_ACTIVE, 6);
+	fake_set(&f, KP_M_STALL_TOTAL, 100);
+	fake_set(&f, KP_M_STALL_LONG_SCOREBOARD, 80);
+	fake_set(&f, KP_M_STALL_MATH_PIPE_THROTTLE, 2);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_LATENCY);
+	assert_string_equal(s.rule, "starved");
+	assert_non_null(strstr(s.reason, "achieved occupancy 6%"));
+	assert_non_null(strstr(s.reason, "long_scoreboard (80%"));
+	assert_true(fabs(s.latency_stalls - 80.0 / 82) < 1e-9);
+	/* low occupancy but a saturated pipe (a register-heavy GEMM): not latency */
+	below_ridge(&f, &hw, 20, KP_M_PIPE_FMA_E, 80);
+	fake_pct(&f, KP_M_WARPS_ACTIVE, 12);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_COMPUTE);
+	/* low occupancy, nothing saturated, but the warps wait on a busy pipe: not latency */
+	below_ridge(&f, &hw, 20, KP_M_PIPE_XU_E, 50);
+	fake_pct(&f, KP_M_WARPS_ACTIVE, 12);
+	fake_set(&f, KP_M_STALL_TOTAL, 100);
+	fake_set(&f, KP_M_STALL_MATH_PIPE_THROTTLE, 70);
+	fake_set(&f, KP_M_STALL_LONG_SCOREBOARD, 10);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_COMPUTE);
+	/* nothing busy at all, whatever the occupancy: idle */
+	below_ridge(&f, &hw, 10, KP_M_L1_PCT_ELAPSED, 12);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_LATENCY);
+	assert_string_equal(s.rule, "idle");
+	assert_non_null(strstr(s.reason, "achieved occupancy 85%"));
 }
 
 static void test_missing_inputs(void **state)
@@ -238,6 +340,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_classes),
 		cmocka_unit_test(test_rule_edges),
+		cmocka_unit_test(test_utilization_rules),
+		cmocka_unit_test(test_latency_rules),
 		cmocka_unit_test(test_missing_inputs),
 		cmocka_unit_test(test_hw_table),
 		cmocka_unit_test(test_calibration_used),
