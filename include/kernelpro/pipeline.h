@@ -48,6 +48,7 @@ struct kp_pipeline {
 	char device[128];                /* the GPU the profile was taken on, "" when unknown */
 	struct kp_energy_coeffs coeffs;  /* with stage2.energy: the proxy's coefficients for `device` */
 	struct kp_kernel_profile trace_kernel; /* kp_pipeline_trace_kernel's */
+	struct kp_buf sass_text;         /* the SASS file as read, for the loop shapes (kp_sass_shape_read) */
 };
 
 /*

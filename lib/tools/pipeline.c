@@ -56,6 +56,9 @@ int kp_pipeline_open(struct kp_pipeline *p, const struct kp_profile_files *f, co
 	keep_files(p, f);
 	if ((rc = kp_profile_set_load(&p->set, &p->files, err)))
 		return rc;
+	/* The parser keeps counts only; the tensor-core tool also needs the hot loop's data flow. */
+	if (p->files.sass && (rc = kp_read_file(p->files.sass, KP_PROFILE_MAX_FILE, &p->sass_text, err)))
+		return rc;
 	dev = kp_ncu_report_device(&p->set.ncu);
 	if (!dev)
 		dev = o->recorded_device;
@@ -102,6 +105,7 @@ void kp_pipeline_release(struct kp_pipeline *p)
 {
 	kp_profile_set_release(&p->set);
 	kp_strvec_release(&p->paths);
+	kp_buf_release(&p->sass_text);
 	memset(&p->files, 0, sizeof(p->files));
 	p->have_hw = 0;
 }
@@ -109,6 +113,16 @@ void kp_pipeline_release(struct kp_pipeline *p)
 const struct kp_kernel_profile *kp_pipeline_trace_kernel(struct kp_pipeline *p)
 {
 	return p->trace_kernel.trace ? &p->trace_kernel : NULL;
+}
+
+/* The loop shape of k's SASS into *shape; NULL when there is no SASS text or the function is not in it. */
+static const struct kp_sass_shape *shape_of(const struct kp_pipeline *p, const struct kp_kernel_profile *k,
+					    struct kp_sass_shape *shape)
+{
+	const char *name = k->sass ? (k->sass->mangled ? k->sass->mangled : k->sass->demangled) : NULL;
+	if (!name || !p->sass_text.len)
+		return NULL;
+	return kp_sass_shape_read(shape, p->sass_text.buf, p->sass_text.len, name) ? shape : NULL;
 }
 
 /* The tool ids to run on k: the caller's, every tool, the trace tools, or NULL for the class's. */
@@ -149,7 +163,8 @@ static void energy_paragraph(struct kp_pipeline *p, const struct kp_kernel_profi
 int kp_pipeline_kernel(struct kp_pipeline *p, const struct kp_kernel_profile *k, struct kp_pipeline_result *out,
 		       struct kp_error *err)
 {
-	struct kp_tool_input in = {k, NULL, NULL, p->o.stage2.energy, NULL};
+	struct kp_sass_shape shape;
+	struct kp_tool_input in = {k, NULL, NULL, p->o.stage2.energy, NULL, shape_of(p, k, &shape)};
 	struct kp_stage2_opts so = p->o.stage2;
 	struct kp_strvec ids = KP_STRVEC_INIT;
 	double t0;
@@ -204,7 +219,8 @@ int kp_pipeline_call_tool(struct kp_pipeline *p, const struct kp_kernel_profile 
 			  const struct kp_feedback_opts *fo, struct kp_buf *out, struct kp_error *err)
 {
 	struct kp_stage1 s1;
-	struct kp_tool_input in = {k, NULL, NULL, p->o.stage2.energy, NULL};
+	struct kp_sass_shape shape;
+	struct kp_tool_input in = {k, NULL, NULL, p->o.stage2.energy, NULL, shape_of(p, k, &shape)};
 	int rc;
 
 	if (!p->o.toolset)

@@ -37,7 +37,7 @@ static void stage2(const struct capture *c, int id, int all, int energy, struct 
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_strvec ids = KP_STRVEC_INIT;
 	struct kp_stage2_opts o = {0};
-	struct kp_tool_input in = {&c->ps.kernels[id], &c->s1[id], &hw, energy, NULL};
+	struct kp_tool_input in = {&c->ps.kernels[id], &c->s1[id], &hw, energy, NULL, NULL};
 	assert_true((size_t)id < c->ps.nkernels);
 	if (all) {
 		for (size_t i = 0; i < kp_toolset_count(ts); i++)
@@ -241,7 +241,7 @@ static void test_trace(void **state)
 	struct kp_buf b = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_kernel_profile p = {NULL, NULL, NULL, &t};
-	struct kp_tool_input in = {&p, NULL, NULL, 0, NULL};
+	struct kp_tool_input in = {&p, NULL, NULL, 0, NULL, NULL};
 	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
 
 	kp_test_read("tests/golden/tools/tiny_trace.json", &b);
