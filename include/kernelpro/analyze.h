@@ -101,6 +101,65 @@ json_t *kp_stage1_to_json(const struct kp_stage1 *s);
 int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, const struct kp_hw *hw,
 		  const struct kp_task_bytes *task, const struct kp_stage1_thresholds *t, struct kp_error *err);
 
+/* ---- The whole task: every kernel of a multi-kernel task (task.c) ---------------------------- */
+
+/*
+ * The fraction of the datasheet DRAM bandwidth a streaming kernel reaches in practice (measured
+ * on the H200 probe: 89.7% in ncu, a device copy 88%): a kernel there has nothing left to save.
+ */
+#define KP_DRAM_PRACTICAL 0.90
+
+/* Which kernels the tools run on: the largest savings first, until `share` of all the savings. */
+struct kp_task_cutoff {
+	double share;        /* stop once the selected kernels hold this share of the savings (0.80) */
+	size_t max_kernels;  /* at most this many kernels (5) */
+	double min_saving;   /* never a kernel that saves less than this share of the task's time (0.01) */
+};
+
+void kp_task_cutoff_default(struct kp_task_cutoff *c);
+
+/* One kernel of a task: its launches (grouped by ncu's kernel name) together. */
+struct kp_task_kernel {
+	const char *name;        /* ncu's kernel name (borrowed from the profile) */
+	const char *function;    /* the bare function name (borrowed) */
+	size_t nlaunches;
+	size_t longest;          /* index (into the arrays given to kp_task_stage1_build) of its longest launch */
+	double longest_s;
+	double time_s, flops, dram_bytes, share; /* share: of the task's kernel time */
+	enum kp_bound bound;     /* the class of its longest launch */
+	const char *rule;        /* the rule that decided it */
+	double ai, compute_frac, memory_frac;
+	double compute_s;        /* its FLOPs at their peaks */
+	double roofline_s;       /* per launch max(FLOPs at their peaks, measured bytes at the practical DRAM
+				    bandwidth), summed: the kernel at its roofline */
+	double saving_s;         /* time - roofline_s: what could be saved */
+	int selected;            /* within the cut-off: the tools run on its longest launch */
+};
+
+struct kp_task_stage1 {
+	struct kp_task_kernel *kernels; /* by saving_s, largest first */
+	size_t n, nlaunches, nselected;
+	double time_s, flops, dram_bytes, ai, ridge_ai, compute_peak, memory_peak, compute_frac, memory_frac;
+	double min_bytes;        /* the task's minimum traffic, NAN when unknown */
+	double floor_s;          /* max(all FLOPs at their peaks, min_bytes at DRAM peak): NAN without min_bytes */
+	double roofline_s;       /* the kernels' roofline times added up */
+	double saving_s, selected_saving_s;
+	struct kp_task_cutoff cutoff;
+};
+
+/*
+ * Groups n launches (ks[i] with its Stage 1 s1[i]) by kernel and ranks them by the time that
+ * could be saved; `task` (may be NULL) gives the minimum traffic, `cut` (NULL: defaults) the
+ * cut-off. Release with kp_task_stage1_release.
+ */
+void kp_task_stage1_build(struct kp_task_stage1 *t, const struct kp_kernel_profile *ks, const struct kp_stage1 *s1,
+			  size_t n, const struct kp_task_bytes *task, const struct kp_task_cutoff *cut);
+void kp_task_stage1_release(struct kp_task_stage1 *t);
+/* {"time_s", "ai", "floor_s", ..., "kernels": [{"rank", "kernel", "share", "class", "saving_s", "tools"}]}. New reference. */
+json_t *kp_task_stage1_to_json(const struct kp_task_stage1 *t, const struct kp_kernel_profile *ks);
+/* The ranking as text (at most max_rows kernels), for people and for the LLM. */
+void kp_task_stage1_describe(const struct kp_task_stage1 *t, size_t max_rows, struct kp_buf *out);
+
 /* ---- The diagnosis report (kernelpro diagnose / analyze; schema in docs/diagnose-json.md) ----- */
 
 /*

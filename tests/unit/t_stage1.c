@@ -263,6 +263,76 @@ static void test_latency_rules(void **state)
 	assert_non_null(strstr(s.reason, "achieved occupancy 85%"));
 }
 
+/* Three kernels, one launched twice: grouping, shares, the ranking by time that could be saved, the cut-off. */
+static void test_whole_task(void **state)
+{
+	struct kp_hw hw;
+	struct fake f[4];
+	struct kp_kernel_profile ks[4];
+	struct kp_stage1 s1[4];
+	struct kp_task_stage1 t;
+	struct kp_task_bytes task = {1e9, NAN};
+	struct kp_task_cutoff cut;
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *j;
+	load_hw(&hw);
+	/* "norm": two 1 ms launches at 30% of DRAM: 2/3 of each could go */
+	below_ridge(&f[0], &hw, 30, NULL, 0);
+	below_ridge(&f[1], &hw, 30, NULL, 0);
+	f[0].l.kernel = f[1].l.kernel = "norm(float *)";
+	f[0].l.function = f[1].l.function = "norm";
+	/* "gemm": 1 ms at 80% of the FP32 roof, above the ridge */
+	fake_init(&f[2], 1e6, 0.8 * hw.fp32 * 1e-3, 0.01 * hw.dram_bw * 1e-3, 80, 10);
+	f[2].l.kernel = "gemm(float *)";
+	f[2].l.function = "gemm";
+	/* "relu": 1 ms at the practical DRAM ceiling: nothing to save */
+	below_ridge(&f[3], &hw, 90, NULL, 0);
+	f[3].l.kernel = "relu(float *)";
+	f[3].l.function = "relu";
+	for (int i = 0; i < 4; i++) {
+		f[i].l.id = i;
+		ks[i] = (struct kp_kernel_profile){&f[i].l, NULL, NULL, NULL};
+		KP_ASSERT_OK(kp_stage1_run(&s1[i], &ks[i], &hw, &task, NULL, &err), &err);
+	}
+	kp_task_stage1_build(&t, ks, s1, 4, &task, NULL);
+	assert_int_equal(t.n, 3);
+	assert_int_equal(t.nlaunches, 4);
+	assert_true(fabs(t.time_s - 4e-3) < 1e-12);
+	assert_string_equal(t.kernels[0].function, "norm");
+	assert_int_equal(t.kernels[0].nlaunches, 2);
+	assert_true(fabs(t.kernels[0].share - 0.5) < 1e-9);
+	assert_true(fabs(t.kernels[0].saving_s - 2e-3 * (1 - 0.30 / KP_DRAM_PRACTICAL)) < 1e-6);
+	assert_string_equal(t.kernels[1].function, "gemm");
+	assert_int_equal(t.kernels[1].bound, KP_BOUND_COMPUTE);
+	assert_true(fabs(t.kernels[1].saving_s - 0.2e-3) < 1e-6);
+	assert_string_equal(t.kernels[2].function, "relu");
+	assert_true(t.kernels[2].saving_s < 1e-9);
+	/* norm holds 1.33 of 1.53 ms of savings (87%): the tools run on it alone */
+	assert_true(t.kernels[0].selected && !t.kernels[1].selected && !t.kernels[2].selected);
+	assert_true(fabs(t.floor_s - 0.8e-3) < 1e-5); /* the GEMM's FLOPs at peak outlast 1 GB at DRAM speed */
+	kp_task_stage1_describe(&t, 10, &b);
+	assert_non_null(strstr(b.buf, "3 kernels in 4 launches"));
+	assert_non_null(strstr(b.buf, "1. norm: 50% of the time (2 ms, 2 launches), memory-bound; could save 1.33 ms"));
+	assert_non_null(strstr(b.buf, "3. (no tools) relu"));
+	j = kp_task_stage1_to_json(&t, ks);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(j, "kernels"), 1),
+							   "longest_launch_id")), 2);
+	json_decref(j);
+	kp_task_stage1_release(&t);
+	/* a tighter cut-off share still takes the first; more kernels with a looser one */
+	kp_task_cutoff_default(&cut);
+	cut.share = 0.95;
+	kp_task_stage1_build(&t, ks, s1, 4, &task, &cut);
+	assert_int_equal(t.nselected, 2);
+	kp_task_stage1_release(&t);
+	cut.max_kernels = 1;
+	kp_task_stage1_build(&t, ks, s1, 4, &task, &cut);
+	assert_int_equal(t.nselected, 1);
+	kp_task_stage1_release(&t);
+	kp_buf_release(&b);
+}
+
 static void test_missing_inputs(void **state)
 {
 	struct kp_hw hw;
@@ -342,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_rule_edges),
 		cmocka_unit_test(test_utilization_rules),
 		cmocka_unit_test(test_latency_rules),
+		cmocka_unit_test(test_whole_task),
 		cmocka_unit_test(test_missing_inputs),
 		cmocka_unit_test(test_hw_table),
 		cmocka_unit_test(test_calibration_used),
