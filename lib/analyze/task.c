@@ -227,7 +227,7 @@ void kp_task_stage1_describe(const struct kp_task_stage1 *t, size_t max_rows, st
 	kp_buf_adds(out, ". Time that could be saved, by kernel (largest first):\n");
 	for (size_t i = 0; i < shown; i++) {
 		const struct kp_task_kernel *k = &t->kernels[i];
-		kp_buf_addf(out, "%zu. %s%.60s: %.0f%% of the time (", i + 1, k->selected ? "" : "(no tools) ", k->function,
+		kp_buf_addf(out, "%zu. %s%.60s: %.0f%% of the time (", i + 1, k->selected ? "" : "(not diagnosed) ", k->function,
 			    100 * k->share);
 		ms(out, k->time_s);
 		kp_buf_addf(out, ", %zu launch%s), %s-bound; could save ", k->nlaunches, k->nlaunches == 1 ? "" : "es",

@@ -315,7 +315,7 @@ static void test_whole_task(void **state)
 	kp_task_stage1_describe(&t, 10, &b);
 	assert_non_null(strstr(b.buf, "3 kernels in 4 launches"));
 	assert_non_null(strstr(b.buf, "1. norm: 50% of the time (2 ms, 2 launches), memory-bound; could save 1.33 ms"));
-	assert_non_null(strstr(b.buf, "3. (no tools) relu"));
+	assert_non_null(strstr(b.buf, "3. (not diagnosed) relu"));
 	j = kp_task_stage1_to_json(&t, ks);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(j, "kernels"), 1),
 							   "longest_launch_id")), 2);
