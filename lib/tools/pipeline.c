@@ -115,12 +115,15 @@ const struct kp_kernel_profile *kp_pipeline_trace_kernel(struct kp_pipeline *p)
 	return p->trace_kernel.trace ? &p->trace_kernel : NULL;
 }
 
-/* The loop shape of k's SASS into *shape; NULL when there is no SASS text or the function is not in it. */
+/*
+ * The loop shape of k's SASS into *shape; NULL when there is no SASS text, the function is not in
+ * it, or it has no FFMA (nothing for the shape to tell: the text is not read again).
+ */
 static const struct kp_sass_shape *shape_of(const struct kp_pipeline *p, const struct kp_kernel_profile *k,
 					    struct kp_sass_shape *shape)
 {
 	const char *name = k->sass ? (k->sass->mangled ? k->sass->mangled : k->sass->demangled) : NULL;
-	if (!name || !p->sass_text.len)
+	if (!name || !p->sass_text.len || !k->sass->counts[KP_SASS_FFMA])
 		return NULL;
 	return kp_sass_shape_read(shape, p->sass_text.buf, p->sass_text.len, name) ? shape : NULL;
 }
