@@ -86,9 +86,8 @@ static void print_warnings(struct kp_cli *cli, const struct kp_profile_set *ps)
 
 /*
  * The whole task (a profile of more than one launch, or --task): the ranking first; with --task
- * also the selected kernels' reports and nothing else. JSON: root "task". 1 when --task printed
- * everything, 0 to go on with the launches, or an exit code below 0... never: errors return
- * through *rc.
+ * also the selected kernels' reports and nothing else. JSON: root "task". Returns 1 when the
+ * report is complete (--task, or an error: *rc is then the exit code), 0 to go on with the launches.
  */
 static int task_report(struct kp_cli *cli, const struct kp_diagnose_opts *o, struct kp_pipeline *p, json_t *root,
 		       int *rc)
@@ -120,6 +119,9 @@ static int task_report(struct kp_cli *cli, const struct kp_diagnose_opts *o, str
 	} else {
 		kp_task_stage1_describe(&t.task, o->task ? 20 : 10, &b);
 		fprintf(cli->out, "%s", b.buf ? b.buf : "");
+		if (!o->task)
+			fprintf(cli->out, "(the task's feedback, --task, diagnoses only the kernels not marked; every "
+					  "launch below is diagnosed on its own)\n");
 		if (o->task) {
 			for (size_t i = 0; i < t.nresults; i++) {
 				fprintf(cli->out, "\n");
