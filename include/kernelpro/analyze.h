@@ -84,6 +84,8 @@ struct kp_stage1_thresholds {
 	double mixed_margin;  /* both within this of each other and above roof_frac*0.75: mixed (default 0.15) */
 	double sm_margin;     /* below the ridge, the SM side must be this much busier than memory for compute (0.10) */
 	double starved_occupancy; /* achieved occupancy (%) below which a kernel with no saturated unit is latency (25) */
+	double starved_stall;  /* ...when a latency stall reason holds at least this share of the warp cycles (0.5) */
+	double issue_bound;    /* issue slots count as the SM side's bound only from this share on (0.90) */
 };
 
 void kp_stage1_thresholds_default(struct kp_stage1_thresholds *t);

@@ -39,7 +39,17 @@ static double shared_conflict_free(const struct kp_launch *l)
 	return w > 0 ? busy * fmax(0, w - c) / w : busy;
 }
 
-void kp__stage1_units(struct kp_stage1 *s, const struct kp_launch *l)
+/*
+ * Whether a unit can stand for its side: the issue slots serve every instruction, memory ones
+ * included, so a memory-bound kernel keeps them fairly busy too; only when they are nearly always
+ * taken (issue_bound) is instruction issue itself the bound.
+ */
+static int decisive(const struct kp_unit_busy *u, const struct kp_stage1_thresholds *t)
+{
+	return strcmp(u->name, "issue slots") || u->busy >= t->issue_bound;
+}
+
+void kp__stage1_units(struct kp_stage1 *s, const struct kp_launch *l, const struct kp_stage1_thresholds *t)
 {
 	static const struct {
 		const char *name, *metric;
@@ -73,7 +83,7 @@ void kp__stage1_units(struct kp_stage1 *s, const struct kp_launch *l)
 	s->sm_unit = s->mem_unit = -1;
 	for (size_t i = 0; i < s->nunits; i++) {
 		int *best = s->units[i].side == KP_SIDE_SM ? &s->sm_unit : &s->mem_unit;
-		if (*best < 0 || s->units[i].busy > s->units[*best].busy)
+		if (decisive(&s->units[i], t) && (*best < 0 || s->units[i].busy > s->units[*best].busy))
 			*best = (int)i;
 	}
 }
@@ -92,6 +102,14 @@ static const struct {
 	{KP_M_STALL_LG_THROTTLE, "lg_throttle", 0},        {KP_M_STALL_TEX_THROTTLE, "tex_throttle", 0},
 	{KP_M_STALL_DISPATCH_STALL, "dispatch_stall", 0},   {KP_M_STALL_GMMA, "gmma", 0},
 };
+
+static int stall_is_latency(const char *name)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(stalls); i++)
+		if (!strcmp(stalls[i].name, name))
+			return stalls[i].latency;
+	return 0;
+}
 
 void kp__stage1_stalls(struct kp_stage1 *s, const struct kp_launch *l)
 {
@@ -166,7 +184,8 @@ void kp__stage1_classify(struct kp_stage1 *o, const struct kp_stage1_thresholds 
 			 topname, 100 * top, 100 * t->latency_frac, occ, stall);
 		return;
 	}
-	if (o->occupancy_pct < t->starved_occupancy && top < t->roof_frac && !(o->latency_stalls < 0.5)) {
+	if (o->occupancy_pct < t->starved_occupancy && top < t->roof_frac &&
+	    (!o->stall || (stall_is_latency(o->stall) && o->stall_share >= t->starved_stall))) {
 		o->bound = KP_BOUND_LATENCY;
 		o->rule = "starved";
 		snprintf(o->reason, sizeof(o->reason),

@@ -32,6 +32,8 @@ void kp_stage1_thresholds_default(struct kp_stage1_thresholds *t)
 	t->mixed_margin = 0.15;
 	t->sm_margin = 0.10;
 	t->starved_occupancy = 25;
+	t->starved_stall = 0.5;
+	t->issue_bound = 0.90;
 }
 
 static const char *const stage1_metrics[] = {
@@ -297,7 +299,7 @@ int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, cons
 	have_flops = cuda_core_flops(&c, hw, roofs, &nroofs);
 	tensor_flops(&c, hw, p->sass, roofs, &nroofs);
 	place_on_roofline(out, hw, roofs, nroofs, task);
-	kp__stage1_units(out, p->launch);
+	kp__stage1_units(out, p->launch, th);
 	kp__stage1_stalls(out, p->launch);
 	kp__stage1_classify(out, th, have_flops);
 	return 0;

@@ -5,7 +5,7 @@
 #include "kernelpro/analyze.h"
 
 /* Fills s->units, s->sm_unit and s->mem_unit from the launch; needs the roofline fields set first. */
-void kp__stage1_units(struct kp_stage1 *s, const struct kp_launch *l);
+void kp__stage1_units(struct kp_stage1 *s, const struct kp_launch *l, const struct kp_stage1_thresholds *t);
 /* Fills the occupancy and stall fields (NAN/NULL when not collected). */
 void kp__stage1_stalls(struct kp_stage1 *s, const struct kp_launch *l);
 /* The class, the rule that decided and the reason, from the fields above. */

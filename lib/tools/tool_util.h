@@ -47,7 +47,10 @@ double kp_tool_busiest(const struct kp_tool_input *m);
  */
 double kp_tool_headroom(const struct kp_tool_input *m);
 
-/* mem% / max(sm%, mem%): 1 when memory dominates; the share of a memory fix that shows in time. */
+/*
+ * mem / max(sm, mem), the busiest unit of each side (Stage 1's units, else ncu's SOL): 1 when memory
+ * dominates; the share of a memory fix that shows in time.
+ */
 double kp_tool_memory_weight(const struct kp_tool_input *m);
 /* sm% / max(sm%, mem%). */
 double kp_tool_compute_weight(const struct kp_tool_input *m);

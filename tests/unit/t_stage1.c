@@ -224,8 +224,17 @@ static void test_utilization_rules(void **state)
 	fake_set(&f, KP_M_CONF_LD, 15e9);
 	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MEMORY);
 	/* both sides near their roofs and close: mixed */
-	below_ridge(&f, &hw, 68, KP_M_ISSUE_PCT_ELAPSED, 72);
+	below_ridge(&f, &hw, 68, KP_M_PIPE_FMA_E, 72);
 	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MIXED);
+	/* busy issue slots alone (an elementwise kernel's index math and memory instructions) are no bound... */
+	below_ridge(&f, &hw, 41, KP_M_ISSUE_PCT_ELAPSED, 69);
+	fake_pct(&f, KP_M_PIPE_ALU_E, 45);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_MEMORY);
+	assert_string_equal(kp_stage1_busiest(&s, KP_SIDE_SM)->name, "ALU pipe");
+	/* ... until the schedulers issue nearly every cycle: instruction-bound */
+	fake_pct(&f, KP_M_ISSUE_PCT_ELAPSED, 95);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_COMPUTE);
+	assert_non_null(strstr(s.reason, "issue slots 95%"));
 }
 
 static void test_latency_rules(void **state)
@@ -256,6 +265,18 @@ static void test_latency_rules(void **state)
 	fake_set(&f, KP_M_STALL_MATH_PIPE_THROTTLE, 70);
 	fake_set(&f, KP_M_STALL_LONG_SCOREBOARD, 10);
 	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_COMPUTE);
+	/* low occupancy by design (a tensor-core convolution), a unit fairly busy, no latency stall dominating */
+	fake_init(&f, 1e6, 0.36 * hw.tf32_tc * 1e-3, 0.13 * hw.dram_bw * 1e-3, 60, 50);
+	fake_set(&f, KP_M_TENSOR_TF32, 0.36 * hw.tf32_tc * 1e-3);
+	fake_set(&f, KP_M_OP_FFMA, 0);
+	fake_pct(&f, KP_M_TENSOR_PCT_ELAPSED, 54);
+	fake_pct(&f, KP_M_WARPS_ACTIVE, 12);
+	fake_set(&f, KP_M_STALL_TOTAL, 10);
+	fake_set(&f, KP_M_STALL_WAIT, 2.9);
+	fake_set(&f, KP_M_STALL_BARRIER, 2);
+	fake_set(&f, KP_M_STALL_MATH_PIPE_THROTTLE, 1.5);
+	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_COMPUTE);
+	assert_string_equal(s.stall, "wait");
 	/* nothing busy at all, whatever the occupancy: idle */
 	below_ridge(&f, &hw, 10, KP_M_L1_PCT_ELAPSED, 12);
 	assert_int_equal(classify(&f, &hw, &s), KP_BOUND_LATENCY);

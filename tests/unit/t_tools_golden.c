@@ -198,7 +198,8 @@ static const struct {
 	{"warp_stalls", {0, -1}, {1, 11, 15, -1}},
 	{"bank_conflicts", {8, -1}, {1, 7, 9, 15, 16, -1}},
 	{"tensor_cores", {5, 6, 7, 15}, {1, 8, 11, 12, 16, -1}},
-	{"pipe_balance", {11, -1}, {1, 5, 7, 15, 16, -1}},
+	/* 7 and 15 keep a pipe near saturation (LSU 78%, FMA 79%); tensor_cores explains both */
+	{"pipe_balance", {11, -1}, {1, 5, 16, -1}},
 	{"divergence", {11, -1}, {0, 1, 5, 10, 12, 14, 16, -1}},
 	{"grid_waves", {14, -1}, {0, 1, 4, 7, 15, 16, -1}},
 	{"local_memory", {10, -1}, {0, 1, 5, 11, 16, -1}},
