@@ -158,15 +158,12 @@ static int launches_report(struct kp_cli *cli, const struct kp_diagnose_opts *o,
 		print_warnings(cli, ps);
 	}
 	if (task_report(cli, o, p, root, &rc)) {
-		if (rc)
-			goto out;
-		if (!root)
-			return KP_EXIT_OK;
-		kp_json_set(root, "incomplete", json_boolean(incomplete));
-		kp_json_set(root, "launches", launches);
-		launches = NULL;
-		kp_cli_print_json(cli, root);
-		rc = KP_EXIT_OK;
+		if (!rc && root) { /* --task: the launches are in the task's feedback */
+			kp_json_set(root, "incomplete", json_boolean(incomplete));
+			kp_json_set(root, "launches", launches);
+			launches = NULL;
+			kp_cli_print_json(cli, root);
+		}
 		goto out;
 	}
 	for (size_t i = 0; i < ps->nkernels; i++) {
