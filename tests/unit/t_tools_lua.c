@@ -233,6 +233,135 @@ static void test_instruction_limit(void **state)
 	kp_toolset_free(ts);
 }
 
+/*
+ * What the instruction count alone did not bound (issue 21): work done in C where the count hook
+ * does not run (pattern backtracking, a gsub loop, string.rep of "", table.move over a huge
+ * range), pcall and xpcall catching the limit's error, and __gc finalizers (which run with hooks
+ * off, also when the state closes). Each ends with a message naming its file; the others run.
+ */
+static const struct {
+	const char *name, *body, *expect;
+} hostile[] = {
+	{"pattern", "return string.find(string.rep('a', 3000), string.rep('.-', 12) .. 'b')", "limit exceeded"},
+	{"gmatch", "for w in string.rep('a', 5000):gmatch(string.rep('a-', 10) .. 'b') do end", "limit exceeded"},
+	{"gsub_bomb", "local s = string.rep('ab', 5e5)\nfor i = 1, 1e9 do s:gsub('a', 'a') end", "limit exceeded"},
+	{"balance", "local s = string.rep('(', 1e6)\nfor i = 1, 1e9 do s:find('%b()') end", "limit exceeded"},
+	{"rep_empty", "for i = 1, 1e9 do string.rep('', math.maxinteger) end", "limit exceeded"},
+	{"tmove", "table.move({}, 1, math.maxinteger - 1, 1, {})", "limit exceeded"},
+	{"tinsert", "table.insert(setmetatable({}, {__len = function() return 1 << 50 end}), 1, 0)", "limit exceeded"},
+	{"tremove", "table.remove(setmetatable({}, {__len = function() return 1 << 50 end}), 1)", "limit exceeded"},
+	{"pcall_loop", "while true do pcall(function() while true do end end) end", "limit exceeded"},
+	{"xpcall_loop", "while true do xpcall(function() while true do end end, function() while true do end end) end",
+	 "limit exceeded"},
+	{"close_loop", "while true do local x <close> = setmetatable({}, {__close = function() while true do end end}) end",
+	 "limit exceeded"},
+	{"gc", "setmetatable({}, {__gc = function() while true do end end})", "__gc metamethods are not allowed"},
+	{"sort_long", "local t, s = {}, string.rep('a', 1e7)\nfor i = 1, 1e6 do t[i] = s end\ntable.sort(t)",
+	 "time limit exceeded (300 ms) in"},
+	{"upper_loop", "local s = string.rep('x', 2e7)\nwhile true do local u = s:upper() end", "limit exceeded"},
+	{"error_table", "error(setmetatable({}, {__index = function() while true do end end}))", "error object is a table"},
+};
+
+static void test_hostile_runs(void **state)
+{
+	struct kp_toolset *ts = NULL;
+	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
+	struct kp_strvec ids = KP_STRVEC_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf src = KP_BUF_INIT;
+	struct kp_toolset_opts o = {0};
+	const char *dirs[] = {dir, NULL};
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++) {
+		char file[64];
+		snprintf(file, sizeof(file), "%s.lua", hostile[i].name);
+		kp_buf_reset(&src);
+		kp_buf_addf(&src, TOOL_HEAD("%s") "analyze = function() end,\ntrigger = function(m, t)\n%s\nend }\n",
+			    hostile[i].name, hostile[i].body);
+		write_tool(file, src.buf);
+		kp_strvec_push(&ids, hostile[i].name);
+	}
+	write_tool("zz_good.lua", adds_finding);
+	kp_strvec_push(&ids, "big_reads");
+	o.dirs = dirs;
+	o.lua_time_limit_ms = 300;
+	KP_ASSERT_OK(kp_toolset_open(&ts, &o, &err), &err);
+	assert_int_equal(kp_toolset_problems(ts)->n, 0);
+	KP_ASSERT_OK(kp_toolset_run(ts, &ids, &fx.in, &d, &err), &err);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++) {
+		char file[64];
+		snprintf(file, sizeof(file), "%s.lua", hostile[i].name);
+		if (d.results[i].status != KP_TOOL_FAILED || !strstr(d.results[i].message, file) ||
+		    !strstr(d.results[i].message, hostile[i].expect))
+			fail_msg("%s: status %d, message '%s' (expected '%s')", file, d.results[i].status,
+				 d.results[i].message ? d.results[i].message : "", hostile[i].expect);
+	}
+	assert_int_equal(d.results[KP_ARRAY_SIZE(hostile)].status, KP_TOOL_FIRED);
+	assert_int_equal(d.findings.n, 1);
+	kp_diagnosis_release(&d);
+	kp_strvec_release(&ids);
+	kp_buf_release(&src);
+	kp_toolset_free(ts); /* closes every state: no finalizer can run there either */
+}
+
+/* The same at load time: each file is left out with its file and reason; the others load. */
+static void test_hostile_loads(void **state)
+{
+	struct kp_toolset *ts = NULL;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf src = KP_BUF_INIT;
+	struct kp_toolset_opts o = {0};
+	const char *dirs[] = {dir, NULL};
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++) {
+		char file[64];
+		snprintf(file, sizeof(file), "%s.lua", hostile[i].name);
+		kp_buf_reset(&src);
+		kp_buf_addf(&src, "local function f()\n%s\nend\nf()\nreturn {}\n", hostile[i].body);
+		write_tool(file, src.buf);
+	}
+	write_tool("zz_good.lua", adds_finding);
+	o.dirs = dirs;
+	o.lua_time_limit_ms = 300;
+	KP_ASSERT_OK(kp_toolset_open(&ts, &o, &err), &err);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++) {
+		char file[64];
+		const char *p;
+		snprintf(file, sizeof(file), "%s.lua", hostile[i].name);
+		p = problem(ts, file);
+		if (!p || !strstr(p, hostile[i].expect))
+			fail_msg("%s: problem '%s' (expected '%s')", file, p ? p : "(none)", hostile[i].expect);
+	}
+	assert_int_equal(kp_toolset_problems(ts)->n, KP_ARRAY_SIZE(hostile));
+	assert_non_null(kp_toolset_find(ts, "big_reads"));
+	kp_buf_release(&src);
+	kp_toolset_free(ts);
+}
+
+/* A limit's error cannot be caught: pcall and xpcall hand it on, the handler is not run. */
+static void test_limit_not_catchable(void **state)
+{
+	struct kp_toolset *ts;
+	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
+
+	write_tool("catch.lua", TOOL_HEAD("catch") "analyze = function() return {title = 'went on'} end,\n"
+		   "trigger = function()\n  local ok = pcall(function() while true do end end)\n"
+		   "  local ok2 = xpcall(function() while true do end end, function(e) return 'handled' end)\n"
+		   "  return true\nend }\n");
+	write_tool("ordinary.lua", TOOL_HEAD("ordinary") "analyze = function() return {title = 'ok'} end,\n"
+		   "trigger = function()\n  local ok, e = pcall(error, 'boom')\n"
+		   "  local ok2, e2 = xpcall(error, function(m) return 'handled ' .. m end, 'x')\n"
+		   "  return not ok and e == 'boom' and not ok2 and e2 == 'handled x'\nend }\n");
+	ts = open_dir(200000);
+	assert_int_equal(kp_fx_run(ts, "catch", &fx, &d), KP_TOOL_FAILED);
+	assert_non_null(strstr(d.results[0].message, "catch.lua:3: instruction limit exceeded"));
+	assert_int_equal(d.findings.n, 0);
+	/* pcall and xpcall still work for ordinary errors */
+	assert_int_equal(kp_fx_run(ts, "ordinary", &fx, &d), KP_TOOL_FIRED);
+	kp_diagnosis_release(&d);
+	kp_toolset_free(ts);
+}
+
 static void test_missing_metric(void **state)
 {
 	struct kp_toolset *ts;
@@ -355,6 +484,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replaces_builtin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_broken_tools, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_instruction_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_loads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limit_not_catchable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_metric, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sandbox, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tools_path_env, setup, teardown),
