@@ -64,7 +64,11 @@ void kp__luatool_push_t(lua_State *L, const struct kp_luatool *lt, const double 
  * Runs inside a protected call (luatool_lib.c).
  */
 void kp__luatool_bound_libs(lua_State *L);
-/* The pattern functions, for kp__luatool_bound_libs (luatool_match.c). */
+/*
+ * Sets string.find/match/gmatch/gsub to the bounded pattern functions (luatool_match.c). The
+ * state's extra space must point at its kp_luatool (their steps are charged to it).
+ */
+void kp__luatool_open_patterns(lua_State *L);
 int kp__luatool_find(lua_State *L);
 int kp__luatool_match(lua_State *L);
 int kp__luatool_gmatch(lua_State *L);

@@ -15,17 +15,28 @@
 
 /* ---- base: pcall, xpcall, setmetatable ------------------------------------------------------ */
 
-/* pcall(f, ...): as Lua's, except that a limit's error goes on up: the tool cannot catch it. */
-static int sb_pcall(lua_State *L)
+/*
+ * Calls the function at index 2 with the values above it (the message handler at index 1 when
+ * msgh is 1; index 1 is a placeholder when 0) and returns what pcall returns, in place of index 1.
+ * A limit's error goes on up: the tool cannot catch it.
+ */
+static int protected_call(lua_State *L, int msgh)
 {
-	int status;
-	luaL_checkany(L, 1);
-	status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+	int status = lua_pcall(L, lua_gettop(L) - 2, LUA_MULTRET, msgh);
 	if (kp__luatool_self(L)->aborted)
 		return lua_error(L);
 	lua_pushboolean(L, status == LUA_OK);
-	lua_insert(L, 1);
+	lua_replace(L, 1);
 	return lua_gettop(L);
+}
+
+/* pcall(f, ...) */
+static int sb_pcall(lua_State *L)
+{
+	luaL_checkany(L, 1);
+	lua_pushnil(L);
+	lua_insert(L, 1);
+	return protected_call(L, 0);
 }
 
 /* The handler xpcall installs: the tool's, unless the call was aborted (then the error as is). */
@@ -42,18 +53,12 @@ static int xpcall_handler(lua_State *L)
 /* xpcall(f, msgh, ...) */
 static int sb_xpcall(lua_State *L)
 {
-	int status, n = lua_gettop(L);
 	luaL_checktype(L, 2, LUA_TFUNCTION);
 	lua_pushvalue(L, 2);
 	lua_pushcclosure(L, xpcall_handler, 1);
 	lua_copy(L, 1, 2); /* f where msgh was */
 	lua_replace(L, 1); /* the handler first */
-	status = lua_pcall(L, n - 2, LUA_MULTRET, 1);
-	if (kp__luatool_self(L)->aborted)
-		return lua_error(L);
-	lua_pushboolean(L, status == LUA_OK);
-	lua_replace(L, 1);
-	return lua_gettop(L);
+	return protected_call(L, 1);
 }
 
 /*
@@ -91,7 +96,8 @@ static int sb_rep(lua_State *L)
 	const char *sep = luaL_optlstring(L, 3, "", &lsep);
 	struct kp_luatool *lt = kp__luatool_self(L);
 	luaL_Buffer b;
-	size_t total;
+	size_t total, done;
+	char *p;
 	if (n <= 0 || l + lsep == 0) {
 		lua_pushliteral(L, "");
 		return 1;
@@ -101,13 +107,20 @@ static int sb_rep(lua_State *L)
 		                  (int)(lt->lim.mem >> 20));
 	total = (size_t)n * l + (size_t)(n - 1) * lsep;
 	kp__luatool_charge(L, (long)(total / 64));
-	luaL_buffinitsize(L, &b, total);
-	for (lua_Integer i = 0; i < n; i++) {
-		luaL_addlstring(&b, s, l);
-		if (lsep && i + 1 < n)
-			luaL_addlstring(&b, sep, lsep);
+	/* s, sep, s, ... is periodic: write one period, then copy what is written onto its end */
+	p = luaL_buffinitsize(L, &b, total);
+	memcpy(p, s, l);
+	done = l;
+	if (total > l) {
+		memcpy(p + l, sep, lsep);
+		done += lsep;
 	}
-	luaL_pushresult(&b);
+	while (done < total) {
+		size_t k = done < total - done ? done : total - done;
+		memcpy(p + done, p, k);
+		done += k;
+	}
+	luaL_pushresultsize(&b, total);
 	return 1;
 }
 
@@ -245,6 +258,18 @@ static void replace(lua_State *L, const char *name, lua_CFunction f, int wrap)
 	lua_setfield(L, -2, name);
 }
 
+void kp__luatool_open_patterns(lua_State *L)
+{
+	static const luaL_Reg fns[] = {{"find", kp__luatool_find},
+				       {"match", kp__luatool_match},
+				       {"gmatch", kp__luatool_gmatch},
+				       {"gsub", kp__luatool_gsub},
+				       {NULL, NULL}};
+	lua_getglobal(L, LUA_STRLIBNAME);
+	luaL_setfuncs(L, fns, 0);
+	lua_pop(L, 1);
+}
+
 void kp__luatool_bound_libs(lua_State *L)
 {
 	lua_pushglobaltable(L);
@@ -253,10 +278,6 @@ void kp__luatool_bound_libs(lua_State *L)
 	replace(L, "setmetatable", sb_setmetatable, 1);
 	lua_getfield(L, -1, LUA_STRLIBNAME);
 	replace(L, "rep", sb_rep, 0);
-	replace(L, "find", kp__luatool_find, 0);
-	replace(L, "match", kp__luatool_match, 0);
-	replace(L, "gmatch", kp__luatool_gmatch, 0);
-	replace(L, "gsub", kp__luatool_gsub, 0);
 	lua_pop(L, 1);
 	lua_getfield(L, -1, LUA_TABLIBNAME);
 	replace(L, "insert", sb_insert, 0);
@@ -264,4 +285,5 @@ void kp__luatool_bound_libs(lua_State *L)
 	replace(L, "move", sb_move, 0);
 	replace(L, "sort", sb_sort, 1);
 	lua_pop(L, 2);
+	kp__luatool_open_patterns(L);
 }

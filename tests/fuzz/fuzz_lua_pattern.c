@@ -45,15 +45,8 @@ static lua_State *new_state(int bounded)
 	luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
 	lua_pop(L, 3);
 	if (bounded) {
-		static const luaL_Reg fns[] = {{"find", kp__luatool_find},
-					       {"match", kp__luatool_match},
-					       {"gmatch", kp__luatool_gmatch},
-					       {"gsub", kp__luatool_gsub},
-					       {NULL, NULL}};
 		*(struct kp_luatool **)lua_getextraspace(L) = &lt;
-		lua_getglobal(L, LUA_STRLIBNAME);
-		luaL_setfuncs(L, fns, 0);
-		lua_pop(L, 1);
+		kp__luatool_open_patterns(L);
 	}
 	return L;
 }

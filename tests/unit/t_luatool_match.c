@@ -53,16 +53,7 @@ static lua_State *new_state(int ours)
 	lua_pop(L, 3);
 	if (ours) {
 		*(struct kp_luatool **)lua_getextraspace(L) = &lt;
-		lua_getglobal(L, LUA_STRLIBNAME);
-		lua_pushcfunction(L, kp__luatool_find);
-		lua_setfield(L, -2, "find");
-		lua_pushcfunction(L, kp__luatool_match);
-		lua_setfield(L, -2, "match");
-		lua_pushcfunction(L, kp__luatool_gmatch);
-		lua_setfield(L, -2, "gmatch");
-		lua_pushcfunction(L, kp__luatool_gsub);
-		lua_setfield(L, -2, "gsub");
-		lua_pop(L, 1);
+		kp__luatool_open_patterns(L);
 	}
 	return L;
 }
