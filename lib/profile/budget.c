@@ -17,11 +17,12 @@ static int over(struct kp_pbudget *b, int line, struct kp_error *err)
 	char where[32] = "";
 	if (line > 0)
 		snprintf(where, sizeof(where), ":%d", line);
-	return kp_error_set(err, KP_ETOOBIG,
-			    "%s%s: parsing it needs more than the %zu MiB allowed for profile data "
-			    "(KERNELPRO_PROFILE_MEM_MB); raise it (e.g. KERNELPRO_PROFILE_MEM_MB=%zu) or profile "
-			    "fewer launches (kernelpro profile -c N, -k NAME)",
-			    b->what, where, mb, mb * 4);
+	return kp_error_set(
+	    err, KP_ETOOBIG,
+	    "%s%s: parsing it needs more than the %zu MiB allowed for profile data "
+	    "(KERNELPRO_PROFILE_MEM_MB); raise it (e.g. KERNELPRO_PROFILE_MEM_MB=%zu) or profile "
+	    "fewer launches (kernelpro profile -c N, -k NAME)",
+	    b->what, where, mb, mb * 4);
 }
 
 int kp_pbudget_init(struct kp_pbudget *b, const char *what, size_t len, struct kp_error *err)
@@ -31,9 +32,10 @@ int kp_pbudget_init(struct kp_pbudget *b, const char *what, size_t len, struct k
 	b->what = what;
 	b->used = 0;
 	if (env && *env && (kp_parse_long(env, &mb) || mb <= 0 || (unsigned long)mb > SIZE_MAX / MIB))
-		return kp_error_set(err, KP_EINVAL,
-				    "KERNELPRO_PROFILE_MEM_MB='%s' is not a positive number of MiB (default %d)", env,
-				    KP_PROFILE_MEM_MB);
+		return kp_error_set(
+		    err, KP_EINVAL,
+		    "KERNELPRO_PROFILE_MEM_MB='%s' is not a positive number of MiB (default %d)", env,
+		    KP_PROFILE_MEM_MB);
 	b->cap = (size_t)mb * MIB;
 	return kp_pbudget_add(b, len + 1, 0, err);
 }

@@ -23,8 +23,8 @@ static int cmp(const void *pa, const void *pb, void *ud)
 	return c ? c : (a > b) - (a < b);
 }
 
-void kp_nameidx_build(struct kp_nameidx *x, const void *base, size_t nmemb, size_t size, size_t off, size_t off2,
-		      int (*keep)(const void *elem))
+void kp_nameidx_build(struct kp_nameidx *x, const void *base, size_t nmemb, size_t size, size_t off,
+                      size_t off2, int (*keep)(const void *elem))
 {
 	x->base = base;
 	x->size = size;

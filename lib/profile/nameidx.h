@@ -22,8 +22,8 @@ struct kp_nameidx {
  * is not NULL (and, when keep is given, for which keep(elem) is true); `off2` is the second
  * field's offset or KP_NAMEIDX_NONE. The array must not move while the index is used.
  */
-void kp_nameidx_build(struct kp_nameidx *x, const void *base, size_t nmemb, size_t size, size_t off, size_t off2,
-		      int (*keep)(const void *elem));
+void kp_nameidx_build(struct kp_nameidx *x, const void *base, size_t nmemb, size_t size, size_t off,
+                      size_t off2, int (*keep)(const void *elem));
 void kp_nameidx_release(struct kp_nameidx *x);
 
 /* The first element in array order whose field equals name, or NULL. */

@@ -257,7 +257,7 @@ static int read_header(struct kp_csv *c, struct kp_csv_row *h, const char *what,
 static int build_columns(struct kp_ncu_report *r, struct ncu_priv *p, const struct kp_csv_row *h,
 			 const struct kp_csv_row *units, struct mcol **out, size_t *nout, struct kp_error *err)
 {
-	struct kp_strmap names = KP_STRMAP_INIT;
+	struct kp_strmap names = {0};
 	struct mcol *m;
 	size_t n = 0;
 	int rc;

@@ -15,12 +15,11 @@ struct kp_strmap_ent {
 	size_t val;
 };
 
+/* Zeroed is empty. */
 struct kp_strmap {
 	struct kp_strmap_ent *e;
 	size_t cap, n;
 };
-
-#define KP_STRMAP_INIT {NULL, 0, 0}
 
 /* The value stored under key, or NULL. */
 size_t *kp_strmap_find(const struct kp_strmap *m, const char *key);

@@ -261,10 +261,10 @@ static void replace(lua_State *L, const char *name, lua_CFunction f, int wrap)
 void kp__luatool_open_patterns(lua_State *L)
 {
 	static const luaL_Reg fns[] = {{"find", kp__luatool_find},
-				       {"match", kp__luatool_match},
-				       {"gmatch", kp__luatool_gmatch},
-				       {"gsub", kp__luatool_gsub},
-				       {NULL, NULL}};
+	                               {"match", kp__luatool_match},
+	                               {"gmatch", kp__luatool_gmatch},
+	                               {"gsub", kp__luatool_gsub},
+	                               {NULL, NULL}};
 	lua_getglobal(L, LUA_STRLIBNAME);
 	luaL_setfuncs(L, fns, 0);
 	lua_pop(L, 1);

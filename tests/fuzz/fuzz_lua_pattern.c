@@ -16,26 +16,27 @@
 static struct kp_luatool lt;
 static lua_State *ref, *ours;
 
-static const char driver[] = "local fn, s, p, init = ...\n"
-			     "local function ser(ok, ...)\n"
-			     "  local t = {ok and 'ok' or 'err'}\n"
-			     "  for i = 1, select('#', ...) do t[#t + 1] = type((select(i, ...))) .. ':' .. "
-			     "tostring((select(i, ...))) end\n"
-			     "  return table.concat(t, '|')\n"
-			     "end\n"
-			     "if fn == 'gmatch' then\n"
-			     "  return ser(pcall(function()\n"
-			     "    local r, n = {}, 0\n"
-			     "    for a, b in string.gmatch(s, p, init) do\n"
-			     "      n = n + 1; r[n] = tostring(a) .. ',' .. tostring(b)\n"
-			     "      if n > 100 then break end\n"
-			     "    end\n"
-			     "    return table.concat(r, ';')\n"
-			     "  end))\n"
-			     "end\n"
-			     "if fn == 'gsub' then return ser(pcall(string.gsub, s, p, '<%0>', init)) end\n"
-			     "if fn == 'gsubf' then return ser(pcall(string.gsub, s, p, function(a, b) return b end)) end\n"
-			     "return ser(pcall(string[fn], s, p, init))\n";
+static const char driver[] =
+    "local fn, s, p, init = ...\n"
+    "local function ser(ok, ...)\n"
+    "  local t = {ok and 'ok' or 'err'}\n"
+    "  for i = 1, select('#', ...) do t[#t + 1] = type((select(i, ...))) .. ':' .. "
+    "tostring((select(i, ...))) end\n"
+    "  return table.concat(t, '|')\n"
+    "end\n"
+    "if fn == 'gmatch' then\n"
+    "  return ser(pcall(function()\n"
+    "    local r, n = {}, 0\n"
+    "    for a, b in string.gmatch(s, p, init) do\n"
+    "      n = n + 1; r[n] = tostring(a) .. ',' .. tostring(b)\n"
+    "      if n > 100 then break end\n"
+    "    end\n"
+    "    return table.concat(r, ';')\n"
+    "  end))\n"
+    "end\n"
+    "if fn == 'gsub' then return ser(pcall(string.gsub, s, p, '<%0>', init)) end\n"
+    "if fn == 'gsubf' then return ser(pcall(string.gsub, s, p, function(a, b) return b end)) end\n"
+    "return ser(pcall(string[fn], s, p, init))\n";
 
 static lua_State *new_state(int bounded)
 {

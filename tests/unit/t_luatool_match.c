@@ -165,7 +165,8 @@ static void test_known_cases(void **state)
 	    {"aXb", "a?X?b?"},
 	    {"[[x]]", "%[(.-)%]"},
 	    {"abab", "(ab)-"},
-	    {"a\0b", "%z"}, {"a\0b", "%Z+"},
+	    {"a\0b", "%z"},
+	    {"a\0b", "%Z+"},
 	    {"a\0b", "[\0]"},
 	    {"name@host", "^([^@]+)@(.+)$"},
 	};

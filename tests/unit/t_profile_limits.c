@@ -13,8 +13,8 @@
 
 enum which { NCU_RAW, NCU_DETAILS, SASS_TEXT, SASS_SOURCE, PTXAS, TRACE_JSON, NSYS_CSV };
 
-static const char *const names[] = {"raw.csv", "details.csv", "sass.txt", "source.csv", "ptxas.txt", "trace.json",
-				    "nsys.csv"};
+static const char *const names[] = {"raw.csv",   "details.csv", "sass.txt", "source.csv",
+                                    "ptxas.txt", "trace.json",  "nsys.csv"};
 
 /* An input of each kind, small in text and large once parsed (n sets its size). */
 static void make_input(enum which w, size_t n, struct kp_buf *b)
@@ -35,7 +35,8 @@ static void make_input(enum which w, size_t n, struct kp_buf *b)
 		kp_buf_addch(b, '\n');
 		break;
 	case NCU_DETAILS:
-		kp_buf_adds(b, "\"ID\",\"Section Name\",\"Metric Name\",\"Rule Name\",\"Rule Type\",\"Rule Description\"\n");
+		kp_buf_adds(b, "\"ID\",\"Section Name\",\"Metric Name\",\"Rule Name\",\"Rule Type\",\"Rule "
+		               "Description\"\n");
 		for (size_t r = 0; r < n * 40; r++)
 			kp_buf_adds(b, "\"0\",\"S\",\"\",\"R\",\"OPT\",\"d\"\n");
 		break;
@@ -50,15 +51,17 @@ static void make_input(enum which w, size_t n, struct kp_buf *b)
 		break;
 	case PTXAS:
 		for (size_t f = 0; f < n * 10; f++)
-			kp_buf_addf(b, "ptxas info    : Compiling entry function '_Z%zuk' for 'sm_90'\n"
-				       "ptxas info    : Used 8 registers\n",
-				    f);
+			kp_buf_addf(b,
+			            "ptxas info    : Compiling entry function '_Z%zuk' for 'sm_90'\n"
+			            "ptxas info    : Used 8 registers\n",
+			            f);
 		break;
 	case TRACE_JSON:
-		kp_buf_adds(b, "{\"format\": \"kernelpro-trace\", \"version\": 1, \"complete\": true, \"events\": [");
+		kp_buf_adds(
+		    b, "{\"format\": \"kernelpro-trace\", \"version\": 1, \"complete\": true, \"events\": [");
 		for (size_t e = 0; e < n * 10; e++)
-			kp_buf_addf(b, "%s{\"kind\":\"kernel\",\"name\":\"k\",\"start\":%zu,\"end\":%zu}", e ? "," : "", e,
-				    e + 1);
+			kp_buf_addf(b, "%s{\"kind\":\"kernel\",\"name\":\"k\",\"start\":%zu,\"end\":%zu}",
+			            e ? "," : "", e, e + 1);
 		kp_buf_adds(b, "]}\n");
 		break;
 	case NSYS_CSV:
@@ -107,7 +110,7 @@ static void test_each_parser_is_capped(void **state)
 		    !strstr(kp_error_msg(&err), "more than the " CAP_MB " MiB") ||
 		    !strstr(kp_error_msg(&err), "KERNELPRO_PROFILE_MEM_MB="))
 			fail_msg("%s (%zu bytes) under a " CAP_MB " MiB cap: %d '%s'", names[w], b.len, rc,
-				 kp_error_msg(&err));
+			         kp_error_msg(&err));
 		kp_error_clear(&err);
 		setenv("KERNELPRO_PROFILE_MEM_MB", "64", 1);
 		KP_ASSERT_OK(parse((enum which)w, &b, &err), &err);
@@ -136,8 +139,8 @@ static void test_bad_setting(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_each_parser_is_capped),
-		cmocka_unit_test(test_bad_setting),
+	    cmocka_unit_test(test_each_parser_is_capped),
+	    cmocka_unit_test(test_bad_setting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
