@@ -127,7 +127,7 @@ static int sb_rep(lua_State *L)
 /* ---- table.insert, remove, move, sort -------------------------------------------------------- */
 
 /*
- * Lua's versions loop in C over a range the tool sets (#t of {[1] = 1, [2^50] = 1} can be 2^50,
+ * Lua's versions loop in C over a range the tool sets (#t can be 2^50 through __len,
  * and table.move takes any range): these charge one step per element moved.
  */
 
