@@ -44,9 +44,10 @@ struct progress {
 static void on_trial(void *ctx, const char *point, enum kp_tune_status st, double seconds, size_t done)
 {
 	struct progress *p = ctx;
+	char t[32];
 	if (st == KP_TUNE_OK)
-		kp_progress_update(&p->cli->progress, "tune: %zu evaluated (budget %zu): %s  %.3f us", done,
-		                   p->budget, point, seconds * 1e6);
+		kp_progress_update(&p->cli->progress, "tune: %zu evaluated (budget %zu): %s  %s", done, p->budget,
+		                   point, kp_fmt_ms(seconds * 1e3, t, sizeof(t)));
 	else
 		kp_progress_update(&p->cli->progress, "tune: %zu evaluated (budget %zu): %s  %s", done,
 		                   p->budget, point, kp_tune_status_name(st));
