@@ -514,6 +514,7 @@ static int setup(struct tuner *T, const struct kp_task *task, const char *src, s
 	T->untuned = T->eval;
 	T->untuned.time_reference = 1;
 	T->eval.time_reference = 0;
+	T->eval.sanitize = 0; /* a memcheck rerun per crashing variant would cost more than the tuning */
 	T->build = T->eval;
 	T->build.build_only = 1;
 	T->prebuild = worth_prebuilding(task, src, len);
