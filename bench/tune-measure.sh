@@ -1,10 +1,11 @@
 #!/bin/sh
 # Tuning measured on the GPU (issue 18, Measure): `kernelpro tune`, every point, on a native task
 # (examples/native/row_sum with candidates/tunable.cu: THREADS x VEC x UNROLL, 48 variants) and a
-# KernelBench-format task (examples/kernelbench/row_rmsnorm.py with row_rmsnorm_tunable.py: THREADS x VEC,
-# 12 variants, through the warm worker), with empty build and result caches. Reports the speedup of the
-# tuned variant over the untuned candidate and over the reference, variants per minute (builds and the
-# worker's start included), and the same run again from the result cache.
+# KernelBench-format task (examples/optimize/rmsnorm/rmsnorm.py with examples/kernelbench/
+# rmsnorm_tunable.py: THREADS x VEC, 12 variants, through the warm worker), with empty build and
+# result caches. Reports the speedup of the tuned variant over the untuned candidate and over the
+# reference, variants per minute (builds and the worker's start included), and the same run again
+# from the result cache.
 #
 #   there:  OUT=$OUT KP=dist/gpu/bin/kernelpro sh bench/tune-measure.sh   (or through tools/gpu-run.sh)
 #
@@ -58,5 +59,5 @@ PY
 rc=0
 # shellcheck disable=SC2086
 one native-row_sum "$ex/native/row_sum" "$ex/native/row_sum/candidates/tunable.cu" ${TUNE_MEASURE_NATIVE_KNOBS:-} || rc=1
-one kb-row_rmsnorm "$ex/kernelbench/row_rmsnorm.py" "$ex/kernelbench/row_rmsnorm_tunable.py" || rc=1
+one kb-rmsnorm "$ex/optimize/rmsnorm/rmsnorm.py" "$ex/kernelbench/rmsnorm_tunable.py" || rc=1
 exit $rc

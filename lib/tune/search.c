@@ -91,14 +91,22 @@ const char *kp_tune_strategy_name(enum kp_tune_strategy s)
 	return (size_t)s < KP_ARRAY_SIZE(strategy_names) ? strategy_names[s] : "unknown";
 }
 
+/* The index of name in names[0..n), or -1. */
+static int name_index(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (!strcmp(name, names[i]))
+			return (int)i;
+	return -1;
+}
+
 int kp_tune_strategy_parse(const char *name, enum kp_tune_strategy *out)
 {
-	for (size_t i = 0; i < KP_ARRAY_SIZE(strategy_names); i++)
-		if (name && !strcmp(name, strategy_names[i])) {
-			*out = (enum kp_tune_strategy)i;
-			return 0;
-		}
-	return KP_EINVAL;
+	int i = name_index(strategy_names, KP_ARRAY_SIZE(strategy_names), name);
+	if (i < 0)
+		return KP_EINVAL;
+	*out = (enum kp_tune_strategy)i;
+	return 0;
 }
 
 static const char *const status_names[] = {"ok", "build_failed", "run_failed", "wrong", "refused"};
@@ -110,12 +118,11 @@ const char *kp_tune_status_name(enum kp_tune_status s)
 
 int kp_tune_status_parse(const char *name, enum kp_tune_status *out)
 {
-	for (size_t i = 0; i < KP_ARRAY_SIZE(status_names); i++)
-		if (name && !strcmp(name, status_names[i])) {
-			*out = (enum kp_tune_status)i;
-			return 0;
-		}
-	return KP_EINVAL;
+	int i = name_index(status_names, KP_ARRAY_SIZE(status_names), name);
+	if (i < 0)
+		return KP_EINVAL;
+	*out = (enum kp_tune_status)i;
+	return 0;
 }
 
 void kp_tune_opts_init(struct kp_tune_opts *o)

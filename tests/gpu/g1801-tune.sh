@@ -1,9 +1,10 @@
 #!/bin/sh
 # kernelpro tune on a real GPU (issue 18): a native task (row_sum with candidates/tunable.cu, its UNROLL
-# knob held at 1: 12 variants) and a KernelBench-format task (row_rmsnorm.py with row_rmsnorm_tunable.py:
-# 12 variants, through the warm worker), every point tried. The best variant written out is correct
-# under `kernelpro eval` and not slower than the untuned candidate beyond the noise (5%, both timed
-# again the same way); a second run answers every variant but the untuned one (checked afresh) from the cache.
+# knob held at 1: 12 variants) and a KernelBench-format task (examples/optimize/rmsnorm/rmsnorm.py with
+# examples/kernelbench/rmsnorm_tunable.py: 12 variants, through the warm worker), every point tried.
+# The best variant written out is correct under `kernelpro eval` and not slower than the untuned
+# candidate beyond the noise (5%, both timed again the same way); a second run answers every variant
+# but the untuned one (checked afresh) from the cache.
 . "$KP_ROOT/tests/integration/lib.sh"
 KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
 KERNELPRO_WORKER_DIR="$KP_TMP/workers"
@@ -51,12 +52,12 @@ check_run native.json 12
 not_slower "$ex/native/row_sum" "$ex/native/row_sum/candidates/tunable.cu" best.cu
 
 # KernelBench format, through the warm worker.
-expect_exit 0 "$KP" tune --json $common -o best.py "$ex/kernelbench/row_rmsnorm.py" "$ex/kernelbench/row_rmsnorm_tunable.py"
+expect_exit 0 "$KP" tune --json $common -o best.py "$ex/optimize/rmsnorm/rmsnorm.py" "$ex/kernelbench/rmsnorm_tunable.py"
 cp out kb.json
 check_run kb.json 12
 python3 -c 'import json,sys; r=json.load(open("kb.json")); sys.exit("worker_note" in r)' ||
 	fail "no warm worker: $(python3 -c 'import json; print(json.load(open("kb.json"))["worker_note"])')"
-not_slower "$ex/kernelbench/row_rmsnorm.py" "$ex/kernelbench/row_rmsnorm_tunable.py" best.py
+not_slower "$ex/optimize/rmsnorm/rmsnorm.py" "$ex/kernelbench/rmsnorm_tunable.py" best.py
 
 # Again: from the cache, the same best.
 expect_exit 0 "$KP" tune --json $common --knob UNROLL=1 "$ex/native/row_sum" "$ex/native/row_sum/candidates/tunable.cu"

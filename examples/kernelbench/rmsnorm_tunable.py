@@ -1,6 +1,6 @@
-# A candidate for row_rmsnorm.py on kernelpro's fast path whose block size and load width are left to
-# tuning (docs/tune.md, `kernelpro tune`): the KP_TUNE dict's first values are the untuned choice, and
-# the kernel gets each knob as a -D flag. One block per row: the sum of squares by THREADS threads
+# A candidate for examples/optimize/rmsnorm/rmsnorm.py on kernelpro's fast path whose block size and load
+# width are left to tuning (docs/tune.md, `kernelpro tune`): the KP_TUNE dict's first values are the
+# untuned choice, and the kernel gets each knob as a -D flag. One block per row: the sum of squares by THREADS threads
 # reading VEC floats at a time, a block reduction, then the scaled row.
 import torch
 import torch.nn as nn
@@ -8,7 +8,7 @@ import torch.nn as nn
 from kernelpro.fast import load_cuda
 
 KP_TUNE = {"THREADS": [1024, 128, 256, 512], "VEC": [1, 2, 4]}
-KP_TUNE_CONSTRAINTS = ["THREADS <= MAX_THREADS_PER_BLOCK"]
+KP_TUNE_CONSTRAINTS = ["THREADS % WARP_SIZE == 0"]  # the block reduction works in whole warps
 THREADS, VEC = KP_TUNE["THREADS"][0], KP_TUNE["VEC"][0]
 
 SRC = r"""
