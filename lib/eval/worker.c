@@ -21,10 +21,10 @@
 #include "kernelpro/str.h"
 
 #define PROTO_VERSION 1
-#define LINE_CAP      (1u << 20) /* the worker's events are small; a longer line is a broken worker */
-#define HELLO_S       10.0       /* a running worker answers a connection at once */
-#define GRACE_S       2.0        /* the worker's SIGTERM-to-SIGKILL grace */
-#define BACKSTOP_S    30.0       /* past limit + grace + this, we stop trusting the worker with the job */
+#define LINE_CAP (1u << 20)  /* the worker's events are small; a longer line is a broken worker */
+#define HELLO_S 10.0          /* a running worker answers a connection at once */
+#define GRACE_S 2.0           /* the worker's SIGTERM-to-SIGKILL grace */
+#define BACKSTOP_S 30.0       /* past limit + grace + this, we stop trusting the worker with the job */
 /* torch's words when it refuses CUDA in a child forked from a process that had called into CUDA
  * (harness/kp_worker.py: FORK_ERROR). The worker's fault, never the candidate's. */
 #define FORK_ERROR "Cannot re-initialize CUDA in forked subprocess"
@@ -32,8 +32,8 @@
 extern char **environ;
 
 /* Import-time environment: a worker started under other values would import something else. */
-static const char *const key_env[] = {"PATH",       "PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH",
-                                      "LD_PRELOAD", "CUDA_HOME",  "CUDA_PATH",  NULL};
+static const char *const key_env[] = {"PATH",      "PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH",
+				      "LD_PRELOAD", "CUDA_HOME",  "CUDA_PATH",  NULL};
 
 struct kp_eval_worker {
 	int fd;
@@ -89,14 +89,12 @@ static int runtime_dir(struct kp_buf *dir, struct kp_error *err)
 	else
 		kp_buf_addf(dir, "/tmp/kernelpro-%u", (unsigned)getuid());
 	if (mkdir(dir->buf, 0700) && errno != EEXIST)
-		return kp_error_set(err, KP_EIO, "cannot create the worker directory '%s': %s", dir->buf,
-		                    strerror(errno));
+		return kp_error_set(err, KP_EIO, "cannot create the worker directory '%s': %s", dir->buf, strerror(errno));
 	if (lstat(dir->buf, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
-		return kp_error_set(
-		    err, KP_EPERM,
-		    "worker directory '%s' must be a directory owned by you with mode 0700 (or set "
-		    "KERNELPRO_WORKER_DIR)",
-		    dir->buf);
+		return kp_error_set(err, KP_EPERM,
+				    "worker directory '%s' must be a directory owned by you with mode 0700 (or set "
+				    "KERNELPRO_WORKER_DIR)",
+				    dir->buf);
 	return 0;
 }
 
@@ -115,7 +113,7 @@ static void hash_sources(struct kp_sha256 *h, const char *dir)
 			if (stat(path.buf, &st) == 0) {
 				char line[128];
 				snprintf(line, sizeof(line), " %lld %lld.%09ld\n", (long long)st.st_size,
-				         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+					 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 				kp_sha256_update_str(h, names[i]->d_name);
 				kp_sha256_update_str(h, line);
 			}
@@ -128,8 +126,8 @@ static void hash_sources(struct kp_sha256 *h, const char *dir)
 
 /* The worker this configuration needs: interpreter, harness sources, device and import-time
  * environment. Another configuration gets its own worker. */
-static void worker_key(const char *python, const char *script, const char *adapter,
-                       const struct kp_strvec *genv, char hex[65])
+static void worker_key(const char *python, const char *script, const char *adapter, const struct kp_strvec *genv,
+		       char hex[65])
 {
 	struct kp_sha256 h;
 	struct kp_buf dir = KP_BUF_INIT;
@@ -203,7 +201,7 @@ static void merged_env(const struct kp_strvec *extra, struct kp_strvec *out)
  * serves. No kp_child here: kp_child runs a program to its end, and the worker must outlive us.
  */
 static int spawn_worker(const char *python, const char *script, const char *sock, const char *log_path,
-                        const struct kp_strvec *genv, int *ready_fd, struct kp_error *err)
+			const struct kp_strvec *genv, int *ready_fd, struct kp_error *err)
 {
 	struct kp_strvec argv = KP_STRVEC_INIT, envp = KP_STRVEC_INIT;
 	int rp[2] = {-1, -1}, logfd = -1, nullfd = -1, rc = 0, status;
@@ -215,11 +213,9 @@ static int spawn_worker(const char *python, const char *script, const char *sock
 	kp_strvec_pushl(&argv, python, "-B", script, "--socket", sock, "--ready-fd", "3", "--idle", NULL);
 	kp_strvec_pushf(&argv, "%g", env_seconds("KERNELPRO_WORKER_IDLE", 600));
 	merged_env(genv, &envp);
-	if (pipe2(rp, O_CLOEXEC) ||
-	    (logfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 ||
+	if (pipe2(rp, O_CLOEXEC) || (logfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 ||
 	    (nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		rc = kp_error_set(err, KP_EIO, "cannot set up the warm worker ('%s'): %s", log_path,
-		                  strerror(errno));
+		rc = kp_error_set(err, KP_EIO, "cannot set up the warm worker ('%s'): %s", log_path, strerror(errno));
 		goto out;
 	}
 	pid = fork();
@@ -234,8 +230,7 @@ static int spawn_worker(const char *python, const char *script, const char *sock
 			_exit(pid < 0 ? 1 : 0);
 		/* Move the pipe out of the way of fds 0-2 first, then lay out 0-3 without close-on-exec. */
 		int ready = fcntl(rp[1], F_DUPFD, 10);
-		if (ready < 0 || dup2(nullfd, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0 ||
-		    dup2(ready, 3) < 0)
+		if (ready < 0 || dup2(nullfd, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0 || dup2(ready, 3) < 0)
 			_exit(126);
 		for (int fd = 0; fd <= 3; fd++)
 			fcntl(fd, F_SETFD, 0);
@@ -303,7 +298,7 @@ static int take_line(struct kp_buf *b, struct kp_buf *line)
 
 /* One JSON line from fd within `limit_s`, into *out (new reference). */
 static int read_json_line(int fd, struct kp_buf *b, double limit_s, const char *what, json_t **out,
-                          struct kp_error *err)
+			  struct kp_error *err)
 {
 	struct kp_buf line = KP_BUF_INIT;
 	double end = kp_now() + limit_s;
@@ -343,7 +338,7 @@ static void log_tail(const char *path, struct kp_buf *out)
 
 /* Starts the worker and waits until it serves (its ready line), or says why it could not. */
 static int start_and_wait(const char *python, const char *script, const char *sock, const char *log_path,
-                          const struct kp_strvec *genv, struct kp_error *err)
+			  const struct kp_strvec *genv, struct kp_error *err)
 {
 	struct kp_buf b = KP_BUF_INIT, tail = KP_BUF_INIT;
 	double limit = env_seconds("KERNELPRO_WORKER_START_S", 180);
@@ -359,8 +354,7 @@ static int start_and_wait(const char *python, const char *script, const char *so
 		goto out;
 	}
 	if (kp_json_str(ready, "error", NULL))
-		rc = kp_error_set(err, KP_ENOTOOL, "the warm worker refused to start: %s",
-		                  kp_json_str(ready, "error", "?"));
+		rc = kp_error_set(err, KP_ENOTOOL, "the warm worker refused to start: %s", kp_json_str(ready, "error", "?"));
 out:
 	if (fd >= 0)
 		close(fd);
@@ -381,17 +375,15 @@ static int hello(struct kp_eval_worker *w, struct kp_error *err)
 	h = json_object_get(msg, "hello");
 	if (!json_is_object(h) || kp_json_int(h, "version", 0) != PROTO_VERSION) {
 		json_decref(msg);
-		return kp_error_set(err, KP_EPARSE,
-		                    "the warm worker speaks another protocol (want version %d)",
-		                    PROTO_VERSION);
+		return kp_error_set(err, KP_EPARSE, "the warm worker speaks another protocol (want version %d)",
+				    PROTO_VERSION);
 	}
 	w->hello = json_incref((json_t *)h);
 	json_decref(msg);
 	return 0;
 }
 
-int kp_eval_worker_start(int gpu, const struct kp_eval_opts *o, struct kp_eval_worker **out,
-                         struct kp_error *err)
+int kp_eval_worker_start(int gpu, const struct kp_eval_opts *o, struct kp_eval_worker **out, struct kp_error *err)
 {
 	const char *py = o && o->python ? o->python : getenv("KERNELPRO_PYTHON");
 	struct kp_eval_worker *w = kp_xcalloc(1, sizeof(*w));
@@ -409,8 +401,7 @@ int kp_eval_worker_start(int gpu, const struct kp_eval_opts *o, struct kp_eval_w
 	w->adapter = kp_find_data("harness/kp_torch.py");
 	if (!w->python || !script || !w->adapter) {
 		rc = kp_error_set(err, KP_ENOTOOL, "no warm worker: %s not found",
-		                  !w->python ? "python3"
-		                             : "harness/kp_worker.py or kp_torch.py (set KERNELPRO_HOME)");
+				  !w->python ? "python3" : "harness/kp_worker.py or kp_torch.py (set KERNELPRO_HOME)");
 		goto out;
 	}
 	if ((rc = kp_eval_gpu_env(gpu, &genv, err)) || (rc = runtime_dir(&dir, err)))
@@ -426,9 +417,8 @@ int kp_eval_worker_start(int gpu, const struct kp_eval_opts *o, struct kp_eval_w
 	for (int attempt = 0; attempt < 2; attempt++) {
 		int fd = sock_connect(sock.buf);
 		if (fd == -ENAMETOOLONG) {
-			rc = kp_error_set(err, KP_EINVAL,
-			                  "worker socket path '%s' is too long (set KERNELPRO_WORKER_DIR)",
-			                  sock.buf);
+			rc = kp_error_set(err, KP_EINVAL, "worker socket path '%s' is too long (set KERNELPRO_WORKER_DIR)",
+					  sock.buf);
 			goto out;
 		}
 		if (fd < 0) {
@@ -436,9 +426,8 @@ int kp_eval_worker_start(int gpu, const struct kp_eval_opts *o, struct kp_eval_w
 				goto out;
 			fd = sock_connect(sock.buf);
 			if (fd < 0) {
-				rc =
-				    kp_error_set(err, KP_EIO, "cannot connect to the warm worker at '%s': %s",
-				                 sock.buf, strerror(-fd));
+				rc = kp_error_set(err, KP_EIO, "cannot connect to the warm worker at '%s': %s", sock.buf,
+						  strerror(-fd));
 				goto out;
 			}
 		}
@@ -569,8 +558,7 @@ static int send_job(struct kp_eval_worker *w, struct kp_eval_job *j, struct kp_e
 	kp_json_set(req, "timeout_s", json_real(cmd->timeout_s));
 	j->in_process = runs_in_process(w, cmd);
 	kp_json_set(req, "in_process", json_boolean(j->in_process));
-	if (kp_json_dump_buf(req, &line, 1) || kp_buf_addch(&line, '\n') ||
-	    send_all(w->fd, line.buf, line.len)) {
+	if (kp_json_dump_buf(req, &line, 1) || kp_buf_addch(&line, '\n') || send_all(w->fd, line.buf, line.len)) {
 		rc = kp_error_set(err, KP_EIO, "the warm worker did not take the job");
 		goto out;
 	}
@@ -638,10 +626,9 @@ static int refused_cuda_in_fork(struct kp_eval_worker *w, struct kp_eval_job *j)
 {
 	if (!j->in_process || (!has_text(&j->ran.out, FORK_ERROR) && !has_text(&j->ran.err, FORK_ERROR)))
 		return 0;
-	kp_warn(
-	    "warm worker: torch refused CUDA in the child it forked ('%s'); running the evaluation cold and "
-	    "stopping this worker (its log is in the worker directory)",
-	    FORK_ERROR);
+	kp_warn("warm worker: torch refused CUDA in the child it forked ('%s'); running the evaluation cold and "
+		"stopping this worker (its log is in the worker directory)",
+		FORK_ERROR);
 	kp_child_release(&j->ran);
 	kp_child_init(&j->ran);
 	j->state = JOB_COLD;
@@ -674,12 +661,11 @@ static void backstop(struct kp_eval_worker *w)
 {
 	double now = kp_now();
 	for (struct kp_eval_job *j = w->jobs; j; j = j->next) {
-		if (j->state != JOB_STARTED ||
-		    now - j->started_at < j->p.cmd.timeout_s + GRACE_S + BACKSTOP_S)
+		if (j->state != JOB_STARTED || now - j->started_at < j->p.cmd.timeout_s + GRACE_S + BACKSTOP_S)
 			continue;
 		kill(-j->pid, SIGKILL);
-		kp_warn("warm worker: job %ld outlived its limit by %.0f s; not using this worker again",
-		        j->id, now - j->started_at - j->p.cmd.timeout_s);
+		kp_warn("warm worker: job %ld outlived its limit by %.0f s; not using this worker again", j->id,
+			now - j->started_at - j->p.cmd.timeout_s);
 		job_ended(j, NULL); /* a timeout, with what the job wrote so far */
 		j->ran.timed_out = 1;
 		j->ran.term_signal = SIGKILL;
@@ -708,7 +694,7 @@ static void worker_read(struct kp_eval_worker *w, long timeout_ms)
 	if (r < 0) {
 		if (w->jobs)
 			kp_warn("warm worker: the connection closed with %s pending; running them cold",
-			        w->jobs->next ? "evaluations" : "an evaluation");
+				w->jobs->next ? "evaluations" : "an evaluation");
 		worker_broken(w);
 		return;
 	}
@@ -716,8 +702,7 @@ static void worker_read(struct kp_eval_worker *w, long timeout_ms)
 }
 
 int kp_eval_submit(struct kp_eval_worker *w, const struct kp_task *task, const char *src, size_t len,
-                   const char *name, const struct kp_eval_opts *o, struct kp_eval_job **out,
-                   struct kp_error *err)
+		   const char *name, const struct kp_eval_opts *o, struct kp_eval_job **out, struct kp_error *err)
 {
 	struct kp_eval_job *j = kp_xcalloc(1, sizeof(*j));
 	struct kp_error ignored = KP_ERROR_INIT;

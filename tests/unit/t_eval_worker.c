@@ -17,8 +17,8 @@
 #include "kernelpro/task.h"
 
 struct fixture {
-	char *home; /* KERNELPRO_HOME with harness/kp_worker.py and the stand-in kp_torch.py */
-	char *wdir; /* KERNELPRO_WORKER_DIR */
+	char *home;      /* KERNELPRO_HOME with harness/kp_worker.py and the stand-in kp_torch.py */
+	char *wdir;      /* KERNELPRO_WORKER_DIR */
 	char *cache;
 	struct kp_task task;
 	struct kp_eval_opts o;
@@ -122,8 +122,7 @@ static enum kp_status eval(struct fixture *f, struct kp_eval_worker *w, struct k
 {
 	struct kp_eval_job *job = NULL;
 	struct kp_error err = KP_ERROR_INIT;
-	KP_ASSERT_OK(kp_eval_submit(w, &f->task, f->cand.buf, f->cand.len, "cand.py", &f->o, &job, &err),
-	             &err);
+	KP_ASSERT_OK(kp_eval_submit(w, &f->task, f->cand.buf, f->cand.len, "cand.py", &f->o, &job, &err), &err);
 	KP_ASSERT_OK(kp_eval_job_finish(job, v, &err), &err);
 	return v->status;
 }
@@ -221,8 +220,7 @@ static void test_worker_death_runs_the_job_cold(void **state)
 
 	kp_verdict_init(&v);
 	setenv("FAKE_DO", "hang_in_worker", 1);
-	KP_ASSERT_OK(kp_eval_submit(w, &f->task, f->cand.buf, f->cand.len, "cand.py", &f->o, &job, &err),
-	             &err);
+	KP_ASSERT_OK(kp_eval_submit(w, &f->task, f->cand.buf, f->cand.len, "cand.py", &f->o, &job, &err), &err);
 	assert_int_equal(kp_eval_job_poll(job, 1000), 0); /* hanging in the worker */
 	assert_int_equal(kill((pid_t)hello_pid(w), SIGKILL), 0);
 	KP_ASSERT_OK(kp_eval_job_finish(job, &v, &err), &err);
@@ -276,9 +274,8 @@ static void test_no_worker_means_cold(void **state)
 	assert_null(w);
 	assert_non_null(strstr(err.msg, "0700"));
 	f->o.worker = 1; /* kp_eval_file with a worker asked for: a cold start, the same verdict */
-	KP_ASSERT_OK(
-	    kp_eval_file(&f->task, kp_test_path("examples/kernelbench/swish_scale_fast.py"), &f->o, &v, &err),
-	    &err);
+	KP_ASSERT_OK(kp_eval_file(&f->task, kp_test_path("examples/kernelbench/swish_scale_fast.py"), &f->o, &v, &err),
+		     &err);
 	assert_int_equal(v.status, KP_STATUS_CORRECT);
 	assert_non_null(strstr(v.message, "cold"));
 	chmod(f->wdir, 0700);
@@ -302,9 +299,8 @@ static void test_eval_file_uses_the_worker(void **state)
 
 	kp_verdict_init(&v);
 	f->o.worker = 1;
-	KP_ASSERT_OK(
-	    kp_eval_file(&f->task, kp_test_path("examples/kernelbench/swish_scale_fast.py"), &f->o, &v, &err),
-	    &err);
+	KP_ASSERT_OK(kp_eval_file(&f->task, kp_test_path("examples/kernelbench/swish_scale_fast.py"), &f->o, &v, &err),
+		     &err);
 	assert_int_equal(v.status, KP_STATUS_CORRECT);
 	pids(&v, &pid, &ppid);
 	assert_int_equal(ppid, hello_pid(w)); /* the same worker kp_eval_worker_start found */
@@ -315,13 +311,13 @@ static void test_eval_file_uses_the_worker(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_forked_per_evaluation, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_crash_ends_only_its_evaluation, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_two_jobs_in_flight, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_worker_death_runs_the_job_cold, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_fork_error_is_the_workers, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_no_worker_means_cold, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_eval_file_uses_the_worker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forked_per_evaluation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crash_ends_only_its_evaluation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_jobs_in_flight, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_death_runs_the_job_cold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fork_error_is_the_workers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_worker_means_cold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eval_file_uses_the_worker, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
