@@ -47,6 +47,7 @@ struct kp_eval_worker {
 
 enum job_state {
 	JOB_NO_RUN,  /* the verdict needs no harness run (refused, compile error, build-only) */
+	JOB_STAGED,  /* checked and built (kp_eval_stage), not yet handed to a worker */
 	JOB_QUEUED,  /* sent to the worker */
 	JOB_STARTED, /* the worker forked it */
 	JOB_DONE,    /* ended in the worker: `ran` says how */
@@ -701,11 +702,10 @@ static void worker_read(struct kp_eval_worker *w, long timeout_ms)
 	backstop(w);
 }
 
-int kp_eval_submit(struct kp_eval_worker *w, const struct kp_task *task, const char *src, size_t len,
-		   const char *name, const struct kp_eval_opts *o, struct kp_eval_job **out, struct kp_error *err)
+int kp_eval_stage(const struct kp_task *task, const char *src, size_t len, const char *name,
+		  const struct kp_eval_opts *o, struct kp_eval_job **out, struct kp_error *err)
 {
 	struct kp_eval_job *j = kp_xcalloc(1, sizeof(*j));
-	struct kp_error ignored = KP_ERROR_INIT;
 	int rc;
 
 	*out = NULL;
@@ -719,17 +719,33 @@ int kp_eval_submit(struct kp_eval_worker *w, const struct kp_task *task, const c
 		free(j);
 		return rc;
 	}
-	if (j->p.done)
-		j->state = JOB_NO_RUN;
-	else if (!w || w->fd < 0)
+	j->state = j->p.done ? JOB_NO_RUN : JOB_STAGED;
+	*out = j;
+	return 0;
+}
+
+void kp_eval_job_start(struct kp_eval_worker *w, struct kp_eval_job *j)
+{
+	struct kp_error ignored = KP_ERROR_INIT;
+
+	if (j->state != JOB_STAGED)
+		return;
+	if (!w || w->fd < 0) {
 		j->state = JOB_COLD;
-	else if (send_job(w, j, &ignored)) {
+	} else if (send_job(w, j, &ignored)) {
 		kp_warn("%s; running the evaluation cold", ignored.msg);
 		worker_broken(w);
 		j->state = JOB_COLD;
 	}
-	*out = j;
-	return 0;
+}
+
+int kp_eval_submit(struct kp_eval_worker *w, const struct kp_task *task, const char *src, size_t len,
+		   const char *name, const struct kp_eval_opts *o, struct kp_eval_job **out, struct kp_error *err)
+{
+	int rc = kp_eval_stage(task, src, len, name, o, out, err);
+	if (!rc)
+		kp_eval_job_start(w, *out);
+	return rc;
 }
 
 int kp_eval_job_poll(struct kp_eval_job *j, long timeout_ms)
@@ -764,6 +780,21 @@ int kp_eval_job_finish(struct kp_eval_job *j, struct kp_verdict *v, struct kp_er
 	kp_buf_release(&j->err_path);
 	free(j);
 	return rc;
+}
+
+void kp_eval_job_discard(struct kp_eval_job *j)
+{
+	if (!j)
+		return;
+	if (j->w && j->state == JOB_STARTED && j->pid > 0)
+		kill(-j->pid, SIGKILL);
+	unlink_job(j);
+	kp_eval_pending_release(&j->p);
+	kp_verdict_release(&j->v);
+	kp_child_release(&j->ran);
+	kp_buf_release(&j->out_path);
+	kp_buf_release(&j->err_path);
+	free(j);
 }
 
 void kp_eval_worker_stop(struct kp_eval_worker *w, int shutdown)
