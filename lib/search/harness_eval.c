@@ -23,6 +23,10 @@
 
 /* The NVTX range kp_eval_prepare() wraps the candidate's calls in (eval.h). */
 #define CANDIDATE_RANGE "kp_candidate/"
+/* ncu profiles each launch in the range with every replay pass its metrics need: one call of the
+ * candidate is profiled, and at most this many of its launches (a candidate that launches thousands of
+ * tiny kernels per call would otherwise cost thousands of replays). docs/internals/search.md. */
+#define PROFILE_MAX_LAUNCHES 64
 #define MAX_STAGERS 8        /* threads that check and build candidates ahead of their turn */
 #define WORKER_STARTS 3      /* a run starts the warm worker at most this often */
 
@@ -183,6 +187,7 @@ static int profile(struct harness *h, const char *tag, const char *path, const s
 	struct kp_buf dir = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
 	json_t *pj = json_object();
+	double t0 = kp_now();
 	int rc;
 
 	memset(&files, 0, sizeof(files));
@@ -207,11 +212,13 @@ static int profile(struct harness *h, const char *tag, const char *path, const s
 	r.stdin_len = cmd.input.len;
 	r.metrics = (const char *const *)h->metrics.v;
 	r.nvtx_include = CANDIDATE_RANGE;
+	r.launch_count = PROFILE_MAX_LAUNCHES;
 	r.out_dir = dir.buf;
 	r.timeout_ms = (long)(h->o.ncu_timeout_s > 0 ? h->o.ncu_timeout_s : 600) * 1000;
 	r.details = 1;
 	r.source_sass = 1;
 	rc = kp_ncu_run(&r, &err);
+	kp_json_set(pj, "ncu_s", kp_json_real(r.elapsed_s)); /* the profiled run, replays included */
 	if (rc == KP_ENOTOOL || rc == KP_EPERM) {
 		/* Nothing will change during this run: say it once, go on with timing only. */
 		h->profile_off = 1;
@@ -236,6 +243,8 @@ done:
 		kp_hw_describe(&h->hw, &b);
 		out->hardware = kp_buf_detach(&b, NULL);
 	}
+	/* The whole step: the prepared run's build, ncu, the page exports and the diagnosis. */
+	kp_json_set(pj, "profile_s", kp_json_real(kp_now() - t0));
 	out->profile_json = json_text(pj);
 	if (cmd.argv.n || cmd.work_dir)
 		kp_eval_cmd_release(&cmd);
