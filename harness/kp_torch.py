@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.join(HERE, "python"))
 
 from kernelpro import build as kbuild  # noqa: E402
 from kernelpro import inputs as kin  # noqa: E402
+from kernelpro import triton_check  # noqa: E402
 from kernelpro import util  # noqa: E402
 from kernelpro.correctness import Correctness  # noqa: E402
 from kernelpro.timing import Timing  # noqa: E402
@@ -99,6 +100,8 @@ class Adapter(Correctness, Timing):
         os.environ.update(self.tc.to_env())
         if b.get("torch_ext_dir"):
             os.environ["TORCH_EXTENSIONS_DIR"] = b["torch_ext_dir"]
+        if b.get("triton_cache"):  # the candidate's own: it compiles once, its cubins can be read back
+            os.environ["TRITON_CACHE_DIR"] = b["triton_cache"]
         os.environ.setdefault("TORCH_USE_CUDA_DSA", "1")
 
     def prebuild(self, src):
@@ -277,6 +280,11 @@ class Adapter(Correctness, Timing):
             self.flag("precision", REFUSE, "PyTorch's TF32 switches (allow_tf32 / fp32_precision) were turned on %s: "
                       "the task runs in %s on both sides" % (when, self.cfg.get("precision", "f32")))
 
+    def check_triton(self):
+        """What the candidate's Triton kernels compiled to: no lower precision in an fp32 task."""
+        with open(self.cfg["task"], encoding="utf-8") as f:
+            triton_check.check(self, sys.modules, self.cfg.get("precision", "f32") in ("f32", "f64"), f.read())
+
     # --- modes ----------------------------------------------------------------------------------
     def run(self):
         mode = self.cfg.get("mode", "eval")
@@ -299,7 +307,13 @@ class Adapter(Correctness, Timing):
         self.phase("correctness", "check")
         if mode == "run":
             self.cfg["correct_trials"] = 1
-        self.correctness()
+        try:
+            self.correctness()
+        except Stop as s:
+            if s.status == "wrong_output":  # a lower Triton precision is the cause to report first
+                self.check_triton()
+            raise
+        self.check_triton()
         if mode == "run":
             self.phase("run", "timing")
             self.run_iters()

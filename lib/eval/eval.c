@@ -115,6 +115,7 @@ void kp_eval_cmd_release(struct kp_eval_cmd *cmd)
 	if (cmd->work_dir && cmd->remove_work_dir)
 		kp_rm_rf(cmd->work_dir, NULL);
 	free(cmd->work_dir);
+	free(cmd->triton_cache);
 	memset(cmd, 0, sizeof(*cmd));
 }
 
