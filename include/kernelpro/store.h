@@ -16,7 +16,7 @@
 #include "kernelpro/error.h"
 
 /* The schema version this build writes; older files are migrated forward on open (read-write). */
-#define KP_STORE_SCHEMA_VERSION 1
+#define KP_STORE_SCHEMA_VERSION 2
 
 /* ---- Persisted enums (append only) --------------------------------------------------------- */
 
@@ -96,6 +96,11 @@ struct kp_node_row {
 	enum kp_dead_reason dead;
 	double created;       /* wall-clock seconds */
 	char summary[256];    /* one line: what the programmer said this version changes */
+	/*
+	 * The candidate format the version is written in ("cuda", "torch", "triton": the programmer's
+	 * kp_cand_format names); "" for the root and for runs made before schema 2.
+	 */
+	char format[16];
 };
 
 void kp_node_row_init(struct kp_node_row *r);

@@ -69,6 +69,7 @@ void kp_run_settings_release(struct kp_run_settings *s)
 	free(s->family);
 	free(s->llm);
 	free(s->evaluator);
+	free(s->formats);
 	kp_run_settings_init(s);
 }
 
@@ -143,6 +144,7 @@ static int save_settings(struct kp_run *r, const char *stamp, struct kp_error *e
 	    (rc = kp_store_meta_set(r->store, "family", s->family, err)) ||
 	    (rc = kp_store_meta_set(r->store, "llm", s->llm ? s->llm : "", err)) ||
 	    (rc = kp_store_meta_set(r->store, "evaluator", s->evaluator ? s->evaluator : "harness", err)) ||
+	    (s->formats && (rc = kp_store_meta_set(r->store, "formats", s->formats, err))) ||
 	    (rc = meta_set_json(r->store, "orchestration", orchestration_json(s), err)) ||
 	    (rc = meta_set_json(r->store, "task", json_incref(r->task), err)) ||
 	    (rc = meta_set_json(r->store, "params", kp_search_params_to_json(&s->params), err)) ||
@@ -187,6 +189,7 @@ static int load_settings(struct kp_run *r, int strict, struct kp_error *err)
 	s->family = kp__run_meta_str(r->store, "family");
 	s->llm = kp__run_meta_str(r->store, "llm");
 	s->evaluator = kp__run_meta_str(r->store, "evaluator");
+	s->formats = kp__run_meta_str(r->store, "formats");
 	if (!(one = kp__run_meta_json(r->store, "params", &pj, e)))
 		one = kp_search_params_from_json(&s->params, pj, e);
 	rc = rc ? rc : one;
@@ -317,6 +320,7 @@ int kp_run_create(struct kp_run **out, const struct kp_run_new *o, struct kp_err
 	r->settings.family = kp_xstrdup(o->settings->family ? o->settings->family : o->task->name);
 	r->settings.llm = o->settings->llm && *o->settings->llm ? kp_xstrdup(o->settings->llm) : NULL;
 	r->settings.evaluator = kp_xstrdup(o->settings->evaluator ? o->settings->evaluator : "harness");
+	r->settings.formats = o->settings->formats ? kp_xstrdup(o->settings->formats) : NULL;
 	r->task = kp_task_to_json(o->task);
 	kp_json_set(r->task, "path", json_string(o->task->path));
 	r->kind = kp_task_kind_info(o->task->kind);

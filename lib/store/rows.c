@@ -50,7 +50,8 @@ int kp_store_node_insert(struct kp_store *s, struct kp_node_row *r, const char *
 	if (!source)
 		return 0;
 	kp_sha256_hex(source, strlen(source), hex);
-	rc = kp__store_prepare(s, "INSERT INTO candidates(node_id, lang, sha256, source) VALUES(?1, ?2, ?3, ?4)",
+	rc = kp__store_prepare(s, "INSERT INTO candidates(node_id, lang, sha256, source, format) "
+				  "VALUES(?1, ?2, ?3, ?4, ?5)",
 			       &st, err);
 	if (rc)
 		return rc;
@@ -58,6 +59,7 @@ int kp_store_node_insert(struct kp_store *s, struct kp_node_row *r, const char *
 	sqlite3_bind_text(st, 2, lang ? lang : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, hex, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 4, source, -1, SQLITE_TRANSIENT);
+	kp__store_bind_text(st, 5, r->format[0] ? r->format : NULL);
 	return kp__store_step_done(s, st, "saving a candidate", err);
 }
 
@@ -90,7 +92,8 @@ int kp_store_node_update(struct kp_store *s, const struct kp_node_row *r, struct
 
 #define NODE_COLUMNS                                                                               \
 	"id, IFNULL(parent, 0), kind, depth, evaluated, outcome, speedup, time_ms, energy_j, reward, " \
-	"visits, sum_r, max_r, fail_depth, expansions, dead, created, IFNULL(summary, '')"
+	"visits, sum_r, max_r, fail_depth, expansions, dead, created, IFNULL(summary, ''), "                \
+	"IFNULL((SELECT format FROM candidates c WHERE c.node_id = nodes.id), '')"
 
 static void node_from_row(sqlite3_stmt *st, struct kp_node_row *r)
 {
@@ -113,6 +116,7 @@ static void node_from_row(sqlite3_stmt *st, struct kp_node_row *r)
 	r->dead = (enum kp_dead_reason)sqlite3_column_int(st, 15);
 	r->created = sqlite3_column_double(st, 16);
 	kp_strlcpy(r->summary, (const char *)sqlite3_column_text(st, 17), sizeof(r->summary));
+	kp_strlcpy(r->format, (const char *)sqlite3_column_text(st, 18), sizeof(r->format));
 }
 
 int kp_store_node_get(struct kp_store *s, long id, struct kp_node_row *r, struct kp_error *err)

@@ -53,6 +53,8 @@ static const char *const migrations[] = {
 	"  run TEXT, created REAL NOT NULL, tries INTEGER NOT NULL DEFAULT 1,\n"
 	"  wins INTEGER NOT NULL DEFAULT 0);\n"
 	"CREATE UNIQUE INDEX memory_unique ON memory(kind, key, text, IFNULL(family, ''));\n",
+	/* 1 -> 2: each candidate's format, as a search may switch languages from node to node. */
+	"ALTER TABLE candidates ADD COLUMN format TEXT;\n",
 };
 
 _Static_assert(KP_ARRAY_SIZE(migrations) == KP_STORE_SCHEMA_VERSION,

@@ -8,6 +8,8 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/store.h"
+#include "kernelpro/str.h"
+#include "store/store_int.h"
 
 struct fixture {
 	char *dir;
@@ -297,6 +299,50 @@ static int count_mem(const struct kp_memory_row *r, void *ud)
 	return 0;
 }
 
+/* Schema 2: each candidate's format; a schema-1 file is migrated and its candidates read back as "". */
+static void test_candidate_format(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_node_row root, child, *rows = NULL;
+	size_t n = 0;
+	char old[600];
+	struct kp_store *s;
+	sqlite3 *db;
+
+	kp_node_row_init(&root);
+	root.kind = KP_NODE_ROOT;
+	KP_ASSERT_OK(kp_store_node_insert(f->s, &root, "python", "ref", &err), &err);
+	kp_node_row_init(&child);
+	child.parent = root.id;
+	child.kind = KP_NODE_REFINE;
+	kp_strlcpy(child.format, "triton", sizeof(child.format));
+	KP_ASSERT_OK(kp_store_node_insert(f->s, &child, "python", "cand", &err), &err);
+	KP_ASSERT_OK(kp_store_nodes_load(f->s, &rows, &n, &err), &err);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].format, "");
+	assert_string_equal(rows[1].format, "triton");
+	free(rows);
+
+	/* A run written by schema 1: migrated on a read-write open, the old candidate has no format. */
+	snprintf(old, sizeof(old), "%s/v1.db", f->dir);
+	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, kp__store_migration(0), NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 1; INSERT INTO nodes(kind, depth, created) "
+					  "VALUES(0, 0, 1); INSERT INTO candidates(node_id, lang, sha256, source) "
+					  "VALUES(1, 'cuda', 'x', 'src');",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	KP_ASSERT_OK(kp_store_open(&s, old, 0, &err), &err);
+	assert_int_equal(kp_store_schema_version(s), 2);
+	KP_ASSERT_OK(kp_store_nodes_load(s, &rows, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].format, "");
+	free(rows);
+	kp_store_close(s);
+}
+
 static void test_memory_upsert(void **state)
 {
 	struct fixture *f = *state;
@@ -343,6 +389,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_evaluations_and_findings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exchanges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_upsert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_candidate_format, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
