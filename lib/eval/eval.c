@@ -14,6 +14,7 @@
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
+#include "kernelpro/task_kind.h"
 
 #define CAND_CAP (1u << 20)
 #define OUT_CAP KP_EVAL_OUT_CAP
@@ -131,7 +132,7 @@ static void cmd_init(struct kp_eval_cmd *cmd)
 static char *cand_file_name(const struct kp_task *t, const char *name)
 {
 	const char *base = name ? strrchr(name, '/') : NULL;
-	const char *ext = t->kind == KP_TASK_KERNELBENCH ? ".py" : ".cu";
+	const char *ext = kp_task_kind_info(t->kind)->python ? ".py" : ".cu";
 	struct kp_buf b = KP_BUF_INIT;
 	base = base ? base + 1 : name ? name : "candidate";
 	for (const char *p = base; *p && b.len < 64; p++) {
@@ -153,7 +154,7 @@ static int check_candidate_kind(const struct kp_task *t, const char *name, struc
 {
 	if (!name)
 		return 0;
-	if (t->kind == KP_TASK_KERNELBENCH && kp_ends_with(name, ".cu"))
+	if (kp_task_kind_info(t->kind)->python && kp_ends_with(name, ".cu"))
 		return kp_error_set(err, KP_EINVAL,
 				    "'%s': KernelBench tasks take a Python candidate defining ModelNew (a .py); native "
 				    "tasks take .cu files",
@@ -202,7 +203,7 @@ static int prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_ver
 	v->rtol = x->rtol;
 	kp_strlcpy(v->tol_source, kp_eval_tolerance_source(x->task, x->o, 0), sizeof(v->tol_source));
 	kp_strlcpy(v->precision, kp_dtype_name(x->task->precision), sizeof(v->precision));
-	if (x->task->kind == KP_TASK_KERNELBENCH)
+	if (kp_task_kind_info(x->task->kind)->python)
 		return kp_torch_prepare(x, cmd, v, err);
 	return kp_native_prepare(x, cmd, v, err);
 }
@@ -249,7 +250,7 @@ static void sanitize(struct kp_eval_ctx *x, struct kp_verdict *v)
 		c.stdin_len = cmd.input.len;
 		/* PyTorch under memcheck is slow to start; a rerun that does not finish soon is not worth
 		 * holding the GPU for (the verdict stands without it). */
-		c.timeout_ms = (long)((x->task->kind == KP_TASK_KERNELBENCH ? 90 : o.check_timeout_s + 60) * 1000);
+		c.timeout_ms = (long)((kp_task_kind_info(x->task->kind)->python ? 90 : o.check_timeout_s + 60) * 1000);
 		c.out_cap = OUT_CAP;
 		c.err_cap = ERR_CAP;
 		if (kp_child_run(&c, NULL) == 0) {
@@ -458,7 +459,7 @@ int kp_eval_baseline(const struct kp_task *task, const struct kp_eval_opts *opts
 	x.task = task;
 	x.o = o;
 	x.mode = "baseline";
-	x.with_compile = task->kind == KP_TASK_KERNELBENCH && with_compile;
+	x.with_compile = kp_task_kind_info(task->kind)->python && with_compile;
 	if ((rc = setup(task, NULL, 0, NULL, o, &x, &cmd, &none, err)) || (rc = prepare(&x, &cmd, &v, err)))
 		goto out;
 	kp_strvec_pushv(&c.args, (const char *const *)cmd.argv.v);
