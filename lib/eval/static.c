@@ -332,6 +332,15 @@ static int opset_has(const struct opset *s, const char *op)
 	return 0;
 }
 
+int kp__static_matmul_operator(const char *code, const char *p)
+{
+	/* An operator when an expression precedes it on the line; a decorator otherwise. */
+	const char *q = p;
+	while (q > code && (q[-1] == ' ' || q[-1] == '\t'))
+		q--;
+	return q > code && q[-1] != '\n' && (isalnum((unsigned char)q[-1]) || strchr("_)]", q[-1]));
+}
+
 /* True when the word before `p` is `def` or `class`: a definition, not a call. */
 static int preceded_by_def(const char *code, const char *p)
 {
@@ -357,11 +366,7 @@ static void py_ops(const char *code, struct opset *s)
 			continue;
 		}
 		if (*p == '@') {
-			/* An operator when an expression precedes it on the line; a decorator otherwise. */
-			const char *q = p;
-			while (q > code && (q[-1] == ' ' || q[-1] == '\t'))
-				q--;
-			if (q > code && q[-1] != '\n' && (isalnum((unsigned char)q[-1]) || strchr("_)]", q[-1])))
+			if (kp__static_matmul_operator(code, p))
 				opset_add(s, "matmul", line);
 			p++;
 			continue;

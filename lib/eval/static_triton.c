@@ -354,11 +354,7 @@ static void host_calls(const char *host, kp_triton_emit emit, void *ud)
 			continue;
 		}
 		if (*p == '@') {
-			/* an operator when an expression precedes it on its line (a decorator starts the line) */
-			const char *q = p;
-			while (q > host && (q[-1] == ' ' || q[-1] == '\t'))
-				q--;
-			if (q > host && q[-1] != '\n' && (ident((unsigned char)q[-1]) || q[-1] == ')' || q[-1] == ']'))
+			if (kp__static_matmul_operator(host, p))
 				emit(ud, "host_compute", line, "multiplies matrices with PyTorch's @ outside the Triton kernels",
 				     "@", 1);
 			p++;

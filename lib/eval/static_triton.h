@@ -29,6 +29,8 @@ void kp_triton_host_code(const char *code, struct kp_buf *out);
  */
 void kp_triton_scan(const struct kp_pysrc *p, const char *host, int fp32, kp_triton_emit emit, void *ud);
 
+/* The '@' at p in Python `code` is the matrix-multiply operator, not a decorator (static.c). */
+int kp__static_matmul_operator(const char *code, const char *p);
 /* The canonical PyTorch compute op `name` stands for ("matmul" for mm, linear, ...), NULL when none (static.c). */
 const char *kp__static_compute_op(const char *name, size_t n);
 
