@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.join(HERE, "python"))
 
 from kernelpro import build as kbuild  # noqa: E402
 from kernelpro import inputs as kin  # noqa: E402
+from kernelpro import sandbox  # noqa: E402
 from kernelpro import triton_check  # noqa: E402
 from kernelpro import util  # noqa: E402
 from kernelpro.correctness import Correctness  # noqa: E402
@@ -44,6 +45,7 @@ _unravel = util.unravel
 # here may touch CUDA: a process that has initialised CUDA cannot give a usable GPU to a forked child.
 PRELOAD = ("torch", "torch.nn", "torch.nn.functional", "torch.utils.flop_counter", "torch.utils.cpp_extension",
            "importlib.util", "ctypes", "kernelpro.fast")
+WARM_SEED = 0x7A1A  # xor'ed into the seed for warm_triton's inputs: no trial's or timing's
 
 
 class Adapter(Correctness, Timing):
@@ -205,6 +207,30 @@ class Adapter(Correctness, Timing):
             model = self.Model(*self.init_inputs)
         self.ref = model.to(device=self.dev, dtype=self.dtype)
 
+    def load_reference(self, probe):
+        """The task's module, its Model and (with `probe`) one call on the first trial's inputs, all before
+        the candidate is loaded: a failure here is the task's (harness_error), never the candidate's."""
+        steps = [("does not load", self.load_task), ("cannot be built", self.build_reference)]
+        if probe:
+            steps.append(("fails on its first inputs", self.probe_reference))
+        for what, step in steps:
+            try:
+                step()
+            except Stop:
+                raise
+            except BaseException as e:
+                sys.stderr.write(util.format_exception(e) + "\n")
+                raise Stop("harness_error", "the task's reference %s (before the candidate was loaded): %s: %s"
+                           % (what, type(e).__name__, _first_line(e)))
+
+    def probe_reference(self):
+        seed = int(self.cfg.get("seed", 42))
+        x = self.inputs.make(seed)
+        with self.torch.no_grad():
+            self.set_seed(seed)
+            self.ref(*x)
+        self._sync(self.dev)
+
     def load_candidate(self):
         import importlib.util
 
@@ -249,6 +275,20 @@ class Adapter(Correctness, Timing):
         except BaseException as e:
             raise self.runtime_stop("constructing ModelNew", e)
         self.check_intact("after constructing ModelNew")
+
+    def warm_triton(self, src):
+        """A candidate with Triton kernels is called once before the sandbox's lock (the "correctness"
+        phase): Triton compiles a kernel at its first call (ptxas, the launcher's C compiler) and autotunes
+        it there, and from the lock on no process may start. Its inputs come from a seed of their own, its
+        outputs are not looked at; the trials that follow run what it compiled."""
+        if not triton_check.uses_triton(src):
+            return
+        seed = int(self.cfg.get("seed", 42)) ^ WARM_SEED
+        x = self.inputs.make(seed)
+        with self.torch.no_grad():
+            self.set_seed(seed)
+            self.call(self.cand, x, "ModelNew for the first time (compiling its Triton kernels)")
+        del x
 
     def runtime_stop(self, what, e):
         text = "%s: %s" % (type(e).__name__, _first_line(e))
@@ -296,14 +336,16 @@ class Adapter(Correctness, Timing):
         self.phase("build", "build")
         self.prebuild(src)
         self.import_torch()
-        self.load_task()
-        self.build_reference()
+        self.load_reference(probe=True)
+        if self.cfg.get("with_compile") and self.cfg.get("time_reference", True):
+            self.compile_reference()
         self.load_candidate()
         self.result["compiled"] = True
         if self.cfg.get("build_only"):
             return self.finish("compiled", "built")
         self.phase("load", "check")
         self.build_candidate()
+        self.warm_triton(src)
         self.phase("correctness", "check")
         if mode == "run":
             self.cfg["correct_trials"] = 1
@@ -337,8 +379,7 @@ class Adapter(Correctness, Timing):
     def run_baseline(self):
         self.phase("build", "build")
         self.import_torch()
-        self.load_task()
-        self.build_reference()
+        self.load_reference(probe=False)
         self.phase("timing", "timing")
         t = self.torch
         seed = int(self.cfg.get("seed", 42))
@@ -375,6 +416,7 @@ def main(t_start=None):
         os._exit(2)
     faulthandler.enable()
     ad = Adapter(cfg, chan, t_start)
+    sandbox.apply(ad)  # limits, no network, no new processes: before anything of the candidate is read
     try:
         ad.run()
     except Stop as s:

@@ -90,10 +90,23 @@ int kp_store_node_update(struct kp_store *s, const struct kp_node_row *r, struct
 	return rc;
 }
 
-#define NODE_COLUMNS                                                                               \
+#define NODE_COLUMNS(format)                                                                       \
 	"id, IFNULL(parent, 0), kind, depth, evaluated, outcome, speedup, time_ms, energy_j, reward, " \
-	"visits, sum_r, max_r, fail_depth, expansions, dead, created, IFNULL(summary, ''), "                \
-	"IFNULL((SELECT format FROM candidates c WHERE c.node_id = nodes.id), '')"
+	"visits, sum_r, max_r, fail_depth, expansions, dead, created, IFNULL(summary, ''), " format
+#define FORMAT_COLUMN "IFNULL((SELECT format FROM candidates c WHERE c.node_id = nodes.id), '')"
+
+/* The schema that added candidates.format. */
+#define SCHEMA_FORMAT 3
+
+/*
+ * The node reads, [0] for a schema without candidates.format (a read-only open of an older run),
+ * whose versions read as having no format, as rows written before it do.
+ */
+#define NODE_SELECTS(tail)                                                                         \
+	{"SELECT " NODE_COLUMNS("''") " FROM nodes " tail,                                         \
+	 "SELECT " NODE_COLUMNS(FORMAT_COLUMN) " FROM nodes " tail}
+static const char *const node_by_id[2] = NODE_SELECTS("WHERE id = ?1");
+static const char *const nodes_all[2] = NODE_SELECTS("ORDER BY id");
 
 static void node_from_row(sqlite3_stmt *st, struct kp_node_row *r)
 {
@@ -122,7 +135,7 @@ static void node_from_row(sqlite3_stmt *st, struct kp_node_row *r)
 int kp_store_node_get(struct kp_store *s, long id, struct kp_node_row *r, struct kp_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s, "SELECT " NODE_COLUMNS " FROM nodes WHERE id = ?1", &st, err);
+	int rc = kp__store_prepare(s, node_by_id[s->version >= SCHEMA_FORMAT], &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -143,7 +156,7 @@ int kp_store_nodes_load(struct kp_store *s, struct kp_node_row **rows, size_t *n
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
-	int rc = kp__store_prepare(s, "SELECT " NODE_COLUMNS " FROM nodes ORDER BY id", &st, err);
+	int rc = kp__store_prepare(s, nodes_all[s->version >= SCHEMA_FORMAT], &st, err);
 
 	*rows = NULL;
 	*n = 0;

@@ -12,6 +12,10 @@
 #  4. the tools on a Triton kernel with a planted bottleneck (examples/triton/optimize/strided: the
 #     reference walks the matrix column by column): coalescing is among the first two findings, its
 #     "Do" lines are phrased for Triton, and the recorded fix is faster.
+#  5. kernelpro tune on a Triton candidate whose meta-parameters are KP_TUNE knobs
+#     (examples/triton/linear_relu_tunable.py, prompts/knobs-triton.txt): a correct best variant.
+# Every evaluation runs in the sandbox: the Triton kernels compile before its lock (the adapter's
+# warm_triton), so no candidate here may have a process refused.
 . "$KP_ROOT/tests/integration/lib.sh"
 KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
 export KERNELPRO_HOME
@@ -26,7 +30,8 @@ for c in "kernelbench/swish_scale.py triton/swish_scale_triton.py" \
 	 "optimize/rmsnorm/rmsnorm.py triton/rmsnorm_triton.py" \
 	 "triton/linear_relu.py triton/linear_relu_triton.py" \
 	 "triton/softmax.py triton/softmax_triton.py" \
-	 "triton/softmax.py triton/softmax_cuda.py"; do
+	 "triton/softmax.py triton/softmax_cuda.py" \
+	 "triton/linear_relu.py triton/linear_relu_tunable.py"; do
 	set -- $c
 	n=$((n + 1))
 	name=$(basename "$2" .py)
@@ -37,7 +42,11 @@ v = json.load(open(sys.argv[1]))
 rt, ref = (v.get("runtime") or {}).get("median_ms"), (v.get("ref_runtime") or {}).get("median_ms")
 print("%-24s %-10s %s ms (reference %s ms)%s" % (sys.argv[2], v["status"], rt, ref,
       "" if v["status"] == "correct" else "\n    " + (v.get("message") or "") + "\n    " + (v.get("log") or "")[:1500]))
-bad = [f for f in v["flags"] if f["check"] in ("host_compute", "precision")]
+bad = [f for f in v["flags"] if f["check"] in ("host_compute", "precision", "process_spawn")]
+sb = v.get("sandbox") or {}
+print("    sandbox: processes blocked %s, refused for the candidate %s, build spawns %s" % (
+      (sb.get("processes") or {}).get("blocked"), (sb.get("attempts") or {}).get("candidate"),
+      len((sb.get("python") or {}).get("build_spawns") or [])))
 sys.exit(0 if v["status"] == "correct" and rt and ref and not bad else 1)
 PY
 done
@@ -103,4 +112,20 @@ tree = {t["node"]: t for t in json.load(open(sys.argv[2]))["tree"]}
 assert tree[2]["outcome"] == "correct" and tree[2]["speedup"] > 1.0, tree[2]
 print("strided: top findings %s; the coalesced version %.2fx" % (tools[:2], tree[2]["speedup"]))
 PY
+
+# --- 5. tune a Triton candidate's KP_TUNE knobs ------------------------------------------------------
+"$KP" tune --json --strategy random --budget 4 --seed 1 --cache "$cache" --no-tune-cache \
+	"$T/linear_relu.py" "$T/linear_relu_tunable.py" -o best_tuned.py >tune.json 2>tune.err
+rc=$?
+cp tune.json tune.err best_tuned.py "$keep/" 2>/dev/null
+[ $rc -eq 0 ] || { cat tune.err; fail "kernelpro tune on the Triton candidate exited $rc"; }
+python3 - tune.json <<'PY' || fail "tune: no correct Triton variant (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = [t for t in d["trials"] if t["status"] == "ok"]
+print("tune: %d of %d variants correct; best %s at %s" % (len(ok), len(d["trials"]), d.get("best_point"),
+      d.get("speedup_vs_untuned")))
+assert d["untuned"]["status"] == "correct" and ok and d.get("best_point"), "no correct variant"
+PY
+"$KP" eval --cache "$cache" "$T/linear_relu.py" best_tuned.py >/dev/null 2>&1 || fail "the best variant is not correct"
 exit 0

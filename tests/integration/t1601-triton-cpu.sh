@@ -1,8 +1,9 @@
 #!/bin/sh
 # Triton without a GPU: optimize --formats cuda,triton on a KernelBench task with recorded replies and
 # the fake harness. The tree records every version's language (show --tree prints it), the reference's
-# first children are asked in each language in turn, every prompt carries the format section of the
-# language it asks for, and a prompt that asks for another language than its parent's asks for a port.
+# first children are asked in each language in turn, every prompt carries the format section (and an
+# optimize prompt the knob section) of the language it asks for, and a prompt that asks for another
+# language than its parent's asks for a port.
 # Also: the format options' usage errors, and ask --dry-run with the Triton format.
 . "$KP_ROOT/tests/integration/lib.sh"
 . "$KP_ROOT/tests/integration/search/lib.sh"
@@ -35,6 +36,9 @@ for i in range(2, 8):
     prompt = n["exchanges"][0]["prompt"]
     asked = "triton" if "Write the kernels in Triton" in prompt else "torch"
     assert ("kernelpro.fast.load_cuda" in prompt) == (asked == "torch"), (i, "format section")
+    if n["exchanges"][0]["mode"] == "optimize":  # the knob section of the language asked for
+        assert ("in place of an `@triton.autotune` config list" in prompt) == (asked == "triton"), (i, "knobs")
+        assert ('extra_flags=["-DBLOCK=%d"' in prompt) == (asked == "torch"), (i, "knobs")
     parent = tree[n["parent"]]
     if n["exchanges"][0]["mode"] == "optimize" and parent["format"] and parent["format"] != asked:
         assert "Its kernels are written in" in prompt, (i, "no port request")
@@ -55,6 +59,11 @@ PY
 expect_exit 0 "$KP" optimize "$TASK" --format triton --llm "replay:$R" --evaluator "$FAKE" --evals 1 --name one
 "$KP" show one --node 2 --json >one.json || fail "show one"
 grep -q "Write the kernels in Triton" one.json || fail "--format triton: the prompt lacks the Triton format"
+# A resumed run keeps its languages, as it keeps its other search settings.
+expect_exit 2 "$KP" optimize --resume one --format cuda --llm "replay:$R" --evaluator "$FAKE"
+contains err "keeps its search settings"
+expect_exit 2 "$KP" optimize --resume one --formats cuda,triton --llm "replay:$R" --evaluator "$FAKE"
+contains err "keeps its search settings"
 
 # ask --dry-run shows the Triton format section; a Triton task defaults to it.
 expect_exit 0 "$KP" ask --dry-run --task "$TASK" --format triton

@@ -102,5 +102,19 @@ class TestCache(unittest.TestCase):
         self.assertIn("None", tc.settings_changed({}, None))
 
 
+class TestUsesTriton(unittest.TestCase):
+    """Which candidates the adapter calls once before the sandbox's lock, so that Triton compiles then."""
+
+    def test_imports(self):
+        self.assertTrue(tc.uses_triton("import torch\nimport triton\nimport triton.language as tl\n"))
+        self.assertTrue(tc.uses_triton("from triton import jit\n"))
+        self.assertTrue(tc.uses_triton("if True:\n    import triton\n"))
+
+    def test_mentions_are_not_imports(self):
+        self.assertFalse(tc.uses_triton("# no triton here\nSRC = 'import triton'\n"))
+        self.assertFalse(tc.uses_triton("import tritonclient\n"))
+        self.assertFalse(tc.uses_triton("import torch\n"))
+
+
 if __name__ == "__main__":
     unittest.main()

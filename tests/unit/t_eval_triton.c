@@ -196,6 +196,7 @@ static void test_honest_examples(void **state)
 		{"examples/kernelbench/swish_scale.py", "examples/triton/swish_scale_triton.py"},
 		{"examples/optimize/rmsnorm/rmsnorm.py", "examples/triton/rmsnorm_triton.py"},
 		{"examples/triton/linear_relu.py", "examples/triton/linear_relu_triton.py"},
+		{"examples/triton/linear_relu.py", "examples/triton/linear_relu_tunable.py"},
 		{"examples/triton/softmax.py", "examples/triton/softmax_triton.py"},
 		{"examples/triton/softmax.py", "examples/triton/softmax_cuda.py"},
 		{"examples/optimize/rmsnorm/rmsnorm.py", "examples/triton/optimize/rmsnorm/replies/003-warps.md"},

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include "kp_test.h"
 #include "kernelpro/fs.h"
@@ -72,6 +73,23 @@ static void test_open_and_version(void **state)
 	assert_null(f->s);
 }
 
+static void write_bytes(const char *path, const char *data, size_t n)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	KP_ASSERT_OK(kp_write_file_atomic(path, data, n, &err), &err);
+}
+
+static long file_size(const char *path)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	long n;
+	KP_ASSERT_OK(kp_read_file(path, 0, &b, &err), &err);
+	n = (long)b.len;
+	kp_buf_release(&b);
+	return n;
+}
+
 static void test_migration_from_empty(void **state)
 {
 	struct fixture *f = *state;
@@ -80,17 +98,106 @@ static void test_migration_from_empty(void **state)
 	struct kp_store *s;
 	sqlite3 *db;
 
-	/* A database at version 0 (an empty file) is brought forward on a read-write open ... */
+	/* An SQLite database without the schema is brought forward only when creating ... */
 	snprintf(path, sizeof(path), "%s/old.db", f->dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_exec(db, "CREATE TABLE unrelated(x)", NULL, NULL, NULL);
 	sqlite3_close(db);
-	/* ... but not on a read-only one, which says how to migrate. */
-	assert_int_equal(kp_store_open(&s, path, KP_STORE_READONLY, &err), KP_EUNSUPPORTED);
-	assert_non_null(strstr(kp_error_msg(&err), "--resume"));
-	KP_ASSERT_OK(kp_store_open(&s, path, 0, &err), &err);
+	/* ... never on an open of a run's (a run killed while being created, or another program's file). */
+	assert_int_equal(kp_store_open(&s, path, KP_STORE_READONLY, &err), KP_ENOENT);
+	assert_non_null(strstr(kp_error_msg(&err), "holds no run"));
+	kp_error_clear(&err);
+	assert_int_equal(kp_store_open(&s, path, 0, &err), KP_ENOENT);
+	assert_non_null(strstr(kp_error_msg(&err), "start the run again"));
+	KP_ASSERT_OK(kp_store_open(&s, path, KP_STORE_CREATE, &err), &err);
 	assert_int_equal(kp_store_schema_version(s), KP_STORE_SCHEMA_VERSION);
 	kp_store_close(s);
+}
+
+/*
+ * Issue 21: a 0-byte run.db got "open it once read-write to migrate it", and a read-write open
+ * made it a database.
+ */
+static void test_empty_or_foreign_file(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	char path[600];
+	struct kp_store *s = NULL;
+
+	snprintf(path, sizeof(path), "%s/empty.db", f->dir);
+	write_bytes(path, "", 0);
+	for (int ro = 0; ro < 2; ro++) {
+		kp_error_clear(&err);
+		assert_int_equal(kp_store_open(&s, path, ro ? KP_STORE_READONLY : 0, &err), KP_EDB);
+		assert_non_null(strstr(kp_error_msg(&err), "is empty (0 bytes)"));
+		assert_null(strstr(kp_error_msg(&err), "migrate"));
+		assert_int_equal(file_size(path), 0); /* left as it was */
+	}
+	/* Creating one there is fine. */
+	KP_ASSERT_OK(kp_store_open(&s, path, KP_STORE_CREATE, &err), &err);
+	kp_store_close(s);
+
+	snprintf(path, sizeof(path), "%s/text.db", f->dir);
+	write_bytes(path, "{\"not\": \"a database at all\"}\n", 30);
+	for (unsigned fl = 0; fl < 3; fl++) {
+		kp_error_clear(&err);
+		unsigned how = fl == 2 ? KP_STORE_CREATE : fl ? KP_STORE_READONLY : 0;
+		assert_int_equal(kp_store_open(&s, path, how, &err), KP_EDB);
+		assert_non_null(strstr(kp_error_msg(&err), "is not an SQLite database"));
+	}
+	assert_int_equal(file_size(path), 30);
+
+	/* A FIFO (or a directory) is refused at once, never waited on. */
+	snprintf(path, sizeof(path), "%s/fifo.db", f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	kp_error_clear(&err);
+	assert_int_equal(kp_store_open(&s, path, KP_STORE_READONLY, &err), KP_EDB);
+	assert_non_null(strstr(kp_error_msg(&err), "not a regular file"));
+	kp_error_clear(&err);
+	assert_int_equal(kp_store_open(&s, f->dir, 0, &err), KP_EDB);
+}
+
+/* Writes a run database of an older schema at `path`: its migrations, then `sql`. */
+static void write_old_db(const char *path, int version, const char *sql)
+{
+	char pragma[64];
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	for (size_t v = 0; v < (size_t)version; v++)
+		assert_int_equal(sqlite3_exec(db, kp__store_migration(v), NULL, NULL, NULL), SQLITE_OK);
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version);
+	assert_int_equal(sqlite3_exec(db, pragma, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* Issue 21: schema 1 stored each session's time as the run's total so far; the migration repairs them. */
+static void test_migration_repairs_session_times(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_store *s;
+	char old[600];
+
+	/* Sessions of 10 s, 20 s, 0 s (killed before its first commit) and 5 s, as schema 1 kept them. */
+	snprintf(old, sizeof(old), "%s/v1-sessions.db", f->dir);
+	write_old_db(old, 1,
+		     "INSERT INTO sessions(started, updated, elapsed_s) VALUES(1, 1, 10),"
+		     " (2, 2, 30), (3, 3, 0), (4, 4, 45)");
+	kp_store_close(f->s);
+	f->s = NULL;
+	/* A reader sees what schema 1 wrote ... */
+	KP_ASSERT_OK(kp_store_open(&s, old, KP_STORE_READONLY, &err), &err);
+	assert_int_equal(kp_store_schema_version(s), 1);
+	assert_true(fabs(kp_store_elapsed_total(s) - 85) < 1e-9);
+	kp_store_close(s);
+	/* ... and the first read-write open migrates: the run's time is the sessions' sum. */
+	KP_ASSERT_OK(kp_store_open(&f->s, old, 0, &err), &err);
+	assert_int_equal(kp_store_schema_version(f->s), KP_STORE_SCHEMA_VERSION);
+	assert_true(fabs(kp_store_elapsed_total(f->s) - 35) < 1e-9);
+	assert_int_equal(kp_store_session_count(f->s), 4);
 }
 
 static void test_meta_counters_sessions(void **state)
@@ -299,16 +406,39 @@ static int count_mem(const struct kp_memory_row *r, void *ud)
 	return 0;
 }
 
-/* Schema 2: each candidate's format; a schema-1 file is migrated and its candidates read back as "". */
+/* Reads the nodes of `s`: one, the candidate written before schema 3, without a format. */
+static void assert_one_node_no_format(struct kp_store *s)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_node_row *rows = NULL, one;
+	size_t n = 0;
+
+	KP_ASSERT_OK(kp_store_nodes_load(s, &rows, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].format, "");
+	free(rows);
+	KP_ASSERT_OK(kp_store_node_get(s, 1, &one, &err), &err);
+	assert_string_equal(one.format, "");
+}
+
+/*
+ * Schema 3: each candidate's format. Runs of schema 1 and 2 are read as they are (no format) by a
+ * read-only open and migrated to 3 by a read-write one; schema 1's session times are repaired on
+ * the way (2 runs before 3).
+ */
 static void test_candidate_format(void **state)
 {
+	static const char old_run[] = "INSERT INTO nodes(kind, depth, created) VALUES(0, 0, 1); "
+				      "INSERT INTO candidates(node_id, lang, sha256, source) "
+				      "VALUES(1, 'cuda', 'x', 'src'); "
+				      "INSERT INTO sessions(started, updated, elapsed_s) "
+				      "VALUES(1, 1, 10), (2, 2, 30);";
 	struct fixture *f = *state;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_node_row root, child, *rows = NULL;
 	size_t n = 0;
 	char old[600];
 	struct kp_store *s;
-	sqlite3 *db;
 
 	kp_node_row_init(&root);
 	root.kind = KP_NODE_ROOT;
@@ -324,23 +454,28 @@ static void test_candidate_format(void **state)
 	assert_string_equal(rows[1].format, "triton");
 	free(rows);
 
-	/* A run written by schema 1: migrated on a read-write open, the old candidate has no format. */
-	snprintf(old, sizeof(old), "%s/v1.db", f->dir);
-	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, kp__store_migration(0), NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 1; INSERT INTO nodes(kind, depth, created) "
-					  "VALUES(0, 0, 1); INSERT INTO candidates(node_id, lang, sha256, source) "
-					  "VALUES(1, 'cuda', 'x', 'src');",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(db);
-	KP_ASSERT_OK(kp_store_open(&s, old, 0, &err), &err);
-	assert_int_equal(kp_store_schema_version(s), 2);
-	KP_ASSERT_OK(kp_store_nodes_load(s, &rows, &n, &err), &err);
-	assert_int_equal(n, 1);
-	assert_string_equal(rows[0].format, "");
-	free(rows);
-	kp_store_close(s);
+	for (int version = 1; version <= 2; version++) {
+		snprintf(old, sizeof(old), "%s/v%d.db", f->dir, version);
+		write_old_db(old, version, old_run);
+		/* A reader sees what that schema wrote, and leaves it as it was ... */
+		KP_ASSERT_OK(kp_store_open(&s, old, KP_STORE_READONLY, &err), &err);
+		assert_int_equal(kp_store_schema_version(s), version);
+		assert_one_node_no_format(s);
+		kp_store_close(s);
+		/* ... a writer migrates it to 3, and a version written then has its format. */
+		KP_ASSERT_OK(kp_store_open(&s, old, 0, &err), &err);
+		assert_int_equal(kp_store_schema_version(s), 3);
+		assert_one_node_no_format(s);
+		assert_true(fabs(kp_store_elapsed_total(s) - (version == 1 ? 30 : 40)) < 1e-9);
+		kp_node_row_init(&child);
+		child.parent = 1;
+		child.kind = KP_NODE_REFINE;
+		kp_strlcpy(child.format, "triton", sizeof(child.format));
+		KP_ASSERT_OK(kp_store_node_insert(s, &child, "python", "cand", &err), &err);
+		KP_ASSERT_OK(kp_store_node_get(s, child.id, &root, &err), &err);
+		assert_string_equal(root.format, "triton");
+		kp_store_close(s);
+	}
 }
 
 static void test_memory_upsert(void **state)
@@ -384,6 +519,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_and_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_from_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_or_foreign_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_repairs_session_times, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meta_counters_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nodes_and_rollback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evaluations_and_findings, setup, teardown),

@@ -59,6 +59,14 @@ def ir_files(cache_dir):
     return found
 
 
+_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+triton\b|from[ \t]+triton\b)", re.M)
+
+
+def uses_triton(source):
+    """A candidate that imports Triton: its kernels compile (and autotune) at their first call."""
+    return bool(_IMPORT.search(source))
+
+
 def reference_lowers_precision(task_source):
     """A Triton task whose reference itself names a lower precision: its dots are the task's own."""
     return any(m in task_source for m in _MARKERS)
