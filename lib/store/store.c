@@ -214,13 +214,15 @@ int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struc
 			rc = kp_error_set(err, KP_EUNSUPPORTED,
 					  "run database '%s' has schema version %d, older than %d; open it once "
 					  "read-write (kernelpro optimize --resume) to migrate it",
-					  path, version, KP_STORE_SCHEMA_VERSION);
+					  path, version, KP_STORE_SCHEMA_READABLE);
 			goto out;
 		}
 		rc = migrate(s, version, err);
 		if (rc)
 			goto out;
+		version = KP_STORE_SCHEMA_VERSION;
 	}
+	s->version = version;
 	*out = s;
 	return 0;
 out:

@@ -14,6 +14,7 @@ struct kp_store {
 	char *path;
 	int readonly;
 	int in_tx;
+	int version; /* the schema as opened (after any migration): the reads follow its tables */
 };
 
 /* Prepares `sql`; on failure sets err with the statement's purpose and SQLite's message. */
