@@ -19,10 +19,10 @@ int kp__store_fail(struct kp_store *s, const char *what, struct kp_error *err)
 	if (rc == SQLITE_FULL || rc == SQLITE_IOERR)
 		code = KP_EIO;
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
-		return kp_error_set(err, code, "run database '%s': %s: %s (another kernelpro process is "
-					       "writing this run; wait for it or stop it)",
-				    s->path, what, sqlite3_errmsg(s->db));
-	return kp_error_set(err, code, "run database '%s': %s: %s", s->path, what,
+		return kp_error_set(err, code, "%s '%s': %s: %s (another kernelpro process is "
+					       "writing it; wait for it or stop it)",
+				    s->what, s->path, what, sqlite3_errmsg(s->db));
+	return kp_error_set(err, code, "%s '%s': %s: %s", s->what, s->path, what,
 			    s->db ? sqlite3_errmsg(s->db) : "no connection");
 }
 
@@ -74,38 +74,48 @@ static int exec_sql(struct kp_store *s, const char *sql, const char *what, struc
 {
 	char *msg = NULL;
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		kp_error_set(err, KP_EDB, "run database '%s': %s: %s", s->path, what, msg ? msg : "?");
+		kp_error_set(err, KP_EDB, "%s '%s': %s: %s", s->what, s->path, what, msg ? msg : "?");
 		sqlite3_free(msg);
 		return KP_EDB;
 	}
 	return 0;
 }
 
-static int read_user_version(struct kp_store *s, int *version, struct kp_error *err)
+/* One integer PRAGMA (user_version, application_id). */
+static int read_pragma_int(struct kp_store *s, const char *pragma, int *value, struct kp_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s, "PRAGMA user_version", &st, err);
+	int rc = kp__store_prepare(s, pragma, &st, err);
 	if (rc)
 		return rc;
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
 		return kp__store_fail(s, "reading the schema version", err);
 	}
-	*version = sqlite3_column_int(st, 0);
+	*value = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	return 0;
 }
 
-/* Brings the schema from `from` to KP_STORE_SCHEMA_VERSION, each step in its own transaction. */
-static int migrate(struct kp_store *s, int from, struct kp_error *err)
+static int read_user_version(struct kp_store *s, int *version, struct kp_error *err)
 {
-	char pragma[64];
-	for (size_t v = (size_t)from; v < kp__store_migration_count(); v++) {
+	return read_pragma_int(s, "PRAGMA user_version", version, err);
+}
+
+/*
+ * Brings the schema from `from` to the schema's version, each step in its own transaction; the
+ * first step also stamps the file with the schema's application id.
+ */
+static int migrate(struct kp_store *s, const struct kp__store_schema *schema, int from, struct kp_error *err)
+{
+	char pragma[96];
+	for (size_t v = (size_t)from; v < (size_t)schema->version; v++) {
 		int rc = exec_sql(s, "BEGIN IMMEDIATE", "starting a migration", err);
 		if (rc)
 			return rc;
-		rc = exec_sql(s, kp__store_migration(v), "migrating the schema", err);
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %zu", v + 1);
+		rc = exec_sql(s, schema->migrations[v], "migrating the schema", err);
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %zu; PRAGMA application_id = %d", v + 1,
+			 schema->application_id);
 		if (!rc)
 			rc = exec_sql(s, pragma, "recording the schema version", err);
 		if (!rc)
@@ -119,7 +129,19 @@ static int migrate(struct kp_store *s, int from, struct kp_error *err)
 	return 0;
 }
 
-int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struct kp_error *err)
+/* A file of another schema (a suite database opened as a run database, or the reverse) is refused. */
+static int check_application(struct kp_store *s, const struct kp__store_schema *schema, int version,
+			     struct kp_error *err)
+{
+	int app = 0, rc = read_pragma_int(s, "PRAGMA application_id", &app, err);
+	if (rc || app == schema->application_id || (version == 0 && app == 0))
+		return rc;
+	return kp_error_set(err, KP_EUNSUPPORTED, "'%s' is not a %s (its SQLite application id is %d, not %d)",
+			    s->path, schema->what, app, schema->application_id);
+}
+
+int kp__store_open_schema(struct kp_store **out, const char *path, unsigned flags,
+			  const struct kp__store_schema *schema, struct kp_error *err)
 {
 	struct kp_store *s = kp_xcalloc(1, sizeof(*s));
 	int version = 0, rc;
@@ -128,9 +150,10 @@ int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struc
 
 	*out = NULL;
 	s->path = kp_xstrdup(path);
+	s->what = schema->what;
 	s->readonly = !!(flags & KP_STORE_READONLY);
 	if (!(flags & KP_STORE_CREATE) && access(path, F_OK) != 0) {
-		rc = kp_error_set(err, KP_ENOENT, "run database '%s' does not exist", path);
+		rc = kp_error_set(err, KP_ENOENT, "%s '%s' does not exist", schema->what, path);
 		goto out;
 	}
 	if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
@@ -140,31 +163,34 @@ int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struc
 	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(s->db, 0);
 	if (!s->readonly) {
-		/* WAL: readers never block the writer; FULL: a commit survives power loss, not just a crash. */
-		rc = exec_sql(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
-			      "setting WAL mode", err);
+		/* WAL: readers never block the writer; FULL: a commit survives power loss, not just a crash.
+		 * A rollback journal where another host may open the file (WAL needs shared memory). */
+		rc = exec_sql(s,
+			      schema->wal ? "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON"
+					  : "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; "
+					    "PRAGMA foreign_keys = ON",
+			      "setting the journal mode", err);
 		if (rc)
 			goto out;
 	}
-	rc = read_user_version(s, &version, err);
-	if (rc)
+	if ((rc = read_user_version(s, &version, err)) || (rc = check_application(s, schema, version, err)))
 		goto out;
-	if (version > KP_STORE_SCHEMA_VERSION) {
+	if (version > schema->version) {
 		rc = kp_error_set(err, KP_EUNSUPPORTED,
-				  "run database '%s' has schema version %d; this kernelpro knows up to %d "
+				  "%s '%s' has schema version %d; this kernelpro knows up to %d "
 				  "(use a newer kernelpro)",
-				  path, version, KP_STORE_SCHEMA_VERSION);
+				  schema->what, path, version, schema->version);
 		goto out;
 	}
-	if (version < KP_STORE_SCHEMA_VERSION) {
+	if (version < schema->version) {
 		if (s->readonly) {
 			rc = kp_error_set(err, KP_EUNSUPPORTED,
-					  "run database '%s' has schema version %d, older than %d; open it once "
-					  "read-write (kernelpro optimize --resume) to migrate it",
-					  path, version, KP_STORE_SCHEMA_VERSION);
+					  "%s '%s' has schema version %d, older than %d; open it once "
+					  "read-write (%s) to migrate it",
+					  schema->what, path, version, schema->version, schema->hint_migrate);
 			goto out;
 		}
-		rc = migrate(s, version, err);
+		rc = migrate(s, schema, version, err);
 		if (rc)
 			goto out;
 	}
@@ -173,6 +199,11 @@ int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struc
 out:
 	kp_store_close(s);
 	return rc;
+}
+
+int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struct kp_error *err)
+{
+	return kp__store_open_schema(out, path, flags, &kp__run_schema, err);
 }
 
 void kp_store_close(struct kp_store *s)
@@ -210,7 +241,7 @@ int kp_store_check(struct kp_store *s, struct kp_error *err)
 	if (rc != SQLITE_ROW)
 		rc = kp__store_fail(s, "checking integrity", err);
 	else if (strcmp((const char *)sqlite3_column_text(st, 0), "ok"))
-		rc = kp_error_set(err, KP_EDB, "run database '%s' is damaged: %s", s->path,
+		rc = kp_error_set(err, KP_EDB, "%s '%s' is damaged: %s", s->what, s->path,
 				  (const char *)sqlite3_column_text(st, 0));
 	else
 		rc = 0;
@@ -272,7 +303,7 @@ int kp_store_meta_get(struct kp_store *s, const char *key, struct kp_buf *out, s
 		kp_buf_adds(out, (const char *)sqlite3_column_text(st, 0));
 		rc = 0;
 	} else if (rc == SQLITE_DONE) {
-		rc = kp_error_set(err, KP_ENOENT, "run database '%s' has no '%s' entry", s->path, key);
+		rc = kp_error_set(err, KP_ENOENT, "%s '%s' has no '%s' entry", s->what, s->path, key);
 	} else {
 		rc = kp__store_fail(s, "reading run metadata", err);
 	}
