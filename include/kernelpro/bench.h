@@ -71,6 +71,13 @@ int kp_bench_list_add_source(struct kp_bench_list *l, const char *source, struct
 int kp_bench_list_parse(struct kp_bench_list *l, const char *text, size_t len, const char *base_dir,
 			const char *what, struct kp_error *err);
 
+/*
+ * The same parse without touching the file system: each line's PATH (made absolute, not checked or
+ * expanded) and settings, appended in order. For tests and the fuzz target.
+ */
+int kp_bench_list_parse_lines(struct kp_bench_list *l, const char *text, size_t len, const char *base_dir,
+			      const char *what, struct kp_error *err);
+
 /* ---- Suites: creating, finding, opening ------------------------------------------------------- */
 
 /* `given` when set, else $KERNELPRO_SUITES when set, else "kernelpro-suites". */
@@ -201,9 +208,12 @@ struct kp_bench_opts {
 	void *ud;
 	const char *argv_text;          /* recorded with the shard's session and each run's */
 	const volatile sig_atomic_t *stop; /* set: no new task; every slot stops after its current step */
-	/* Called on the caller's thread: each line worth telling (a task ended, failed ...), and the view
-	 * about every tick_s seconds (0: 0.25) and once at the end. Either may be NULL. */
-	void (*note)(const char *line, void *ud);
+	/*
+	 * Called on the caller's thread: each line worth telling (a task started, ended, failed ...;
+	 * run 1: a line of a task's own search, "gpu1 gelu: #3: compile_error"), and the view about every
+	 * tick_s seconds (0: 0.25) and once at the end. Either may be NULL.
+	 */
+	void (*note)(int run, const char *line, void *ud);
 	void (*tick)(const struct kp_bench_view *v, void *ud);
 	double tick_s;
 };
@@ -261,9 +271,11 @@ void kp_bench_collected_release(struct kp_bench_collected *c);
 int kp_bench_collect(const char *dir, struct kp_suite *s, struct kp_bench_collected *c, struct kp_error *err);
 
 /*
- * The shard's progress as JSON (new reference): {"suite", "shard", "shards", "tasks": [{"name",
- * "state", "attempts", "gpu", "order", "started", "ended", "est_ms", "reason"}]} for `--status`.
+ * Where every task stands, from every shard database (for `--status`), as JSON (new reference):
+ * {"suite", "dir", "shard_databases": [{"shard", "shards", "rows", "ended", "running"}],
+ *  "tasks": [{"index", "name", "path", "state", "attempts", "gpu", "order", "started", "ended",
+ *  "est_ms", "reason", "baseline_error"}]} ("order": when its shard's scheduler took it, from 1).
  */
-int kp_bench_status(const char *dir, int shard, int shards, json_t **out, struct kp_error *err);
+int kp_bench_status(const char *dir, json_t **out, struct kp_error *err);
 
 #endif

@@ -363,49 +363,45 @@ static int setting(struct kp_bench_task_settings *set, const char *kv, const cha
 	return 0;
 }
 
-/* One line without its comment: PATH [KEY=VALUE]... */
-static int parse_line(struct kp_bench_list *l, char *s, const char *base, const char *what, long line,
-		      struct kp_error *err)
+/* One line without its comment: PATH [KEY=VALUE]... into *path (absolute) and *set. 0 with no path: blank. */
+static int parse_line(char *s, const char *base, const char *what, long line, struct kp_buf *path,
+		      struct kp_bench_task_settings *set, struct kp_error *err)
 {
-	struct kp_bench_task_settings set;
-	struct kp_buf path = KP_BUF_INIT;
 	char *tok, *save = NULL;
-	size_t before = l->n;
 	int rc = 0;
 
-	memset(&set, 0, sizeof(set));
+	memset(set, 0, sizeof(*set));
 	tok = strtok_r(s, " \t", &save);
 	if (!tok)
 		return 0;
 	for (char *kv; !rc && (kv = strtok_r(NULL, " \t", &save));)
-		rc = setting(&set, kv, base, what, line, err);
-	if (!rc) {
-		absolute(&path, base, tok);
-		if ((rc = add_path(l, path.buf, &set, 0, err)))
-			kp_error_prefix(err, "%s:%ld", what, line);
-	}
-	if (!rc && set.name && l->n - before > 1)
-		rc = bad_line(err, what, line, "name=%s names one task, but '%s' is %zu tasks", set.name, tok,
-			      l->n - before);
-	settings_release(&set);
-	kp_buf_release(&path);
+		rc = setting(set, kv, base, what, line, err);
+	if (!rc)
+		absolute(path, base, tok);
 	return rc;
 }
 
-int kp_bench_list_parse(struct kp_bench_list *l, const char *text, size_t len, const char *base_dir,
-			const char *what, struct kp_error *err)
+/*
+ * Calls fn for each task line of a list file's text, with the line's absolute path and settings
+ * (borrowed for the call); fn's nonzero return stops and is returned.
+ */
+static int each_line(const char *text, size_t len, const char *base, const char *what,
+		     int (*fn)(const char *path, const struct kp_bench_task_settings *set, long line, void *ud), void *ud,
+		     struct kp_error *err)
 {
 	long line = 0;
-	size_t pos = 0, before = l->n;
+	size_t pos = 0;
 	char buf[LINE_MAX_LEN + 1];
+	int rc = 0;
 
 	if (memchr(text, '\0', len))
 		return kp_error_set(err, KP_EPARSE, "%s: a list of tasks is text, and this has a NUL byte", what);
-	while (pos < len) {
+	while (pos < len && !rc) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		struct kp_bench_task_settings set;
+		struct kp_buf path = KP_BUF_INIT;
 		char *hash;
-		int rc;
 
 		line++;
 		if (n > LINE_MAX_LEN)
@@ -417,10 +413,56 @@ int kp_bench_list_parse(struct kp_bench_list *l, const char *text, size_t len, c
 			buf[n - 1] = '\0';
 		if ((hash = strchr(buf, '#')))
 			*hash = '\0';
-		if ((rc = parse_line(l, buf, base_dir, what, line, err)))
-			return rc;
+		rc = parse_line(buf, base, what, line, &path, &set, err);
+		if (!rc && path.len)
+			rc = fn(path.buf, &set, line, ud);
+		settings_release(&set);
+		kp_buf_release(&path);
 	}
-	if (l->n == before)
-		return kp_error_set(err, KP_ENOENT, "%s names no task", what);
+	return rc;
+}
+
+struct lines {
+	struct kp_bench_list *l;
+	const char *what;
+	struct kp_error *err;
+};
+
+/* A parsed line's tasks: PATH may be a task, a directory of tasks or a glob. */
+static int resolve_line(const char *path, const struct kp_bench_task_settings *set, long line, void *ud)
+{
+	struct lines *L = ud;
+	size_t before = L->l->n;
+	int rc = add_path(L->l, path, set, 0, L->err);
+	if (rc) {
+		kp_error_prefix(L->err, "%s:%ld", L->what, line);
+		return rc;
+	}
+	if (set->name && L->l->n - before > 1)
+		return bad_line(L->err, L->what, line, "name=%s names one task, but '%s' is %zu tasks", set->name, path,
+				L->l->n - before);
 	return 0;
+}
+
+static int push_line(const char *path, const struct kp_bench_task_settings *set, long line, void *ud)
+{
+	list_push(ud, path, set);
+	return 0;
+}
+
+int kp_bench_list_parse_lines(struct kp_bench_list *l, const char *text, size_t len, const char *base_dir,
+			      const char *what, struct kp_error *err)
+{
+	return each_line(text, len, base_dir, what, push_line, l, err);
+}
+
+int kp_bench_list_parse(struct kp_bench_list *l, const char *text, size_t len, const char *base_dir,
+			const char *what, struct kp_error *err)
+{
+	struct lines L = {l, what, err};
+	size_t before = l->n;
+	int rc = each_line(text, len, base_dir, what, resolve_line, &L, err);
+	if (!rc && l->n == before)
+		return kp_error_set(err, KP_ENOENT, "%s names no task", what);
+	return rc;
 }
