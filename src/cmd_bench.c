@@ -580,7 +580,7 @@ static int run(struct bench_state *B)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGUSR1, SIG_DFL);
-	if (!B->cli->json && B->cli->verbosity >= 0) {
+	if (!B->cli->json && B->cli->verbosity >= 0 && out.view.nslots) {
 		render(&out.view, &B->block);
 		kp_progress_block(&B->cli->progress, B->block.buf, 1);
 	}

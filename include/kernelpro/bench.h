@@ -273,8 +273,9 @@ int kp_bench_collect(const char *dir, struct kp_suite *s, struct kp_bench_collec
 /*
  * Where every task stands, from every shard database (for `--status`), as JSON (new reference):
  * {"suite", "dir", "shard_databases": [{"shard", "shards", "rows", "ended", "running"}],
- *  "tasks": [{"index", "name", "path", "state", "attempts", "gpu", "order", "started", "ended",
- *  "est_ms", "reason", "baseline_error"}]} ("order": when its shard's scheduler took it, from 1).
+ *  "tasks": [{"index", "name", "path", "state", "attempts", "gpu", "order", "started_unix_ms",
+ *  "ended_unix_ms", "est_ms", "reason", "baseline_error"}]} ("order": when its shard's scheduler
+ *  took it, from 1; the times are Unix milliseconds, null when not yet).
  */
 int kp_bench_status(const char *dir, json_t **out, struct kp_error *err);
 

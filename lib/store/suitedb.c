@@ -2,6 +2,7 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <sys/stat.h>
 
 #include "kernelpro/log.h"
 #include "kernelpro/suitedb.h"
@@ -39,8 +40,28 @@ static const struct kp__store_schema suite_schema = {
 	.hint_migrate = "kernelpro bench SUITE --resume",
 };
 
+/*
+ * A process killed inside a transaction leaves a hot journal, which only a connection that may
+ * write can roll back: a reader (--status, --merge after a kill -9) first lets one do it.
+ */
+static void roll_back_hot_journal(const char *path)
+{
+	struct kp_buf j = KP_BUF_INIT;
+	struct kp_store *s = NULL;
+	struct kp_error ignore = KP_ERROR_INIT;
+	struct stat st;
+
+	kp_buf_addf(&j, "%s-journal", path);
+	if (stat(j.buf, &st) == 0 && st.st_size > 0 && !kp__store_open_schema(&s, path, 0, &suite_schema, &ignore))
+		kp_store_schema_version(s); /* a read: SQLite rolls the journal back first */
+	kp_store_close(s);
+	kp_buf_release(&j);
+}
+
 int kp_suitedb_open(struct kp_store **out, const char *path, unsigned flags, struct kp_error *err)
 {
+	if (flags & KP_STORE_READONLY)
+		roll_back_hot_journal(path);
 	return kp__store_open_schema(out, path, flags, &suite_schema, err);
 }
 

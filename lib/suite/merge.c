@@ -274,9 +274,10 @@ out:
 
 /* ---- status ------------------------------------------------------------------------------------------ */
 
-static json_t *time_or_null(double t)
+/* Unix time in whole milliseconds (exact in JSON, where a real would be printed to 10 digits). */
+static json_t *unix_ms_or_null(double t)
 {
-	return isfinite(t) ? json_real(t) : json_null();
+	return isfinite(t) ? json_integer((json_int_t)llround(t * 1000)) : json_null();
 }
 
 int kp_bench_status(const char *dir, json_t **out, struct kp_error *err)
@@ -315,9 +316,9 @@ int kp_bench_status(const char *dir, json_t **out, struct kp_error *err)
 		kp_json_set(o, "attempts", json_integer(p->attempts));
 		kp_json_set(o, "gpu", p->gpu >= 0 ? json_integer(p->gpu) : json_null());
 		kp_json_set(o, "order", json_integer(p->order));
-		kp_json_set(o, "started", time_or_null(p->started));
-		kp_json_set(o, "ended", time_or_null(p->ended));
-		kp_json_set(o, "est_ms", time_or_null(p->est_ms));
+		kp_json_set(o, "started_unix_ms", unix_ms_or_null(p->started));
+		kp_json_set(o, "ended_unix_ms", unix_ms_or_null(p->ended));
+		kp_json_set(o, "est_ms", isfinite(p->est_ms) ? json_real(p->est_ms) : json_null());
 		kp_json_set(o, "reason", p->reason ? json_string(p->reason) : json_null());
 		kp_json_set(o, "baseline_error", p->baseline_error ? json_string(p->baseline_error) : json_null());
 		json_array_append_new(tasks, o);

@@ -215,7 +215,8 @@ static int load_tasks(struct sched *S, struct kp_error *err)
 		if (st->p.order >= S->order_next)
 			S->order_next = st->p.order;
 		st->runnable = !is_final(st->p.state) || (S->o->retry_failed && !strcmp(st->p.state, "failed"));
-		st->need_baseline = st->runnable && S->baselines && !st->p.baseline && !st->p.baseline_error;
+		/* A baseline that failed is measured again: the cause (a broken setup) may be gone. */
+		st->need_baseline = st->runnable && S->baselines && !st->p.baseline;
 		kp__task_load_record(st);
 	}
 	kp_suitedb_progress_free(rows, nrows);
@@ -329,6 +330,8 @@ static enum job pick(struct sched *S, struct sched_task **out)
 		if (!best)
 			return JOB_NONE;
 		best->taken = 1;
+		if (!best->p.order) /* taken in this order (written with its row when it starts) */
+			best->p.order = ++S->order_next;
 		*out = best;
 		return JOB_RUN;
 	}

@@ -324,8 +324,6 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 	st->p.ended = NAN;
 	st->live_evals = st->live_tokens = 0;
 	st->live_cost = 0;
-	if (!st->p.order)
-		st->p.order = ++S->order_next;
 	if (isnan(st->p.started))
 		st->p.started = kp_wall_time();
 	S->started++;

@@ -22,6 +22,11 @@ make_tasks() {
 
 # bench ARGS...: kernelpro bench with the fake evaluator and the recorded replies.
 bench() { "$KP" bench --suites-dir suites --evaluator "$FAKE_GPU" --llm "replay:$S/replay" "$@"; }
+# bench_bg OUT ERR ARGS...: the same in the background, $! being kernelpro itself (for kill -9).
+bench_bg() {
+	o=$1 e=$2; shift 2
+	"$KP" bench --suites-dir suites --evaluator "$FAKE_GPU" --llm "replay:$S/replay" "$@" >"$o" 2>"$e" &
+}
 
 # no_overlap LOG: no GPU ran two evaluations at once (each start is followed by its end on that GPU).
 no_overlap() {
