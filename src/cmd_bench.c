@@ -536,7 +536,8 @@ static void close_slots(struct bench_state *B)
 	free(B->slot_user);
 }
 
-static int run(struct bench_state *B)
+/* Runs the suite in B->dir; `created`: made by this command, whose limits it already records. */
+static int run(struct bench_state *B, int created)
 {
 	const struct kp_args *a = B->args;
 	struct kp_bench_opts o;
@@ -550,6 +551,8 @@ static int run(struct bench_state *B)
 	if ((rc = kp_runopts_budget(B->cli, a, &o.budget, &o.budget_which)) ||
 	    (rc = suite_budget(B->cli, a, &o.suite_budget, &o.suite_which)))
 		return rc;
+	if (created) /* the suite's own limits, under a list file's per-task ones; on resume they replace both */
+		o.budget_which = o.suite_which = 0;
 	if (kp_bench_open(&b, B->dir.buf, &err))
 		return kp_cli_fail(B->cli, &err);
 	rc = open_slots(B, kp_bench_settings(b)->orchestration);
@@ -682,7 +685,7 @@ static int run_bench(struct kp_cli *cli, const struct kp_args *args)
 		goto out;
 	if (!existing && (rc = new_suite(&B)))
 		goto out;
-	rc = run(&B);
+	rc = run(&B, !existing);
 out:
 	close_slots(&B);
 	kp_buf_release(&B.dir);
