@@ -545,6 +545,7 @@ static int run(struct bench_state *B, int created)
 	struct kp_bench_hooks hooks = {session_hook, session_done};
 	struct kp_bench *b = NULL;
 	struct kp_error err = KP_ERROR_INIT;
+	enum kp_log_level level;
 	int rc;
 
 	memset(&o, 0, sizeof(o));
@@ -576,6 +577,11 @@ static int run(struct bench_state *B, int created)
 	o.note = on_note;
 	o.tick = on_tick;
 	stop_requested = 0;
+	/* -v: each task's search lines, named by GPU and task (on_note), instead of the library's
+	 * unattributed ones from several GPUs at once; -vv: both. */
+	level = kp_log_get_level();
+	if (B->cli->verbosity == 1)
+		kp_log_set_level(KP_LOG_WARN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGUSR1, on_signal); /* Slurm: the time limit is near */
@@ -583,6 +589,7 @@ static int run(struct bench_state *B, int created)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGUSR1, SIG_DFL);
+	kp_log_set_level(level);
 	if (!B->cli->json && B->cli->verbosity >= 0 && out.view.nslots) {
 		render(&out.view, &B->block);
 		kp_progress_block(&B->cli->progress, B->block.buf, 1);

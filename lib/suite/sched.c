@@ -185,6 +185,15 @@ static int load_limits(struct sched *S, struct kp_error *err)
 	return meta_json_set(S->db, "suite_budget", kp__bench_budget_json(&S->suite_budget), err);
 }
 
+/* The slots of the latest session (bench/bench_overhead.py divides by their number). */
+static int record_gpus(struct sched *S, struct kp_error *err)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < S->o->ngpus; i++)
+		json_array_append_new(a, json_integer(S->o->gpus[i]));
+	return meta_json_set(S->db, "gpus", a, err);
+}
+
 static int is_final(const char *state)
 {
 	return !strcmp(state, "finished") || !strcmp(state, "failed");
@@ -215,6 +224,7 @@ static int load_tasks(struct sched *S, struct kp_error *err)
 		if (st->p.order >= S->order_next)
 			S->order_next = st->p.order;
 		st->runnable = !is_final(st->p.state) || (S->o->retry_failed && !strcmp(st->p.state, "failed"));
+		S->runnable += st->runnable;
 		/* A baseline that failed is measured again: the cause (a broken setup) may be gone. */
 		st->need_baseline = st->runnable && S->baselines && !st->p.baseline;
 		kp__task_load_record(st);
@@ -272,6 +282,8 @@ static int setup(struct sched *S, struct kp_error *err)
 	    (rc = load_tasks(S, err)))
 		goto out;
 	S->prev_elapsed = kp_store_elapsed_total(S->db);
+	if ((rc = record_gpus(S, err)))
+		goto out;
 	rc = kp_store_session_begin(S->db, o->argv_text, &S->session, err);
 out:
 	kp_buf_release(&p);
@@ -340,9 +352,10 @@ static enum job pick(struct sched *S, struct sched_task **out)
 /* ---- the slots ----------------------------------------------------------------------------------- */
 
 /*
- * The slot's warm evaluation worker (lib/eval/worker.c) when the evaluation options ask for one:
- * started with the slot, so its PyTorch import overlaps the other slots', and held until the slot
- * ends. Evaluations connect to it themselves (kp_eval_source); a dead worker is replaced there.
+ * The slot's warm evaluation worker (lib/eval/worker.c) when the evaluation options ask for one,
+ * held until the slot ends. Evaluations connect to it themselves (kp_eval_source), and one that
+ * finds it dead starts another. Its start (PyTorch's import, no CUDA) runs on a thread of its own
+ * while the slot measures baselines; the slot waits for it before its first task.
  */
 static void slot_worker_start(struct slot *sl)
 {
@@ -355,6 +368,25 @@ static void slot_worker_start(struct slot *sl)
 			       sl->pub.gpu, kp_error_msg(&err));
 		pthread_mutex_unlock(&sl->S->mu);
 	}
+}
+
+static void *warm_main(void *arg)
+{
+	slot_worker_start(arg);
+	return NULL;
+}
+
+static void slot_warm_begin(struct slot *sl)
+{
+	if (sl->pub.eval.worker && !sl->S->exec && sl->S->runnable)
+		sl->warming = pthread_create(&sl->warm_thread, NULL, warm_main, sl) == 0;
+}
+
+static void slot_warm_end(struct slot *sl)
+{
+	if (sl->warming)
+		pthread_join(sl->warm_thread, NULL);
+	sl->warming = 0;
 }
 
 /* After a task failed: its evaluations may have left the GPU's worker wedged, so the next task gets a fresh one. */
@@ -384,7 +416,7 @@ static void *slot_main(void *arg)
 	struct sched *S = sl->S;
 
 	slot_gpu_name(sl);
-	slot_worker_start(sl);
+	slot_warm_begin(sl);
 	pthread_mutex_lock(&S->mu);
 	for (;;) {
 		struct sched_task *st = NULL;
@@ -395,6 +427,8 @@ static void *slot_main(void *arg)
 		sl->task = st;
 		sl->task_t0 = kp_now();
 		pthread_mutex_unlock(&S->mu);
+		if (j == JOB_RUN)
+			slot_warm_end(sl);
 		if (j == JOB_BASELINE)
 			kp__task_baseline(sl, st);
 		else
@@ -412,6 +446,7 @@ static void *slot_main(void *arg)
 	S->running_slots--;
 	pthread_cond_broadcast(&S->cv);
 	pthread_mutex_unlock(&S->mu);
+	slot_warm_end(sl);
 	kp_eval_worker_stop(sl->worker, 0); /* the worker stays for the next user, and ends when idle */
 	sl->worker = NULL;
 	return NULL;

@@ -34,6 +34,8 @@ struct slot {
 	struct sched_task *task;             /* what it works on; NULL when idle */
 	double task_t0;
 	struct kp_eval_worker *worker;       /* the GPU's warm evaluation worker, held for the slot's life */
+	pthread_t warm_thread;               /* starting it, while the slot measures baselines */
+	int warming;
 };
 
 /* A line for the caller: a bench event, or (run != 0) a line from a task's own run. */
@@ -54,6 +56,7 @@ struct sched {
 	size_t n;
 	struct slot *slots;
 	int nslots, running_slots;
+	long runnable;                       /* tasks to (re)start when the session began */
 	struct note *notes;
 	size_t nnotes, notes_alloc;
 	long order_next;
