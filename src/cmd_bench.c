@@ -21,55 +21,63 @@
 #include "tools_cli.h"
 
 static const struct kp_opt bench_opts[] = {
-	{"resume", 0, KP_OPT_FLAG, NULL, "continue the suite SUITE (a suite directory, or its name under --suites-dir)",
-	 NULL},
-	{"suites-dir", 0, KP_OPT_STR, "DIR", "where suites live (default $KERNELPRO_SUITES, else ./kernelpro-suites)",
-	 NULL},
-	{"name", 0, KP_OPT_STR, "NAME", "name of a new suite (default: the first source's name and the time)", NULL},
-	{"gpus", 0, KP_OPT_STR, "all|0,2,3", "GPU slots: every GPU (of CUDA_VISIBLE_DEVICES when set), or a list",
-	 "all"},
-	{"shard", 0, KP_OPT_STR, "K/M", "run only shard K of M (the tasks whose index is K modulo M)", NULL},
-	{"evals", 0, KP_OPT_INT, "N", "budget per task: candidate evaluations (default 20 when no budget is given)",
-	 NULL},
-	{"time", 0, KP_OPT_STR, "DURATION", "budget per task: wall time, e.g. 90s, 30m, 2h", NULL},
-	{"tokens", 0, KP_OPT_INT, "N", "budget per task: LLM tokens", NULL},
-	{"cost", 0, KP_OPT_NUM, "USD", "budget per task: LLM cost in US dollars", NULL},
-	{"suite-evals", 0, KP_OPT_INT, "N", "budget for the whole suite: evaluations", NULL},
-	{"suite-time", 0, KP_OPT_STR, "DURATION", "budget for the whole suite: wall time over all sessions", NULL},
-	{"suite-tokens", 0, KP_OPT_INT, "N", "budget for the whole suite: LLM tokens", NULL},
-	{"suite-cost", 0, KP_OPT_NUM, "USD", "budget for the whole suite: LLM cost in US dollars", NULL},
-	{"retry-failed", 0, KP_OPT_FLAG, NULL, "run the tasks that failed again", NULL},
-	{"no-baselines", 0, KP_OPT_FLAG, NULL, "a new suite measures no baselines (eager = the run's reference)", NULL},
-	{"no-compile", 0, KP_OPT_FLAG, NULL, "a new suite's baselines skip torch.compile (KernelBench tasks)", NULL},
-	{"no-worker", 0, KP_OPT_FLAG, NULL, "evaluate without the GPUs' warm evaluation workers", NULL},
-	{"status", 0, KP_OPT_FLAG, NULL, "print where every task of SUITE stands and exit", NULL},
-	{"merge", 0, KP_OPT_FLAG, NULL, "write SUITE's results and report from its shards and exit (2: incomplete)",
-	 NULL},
-	{"report", 0, KP_OPT_FLAG, NULL, "write SUITE's results and report and exit", NULL},
-	{"list-tasks", 0, KP_OPT_FLAG, NULL, "print the tasks the sources name and exit (makes no suite)", NULL},
-	{"search", 0, KP_OPT_CHOICE, "mcts|greedy|beam", "search algorithm", NULL},
-	{"objective", 0, KP_OPT_CHOICE, "speed|speed+energy", "speed, or speed with energy breaking ties", NULL},
-	{"parallel", 'j', KP_OPT_INT, "N", "programmer requests in flight per task (replay in order: 1)", NULL},
-	{"param", 'P', KP_OPT_LIST, "NAME=VALUE", "set a search constant (optimize --list-params lists them)", NULL},
-	{"evaluator", 0, KP_OPT_STR, "harness|exec:PROGRAM ARGS",
-	 "who judges candidates: the built-in harness, or a program printing a verdict (it gets KP_GPU)", "harness"},
-	{"no-profile", 0, KP_OPT_FLAG, NULL, "no ncu and no tools: the feedback is timing only", NULL},
-	{"feedback", 0, KP_OPT_CHOICE, "tools|raw|none", "what the feedback contains (ablation)", "tools"},
-	{"orchestration", 0, KP_OPT_CHOICE, "proactive|reactive", "when the tools run (ablation: optimize --help)",
-	 "proactive"},
-	{"tool-rounds", 0, KP_OPT_INT, "N", "reactive: rounds of tool requests per version", "3"},
-	{"codesearch", 0, KP_OPT_CHOICE, "auto|on|off", "CUTLASS/CuTe snippets in optimize prompts", "auto"},
-	{"hw", 0, KP_OPT_STR, "KEY", "GPU model for the roofline (default: the device profiled)", NULL},
-	{"prompts-dir", 0, KP_OPT_STR, "DIR", "prompt templates that replace the bundled ones", NULL},
-	{"shared-memory", 0, KP_OPT_STR, "FILE", "a search-memory database shared by the suite's runs", NULL},
-	{"family", 0, KP_OPT_STR, "NAME", "one task family for every task's memory (default: each task's name)", NULL},
-	KP_LLM_CLI_OPTS,
-	KP_EVAL_COMMON_OPTS,
-	KP_TOOLS_OPTS,
-	KP_OPT_TABLE_END,
+    {"resume", 0, KP_OPT_FLAG, NULL,
+     "continue the suite SUITE (a suite directory, or its name under --suites-dir)", NULL},
+    {"suites-dir", 0, KP_OPT_STR, "DIR",
+     "where suites live (default $KERNELPRO_SUITES, else ./kernelpro-suites)", NULL},
+    {"name", 0, KP_OPT_STR, "NAME", "name of a new suite (default: the first source's name and the time)",
+     NULL},
+    {"gpus", 0, KP_OPT_STR, "all|0,2,3", "GPU slots: every GPU (of CUDA_VISIBLE_DEVICES when set), or a list",
+     "all"},
+    {"shard", 0, KP_OPT_STR, "K/M", "run only shard K of M (the tasks whose index is K modulo M)", NULL},
+    {"evals", 0, KP_OPT_INT, "N",
+     "budget per task: candidate evaluations (default 20 when no budget is given)", NULL},
+    {"time", 0, KP_OPT_STR, "DURATION", "budget per task: wall time, e.g. 90s, 30m, 2h", NULL},
+    {"tokens", 0, KP_OPT_INT, "N", "budget per task: LLM tokens", NULL},
+    {"cost", 0, KP_OPT_NUM, "USD", "budget per task: LLM cost in US dollars", NULL},
+    {"suite-evals", 0, KP_OPT_INT, "N", "budget for the whole suite: evaluations", NULL},
+    {"suite-time", 0, KP_OPT_STR, "DURATION", "budget for the whole suite: wall time over all sessions",
+     NULL},
+    {"suite-tokens", 0, KP_OPT_INT, "N", "budget for the whole suite: LLM tokens", NULL},
+    {"suite-cost", 0, KP_OPT_NUM, "USD", "budget for the whole suite: LLM cost in US dollars", NULL},
+    {"retry-failed", 0, KP_OPT_FLAG, NULL, "run the tasks that failed again", NULL},
+    {"no-baselines", 0, KP_OPT_FLAG, NULL, "a new suite measures no baselines (eager = the run's reference)",
+     NULL},
+    {"no-compile", 0, KP_OPT_FLAG, NULL, "a new suite's baselines skip torch.compile (KernelBench tasks)",
+     NULL},
+    {"no-worker", 0, KP_OPT_FLAG, NULL, "evaluate without the GPUs' warm evaluation workers", NULL},
+    {"status", 0, KP_OPT_FLAG, NULL, "print where every task of SUITE stands and exit", NULL},
+    {"merge", 0, KP_OPT_FLAG, NULL,
+     "write SUITE's results and report from its shards and exit (2: incomplete)", NULL},
+    {"report", 0, KP_OPT_FLAG, NULL, "write SUITE's results and report and exit", NULL},
+    {"list-tasks", 0, KP_OPT_FLAG, NULL, "print the tasks the sources name and exit (makes no suite)", NULL},
+    {"search", 0, KP_OPT_CHOICE, "mcts|greedy|beam", "search algorithm", NULL},
+    {"objective", 0, KP_OPT_CHOICE, "speed|speed+energy", "speed, or speed with energy breaking ties", NULL},
+    {"parallel", 'j', KP_OPT_INT, "N", "programmer requests in flight per task (replay in order: 1)", NULL},
+    {"param", 'P', KP_OPT_LIST, "NAME=VALUE", "set a search constant (optimize --list-params lists them)",
+     NULL},
+    {"evaluator", 0, KP_OPT_STR, "harness|exec:PROGRAM ARGS",
+     "who judges candidates: the built-in harness, or a program printing a verdict (it gets KP_GPU)",
+     "harness"},
+    {"no-profile", 0, KP_OPT_FLAG, NULL, "no ncu and no tools: the feedback is timing only", NULL},
+    {"feedback", 0, KP_OPT_CHOICE, "tools|raw|none", "what the feedback contains (ablation)", "tools"},
+    {"orchestration", 0, KP_OPT_CHOICE, "proactive|reactive",
+     "when the tools run (ablation: optimize --help)", "proactive"},
+    {"tool-rounds", 0, KP_OPT_INT, "N", "reactive: rounds of tool requests per version", "3"},
+    {"codesearch", 0, KP_OPT_CHOICE, "auto|on|off", "CUTLASS/CuTe snippets in optimize prompts", "auto"},
+    {"hw", 0, KP_OPT_STR, "KEY", "GPU model for the roofline (default: the device profiled)", NULL},
+    {"prompts-dir", 0, KP_OPT_STR, "DIR", "prompt templates that replace the bundled ones", NULL},
+    {"shared-memory", 0, KP_OPT_STR, "FILE", "a search-memory database shared by the suite's runs", NULL},
+    {"family", 0, KP_OPT_STR, "NAME", "one task family for every task's memory (default: each task's name)",
+     NULL},
+    KP_LLM_CLI_OPTS,
+    KP_EVAL_COMMON_OPTS,
+    KP_TOOLS_OPTS,
+    KP_OPT_TABLE_END,
 };
 
-/* SIGINT/SIGTERM/SIGUSR1: no new task, every GPU stops after its current step; a second one ends the process. */
+/* SIGINT/SIGTERM/SIGUSR1: no new task, every GPU stops after its current step; a second one ends the process.
+ */
 static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)
@@ -95,7 +103,7 @@ struct bench_state {
 	int ngpus;
 	int shard, shards;
 	struct kp_eval_opts eval;
-	struct kp_buf block;
+	struct kp_buf block, note;
 };
 
 static int usage(struct kp_cli *cli, const char *msg)
@@ -106,8 +114,8 @@ static int usage(struct kp_cli *cli, const char *msg)
 
 /* ---- the slots' session hook (on each slot's thread) ------------------------------------------- */
 
-static int session_hook(struct kp_bench_slot *slot, const struct kp_bench_task_info *t, struct kp_run_session *s,
-			void *ud, struct kp_error *err)
+static int session_hook(struct kp_bench_slot *slot, const struct kp_bench_task_info *t,
+                        struct kp_run_session *s, void *ud, struct kp_error *err)
 {
 	struct bench_state *B = ud;
 	struct slot_parts *P = slot->user;
@@ -138,9 +146,9 @@ static void on_note(int run, const char *line, void *ud)
 	struct bench_state *B = ud;
 	if (B->cli->json || B->cli->verbosity < 0 || (run && B->cli->verbosity < 1))
 		return;
-	kp_progress_clear(&B->cli->progress);
-	fprintf(B->cli->err, "kernelpro: %s\n", line);
-	fflush(B->cli->err);
+	kp_buf_reset(&B->note);
+	kp_buf_addf(&B->note, "kernelpro: %s", line);
+	kp_progress_note(&B->cli->progress, B->note.buf);
 }
 
 static void fmt_count(long n, char *buf, size_t len)
@@ -177,12 +185,12 @@ static void render(const struct kp_bench_view *v, struct kp_buf *b)
 		kp_buf_addf(b, "  %s\n", kp_fmt_duration(s->task_elapsed_s, el, sizeof(el)));
 	}
 	fmt_count(v->tokens, tok, sizeof(tok));
-	kp_buf_addf(b, "suite %ld/%ld done (%ld failed), %ld running", ended, v->tasks, v->states[KP_SUITE_FAILED],
-		    v->states[KP_SUITE_RUNNING]);
+	kp_buf_addf(b, "suite %ld/%ld done (%ld failed), %ld running", ended, v->tasks,
+	            v->states[KP_SUITE_FAILED], v->states[KP_SUITE_RUNNING]);
 	if (v->baselines_left)
 		kp_buf_addf(b, ", %ld baselines left", v->baselines_left);
-	kp_buf_addf(b, "  fast_1 %ld/%ld  evals %ld  tokens %s  $%.2f  %s", v->fast1, ended, v->evaluations, tok,
-		    v->cost_usd, kp_fmt_duration(v->elapsed_s, el, sizeof(el)));
+	kp_buf_addf(b, "  fast_1 %ld/%ld  evals %ld  tokens %s  $%.2f  %s", v->fast1, ended, v->evaluations,
+	            tok, v->cost_usd, kp_fmt_duration(v->elapsed_s, el, sizeof(el)));
 	if (!isnan(v->eta_s))
 		kp_buf_addf(b, "  ETA %s", kp_fmt_duration(v->eta_s, eta, sizeof(eta)));
 }
@@ -199,7 +207,8 @@ static void on_tick(const struct kp_bench_view *v, void *ud)
 /* ---- options ------------------------------------------------------------------------------------ */
 
 /* The per-task and whole-suite budgets: 0, or an exit code after saying what is wrong. */
-static int suite_budget(struct kp_cli *cli, const struct kp_args *a, struct kp_search_budget *b, unsigned *which)
+static int suite_budget(struct kp_cli *cli, const struct kp_args *a, struct kp_search_budget *b,
+                        unsigned *which)
 {
 	*which = 0;
 	memset(b, 0, sizeof(*b));
@@ -253,9 +262,10 @@ static int parse_gpus(struct bench_state *B)
 				B->gpus[B->ngpus++] = i;
 	}
 	if (!B->ngpus) {
-		kp_cli_error(B->cli, "--gpus all found no GPU here%s%s; name the slots with --gpus 0,1,... (an exec "
-				     "evaluator gets each slot's index as KP_GPU)",
-			     err.code ? ": " : "", err.code ? kp_error_msg(&err) : "");
+		kp_cli_error(B->cli,
+		             "--gpus all found no GPU here%s%s; name the slots with --gpus 0,1,... (an exec "
+		             "evaluator gets each slot's index as KP_GPU)",
+		             err.code ? ": " : "", err.code ? kp_error_msg(&err) : "");
 		return KP_EXIT_MISSING;
 	}
 	return 0;
@@ -339,6 +349,7 @@ static int new_suite(struct bench_state *B)
 	struct kp_search_budget budget = {0}, sbudget;
 	struct kp_llm_config llm;
 	struct kp_task none;
+	char noname[1] = "";
 	struct kp_buf label = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
 	unsigned which, swhich;
@@ -348,9 +359,9 @@ static int new_suite(struct bench_state *B)
 	kp_run_settings_init(&rs);
 	kp_llm_config_init(&llm);
 	kp_task_init(&none);
-	none.name = "";
-	if ((rc = kp_runopts_budget(B->cli, a, &budget, &which)) || (rc = suite_budget(B->cli, a, &sbudget, &swhich)) ||
-	    (rc = load_sources(B, &l)))
+	none.name = noname; /* kp_runopts_settings names the family after it; bench leaves that to each run */
+	if ((rc = kp_runopts_budget(B->cli, a, &budget, &which)) ||
+	    (rc = suite_budget(B->cli, a, &sbudget, &swhich)) || (rc = load_sources(B, &l)))
 		goto out;
 	if (kp_cli_llm_config(a, NULL, &llm, &err)) {
 		rc = kp_cli_fail(B->cli, &err);
@@ -381,7 +392,9 @@ static int new_suite(struct bench_state *B)
 	if (rc == KP_EEXISTS && B->shards > 1 && kp_arg_str(a, "name")) {
 		kp_error_clear(&err);
 		kp_path_join(&B->dir, kp_bench_root(kp_arg_str(a, "suites-dir")), kp_arg_str(a, "name"));
-		rc = kp_bench_is_suite(B->dir.buf) ? 0 : kp_error_set(&err, KP_EEXISTS, "'%s' is not a suite", B->dir.buf);
+		rc = kp_bench_is_suite(B->dir.buf)
+		         ? 0
+		         : kp_error_set(&err, KP_EEXISTS, "'%s' is not a suite", B->dir.buf);
 	}
 	if (rc)
 		rc = kp_cli_fail(B->cli, &err);
@@ -435,20 +448,22 @@ static void print_results(struct bench_state *B, const struct kp_suite *s, const
 		return;
 	}
 	fprintf(o, "suite %s: %ld tasks, %ld finished, %ld failed, %ld not done\n", s->name, m->tasks,
-		m->states[KP_SUITE_FINISHED], m->states[KP_SUITE_FAILED], c->incomplete);
+	        m->states[KP_SUITE_FINISHED], m->states[KP_SUITE_FAILED], c->incomplete);
 	for (int b = 0; b < KP_SUITE_NBASE; b++) {
 		const struct kp_suite_base_stats *st = &m->base[b];
 		if (!st->n) {
 			fprintf(o, "vs %-14s not measured\n", kp_suite_baseline_name(b));
 			continue;
 		}
-		fprintf(o, "vs %-14s fast_0 %.2f  fast_1 %.2f  fast_1.5 %.2f  fast_2 %.2f  geomean %.3gx (correct) "
-			   "%.3gx (all)  n=%ld\n",
-			kp_suite_baseline_name(b), st->fast_p[0], st->fast_p[1], st->fast_p[2], st->fast_p[3],
-			st->geomean_correct, st->geomean_all, st->n);
+		fprintf(
+		    o,
+		    "vs %-14s fast_0 %.2f  fast_1 %.2f  fast_1.5 %.2f  fast_2 %.2f  geomean %.3gx (correct) "
+		    "%.3gx (all)  n=%ld\n",
+		    kp_suite_baseline_name(b), st->fast_p[0], st->fast_p[1], st->fast_p[2], st->fast_p[3],
+		    st->geomean_correct, st->geomean_all, st->n);
 	}
 	fprintf(o, "results: %s/results.json, results.csv, kernels/; report: %s/report.html\n", B->dir.buf,
-		B->dir.buf);
+	        B->dir.buf);
 }
 
 /* --report / --merge (and the end of a run): 0, or KP_EXIT_FAIL... */
@@ -462,7 +477,9 @@ static int results(struct bench_state *B, int merge)
 	if (!(rc = write_results(B, &s, &c))) {
 		print_results(B, &s, &c);
 		if (merge && c.incomplete) {
-			kp_cli_warn(B->cli, "%ld tasks are not done; run the shards again (--resume) and merge", c.incomplete);
+			kp_cli_warn(B->cli,
+			            "%ld tasks are not done; run the shards again (--resume) and merge",
+			            c.incomplete);
 			rc = KP_EXIT_USAGE; /* 2: incomplete (docs/slurm.md) */
 		}
 	}
@@ -515,7 +532,8 @@ static int open_slots(struct bench_state *B, enum kp_orchestration orch)
 		kp_runopts_parts_init(&B->slots[i].parts);
 		kp_llm_config_init(&B->slots[i].llm);
 		B->slot_user[i] = &B->slots[i];
-		/* Every slot opens the same things: the first says what is wrong, the others would repeat it. */
+		/* Every slot opens the same things: the first says what is wrong, the others would repeat it.
+		 */
 		if (i)
 			B->cli->verbosity = -1;
 		rc = kp_runopts_parts(B->cli, B->args, orch, &B->slots[i].parts);
@@ -552,7 +570,8 @@ static int run(struct bench_state *B, int created)
 	if ((rc = kp_runopts_budget(B->cli, a, &o.budget, &o.budget_which)) ||
 	    (rc = suite_budget(B->cli, a, &o.suite_budget, &o.suite_which)))
 		return rc;
-	if (created) /* the suite's own limits, under a list file's per-task ones; on resume they replace both */
+	if (created) /* the suite's own limits, under a list file's per-task ones; on resume they replace both
+	              */
 		o.budget_which = o.suite_which = 0;
 	if (kp_bench_open(&b, B->dir.buf, &err))
 		return kp_cli_fail(B->cli, &err);
@@ -598,27 +617,32 @@ static int run(struct bench_state *B, int created)
 		kp_cli_error(B->cli, "%s", kp_error_msg(&err));
 		if (kp_bench_busy(&err))
 			return KP_BENCH_EXIT_BUSY;
-		kp_cli_error(B->cli, "the suite is saved; after fixing that, continue it with: kernelpro bench %s --resume",
-			     B->dir.buf);
+		kp_cli_error(
+		    B->cli,
+		    "the suite is saved; after fixing that, continue it with: kernelpro bench %s --resume",
+		    B->dir.buf);
 		return kp_exit_for(rc);
 	}
 	if (B->shards > 1) {
 		if (!B->cli->json)
-			fprintf(B->cli->out, "shard %d/%d: %ld tasks finished, %ld failed; when every shard is done: "
-					     "kernelpro bench %s --merge\n",
-				B->shard, B->shards, out.finished, out.failed, B->dir.buf);
+			fprintf(B->cli->out,
+			        "shard %d/%d: %ld tasks finished, %ld failed; when every shard is done: "
+			        "kernelpro bench %s --merge\n",
+			        B->shard, B->shards, out.finished, out.failed, B->dir.buf);
 	} else if ((rc = results(B, 0))) {
 		return rc;
 	}
 	if (out.end == KP_BENCH_STOPPED) {
 		if (!B->cli->json)
-			fprintf(B->cli->out, "stopped; continue with: kernelpro bench %s --resume\n", B->dir.buf);
+			fprintf(B->cli->out, "stopped; continue with: kernelpro bench %s --resume\n",
+			        B->dir.buf);
 		return KP_EXIT_FAIL;
 	}
 	if (out.end == KP_BENCH_BUDGET && !B->cli->json)
-		fprintf(B->cli->out, "the suite's budget is spent; a larger one continues it: kernelpro bench %s "
-				     "--resume --suite-...\n",
-			B->dir.buf);
+		fprintf(B->cli->out,
+		        "the suite's budget is spent; a larger one continues it: kernelpro bench %s "
+		        "--resume --suite-...\n",
+		        B->dir.buf);
 	return KP_EXIT_OK;
 }
 
@@ -630,20 +654,25 @@ static int existing_suite(struct bench_state *B, int *yes)
 	const struct kp_args *a = B->args;
 	const char *root = kp_bench_root(kp_arg_str(a, "suites-dir"));
 	int want = kp_arg_flag(a, "resume") || kp_arg_flag(a, "status") || kp_arg_flag(a, "merge") ||
-		   kp_arg_flag(a, "report");
+	           kp_arg_flag(a, "report");
 	struct kp_error err = KP_ERROR_INIT;
 
 	*yes = want || (kp_arg_npos(a) == 1 && kp_bench_is_suite(kp_arg_pos(a, 0)));
 	if (!*yes)
 		return 0;
 	if (kp_arg_npos(a) != 1)
-		return usage(B->cli, "give one SUITE (a suite directory or its name) with --resume, --status, --merge or "
-				     "--report");
+		return usage(
+		    B->cli,
+		    "give one SUITE (a suite directory or its name) with --resume, --status, --merge or "
+		    "--report");
 	if (kp_arg_given(a, "name") || kp_arg_flag(a, "no-baselines") || kp_arg_flag(a, "no-compile") ||
-	    kp_arg_given(a, "search") || kp_arg_given(a, "objective") || (kp_arg_list(a, "param") && kp_arg_list(a, "param")->n) ||
-	    kp_arg_given(a, "orchestration") || kp_arg_given(a, "tool-rounds") || kp_arg_given(a, "family"))
-		return usage(B->cli, "a suite keeps its name, baselines and search settings; make a new suite to change "
-				     "them");
+	    kp_arg_given(a, "search") || kp_arg_given(a, "objective") ||
+	    (kp_arg_list(a, "param") && kp_arg_list(a, "param")->n) || kp_arg_given(a, "orchestration") ||
+	    kp_arg_given(a, "tool-rounds") || kp_arg_given(a, "family"))
+		return usage(
+		    B->cli,
+		    "a suite keeps its name, baselines and search settings; make a new suite to change "
+		    "them");
 	if (kp_bench_resolve(root, kp_arg_pos(a, 0), &B->dir, &err))
 		return kp_cli_fail(B->cli, &err);
 	return 0;
@@ -662,13 +691,16 @@ static int run_bench(struct kp_cli *cli, const struct kp_args *args)
 		goto out;
 	}
 	if (!kp_arg_npos(args)) {
-		kp_cli_error(cli, "give TASKS (a KernelBench level, a folder of tasks, a glob or a list file), or a SUITE "
-				  "with --resume");
+		kp_cli_error(
+		    cli,
+		    "give TASKS (a KernelBench level, a folder of tasks, a glob or a list file), or a SUITE "
+		    "with --resume");
 		kp_cmd_print_usage(args->cmd, "kernelpro bench", cli->err);
 		rc = KP_EXIT_USAGE;
 		goto out;
 	}
-	if (kp_arg_str(args, "shard") && kp_bench_shard_parse(kp_arg_str(args, "shard"), &B.shard, &B.shards, &err)) {
+	if (kp_arg_str(args, "shard") &&
+	    kp_bench_shard_parse(kp_arg_str(args, "shard"), &B.shard, &B.shards, &err)) {
 		rc = usage(cli, kp_error_msg(&err));
 		goto out;
 	}
@@ -698,23 +730,27 @@ out:
 	kp_buf_release(&B.dir);
 	kp_buf_release(&B.argv_text);
 	kp_buf_release(&B.block);
+	kp_buf_release(&B.note);
 	return rc;
 }
 
 const struct kp_cmd kp_cmd_bench = {
-	.name = "bench",
-	.summary = "Optimize a whole suite (a KernelBench level, a folder, a list) on every GPU, with fast_p results",
-	.usage = "[options] TASKS... | SUITE --resume|--status|--merge|--report",
-	.description =
-		"TASKS: a KernelBench level directory, a folder of tasks (.py files and native task directories),\n"
-		"a glob, a task, or a list file (one task per line: PATH [evals=N time=D tokens=N cost=USD llm=SPEC\n"
-		"name=NAME]). The suite lives in --suites-dir/NAME: suite.db, shards/, runs/ (one run per task),\n"
-		"results.json, results.csv, kernels/ (KernelBench's layout) and report.html. Each GPU of --gpus runs\n"
-		"one task at a time, longest first (by its baseline); a suite stopped by Ctrl-C, an error or kill -9\n"
-		"continues with SUITE --resume, never redoing a finished task. docs/bench.md.",
-	.flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU | KP_CMD_NEEDS_NET,
-	.opts = bench_opts,
-	.min_args = 0,
-	.max_args = -1,
-	.run = run_bench,
+    .name = "bench",
+    .summary =
+        "Optimize a whole suite (a KernelBench level, a folder, a list) on every GPU, with fast_p results",
+    .usage = "[options] TASKS... | SUITE --resume|--status|--merge|--report",
+    .description =
+        "TASKS: a KernelBench level directory, a folder of tasks (.py files and native task directories),\n"
+        "a glob, a task, or a list file (one task per line: PATH [evals=N time=D tokens=N cost=USD llm=SPEC\n"
+        "name=NAME]). The suite lives in --suites-dir/NAME: suite.db, shards/, runs/ (one run per task),\n"
+        "results.json, results.csv, kernels/ (KernelBench's layout) and report.html. Each GPU of --gpus "
+        "runs\n"
+        "one task at a time, longest first (by its baseline); a suite stopped by Ctrl-C, an error or kill "
+        "-9\n"
+        "continues with SUITE --resume, never redoing a finished task. docs/bench.md.",
+    .flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU | KP_CMD_NEEDS_NET,
+    .opts = bench_opts,
+    .min_args = 0,
+    .max_args = -1,
+    .run = run_bench,
 };

@@ -25,7 +25,7 @@
 #include "kernelpro/run.h"
 #include "kernelpro/suite.h"
 
-#define KP_BENCH_DB "suite.db"
+#define KP_BENCH_DB        "suite.db"
 #define KP_BENCH_MAX_SLOTS 64
 /* The exit status of a shard another live process holds (EX_TEMPFAIL: docs/slurm.md). */
 #define KP_BENCH_EXIT_BUSY 75
@@ -69,14 +69,14 @@ int kp_bench_list_add_source(struct kp_bench_list *l, const char *source, struct
  * Errors name the line and what is wrong. docs/bench.md has the format.
  */
 int kp_bench_list_parse(struct kp_bench_list *l, const char *text, size_t len, const char *base_dir,
-			const char *what, struct kp_error *err);
+                        const char *what, struct kp_error *err);
 
 /*
  * The same parse without touching the file system: each line's PATH (made absolute, not checked or
  * expanded) and settings, appended in order. For tests and the fuzz target.
  */
 int kp_bench_list_parse_lines(struct kp_bench_list *l, const char *text, size_t len, const char *base_dir,
-			      const char *what, struct kp_error *err);
+                              const char *what, struct kp_error *err);
 
 /* ---- Suites: creating, finding, opening ------------------------------------------------------- */
 
@@ -94,15 +94,15 @@ struct kp_bench_baselines {
 };
 
 struct kp_bench_new {
-	const char *root;                        /* where suites live (made when missing) */
-	const char *name;                        /* NULL: LABEL-YYYYMMDD-HHMMSS (UTC) */
-	const char *label;                       /* the default name's first part; NULL: "suite" */
-	const struct kp_bench_list *tasks;       /* every task is loaded once to check it */
-	const struct kp_run_settings *settings;  /* for each task's run; family NULL: the task's name */
-	const struct kp_search_budget *budget;   /* per task; no limit at all: KP_RUN_DEFAULT_EVALS */
+	const char *root;                            /* where suites live (made when missing) */
+	const char *name;                            /* NULL: LABEL-YYYYMMDD-HHMMSS (UTC) */
+	const char *label;                           /* the default name's first part; NULL: "suite" */
+	const struct kp_bench_list *tasks;           /* every task is loaded once to check it */
+	const struct kp_run_settings *settings;      /* for each task's run; family NULL: the task's name */
+	const struct kp_search_budget *budget;       /* per task; no limit at all: KP_RUN_DEFAULT_EVALS */
 	const struct kp_search_budget *suite_budget; /* the whole suite; NULL or zeros: none */
 	struct kp_bench_baselines baselines;
-	const char *argv_text;                   /* recorded */
+	const char *argv_text; /* recorded */
 };
 
 /*
@@ -157,8 +157,8 @@ struct kp_bench_hooks {
 	 * task, evaluation options, evaluator spec, stop flag and progress hooks are set by kp_bench
 	 * afterwards. A failure here stops the whole bench (like a missing key).
 	 */
-	int (*session)(struct kp_bench_slot *slot, const struct kp_bench_task_info *t, struct kp_run_session *s,
-		       void *ud, struct kp_error *err);
+	int (*session)(struct kp_bench_slot *slot, const struct kp_bench_task_info *t,
+	               struct kp_run_session *s, void *ud, struct kp_error *err);
 	/* After the session, on the same thread: releases what session() made. May be NULL. */
 	void (*session_done)(struct kp_bench_slot *slot, struct kp_run_session *s, void *ud);
 };
@@ -166,47 +166,47 @@ struct kp_bench_hooks {
 /* What one slot is doing, for the caller's progress display. */
 struct kp_bench_slot_view {
 	int gpu;
-	int busy;               /* a task (or a baseline) is under way */
-	char task[96];          /* its run name */
-	char phase[64];         /* "baseline", "reference", "generating", "evaluating #12", ... */
-	long evals;             /* the task's evaluations so far (all sessions) */
-	long budget_evals;      /* its limit; 0: none */
-	double best_speedup;    /* 1.0 until a candidate beats the reference */
-	double task_elapsed_s;  /* since the slot took the task */
+	int busy;              /* a task (or a baseline) is under way */
+	char task[96];         /* its run name */
+	char phase[64];        /* "baseline", "reference", "generating", "evaluating #12", ... */
+	long evals;            /* the task's evaluations so far (all sessions) */
+	long budget_evals;     /* its limit; 0: none */
+	double best_speedup;   /* 1.0 until a candidate beats the reference */
+	double task_elapsed_s; /* since the slot took the task */
 };
 
 /* The shard at one moment: kp_bench_opts.tick's argument. */
 struct kp_bench_view {
 	int nslots;
 	struct kp_bench_slot_view slot[KP_BENCH_MAX_SLOTS];
-	long tasks;                    /* in this shard */
-	long states[KP_SUITE_NSTATE];  /* how many are in each state */
-	long baselines_left;           /* baselines still to measure before the longest-first order holds */
-	long correct;                  /* ended tasks with a correct version */
-	long fast1;                    /* ended tasks faster than their eager baseline (speedup > 1) */
-	long evaluations, tokens;      /* ended tasks and the ones under way, whole runs */
+	long tasks;                   /* in this shard */
+	long states[KP_SUITE_NSTATE]; /* how many are in each state */
+	long baselines_left;          /* baselines still to measure before the longest-first order holds */
+	long correct;                 /* ended tasks with a correct version */
+	long fast1;                   /* ended tasks faster than their eager baseline (speedup > 1) */
+	long evaluations, tokens;     /* ended tasks and the ones under way, whole runs */
 	double cost_usd;
-	double elapsed_s;              /* this shard, every session */
-	double eta_s;                  /* NAN until a task ended in this session */
+	double elapsed_s; /* this shard, every session */
+	double eta_s;     /* NAN until a task ended in this session */
 };
 
 struct kp_bench_opts {
-	const char *dir;                /* the suite directory */
-	int shard, shards;              /* K of M; 0 of 1 (every task) when shards is 0 */
-	const int *gpus;                /* device indices, one slot each */
+	const char *dir;   /* the suite directory */
+	int shard, shards; /* K of M; 0 of 1 (every task) when shards is 0 */
+	const int *gpus;   /* device indices, one slot each */
 	int ngpus;
-	void *const *slot_user;         /* per slot, to the hooks; may be NULL */
+	void *const *slot_user;          /* per slot, to the hooks; may be NULL */
 	const struct kp_eval_opts *eval; /* copied per slot, gpu set to the slot's */
-	const char *evaluator;          /* NULL: the suite's; "exec:..." or "harness" */
+	const char *evaluator;           /* NULL: the suite's; "exec:..." or "harness" */
 	/* New limits: replace the suite's for every task this session touches (kp_run_set_budget). */
 	struct kp_search_budget budget;
 	unsigned budget_which;
 	struct kp_search_budget suite_budget; /* replaces the suite's limits named in suite_which */
 	unsigned suite_which;
-	int retry_failed;               /* run the tasks that failed again */
+	int retry_failed; /* run the tasks that failed again */
 	const struct kp_bench_hooks *hooks;
 	void *ud;
-	const char *argv_text;          /* recorded with the shard's session and each run's */
+	const char *argv_text;             /* recorded with the shard's session and each run's */
 	const volatile sig_atomic_t *stop; /* set: no new task; every slot stops after its current step */
 	/*
 	 * Called on the caller's thread: each line worth telling (a task started, ended, failed ...;
@@ -220,14 +220,14 @@ struct kp_bench_opts {
 
 /* How a shard session ended. */
 enum kp_bench_end {
-	KP_BENCH_DONE = 0,   /* every task of the shard is finished or failed */
-	KP_BENCH_STOPPED,    /* *stop was set: the tasks under way are stopped and resume */
-	KP_BENCH_BUDGET,     /* the suite's budget ran out */
+	KP_BENCH_DONE = 0, /* every task of the shard is finished or failed */
+	KP_BENCH_STOPPED,  /* *stop was set: the tasks under way are stopped and resume */
+	KP_BENCH_BUDGET,   /* the suite's budget ran out */
 };
 
 struct kp_bench_outcome {
 	enum kp_bench_end end;
-	long started;        /* tasks this session started or resumed */
+	long started; /* tasks this session started or resumed */
 	long finished, failed;
 	struct kp_bench_view view; /* the last view */
 };

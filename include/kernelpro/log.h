@@ -53,6 +53,9 @@ void kp_progress_update(struct kp_progress *p, const char *fmt, ...) __attribute
  * it draws under the log's lock, and the stderr sink erases it before printing.
  */
 void kp_progress_block(struct kp_progress *p, const char *text, int final);
+/* Prints `line` and a newline on p's stream above the block (erased first on a TTY, redrawn at the
+ * next update), under the log's lock like kp_progress_block. */
+void kp_progress_note(struct kp_progress *p, const char *line);
 /* Erases the line (or the block) on a TTY (before other output). */
 void kp_progress_clear(struct kp_progress *p);
 /* Leaves the final state on its own line. */

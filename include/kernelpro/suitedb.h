@@ -53,17 +53,17 @@ void kp_suitedb_tasks_free(struct kp_suitedb_task *v, size_t n);
 /* ---- Progress (shard databases) ---------------------------------------------------------------- */
 
 struct kp_suitedb_progress {
-	long idx;             /* the task's index in the suite's list */
-	char *state;          /* "pending", "running", "stopped", "finished", "failed" (kp_suite_state_name) */
-	int attempts;         /* sessions that started or resumed it */
-	int gpu;              /* the GPU slot's device index it last ran on; -1: none */
-	long order;           /* when this shard's scheduler took it, counting from 1; 0: not yet */
-	double started;       /* wall-clock seconds of the first start; NAN: not started */
-	double updated;       /* of the last change */
-	double ended;         /* when it reached a final state; NAN: not yet */
-	double est_ms;        /* the reference's time the scheduler ordered it by; NAN: unknown */
-	char *reason;         /* why it failed or stopped; NULL */
-	char *baseline;       /* the baseline document (kernelpro.baseline/1) once measured; NULL */
+	long idx;       /* the task's index in the suite's list */
+	char *state;    /* "pending", "running", "stopped", "finished", "failed" (kp_suite_state_name) */
+	int attempts;   /* sessions that started or resumed it */
+	int gpu;        /* the GPU slot's device index it last ran on; -1: none */
+	long order;     /* when this shard's scheduler took it, counting from 1; 0: not yet */
+	double started; /* wall-clock seconds of the first start; NAN: not started */
+	double updated; /* of the last change */
+	double ended;   /* when it reached a final state; NAN: not yet */
+	double est_ms;  /* the reference's time the scheduler ordered it by; NAN: unknown */
+	char *reason;   /* why it failed or stopped; NULL */
+	char *baseline; /* the baseline document (kernelpro.baseline/1) once measured; NULL */
 	char *baseline_error; /* why the baseline could not be measured; NULL */
 	char *record;         /* the task's results record (JSON) when it ended; NULL */
 };
@@ -75,7 +75,7 @@ void kp_suitedb_progress_release(struct kp_suitedb_progress *p);
 int kp_suitedb_progress_put(struct kp_store *s, struct kp_suitedb_progress *p, struct kp_error *err);
 /* Every row in index order; *v is allocated (kp_suitedb_progress_free). */
 int kp_suitedb_progress_load(struct kp_store *s, struct kp_suitedb_progress **v, size_t *n,
-			     struct kp_error *err);
+                             struct kp_error *err);
 void kp_suitedb_progress_free(struct kp_suitedb_progress *v, size_t n);
 
 #endif

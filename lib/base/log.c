@@ -151,6 +151,15 @@ void kp_progress_clear(struct kp_progress *p)
 	}
 }
 
+void kp_progress_note(struct kp_progress *p, const char *line)
+{
+	pthread_mutex_lock(&log_lock);
+	kp_progress_clear(p);
+	fprintf(p->fp, "%s\n", line);
+	fflush(p->fp);
+	pthread_mutex_unlock(&log_lock);
+}
+
 void kp_progress_block(struct kp_progress *p, const char *text, int final)
 {
 	double now = kp_now();

@@ -14,30 +14,30 @@
  * sessions have the run database's columns, so the store's functions for them work here too.
  */
 static const char *const migrations[] = {
-	/* 0 -> 1: the first schema. */
-	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
-	"CREATE TABLE sessions (\n"
-	"  id INTEGER PRIMARY KEY, started REAL NOT NULL, updated REAL NOT NULL,\n"
-	"  elapsed_s REAL NOT NULL DEFAULT 0, pid INTEGER, argv TEXT,\n"
-	"  ended INTEGER NOT NULL DEFAULT 0, end_reason TEXT);\n"
-	"CREATE TABLE tasks (\n"
-	"  idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, path TEXT NOT NULL,\n"
-	"  kind TEXT NOT NULL, sha256 TEXT NOT NULL, input_bytes REAL, settings TEXT);\n"
-	"CREATE TABLE progress (\n"
-	"  idx INTEGER PRIMARY KEY, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,\n"
-	"  gpu INTEGER, sched_order INTEGER NOT NULL DEFAULT 0, started REAL, updated REAL NOT NULL,\n"
-	"  ended REAL, est_ms REAL, reason TEXT, baseline TEXT, baseline_error TEXT, record TEXT);\n",
+    /* 0 -> 1: the first schema. */
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+    "CREATE TABLE sessions (\n"
+    "  id INTEGER PRIMARY KEY, started REAL NOT NULL, updated REAL NOT NULL,\n"
+    "  elapsed_s REAL NOT NULL DEFAULT 0, pid INTEGER, argv TEXT,\n"
+    "  ended INTEGER NOT NULL DEFAULT 0, end_reason TEXT);\n"
+    "CREATE TABLE tasks (\n"
+    "  idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, path TEXT NOT NULL,\n"
+    "  kind TEXT NOT NULL, sha256 TEXT NOT NULL, input_bytes REAL, settings TEXT);\n"
+    "CREATE TABLE progress (\n"
+    "  idx INTEGER PRIMARY KEY, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,\n"
+    "  gpu INTEGER, sched_order INTEGER NOT NULL DEFAULT 0, started REAL, updated REAL NOT NULL,\n"
+    "  ended REAL, est_ms REAL, reason TEXT, baseline TEXT, baseline_error TEXT, record TEXT);\n",
 };
 
 _Static_assert(KP_ARRAY_SIZE(migrations) == KP_SUITEDB_SCHEMA_VERSION, "one migration per schema version");
 
 static const struct kp__store_schema suite_schema = {
-	.what = "suite database",
-	.application_id = KP_SUITEDB_APPLICATION_ID,
-	.wal = 0,
-	.version = KP_SUITEDB_SCHEMA_VERSION,
-	.migrations = migrations,
-	.hint_migrate = "kernelpro bench SUITE --resume",
+    .what = "suite database",
+    .application_id = KP_SUITEDB_APPLICATION_ID,
+    .wal = 0,
+    .version = KP_SUITEDB_SCHEMA_VERSION,
+    .migrations = migrations,
+    .hint_migrate = "kernelpro bench SUITE --resume",
 };
 
 /*
@@ -52,7 +52,8 @@ static void roll_back_hot_journal(const char *path)
 	struct stat st;
 
 	kp_buf_addf(&j, "%s-journal", path);
-	if (stat(j.buf, &st) == 0 && st.st_size > 0 && !kp__store_open_schema(&s, path, 0, &suite_schema, &ignore))
+	if (stat(j.buf, &st) == 0 && st.st_size > 0 &&
+	    !kp__store_open_schema(&s, path, 0, &suite_schema, &ignore))
 		kp_store_schema_version(s); /* a read: SQLite rolls the journal back first */
 	kp_store_close(s);
 	kp_buf_release(&j);
@@ -88,9 +89,9 @@ int kp_suitedb_task_add(struct kp_store *s, const struct kp_suitedb_task *t, str
 {
 	sqlite3_stmt *st;
 	int rc = kp__store_prepare(s,
-				   "INSERT INTO tasks(idx, name, path, kind, sha256, input_bytes, settings) "
-				   "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-				   &st, err);
+	                           "INSERT INTO tasks(idx, name, path, kind, sha256, input_bytes, settings) "
+	                           "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	                           &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, t->idx);
@@ -103,8 +104,9 @@ int kp_suitedb_task_add(struct kp_store *s, const struct kp_suitedb_task *t, str
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_CONSTRAINT)
-		return kp_error_set(err, KP_EEXISTS, "suite database '%s': task #%ld or the name '%s' is taken",
-				    s->path, t->idx, t->name ? t->name : "");
+		return kp_error_set(err, KP_EEXISTS,
+		                    "suite database '%s': task #%ld or the name '%s' is taken", s->path,
+		                    t->idx, t->name ? t->name : "");
 	return rc == SQLITE_DONE ? 0 : kp__store_fail(s, "adding a task", err);
 }
 
@@ -119,9 +121,9 @@ int kp_suitedb_tasks_load(struct kp_store *s, struct kp_suitedb_task **v, size_t
 {
 	sqlite3_stmt *st;
 	size_t cap = 0;
-	int rc = kp__store_prepare(s,
-				   "SELECT idx, name, path, kind, sha256, input_bytes, settings FROM tasks ORDER BY idx",
-				   &st, err);
+	int rc = kp__store_prepare(
+	    s, "SELECT idx, name, path, kind, sha256, input_bytes, settings FROM tasks ORDER BY idx", &st,
+	    err);
 	*v = NULL;
 	*n = 0;
 	if (rc)
@@ -177,11 +179,12 @@ void kp_suitedb_progress_release(struct kp_suitedb_progress *p)
 int kp_suitedb_progress_put(struct kp_store *s, struct kp_suitedb_progress *p, struct kp_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s,
-				   "INSERT OR REPLACE INTO progress(idx, state, attempts, gpu, sched_order, started, "
-				   "updated, ended, est_ms, reason, baseline, baseline_error, record) "
-				   "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-				   &st, err);
+	int rc = kp__store_prepare(
+	    s,
+	    "INSERT OR REPLACE INTO progress(idx, state, attempts, gpu, sched_order, started, "
+	    "updated, ended, est_ms, reason, baseline, baseline_error, record) "
+	    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	    &st, err);
 	if (rc)
 		return rc;
 	p->updated = kp_wall_time();
@@ -212,14 +215,15 @@ void kp_suitedb_progress_free(struct kp_suitedb_progress *v, size_t n)
 }
 
 int kp_suitedb_progress_load(struct kp_store *s, struct kp_suitedb_progress **v, size_t *n,
-			     struct kp_error *err)
+                             struct kp_error *err)
 {
 	sqlite3_stmt *st;
 	size_t cap = 0;
-	int rc = kp__store_prepare(s,
-				   "SELECT idx, state, attempts, gpu, sched_order, started, updated, ended, est_ms, "
-				   "reason, baseline, baseline_error, record FROM progress ORDER BY idx",
-				   &st, err);
+	int rc = kp__store_prepare(
+	    s,
+	    "SELECT idx, state, attempts, gpu, sched_order, started, updated, ended, est_ms, "
+	    "reason, baseline, baseline_error, record FROM progress ORDER BY idx",
+	    &st, err);
 	*v = NULL;
 	*n = 0;
 	if (rc)

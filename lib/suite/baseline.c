@@ -15,8 +15,8 @@
 #include "suite/bench_int.h"
 
 #define BASELINE_SCHEMA "kernelpro.baseline/1"
-#define CACHE_FILE_CAP (1u << 20)
-#define EXEC_OUT_CAP (1u << 20)
+#define CACHE_FILE_CAP  (1u << 20)
+#define EXEC_OUT_CAP    (1u << 20)
 
 double kp__bench_baseline_ms(const json_t *doc, const char *which)
 {
@@ -48,7 +48,7 @@ static void cache_key(const struct kp__bench_baseline_req *r, char hex[KP_SHA256
 	char proto[160];
 
 	snprintf(proto, sizeof(proto), "seed=%ld warmup=%d trials=%d discard=%d l2=%d compile=%d", o->seed,
-		 o->warmup, o->timing_trials, o->discard_first, o->l2_flush, r->compile);
+	         o->warmup, o->timing_trials, o->discard_first, o->l2_flush, r->compile);
 	kp_sha256_init(&h);
 	kp_sha256_update_str(&h, BASELINE_SCHEMA);
 	kp_sha256_update_str(&h, r->sha256);
@@ -137,8 +137,9 @@ static int exec_baseline(const struct kp__bench_baseline_req *r, json_t **doc, s
 	if (c.timed_out || c.term_signal || !c.out.len) {
 		kp_buf_rtrim(&c.err);
 		rc = kp_error_set(err, KP_ECHILD, "exec evaluator (baseline) %s%s%s%.300s",
-				  kp_child_describe(&c, how, sizeof(how)), c.out.len ? "" : " without printing one",
-				  c.err.len ? ": " : "", c.err.buf ? c.err.buf : "");
+		                  kp_child_describe(&c, how, sizeof(how)),
+		                  c.out.len ? "" : " without printing one", c.err.len ? ": " : "",
+		                  c.err.buf ? c.err.buf : "");
 		goto out;
 	}
 	if ((rc = kp_json_load_mem("exec evaluator (baseline)", c.out.buf, c.out.len, &v, err)))
@@ -148,9 +149,10 @@ static int exec_baseline(const struct kp__bench_baseline_req *r, json_t **doc, s
 		ms = kp__bench_baseline_ms(v, "ref_runtime");
 	cms = kp__bench_baseline_ms(v, "torch_compile");
 	if (isnan(ms)) {
-		rc = kp_error_set(err, KP_EPARSE,
-				  "exec evaluator (baseline): no eager.median_ms (or ref_runtime.median_ms) above 0 in "
-				  "what it printed");
+		rc = kp_error_set(
+		    err, KP_EPARSE,
+		    "exec evaluator (baseline): no eager.median_ms (or ref_runtime.median_ms) above 0 in "
+		    "what it printed");
 		goto out;
 	}
 	*doc = json_object();

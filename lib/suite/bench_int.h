@@ -10,8 +10,8 @@ struct kp_bench {
 	char *name;
 	struct kp_suitedb_task *tasks; /* the frozen list, in index order (tasks[i].idx == i) */
 	size_t ntasks;
-	struct kp_run_settings settings;     /* what each task's new run gets */
-	struct kp_search_budget budget;      /* per task */
+	struct kp_run_settings settings;      /* what each task's new run gets */
+	struct kp_search_budget budget;       /* per task */
 	struct kp_search_budget suite_budget; /* the whole suite; zeros: none */
 	struct kp_bench_baselines baselines;
 };
@@ -34,12 +34,12 @@ void kp__bench_task_settings_release(struct kp_bench_task_settings *set);
 /* What a baseline is measured with (lib/suite/baseline.c). */
 struct kp__bench_baseline_req {
 	const struct kp_task *task;
-	const char *sha256;             /* the task's content hash (suite.db) */
+	const char *sha256;              /* the task's content hash (suite.db) */
 	const struct kp_eval_opts *eval; /* its gpu is the slot's */
-	int compile;                    /* torch.compile too (KernelBench tasks) */
-	const char *exec;               /* "PROGRAM ARGS" of an exec evaluator, or NULL: the harness */
-	const char *gpu_name;           /* the device's name: part of the cache key (harness) */
-	const char *cache_dir;          /* NULL: $KERNELPRO_CACHE/baselines, else the user cache's */
+	int compile;                     /* torch.compile too (KernelBench tasks) */
+	const char *exec;                /* "PROGRAM ARGS" of an exec evaluator, or NULL: the harness */
+	const char *gpu_name;            /* the device's name: part of the cache key (harness) */
+	const char *cache_dir;           /* NULL: $KERNELPRO_CACHE/baselines, else the user cache's */
 };
 
 /*

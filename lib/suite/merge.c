@@ -131,7 +131,9 @@ static int read_shards(struct rows *R, const char *dir, struct kp_error *err)
 
 	kp_path_join(&p, dir, "shards");
 	if (!(d = opendir(p.buf))) {
-		rc = errno == ENOENT ? 0 : kp_error_set(err, KP_EIO, "cannot read '%s': %s", p.buf, strerror(errno));
+		rc = errno == ENOENT
+		         ? 0
+		         : kp_error_set(err, KP_EIO, "cannot read '%s': %s", p.buf, strerror(errno));
 		kp_buf_release(&p);
 		return rc;
 	}
@@ -185,7 +187,7 @@ static enum kp_suite_state state_of(const char *s)
 
 /* A task that has no run (not started, or failed before its run began): its name, state and baseline. */
 static void record_without_run(const struct kp_suitedb_task *t, const struct kp_suitedb_progress *p,
-			       struct kp_suite_task *r)
+                               struct kp_suite_task *r)
 {
 	json_t *bl = p->baseline ? json_loads(p->baseline, 0, NULL) : NULL;
 	r->name = kp_xstrdup(t->name);
@@ -199,8 +201,8 @@ static void record_without_run(const struct kp_suitedb_task *t, const struct kp_
 	json_decref(bl);
 }
 
-static int task_record(struct kp_bench *b, size_t i, const struct kp_suitedb_progress *p, struct kp_suite_task *r,
-		       struct kp_error *err)
+static int task_record(struct kp_bench *b, size_t i, const struct kp_suitedb_progress *p,
+                       struct kp_suite_task *r, struct kp_error *err)
 {
 	const struct kp_suitedb_task *t = &b->tasks[i];
 	struct kp_buf dir = KP_BUF_INIT, rel = KP_BUF_INIT;
@@ -320,7 +322,8 @@ int kp_bench_status(const char *dir, json_t **out, struct kp_error *err)
 		kp_json_set(o, "ended_unix_ms", unix_ms_or_null(p->ended));
 		kp_json_set(o, "est_ms", isfinite(p->est_ms) ? json_real(p->est_ms) : json_null());
 		kp_json_set(o, "reason", p->reason ? json_string(p->reason) : json_null());
-		kp_json_set(o, "baseline_error", p->baseline_error ? json_string(p->baseline_error) : json_null());
+		kp_json_set(o, "baseline_error",
+		            p->baseline_error ? json_string(p->baseline_error) : json_null());
 		json_array_append_new(tasks, o);
 	}
 	kp_json_set(doc, "tasks", tasks);

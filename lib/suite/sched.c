@@ -20,7 +20,7 @@
 #include "kernelpro/str.h"
 #include "suite/sched_int.h"
 
-#define OWNER_CAP 4096
+#define OWNER_CAP     4096
 #define TOUCH_EVERY_S 5.0
 
 /* ---- notes, rows, stopping (under mu) ------------------------------------------------------------ */
@@ -77,8 +77,8 @@ static void owner_text(const struct kp_bench_opts *o, struct kp_buf *out)
 	json_t *j = json_object();
 	char host[256] = "";
 	const char *env[][2] = {{"job", "SLURM_ARRAY_JOB_ID"},
-				{"array_task", "SLURM_ARRAY_TASK_ID"},
-				{"restart", "SLURM_RESTART_COUNT"}};
+	                        {"array_task", "SLURM_ARRAY_TASK_ID"},
+	                        {"restart", "SLURM_RESTART_COUNT"}};
 	gethostname(host, sizeof(host) - 1);
 	kp_json_set(j, "pid", json_integer((json_int_t)getpid()));
 	kp_json_set(j, "host", json_string(host));
@@ -111,16 +111,17 @@ static int lock_shard(struct sched *S, struct kp_error *err)
 		ssize_t n = read(f, held, sizeof(held) - 1);
 		held[n > 0 ? n : 0] = '\0';
 		close(f);
-		rc = kp_error_set(err, KP_EEXISTS,
-				  "shard %d/%d of suite '%s' is in use by another kernelpro process (%s); wait for it "
-				  "or stop it",
-				  S->k, S->m, S->b->dir, held[0] ? kp_str_trim(held) : "owner unknown");
+		rc = kp_error_set(
+		    err, KP_EEXISTS,
+		    "shard %d/%d of suite '%s' is in use by another kernelpro process (%s); wait for it "
+		    "or stop it",
+		    S->k, S->m, S->b->dir, held[0] ? kp_str_trim(held) : "owner unknown");
 		goto out;
 	}
 	owner_text(S->o, &owner);
 	if (ftruncate(f, 0) != 0 || pwrite(f, owner.buf, owner.len, 0) < 0)
 		kp_warn("'%s': the owner could not be written (%s); the lock holds all the same", p.buf,
-			strerror(errno));
+		        strerror(errno));
 	S->lock_fd = f;
 out:
 	kp_buf_release(&p);
@@ -223,7 +224,8 @@ static int load_tasks(struct sched *S, struct kp_error *err)
 			}
 		if (st->p.order >= S->order_next)
 			S->order_next = st->p.order;
-		st->runnable = !is_final(st->p.state) || (S->o->retry_failed && !strcmp(st->p.state, "failed"));
+		st->runnable =
+		    !is_final(st->p.state) || (S->o->retry_failed && !strcmp(st->p.state, "failed"));
 		S->runnable += st->runnable;
 		/* A baseline that failed is measured again: the cause (a broken setup) may be gone. */
 		st->need_baseline = st->runnable && S->baselines && !st->p.baseline;
@@ -240,13 +242,15 @@ static int check_gpus(struct sched *S, struct kp_error *err)
 	if (S->exec)
 		return 0;
 	if (kp_device_query(&gpus, err))
-		return kp_error_set(err, KP_ENODEV,
-				    "no usable GPU here: the built-in harness evaluates on this host's GPUs ('kernelpro "
-				    "doctor' says why; --evaluator exec:PROGRAM evaluates elsewhere)");
+		return kp_error_set(
+		    err, KP_ENODEV,
+		    "no usable GPU here: the built-in harness evaluates on this host's GPUs ('kernelpro "
+		    "doctor' says why; --evaluator exec:PROGRAM evaluates elsewhere)");
 	for (int i = 0; i < S->o->ngpus; i++)
 		if (S->o->gpus[i] >= gpus.count)
-			return kp_error_set(err, KP_ENODEV, "--gpus names GPU %d, but this host has %d (0..%d)",
-					    S->o->gpus[i], gpus.count, gpus.count - 1);
+			return kp_error_set(err, KP_ENODEV,
+			                    "--gpus names GPU %d, but this host has %d (0..%d)",
+			                    S->o->gpus[i], gpus.count, gpus.count - 1);
 	return 0;
 }
 
@@ -257,8 +261,8 @@ static int setup(struct sched *S, struct kp_error *err)
 	int rc;
 
 	if (o->ngpus < 1 || o->ngpus > KP_BENCH_MAX_SLOTS)
-		return kp_error_set(err, KP_EINVAL, "a bench needs 1..%d GPU slots, not %d", KP_BENCH_MAX_SLOTS,
-				    o->ngpus);
+		return kp_error_set(err, KP_EINVAL, "a bench needs 1..%d GPU slots, not %d",
+		                    KP_BENCH_MAX_SLOTS, o->ngpus);
 	if ((rc = kp_bench_open(&S->b, o->dir, err)))
 		return rc;
 	S->k = o->shards ? o->shard : 0;
@@ -267,8 +271,9 @@ static int setup(struct sched *S, struct kp_error *err)
 	if (S->evaluator && kp_starts_with(S->evaluator, "exec:"))
 		S->exec = kp_xstrdup(S->evaluator + 5);
 	else if (S->evaluator && strcmp(S->evaluator, "harness"))
-		return kp_error_set(err, KP_EINVAL, "--evaluator must be 'harness' or 'exec:PROGRAM ARGS', not '%s'",
-				    S->evaluator);
+		return kp_error_set(err, KP_EINVAL,
+		                    "--evaluator must be 'harness' or 'exec:PROGRAM ARGS', not '%s'",
+		                    S->evaluator);
 	S->baselines = S->b->baselines.eager;
 	S->compile = S->b->baselines.compile;
 	if ((rc = check_gpus(S, err)))
@@ -365,7 +370,7 @@ static void slot_worker_start(struct slot *sl)
 	if (kp_eval_worker_start(sl->pub.gpu, &sl->pub.eval, &sl->worker, &err)) {
 		pthread_mutex_lock(&sl->S->mu);
 		kp__sched_note(sl->S, 0, "gpu%d: no warm evaluation worker (%s); evaluating without one",
-			       sl->pub.gpu, kp_error_msg(&err));
+		               sl->pub.gpu, kp_error_msg(&err));
 		pthread_mutex_unlock(&sl->S->mu);
 	}
 }
@@ -389,7 +394,8 @@ static void slot_warm_end(struct slot *sl)
 	sl->warming = 0;
 }
 
-/* After a task failed: its evaluations may have left the GPU's worker wedged, so the next task gets a fresh one. */
+/* After a task failed: its evaluations may have left the GPU's worker wedged, so the next task gets a fresh
+ * one. */
 static void slot_worker_restart(struct slot *sl)
 {
 	if (!sl->worker)
@@ -505,7 +511,8 @@ static void make_view(struct sched *S, struct kp_bench_view *v)
 		v->slot[i].busy = sl->task != NULL;
 		v->slot[i].task_elapsed_s = sl->task ? now - sl->task_t0 : 0;
 		if (!sl->task)
-			snprintf(v->slot[i].phase, sizeof(v->slot[i].phase), "%s", S->stopping ? "stopped" : "idle");
+			snprintf(v->slot[i].phase, sizeof(v->slot[i].phase), "%s",
+			         S->stopping ? "stopped" : "idle");
 	}
 	v->tasks = (long)S->n;
 	for (size_t i = 0; i < S->n; i++) {
@@ -529,7 +536,8 @@ static void make_view(struct sched *S, struct kp_bench_view *v)
 		}
 	}
 	v->elapsed_s = S->prev_elapsed + (now - S->t0);
-	v->eta_s = S->ended_count > 0 && S->nslots > 0 ? left * (S->ended_wall / S->ended_count) / S->nslots : NAN;
+	v->eta_s =
+	    S->ended_count > 0 && S->nslots > 0 ? left * (S->ended_wall / S->ended_count) / S->nslots : NAN;
 }
 
 /* The suite's budget, counted over the whole shard (every session). */
@@ -548,7 +556,8 @@ static void check_budget(struct sched *S, const struct kp_bench_view *v)
 	else if (b->cost > 0 && v->cost_usd >= b->cost)
 		what = "cost";
 	if (what) {
-		kp__sched_note(S, 0, "the suite's budget (%s) is spent: stopping after the current steps", what);
+		kp__sched_note(S, 0, "the suite's budget (%s) is spent: stopping after the current steps",
+		               what);
 		kp__sched_stop(S, KP_BENCH_BUDGET);
 	}
 }
@@ -591,8 +600,10 @@ static void watch(struct sched *S)
 		if (!S->nnotes)
 			pthread_cond_timedwait(&S->cv, &S->mu, &ts);
 		if (o->stop && *o->stop && !S->stopping) {
-			kp__sched_note(S, 0, "stopping: each GPU finishes its current step (Ctrl-C again to quit now; "
-					     "--resume continues)");
+			kp__sched_note(
+			    S, 0,
+			    "stopping: each GPU finishes its current step (Ctrl-C again to quit now; "
+			    "--resume continues)");
 			kp__sched_stop(S, KP_BENCH_STOPPED);
 		}
 		make_view(S, v);

@@ -11,14 +11,14 @@
 
 /* One task of the shard. */
 struct sched_task {
-	const struct kp_suitedb_task *t;     /* in the suite's list */
-	struct kp_suitedb_progress p;        /* its row in the shard database (kept in step with it) */
-	int taken;                           /* a slot works on it now */
-	int need_baseline;                   /* to measure before the longest-first order is known */
-	int runnable;                        /* to (re)start in this session */
-	struct kp_suite_task rec;            /* its results record (when p.record is set) */
+	const struct kp_suitedb_task *t; /* in the suite's list */
+	struct kp_suitedb_progress p;    /* its row in the shard database (kept in step with it) */
+	int taken;                       /* a slot works on it now */
+	int need_baseline;               /* to measure before the longest-first order is known */
+	int runnable;                    /* to (re)start in this session */
+	struct kp_suite_task rec;        /* its results record (when p.record is set) */
 	int have_rec;
-	long live_evals, live_tokens;        /* while a slot runs it: its whole run's use so far */
+	long live_evals, live_tokens; /* while a slot runs it: its whole run's use so far */
 	double live_cost;
 };
 
@@ -29,12 +29,12 @@ struct slot {
 	struct kp_bench_slot pub;
 	pthread_t thread;
 	int started;
-	volatile sig_atomic_t stop;          /* the session's stop flag (set by the caller's thread) */
+	volatile sig_atomic_t stop; /* the session's stop flag (set by the caller's thread) */
 	struct kp_bench_slot_view view;
-	struct sched_task *task;             /* what it works on; NULL when idle */
+	struct sched_task *task; /* what it works on; NULL when idle */
 	double task_t0;
-	struct kp_eval_worker *worker;       /* the GPU's warm evaluation worker, held for the slot's life */
-	pthread_t warm_thread;               /* starting it, while the slot measures baselines */
+	struct kp_eval_worker *worker; /* the GPU's warm evaluation worker, held for the slot's life */
+	pthread_t warm_thread;         /* starting it, while the slot measures baselines */
 	int warming;
 };
 
@@ -47,7 +47,7 @@ struct note {
 struct sched {
 	const struct kp_bench_opts *o;
 	struct kp_bench *b;
-	struct kp_store *db;                 /* the shard database */
+	struct kp_store *db; /* the shard database */
 	int lock_fd;
 	int k, m;
 	pthread_mutex_t mu;
@@ -56,23 +56,23 @@ struct sched {
 	size_t n;
 	struct slot *slots;
 	int nslots, running_slots;
-	long runnable;                       /* tasks to (re)start when the session began */
+	long runnable; /* tasks to (re)start when the session began */
 	struct note *notes;
 	size_t nnotes, notes_alloc;
 	long order_next;
-	int stopping;                        /* no new task; the slots' stop flags are set */
+	int stopping; /* no new task; the slots' stop flags are set */
 	enum kp_bench_end end;
-	int fatal;                           /* a failure that would fail every task: fatal_err */
+	int fatal; /* a failure that would fail every task: fatal_err */
 	struct kp_error fatal_err;
 	long started, finished, failed;
-	double t0, prev_elapsed;             /* this session's start; earlier sessions' time */
+	double t0, prev_elapsed; /* this session's start; earlier sessions' time */
 	long session;
-	double ended_wall, ended_count;      /* tasks ended in this session: their wall time, for the ETA */
-	struct kp_search_budget override;    /* per-task limits given on command lines, accumulated */
+	double ended_wall, ended_count;   /* tasks ended in this session: their wall time, for the ETA */
+	struct kp_search_budget override; /* per-task limits given on command lines, accumulated */
 	unsigned override_which;
 	struct kp_search_budget suite_budget;
-	const char *evaluator;               /* the spec in force */
-	char *exec;                          /* "PROGRAM ARGS" of an exec evaluator, or NULL */
+	const char *evaluator; /* the spec in force */
+	char *exec;            /* "PROGRAM ARGS" of an exec evaluator, or NULL */
 	int baselines, compile;
 };
 

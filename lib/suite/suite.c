@@ -51,9 +51,9 @@ int kp_bench_resolve(const char *root, const char *suite, struct kp_buf *dir, st
 	if (found)
 		return 0;
 	return kp_error_set(err, KP_ENOENT,
-			    "no suite '%s' (neither a directory holding %s nor a suite in '%s'); a new suite "
-			    "is made from tasks: kernelpro bench TASKS",
-			    suite, KP_BENCH_DB, root);
+	                    "no suite '%s' (neither a directory holding %s nor a suite in '%s'); a new suite "
+	                    "is made from tasks: kernelpro bench TASKS",
+	                    suite, KP_BENCH_DB, root);
 }
 
 void kp__bench_shard_path(struct kp_buf *out, const char *dir, int k, int m, const char *ext)
@@ -89,8 +89,9 @@ int kp_bench_shard_parse(const char *text, int *k, int *m, struct kp_error *err)
 	*m = (int)mm;
 	return 0;
 bad:
-	return kp_error_set(err, KP_EINVAL, "--shard expects K/M with 0 <= K < M <= 10000 (e.g. 0/4), not '%s'",
-			    text ? text : "");
+	return kp_error_set(err, KP_EINVAL,
+	                    "--shard expects K/M with 0 <= K < M <= 10000 (e.g. 0/4), not '%s'",
+	                    text ? text : "");
 }
 
 int kp_bench_gpus_parse(const char *text, int *v, int max, int *n, struct kp_error *err)
@@ -104,17 +105,19 @@ int kp_bench_gpus_parse(const char *text, int *v, int max, int *n, struct kp_err
 		long g;
 		const char *p = kp_str_trim(parts.v[i]);
 		if (!isdigit((unsigned char)*p) || kp_parse_long(p, &g) || g < 0 || g > 1023)
-			rc = kp_error_set(err, KP_EINVAL,
-					  "--gpus expects 'all' or device indices like 0,2,3 (each 0..1023), not '%s'",
-					  text ? text : "");
+			rc = kp_error_set(
+			    err, KP_EINVAL,
+			    "--gpus expects 'all' or device indices like 0,2,3 (each 0..1023), not '%s'",
+			    text ? text : "");
 		else if (*n >= max)
 			rc = kp_error_set(err, KP_EINVAL, "--gpus lists more than %d GPUs", max);
 		for (int j = 0; !rc && j < *n; j++)
 			if (v[j] == (int)g)
-				rc = kp_error_set(err, KP_EINVAL,
-						  "--gpus names GPU %ld twice: one slot per GPU, so no two timings "
-						  "share one",
-						  g);
+				rc = kp_error_set(
+				    err, KP_EINVAL,
+				    "--gpus names GPU %ld twice: one slot per GPU, so no two timings "
+				    "share one",
+				    g);
 		if (!rc)
 			v[(*n)++] = (int)g;
 	}
@@ -175,9 +178,10 @@ static int settings_from_json(struct kp_run_settings *s, const json_t *o, struct
 	if (rc)
 		return rc;
 	if (kp_orchestration_parse(kp_json_str(orch, "mode", "proactive"), &s->orchestration))
-		return kp_error_set(err, KP_EPARSE, "the suite records orchestration '%s', which this kernelpro does "
-						    "not know",
-				    kp_json_str(orch, "mode", ""));
+		return kp_error_set(err, KP_EPARSE,
+		                    "the suite records orchestration '%s', which this kernelpro does "
+		                    "not know",
+		                    kp_json_str(orch, "mode", ""));
 	s->tool_rounds = (int)kp_json_int(orch, "tool_rounds", 3);
 	s->family = kp_json_str(o, "family", NULL) ? kp_xstrdup(kp_json_str(o, "family", NULL)) : NULL;
 	s->llm = kp_json_str(o, "llm", NULL) ? kp_xstrdup(kp_json_str(o, "llm", NULL)) : NULL;
@@ -233,8 +237,9 @@ void kp__bench_task_settings(const struct kp_suitedb_task *t, struct kp_bench_ta
 	if ((b = json_object_get(o, "budget"))) {
 		kp__bench_budget_from_json(b, &set->budget);
 		set->which = (set->budget.evals ? KP_RUN_LIMIT_EVALS : 0) |
-			     (set->budget.wall_s > 0 ? KP_RUN_LIMIT_WALL : 0) |
-			     (set->budget.tokens ? KP_RUN_LIMIT_TOKENS : 0) | (set->budget.cost > 0 ? KP_RUN_LIMIT_COST : 0);
+		             (set->budget.wall_s > 0 ? KP_RUN_LIMIT_WALL : 0) |
+		             (set->budget.tokens ? KP_RUN_LIMIT_TOKENS : 0) |
+		             (set->budget.cost > 0 ? KP_RUN_LIMIT_COST : 0);
 	}
 	if (kp_json_str(o, "llm", NULL))
 		set->llm = kp_xstrdup(kp_json_str(o, "llm", NULL));
@@ -321,7 +326,8 @@ static int freeze_tasks(const struct kp_bench_list *l, struct kp_suitedb_task **
 			break;
 		}
 		if (e->set.name && name_used(v, i, e->set.name)) {
-			rc = kp_error_set(err, KP_EEXISTS, "two tasks of the suite are named '%s'", e->set.name);
+			rc = kp_error_set(err, KP_EEXISTS, "two tasks of the suite are named '%s'",
+			                  e->set.name);
 		} else if (e->set.name) {
 			kp_buf_adds(&name, e->set.name);
 		} else {
@@ -352,7 +358,7 @@ static int freeze_tasks(const struct kp_bench_list *l, struct kp_suitedb_task **
 }
 
 static int write_suite_db(const char *path, const struct kp_bench_new *o, const char *name, const char *stamp,
-			  const struct kp_suitedb_task *tasks, size_t n, struct kp_error *err)
+                          const struct kp_suitedb_task *tasks, size_t n, struct kp_error *err)
 {
 	struct kp_store *s = NULL;
 	struct kp_search_budget budget = o->budget ? *o->budget : (struct kp_search_budget){0};
@@ -366,12 +372,14 @@ static int write_suite_db(const char *path, const struct kp_bench_new *o, const 
 	kp_json_set(bl, "compile", json_boolean(o->baselines.eager && o->baselines.compile));
 	if ((rc = kp_suitedb_open(&s, path, KP_STORE_CREATE, err)) || (rc = kp_store_begin(s, err)))
 		goto out;
-	if ((rc = kp_store_meta_set(s, "name", name, err)) || (rc = kp_store_meta_set(s, "created", stamp, err)) ||
+	if ((rc = kp_store_meta_set(s, "name", name, err)) ||
+	    (rc = kp_store_meta_set(s, "created", stamp, err)) ||
 	    (rc = kp_store_meta_set(s, "kernelpro", KP_VERSION " (" KP_GIT_REV ")", err)) ||
 	    (rc = kp_store_meta_set(s, "argv", o->argv_text ? o->argv_text : "", err)) ||
 	    (rc = meta_json(s, "settings", settings_json(o->settings), err)) ||
 	    (rc = meta_json(s, "budget", kp__bench_budget_json(&budget), err)) ||
-	    (rc = meta_json(s, "suite_budget", kp__bench_budget_json(o->suite_budget ? o->suite_budget : &none), err)) ||
+	    (rc = meta_json(s, "suite_budget",
+	                    kp__bench_budget_json(o->suite_budget ? o->suite_budget : &none), err)) ||
 	    (rc = meta_json(s, "baselines", json_incref(bl), err)))
 		goto out;
 	for (size_t i = 0; i < n && !rc; i++)
@@ -400,8 +408,9 @@ int kp_bench_create(const struct kp_bench_new *o, struct kp_buf *dir, struct kp_
 	else
 		kp_buf_addf(&name, "%s-%s", o->label && *o->label ? o->label : "suite", stamp);
 	if (!name.len || strchr(name.buf, '/') || name.buf[0] == '.') {
-		rc = kp_error_set(err, KP_EINVAL, "suite name '%s' must not be empty, contain '/' or start with '.'",
-				  name.buf);
+		rc = kp_error_set(err, KP_EINVAL,
+		                  "suite name '%s' must not be empty, contain '/' or start with '.'",
+		                  name.buf);
 		goto out;
 	}
 	if (!o->tasks || !o->tasks->n) {
@@ -410,10 +419,11 @@ int kp_bench_create(const struct kp_bench_new *o, struct kp_buf *dir, struct kp_
 	}
 	kp_path_join(&final, o->root, name.buf);
 	if (kp_path_exists(final.buf)) {
-		rc = kp_error_set(err, KP_EEXISTS,
-				  "suite directory '%s' exists; continue it with: kernelpro bench %s --resume (or "
-				  "choose another --name)",
-				  final.buf, final.buf);
+		rc = kp_error_set(
+		    err, KP_EEXISTS,
+		    "suite directory '%s' exists; continue it with: kernelpro bench %s --resume (or "
+		    "choose another --name)",
+		    final.buf, final.buf);
 		goto out;
 	}
 	if ((rc = freeze_tasks(o->tasks, &tasks, err)) || (rc = kp_mkdir_p(o->root, 0755, err)))
@@ -428,12 +438,14 @@ int kp_bench_create(const struct kp_bench_new *o, struct kp_buf *dir, struct kp_
 	    (rc = write_suite_db(db.buf, o, name.buf, stamp, tasks, o->tasks->n, err)))
 		goto out;
 	if (rename(tmp.buf, final.buf) != 0) {
-		rc = errno == EEXIST || errno == ENOTEMPTY
-			 ? kp_error_set(err, KP_EEXISTS,
-					"suite directory '%s' appeared meanwhile; continue it with: kernelpro bench %s "
-					"--resume",
-					final.buf, final.buf)
-			 : kp_error_set(err, KP_EIO, "cannot create '%s': %s", final.buf, strerror(errno));
+		rc =
+		    errno == EEXIST || errno == ENOTEMPTY
+		        ? kp_error_set(
+		              err, KP_EEXISTS,
+		              "suite directory '%s' appeared meanwhile; continue it with: kernelpro bench %s "
+		              "--resume",
+		              final.buf, final.buf)
+		        : kp_error_set(err, KP_EIO, "cannot create '%s': %s", final.buf, strerror(errno));
 		goto out;
 	}
 	kp_buf_adds(dir, final.buf);
@@ -465,9 +477,11 @@ int kp_bench_open(struct kp_bench **out, const char *dir, struct kp_error *err)
 	kp_run_settings_init(&b->settings);
 	kp_path_join(&db, dir, KP_BENCH_DB);
 	if ((rc = kp_suitedb_open(&s, db.buf, KP_STORE_READONLY, err)) ||
-	    (rc = kp_store_meta_get(s, "name", &name, err)) || (rc = meta_get_json(s, "settings", &set, err)) ||
-	    (rc = meta_get_json(s, "budget", &bud, err)) || (rc = meta_get_json(s, "suite_budget", &sbud, err)) ||
-	    (rc = meta_get_json(s, "baselines", &bl, err)) || (rc = settings_from_json(&b->settings, set, err)) ||
+	    (rc = kp_store_meta_get(s, "name", &name, err)) ||
+	    (rc = meta_get_json(s, "settings", &set, err)) || (rc = meta_get_json(s, "budget", &bud, err)) ||
+	    (rc = meta_get_json(s, "suite_budget", &sbud, err)) ||
+	    (rc = meta_get_json(s, "baselines", &bl, err)) ||
+	    (rc = settings_from_json(&b->settings, set, err)) ||
 	    (rc = kp_suitedb_tasks_load(s, &b->tasks, &b->ntasks, err)))
 		goto out;
 	b->name = kp_buf_detach(&name, NULL);
@@ -477,7 +491,8 @@ int kp_bench_open(struct kp_bench **out, const char *dir, struct kp_error *err)
 	b->baselines.compile = kp_json_bool(bl, "compile", 1);
 	for (size_t i = 0; i < b->ntasks && !rc; i++)
 		if (b->tasks[i].idx != (long)i)
-			rc = kp_error_set(err, KP_EDB, "suite database '%s': the task list has a gap at #%zu", db.buf, i);
+			rc = kp_error_set(err, KP_EDB, "suite database '%s': the task list has a gap at #%zu",
+			                  db.buf, i);
 	if (!rc && !b->ntasks)
 		rc = kp_error_set(err, KP_EDB, "suite database '%s' holds no tasks", db.buf);
 out:

@@ -35,7 +35,8 @@ void kp__task_load_record(struct sched_task *st)
 	struct kp_error err = KP_ERROR_INIT;
 	json_t *o = st->p.record ? json_loads(st->p.record, 0, NULL) : NULL;
 	kp_suite_task_release(&st->rec);
-	st->have_rec = o && !kp_suite_task_from_json(&st->rec, o, &err) && !kp_suite_task_check(&st->rec, &err);
+	st->have_rec =
+	    o && !kp_suite_task_from_json(&st->rec, o, &err) && !kp_suite_task_check(&st->rec, &err);
 	if (!st->have_rec)
 		kp_suite_task_release(&st->rec);
 	json_decref(o);
@@ -58,11 +59,11 @@ void kp__task_baseline(struct slot *sl, struct sched_task *st)
 	rc = kp_task_load(&task, st->t->path, &err);
 	if (!rc) {
 		struct kp__bench_baseline_req r = {.task = &task,
-						   .sha256 = st->t->sha256,
-						   .eval = &sl->pub.eval,
-						   .compile = S->compile && task.kind == KP_TASK_KERNELBENCH,
-						   .exec = S->exec,
-						   .gpu_name = sl->pub.gpu_name};
+		                                   .sha256 = st->t->sha256,
+		                                   .eval = &sl->pub.eval,
+		                                   .compile = S->compile && task.kind == KP_TASK_KERNELBENCH,
+		                                   .exec = S->exec,
+		                                   .gpu_name = sl->pub.gpu_name};
 		rc = kp__bench_baseline(&r, &doc, &err);
 	}
 	pthread_mutex_lock(&S->mu);
@@ -70,7 +71,7 @@ void kp__task_baseline(struct slot *sl, struct sched_task *st)
 	if (rc) {
 		set_str(&st->p.baseline_error, kp_error_msg(&err));
 		kp__sched_note(S, 0, "gpu%d %s: no baseline (%s); the task runs all the same", sl->pub.gpu,
-			       st->t->name, kp_error_msg(&err));
+		               st->t->name, kp_error_msg(&err));
 	} else {
 		free(st->p.baseline);
 		st->p.baseline = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
@@ -121,7 +122,7 @@ static int partial_run(const char *dir)
 
 	kp_path_join(&db, dir, KP_RUN_DB);
 	empty = !kp_path_exists(db.buf) ||
-		(!kp_store_open(&s, db.buf, KP_STORE_READONLY, &ignore) && kp_store_session_count(s) == 0);
+	        (!kp_store_open(&s, db.buf, KP_STORE_READONLY, &ignore) && kp_store_session_count(s) == 0);
 	kp_store_close(s);
 	kp_buf_release(&db);
 	return empty;
@@ -129,7 +130,7 @@ static int partial_run(const char *dir)
 
 /* The budget a new run gets: the suite's, then the task's own (a list file's), then the command lines'. */
 static void new_run_budget(const struct sched *S, const struct kp_bench_task_settings *set,
-			   struct kp_search_budget *b)
+                           struct kp_search_budget *b)
 {
 	*b = S->b->budget;
 	kp__bench_budget_merge(b, &set->budget, set->which);
@@ -137,7 +138,7 @@ static void new_run_budget(const struct sched *S, const struct kp_bench_task_set
 }
 
 static int create_run(struct sched *S, struct sched_task *st, const char *dir, struct kp_task *task,
-		      struct kp_run **r, struct kp_error *err)
+                      struct kp_run **r, struct kp_error *err)
 {
 	struct kp_bench_task_settings set;
 	struct kp_run_settings rs;
@@ -169,7 +170,7 @@ out:
 
 /* The task's run: reopened (and given this session's limits) when it exists, else made. *created: made. */
 static int open_run(struct sched *S, struct sched_task *st, const char *dir, struct kp_task *task,
-		    struct kp_run **r, int *created, struct kp_error *err)
+                    struct kp_run **r, int *created, struct kp_error *err)
 {
 	struct kp_error open_err = KP_ERROR_INIT;
 	int rc;
@@ -225,7 +226,7 @@ static int fails_every_task(int code)
 
 /* One session of the task's run: 0 with out->end, or the failure (*setup: the caller's hook failed). */
 static int drive(struct slot *sl, struct sched_task *st, const char *dir, struct kp_search_outcome *out,
-		 int *setup, struct kp_error *err)
+                 int *setup, struct kp_error *err)
 {
 	struct sched *S = sl->S;
 	const struct kp_bench_opts *o = S->o;
@@ -328,7 +329,8 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 		st->p.started = kp_wall_time();
 	S->started++;
 	kp__sched_put(S, st);
-	kp__sched_note(S, 0, "gpu%d: %s %s", sl->pub.gpu, st->p.attempts > 1 ? "resuming" : "starting", st->t->name);
+	kp__sched_note(S, 0, "gpu%d: %s %s", sl->pub.gpu, st->p.attempts > 1 ? "resuming" : "starting",
+	               st->t->name);
 	pthread_mutex_unlock(&S->mu);
 
 	memset(&out, 0, sizeof(out));
@@ -360,12 +362,14 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 	if (!strcmp(state, "finished")) {
 		S->finished++;
 		if (st->have_rec && st->rec.correct)
-			kp__sched_note(S, 0, "gpu%d: %s finished: best #%ld, %.2fx over eager, %ld evaluations",
-				       sl->pub.gpu, st->t->name, st->rec.best_node, st->rec.speedup[KP_SUITE_EAGER],
-				       st->rec.evaluations);
+			kp__sched_note(S, 0,
+			               "gpu%d: %s finished: best #%ld, %.2fx over eager, %ld evaluations",
+			               sl->pub.gpu, st->t->name, st->rec.best_node,
+			               st->rec.speedup[KP_SUITE_EAGER], st->rec.evaluations);
 		else
-			kp__sched_note(S, 0, "gpu%d: %s finished: no correct version in %ld evaluations", sl->pub.gpu,
-				       st->t->name, st->have_rec ? st->rec.evaluations : out.evals);
+			kp__sched_note(S, 0, "gpu%d: %s finished: no correct version in %ld evaluations",
+			               sl->pub.gpu, st->t->name,
+			               st->have_rec ? st->rec.evaluations : out.evals);
 	} else if (!strcmp(state, "failed")) {
 		S->failed++;
 		kp__sched_note(S, 0, "gpu%d: %s failed: %s", sl->pub.gpu, st->t->name, kp_error_msg(&err));

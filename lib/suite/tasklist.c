@@ -17,7 +17,7 @@
 #include "kernelpro/strvec.h"
 
 /* A list file longer than this is not a list of tasks. */
-#define LIST_CAP (4u << 20)
+#define LIST_CAP     (4u << 20)
 #define LINE_MAX_LEN 4096
 
 void kp_bench_list_init(struct kp_bench_list *l)
@@ -136,7 +136,7 @@ static int is_glob(const char *s)
 
 /* The task's absolute path: a native task's directory for its task.json. */
 static int add_task(struct kp_bench_list *l, const char *path, const struct kp_bench_task_settings *set,
-		    struct kp_error *err)
+                    struct kp_error *err)
 {
 	char *real = realpath(path, NULL);
 	if (!real)
@@ -150,7 +150,7 @@ static int add_task(struct kp_bench_list *l, const char *path, const struct kp_b
 
 /* The tasks of a directory: *.py files and native task directories, in natural order; dot files skipped. */
 static int add_dir(struct kp_bench_list *l, const char *dir, const struct kp_bench_task_settings *set,
-		   struct kp_error *err)
+                   struct kp_error *err)
 {
 	struct kp_strvec names = KP_STRVEC_INIT;
 	struct kp_buf p = KP_BUF_INIT;
@@ -176,18 +176,19 @@ static int add_dir(struct kp_bench_list *l, const char *dir, const struct kp_ben
 			rc = add_task(l, p.buf, set, err);
 	}
 	if (!rc && l->n == before)
-		rc = kp_error_set(err, KP_ENOENT,
-				  "'%s' holds no tasks (KernelBench .py files or directories with a task.json)", dir);
+		rc = kp_error_set(
+		    err, KP_ENOENT,
+		    "'%s' holds no tasks (KernelBench .py files or directories with a task.json)", dir);
 	kp_strvec_release(&names);
 	kp_buf_release(&p);
 	return rc;
 }
 
 static int add_path(struct kp_bench_list *l, const char *path, const struct kp_bench_task_settings *set,
-		    int lists_ok, struct kp_error *err);
+                    int lists_ok, struct kp_error *err);
 
 static int add_glob(struct kp_bench_list *l, const char *pattern, const struct kp_bench_task_settings *set,
-		    struct kp_error *err)
+                    struct kp_error *err)
 {
 	glob_t g;
 	char **v;
@@ -228,14 +229,15 @@ static int add_list_file(struct kp_bench_list *l, const char *path, struct kp_er
 	slash = strrchr(real, '/');
 	*slash = '\0';
 	if (!(rc = kp_read_file(path, LIST_CAP, &text, err)))
-		rc = kp_bench_list_parse(l, text.buf ? text.buf : "", text.len, *real ? real : "/", path, err);
+		rc =
+		    kp_bench_list_parse(l, text.buf ? text.buf : "", text.len, *real ? real : "/", path, err);
 	free(real);
 	kp_buf_release(&text);
 	return rc;
 }
 
 static int add_path(struct kp_bench_list *l, const char *path, const struct kp_bench_task_settings *set,
-		    int lists_ok, struct kp_error *err)
+                    int lists_ok, struct kp_error *err)
 {
 	switch (path_kind(path)) {
 	case P_PY_TASK:
@@ -244,10 +246,11 @@ static int add_path(struct kp_bench_list *l, const char *path, const struct kp_b
 	case P_LIST:
 		if (lists_ok)
 			return add_list_file(l, path, err);
-		return kp_error_set(err, KP_EINVAL,
-				    "'%s' is neither a KernelBench .py file nor a task directory (a list file cannot "
-				    "name another)",
-				    path);
+		return kp_error_set(
+		    err, KP_EINVAL,
+		    "'%s' is neither a KernelBench .py file nor a task directory (a list file cannot "
+		    "name another)",
+		    path);
 	default:
 		if (is_glob(path))
 			return add_glob(l, path, set, err);
@@ -265,7 +268,7 @@ int kp_bench_list_add_source(struct kp_bench_list *l, const char *source, struct
 /* ---- list files ---------------------------------------------------------------------------------- */
 
 static int bad_line(struct kp_error *err, const char *what, long line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static int bad_line(struct kp_error *err, const char *what, long line, const char *fmt, ...)
 {
 	char msg[400];
@@ -312,7 +315,7 @@ static int name_ok(const char *s)
 
 /* One KEY=VALUE of a line into set. */
 static int setting(struct kp_bench_task_settings *set, const char *kv, const char *base, const char *what,
-		   long line, struct kp_error *err)
+                   long line, struct kp_error *err)
 {
 	const char *eq = strchr(kv, '=');
 	char key[32];
@@ -321,8 +324,8 @@ static int setting(struct kp_bench_task_settings *set, const char *kv, const cha
 	size_t klen;
 
 	if (!eq || eq == kv || (klen = (size_t)(eq - kv)) >= sizeof(key))
-		return bad_line(err, what, line, "'%s' is not KEY=VALUE (keys: evals, time, tokens, cost, llm, name)",
-				kv);
+		return bad_line(err, what, line,
+		                "'%s' is not KEY=VALUE (keys: evals, time, tokens, cost, llm, name)", kv);
 	memcpy(key, kv, klen);
 	key[klen] = '\0';
 	v = eq + 1;
@@ -330,7 +333,8 @@ static int setting(struct kp_bench_task_settings *set, const char *kv, const cha
 		return bad_line(err, what, line, "'%s' has no value", key);
 	if (!strcmp(key, "evals") || !strcmp(key, "tokens")) {
 		if (kp_parse_long(v, &n) || n < 1 || n > 1000000000L)
-			return bad_line(err, what, line, "%s must be a whole number 1..1000000000, not '%s'", key, v);
+			return bad_line(err, what, line, "%s must be a whole number 1..1000000000, not '%s'",
+			                key, v);
 		if (key[0] == 'e') {
 			set->budget.evals = n;
 			set->which |= KP_RUN_LIMIT_EVALS;
@@ -340,11 +344,14 @@ static int setting(struct kp_bench_task_settings *set, const char *kv, const cha
 		}
 	} else if (!strcmp(key, "time")) {
 		if (kp_parse_duration(v, &set->budget.wall_s))
-			return bad_line(err, what, line, "time must be a duration like 90s, 30m or 2h, not '%s'", v);
+			return bad_line(err, what, line,
+			                "time must be a duration like 90s, 30m or 2h, not '%s'", v);
 		set->which |= KP_RUN_LIMIT_WALL;
 	} else if (!strcmp(key, "cost")) {
-		if (kp_parse_double(v, &set->budget.cost) || !(set->budget.cost > 0) || !isfinite(set->budget.cost))
-			return bad_line(err, what, line, "cost must be a positive number of US dollars, not '%s'", v);
+		if (kp_parse_double(v, &set->budget.cost) || !(set->budget.cost > 0) ||
+		    !isfinite(set->budget.cost))
+			return bad_line(err, what, line,
+			                "cost must be a positive number of US dollars, not '%s'", v);
 		set->which |= KP_RUN_LIMIT_COST;
 	} else if (!strcmp(key, "llm")) {
 		struct kp_buf b = KP_BUF_INIT;
@@ -353,19 +360,21 @@ static int setting(struct kp_bench_task_settings *set, const char *kv, const cha
 		set->llm = kp_buf_detach(&b, NULL);
 	} else if (!strcmp(key, "name")) {
 		if (!name_ok(v))
-			return bad_line(err, what, line,
-					"name '%s' must be letters, digits and _ - . + (not starting with '.')", v);
+			return bad_line(
+			    err, what, line,
+			    "name '%s' must be letters, digits and _ - . + (not starting with '.')", v);
 		free(set->name);
 		set->name = kp_xstrdup(v);
 	} else {
-		return bad_line(err, what, line, "unknown key '%s' (keys: evals, time, tokens, cost, llm, name)", key);
+		return bad_line(err, what, line,
+		                "unknown key '%s' (keys: evals, time, tokens, cost, llm, name)", key);
 	}
 	return 0;
 }
 
 /* One line without its comment: PATH [KEY=VALUE]... into *path (absolute) and *set. 0 with no path: blank. */
 static int parse_line(char *s, const char *base, const char *what, long line, struct kp_buf *path,
-		      struct kp_bench_task_settings *set, struct kp_error *err)
+                      struct kp_bench_task_settings *set, struct kp_error *err)
 {
 	char *tok, *save = NULL;
 	int rc = 0;
@@ -386,8 +395,9 @@ static int parse_line(char *s, const char *base, const char *what, long line, st
  * (borrowed for the call); fn's nonzero return stops and is returned.
  */
 static int each_line(const char *text, size_t len, const char *base, const char *what,
-		     int (*fn)(const char *path, const struct kp_bench_task_settings *set, long line, void *ud), void *ud,
-		     struct kp_error *err)
+                     int (*fn)(const char *path, const struct kp_bench_task_settings *set, long line,
+                               void *ud),
+                     void *ud, struct kp_error *err)
 {
 	long line = 0;
 	size_t pos = 0;
@@ -395,7 +405,8 @@ static int each_line(const char *text, size_t len, const char *base, const char 
 	int rc = 0;
 
 	if (memchr(text, '\0', len))
-		return kp_error_set(err, KP_EPARSE, "%s: a list of tasks is text, and this has a NUL byte", what);
+		return kp_error_set(err, KP_EPARSE, "%s: a list of tasks is text, and this has a NUL byte",
+		                    what);
 	while (pos < len && !rc) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
@@ -439,8 +450,8 @@ static int resolve_line(const char *path, const struct kp_bench_task_settings *s
 		return rc;
 	}
 	if (set->name && L->l->n - before > 1)
-		return bad_line(L->err, L->what, line, "name=%s names one task, but '%s' is %zu tasks", set->name, path,
-				L->l->n - before);
+		return bad_line(L->err, L->what, line, "name=%s names one task, but '%s' is %zu tasks",
+		                set->name, path, L->l->n - before);
 	return 0;
 }
 
@@ -451,13 +462,13 @@ static int push_line(const char *path, const struct kp_bench_task_settings *set,
 }
 
 int kp_bench_list_parse_lines(struct kp_bench_list *l, const char *text, size_t len, const char *base_dir,
-			      const char *what, struct kp_error *err)
+                              const char *what, struct kp_error *err)
 {
 	return each_line(text, len, base_dir, what, push_line, l, err);
 }
 
 int kp_bench_list_parse(struct kp_bench_list *l, const char *text, size_t len, const char *base_dir,
-			const char *what, struct kp_error *err)
+                        const char *what, struct kp_error *err)
 {
 	struct lines L = {l, what, err};
 	size_t before = l->n;

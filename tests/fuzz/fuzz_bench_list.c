@@ -19,7 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct kp_bench_task_settings *s = &l.v[i].set;
 			if (l.v[i].path[0] != '/' || s->budget.evals < 0 || s->budget.tokens < 0 ||
 			    ((s->which & KP_RUN_LIMIT_WALL) && !(s->budget.wall_s > 0)) ||
-			    ((s->which & KP_RUN_LIMIT_COST) && !(s->budget.cost > 0 && isfinite(s->budget.cost))) ||
+			    ((s->which & KP_RUN_LIMIT_COST) &&
+			     !(s->budget.cost > 0 && isfinite(s->budget.cost))) ||
 			    (s->name && (!*s->name || s->name[0] == '.' || strchr(s->name, '/'))))
 				abort();
 		}

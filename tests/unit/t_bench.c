@@ -56,11 +56,11 @@ static const char *base(const char *path)
 static void test_list_lines(void **state)
 {
 	static const char text[] = "# a suite\n"
-				   "a.py\n"
-				   "\n"
-				   "   sub/b   evals=5 time=2m tokens=9000 cost=0.5 # trailing comment\r\n"
-				   "/abs/c.py llm=replay:replies/c name=c-one\n"
-				   "d.py llm=openai:gpt-5\n";
+	                           "a.py\n"
+	                           "\n"
+	                           "   sub/b   evals=5 time=2m tokens=9000 cost=0.5 # trailing comment\r\n"
+	                           "/abs/c.py llm=replay:replies/c name=c-one\n"
+	                           "d.py llm=openai:gpt-5\n";
 	struct kp_bench_list l;
 	struct kp_error err = KP_ERROR_INIT;
 
@@ -71,7 +71,7 @@ static void test_list_lines(void **state)
 	assert_int_equal(l.v[0].set.which, 0);
 	assert_string_equal(l.v[1].path, "/base/sub/b");
 	assert_int_equal(l.v[1].set.which,
-			 KP_RUN_LIMIT_EVALS | KP_RUN_LIMIT_WALL | KP_RUN_LIMIT_TOKENS | KP_RUN_LIMIT_COST);
+	                 KP_RUN_LIMIT_EVALS | KP_RUN_LIMIT_WALL | KP_RUN_LIMIT_TOKENS | KP_RUN_LIMIT_COST);
 	assert_int_equal(l.v[1].set.budget.evals, 5);
 	assert_true(l.v[1].set.budget.wall_s == 120);
 	assert_int_equal(l.v[1].set.budget.tokens, 9000);
@@ -104,8 +104,9 @@ static void test_list_errors(void **state)
 		struct kp_bench_list l;
 		struct kp_error err = KP_ERROR_INIT;
 		kp_bench_list_init(&l);
-		assert_int_equal(kp_bench_list_parse_lines(&l, cases[i].text, strlen(cases[i].text), "/b", "list.txt", &err),
-				 KP_EPARSE);
+		assert_int_equal(kp_bench_list_parse_lines(&l, cases[i].text, strlen(cases[i].text), "/b",
+		                                           "list.txt", &err),
+		                 KP_EPARSE);
 		if (strncmp(err.msg, cases[i].msg, strlen(cases[i].msg)))
 			fail_msg("case %zu: '%s' does not start with '%s'", i, err.msg, cases[i].msg);
 		kp_bench_list_release(&l);
@@ -228,7 +229,8 @@ static void test_shard_and_gpus(void **state)
 {
 	struct kp_error err = KP_ERROR_INIT;
 	int k, m, v[8], n;
-	static const char *const bad_shards[] = {"", "1", "2/2", "-1/2", "1/0", "a/2", "1/2x", "0/10001", " 0/2"};
+	static const char *const bad_shards[] = {"",    "1",    "2/2",     "-1/2", "1/0",
+	                                         "a/2", "1/2x", "0/10001", " 0/2"};
 	static const char *const bad_gpus[] = {"", "0,,1", "x", "1,1", "-1", "1024", "0,1,2,3,4,5,6,7,8"};
 
 	KP_ASSERT_OK(kp_bench_shard_parse("3/8", &k, &m, &err), &err);
@@ -261,7 +263,8 @@ static void test_suitedb(void **state)
 	struct kp_buf p = KP_BUF_INIT, rp = KP_BUF_INIT;
 	struct kp_store *s = NULL, *r = NULL;
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_suitedb_task t = {0, "gelu", "/x/gelu", "native", "ab12", 4096, "{\"llm\":\"replay:/r\"}"}, *tv;
+	struct kp_suitedb_task t = {0, "gelu", "/x/gelu", "native", "ab12", 4096, "{\"llm\":\"replay:/r\"}"},
+	                       *tv;
 	struct kp_suitedb_progress pr, *pv;
 	size_t n;
 
@@ -353,7 +356,8 @@ static void test_hot_journal(void **state)
 		memset(big, 'x', sizeof(big) - 1);
 		big[sizeof(big) - 1] = '\0';
 		if (sqlite3_open(p.buf, &db) != SQLITE_OK ||
-		    sqlite3_exec(db, "PRAGMA cache_size = 1; BEGIN; UPDATE meta SET value = 'lost'", NULL, NULL, NULL))
+		    sqlite3_exec(db, "PRAGMA cache_size = 1; BEGIN; UPDATE meta SET value = 'lost'", NULL,
+		                 NULL, NULL))
 			_exit(1);
 		for (int i = 0; i < 300; i++) {
 			char sql[4200];
@@ -403,14 +407,14 @@ static void make_suite(const char *dir, const char *name, struct kp_buf *sdir)
 	kp_path_join(&p, dir, "suites");
 	{
 		struct kp_bench_new n = {.root = p.buf,
-					 .name = name,
-					 .label = "list",
-					 .tasks = &l,
-					 .settings = &rs,
-					 .budget = &budget,
-					 .suite_budget = &sbudget,
-					 .baselines = {1, 0},
-					 .argv_text = "bench list.txt"};
+		                         .name = name,
+		                         .label = "list",
+		                         .tasks = &l,
+		                         .settings = &rs,
+		                         .budget = &budget,
+		                         .suite_budget = &sbudget,
+		                         .baselines = {1, 0},
+		                         .argv_text = "bench list.txt"};
 		KP_ASSERT_OK(kp_bench_create(&n, sdir, &err), &err);
 		kp_error_clear(&err);
 		assert_int_equal(kp_bench_create(&n, &src, &err), KP_EEXISTS);
@@ -543,7 +547,8 @@ static void test_collect(void **state)
 
 	KP_ASSERT_OK(kp_bench_status(sdir.buf, &st, &err), &err);
 	assert_int_equal(json_array_size(json_object_get(st, "tasks")), 3);
-	assert_string_equal(kp_json_str(json_array_get(json_object_get(st, "tasks"), 1), "state", ""), "failed");
+	assert_string_equal(kp_json_str(json_array_get(json_object_get(st, "tasks"), 1), "state", ""),
+	                    "failed");
 	assert_int_equal(json_array_size(json_object_get(st, "shard_databases")), 3);
 	json_decref(st);
 	kp_buf_release(&sdir);
@@ -553,9 +558,11 @@ static void test_collect(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_list_lines),  cmocka_unit_test(test_list_errors),     cmocka_unit_test(test_list_limits),
-	    cmocka_unit_test(test_sources),     cmocka_unit_test(test_shard_and_gpus), cmocka_unit_test(test_suitedb),
-	    cmocka_unit_test(test_hot_journal), cmocka_unit_test(test_create_open), cmocka_unit_test(test_collect),
+	    cmocka_unit_test(test_list_lines),     cmocka_unit_test(test_list_errors),
+	    cmocka_unit_test(test_list_limits),    cmocka_unit_test(test_sources),
+	    cmocka_unit_test(test_shard_and_gpus), cmocka_unit_test(test_suitedb),
+	    cmocka_unit_test(test_hot_journal),    cmocka_unit_test(test_create_open),
+	    cmocka_unit_test(test_collect),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
