@@ -368,6 +368,8 @@ static void slot_worker_start(struct slot *sl)
 	if (!sl->pub.eval.worker || sl->S->exec || sl->worker)
 		return;
 	if (kp_eval_worker_start(sl->pub.gpu, &sl->pub.eval, &sl->worker, &err)) {
+		/* Cold evaluations for this slot from now on: asking again before each would cost as much. */
+		sl->pub.eval.worker = 0;
 		pthread_mutex_lock(&sl->S->mu);
 		kp__sched_note(sl->S, 0, "gpu%d: no warm evaluation worker (%s); evaluating without one",
 		               sl->pub.gpu, kp_error_msg(&err));
@@ -427,7 +429,6 @@ static void *slot_main(void *arg)
 	for (;;) {
 		struct sched_task *st = NULL;
 		enum job j = pick(S, &st);
-		long failed_before = S->failed;
 		if (j == JOB_NONE)
 			break;
 		sl->task = st;
@@ -442,7 +443,8 @@ static void *slot_main(void *arg)
 		pthread_mutex_lock(&S->mu);
 		sl->task = NULL;
 		st->taken = 0;
-		if (S->failed != failed_before) {
+		if (sl->wedged) { /* the task's evaluations crashed or hung */
+			sl->wedged = 0;
 			pthread_mutex_unlock(&S->mu);
 			slot_worker_restart(sl);
 			pthread_mutex_lock(&S->mu);

@@ -36,6 +36,7 @@ struct slot {
 	struct kp_eval_worker *worker; /* the GPU's warm evaluation worker, held for the slot's life */
 	pthread_t warm_thread;         /* starting it, while the slot measures baselines */
 	int warming;
+	int wedged;                    /* its last task failed on a crash or a hang (under mu) */
 };
 
 /* A line for the caller: a bench event, or (run != 0) a line from a task's own run. */

@@ -372,6 +372,7 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 			               st->have_rec ? st->rec.evaluations : out.evals);
 	} else if (!strcmp(state, "failed")) {
 		S->failed++;
+		sl->wedged = rc == KP_ECHILD || rc == KP_ETIMEOUT;
 		kp__sched_note(S, 0, "gpu%d: %s failed: %s", sl->pub.gpu, st->t->name, kp_error_msg(&err));
 	} else if (busy) {
 		st->runnable = 0;
