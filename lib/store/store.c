@@ -1,7 +1,9 @@
 /* The run database: opening in WAL mode, schema migrations, transactions, metadata, counters, sessions. */
 #include "base/setup.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernelpro/fault.h"
@@ -129,6 +131,52 @@ static int migrate(struct kp_store *s, const struct kp__store_schema *schema, in
 	return 0;
 }
 
+/*
+ * What is at `path` before SQLite touches it: missing (fine only when creating), empty (killed
+ * while it was being created, or a full disk: fine only when creating), or a file that must start
+ * as every SQLite database does. Refused with what to do instead of SQLite's message or a
+ * migration of a file that is no database of ours.
+ */
+static int check_file(const char *path, unsigned flags, const struct kp__store_schema *schema,
+		      struct kp_error *err)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	ssize_t n = -1;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block the open */
+
+	if (fd < 0 && errno == ENOENT) {
+		if (flags & KP_STORE_CREATE)
+			return 0;
+		return kp_error_set(err, KP_ENOENT, "%s '%s' does not exist", schema->what, path);
+	}
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return kp_error_set(err, KP_EDB, "%s '%s' is not a regular file; remove it", schema->what, path);
+	}
+	if (fd >= 0) {
+		n = read(fd, head, sizeof(head));
+		close(fd);
+	}
+	if (n < 0)
+		return kp_error_set(err, KP_EIO, "cannot read %s '%s': %s", schema->what, path, strerror(errno));
+	if (n == 0 && (flags & KP_STORE_CREATE))
+		return 0;
+	if (n == 0)
+		return kp_error_set(err, KP_EDB,
+				    "%s '%s' is empty (0 bytes): nothing was saved in it (the "
+				    "%s was killed while it was being created, or the disk was full); "
+				    "remove its directory and start the %s again",
+				    schema->what, path, schema->noun, schema->noun);
+	if ((size_t)n < sizeof(head) || memcmp(head, magic, sizeof(magic)))
+		return kp_error_set(err, KP_EDB,
+				    "'%s' is not an SQLite database (damaged, or another kind of file): "
+				    "kernelpro cannot read it; restore it from a copy or remove it",
+				    path);
+	return 0;
+}
+
 /* A file of another schema (a suite database opened as a run database, or the reverse) is refused. */
 static int check_application(struct kp_store *s, const struct kp__store_schema *schema, int version,
 			     struct kp_error *err)
@@ -152,10 +200,8 @@ int kp__store_open_schema(struct kp_store **out, const char *path, unsigned flag
 	s->path = kp_xstrdup(path);
 	s->what = schema->what;
 	s->readonly = !!(flags & KP_STORE_READONLY);
-	if (!(flags & KP_STORE_CREATE) && access(path, F_OK) != 0) {
-		rc = kp_error_set(err, KP_ENOENT, "%s '%s' does not exist", schema->what, path);
+	if ((rc = check_file(path, flags, schema, err)))
 		goto out;
-	}
 	if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = kp__store_fail(s, "opening", err);
 		goto out;
@@ -182,7 +228,15 @@ int kp__store_open_schema(struct kp_store **out, const char *path, unsigned flag
 				  schema->what, path, version, schema->version);
 		goto out;
 	}
-	if (version < schema->version) {
+	if (!version && !(flags & KP_STORE_CREATE)) {
+		rc = kp_error_set(err, KP_ENOENT,
+				  "%s '%s' holds no %s (no schema: the %s was killed while it "
+				  "was being created, or it is another program's database); remove it and "
+				  "start the %s again",
+				  schema->what, path, schema->noun, schema->noun, schema->noun);
+		goto out;
+	}
+	if (version < schema->readable || (version < schema->version && !s->readonly)) {
 		if (s->readonly) {
 			rc = kp_error_set(err, KP_EUNSUPPORTED,
 					  "%s '%s' has schema version %d, older than %d; open it once "

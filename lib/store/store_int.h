@@ -13,9 +13,11 @@
  */
 struct kp__store_schema {
 	const char *what;             /* "run database": how messages name the file */
+	const char *noun;             /* "run": what the file holds */
 	int application_id;           /* PRAGMA application_id of its files */
 	int wal;                      /* 1: WAL journal; 0: rollback journal (files other hosts open) */
 	int version;                  /* the version this build writes */
+	int readable;                 /* the oldest version a read-only open accepts */
 	const char *const *migrations; /* migrations[i]: version i -> i + 1; `version` entries */
 	const char *hint_migrate;     /* how to migrate an older file: "kernelpro optimize --resume" */
 };

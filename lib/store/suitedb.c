@@ -33,9 +33,11 @@ _Static_assert(KP_ARRAY_SIZE(migrations) == KP_SUITEDB_SCHEMA_VERSION, "one migr
 
 static const struct kp__store_schema suite_schema = {
     .what = "suite database",
+    .noun = "suite",
     .application_id = KP_SUITEDB_APPLICATION_ID,
     .wal = 0,
     .version = KP_SUITEDB_SCHEMA_VERSION,
+    .readable = KP_SUITEDB_SCHEMA_VERSION,
     .migrations = migrations,
     .hint_migrate = "kernelpro bench SUITE --resume",
 };

@@ -112,22 +112,6 @@ static void on_note(const char *line, void *ud)
 
 /* ---- the run job: making or reopening the run ------------------------------------------------------ */
 
-/* A run directory whose creation was cut short (no run.db, or no settings and no session) holds nothing. */
-static int partial_run(const char *dir)
-{
-	struct kp_buf db = KP_BUF_INIT;
-	struct kp_store *s = NULL;
-	struct kp_error ignore = KP_ERROR_INIT;
-	int empty;
-
-	kp_path_join(&db, dir, KP_RUN_DB);
-	empty = !kp_path_exists(db.buf) ||
-	        (!kp_store_open(&s, db.buf, KP_STORE_READONLY, &ignore) && kp_store_session_count(s) == 0);
-	kp_store_close(s);
-	kp_buf_release(&db);
-	return empty;
-}
-
 /* The budget a new run gets: the suite's, then the task's own (a list file's), then the command lines'. */
 static void new_run_budget(const struct sched *S, const struct kp_bench_task_settings *set,
                            struct kp_search_budget *b)
@@ -155,31 +139,30 @@ static int create_run(struct sched *S, struct sched_task *st, const char *dir, s
 	rs.evaluator = kp_xstrdup(S->evaluator ? S->evaluator : "harness");
 	new_run_budget(S, &set, &rs.budget);
 	kp_path_join(&root, S->b->dir, "runs");
-	if (kp_path_exists(dir) && (rc = kp_rm_rf(dir, err)))
-		goto out;
 	if (!(rc = kp_task_load(task, st->t->path, err))) {
 		struct kp_run_new n = {root.buf, st->t->name, task, &rs};
-		rc = kp_run_create(r, &n, err);
+		rc = kp_run_create(r, &n, err); /* replaces what a killed creation left, refuses a run */
 	}
-out:
 	kp_run_settings_release(&rs);
 	kp__bench_task_settings_release(&set);
 	kp_buf_release(&root);
 	return rc;
 }
 
-/* The task's run: reopened (and given this session's limits) when it exists, else made. *created: made. */
+/*
+ * The task's run: reopened (and given this session's limits) when it exists, else made. A run that
+ * does not open because its creation was killed is made again (kp_run_create replaces it); any
+ * other keeps its reason. *created: made now.
+ */
 static int open_run(struct sched *S, struct sched_task *st, const char *dir, struct kp_task *task,
                     struct kp_run **r, int *created, struct kp_error *err)
 {
 	struct kp_error open_err = KP_ERROR_INIT;
-	int rc;
+	int rc = 0, made;
 
 	*created = 0;
 	if (kp_run_exists(dir)) {
 		rc = kp_run_open(r, dir, 0, &open_err);
-		if (rc == KP_EEXISTS || (rc && !partial_run(dir)))
-			return kp_error_set(err, rc, "%s", kp_error_msg(&open_err));
 		if (!rc) {
 			if ((rc = kp_run_set_budget(*r, &S->override, S->override_which, err)) ||
 			    (rc = kp_run_load_task(*r, NULL, task, err))) {
@@ -188,9 +171,16 @@ static int open_run(struct sched *S, struct sched_task *st, const char *dir, str
 			}
 			return rc;
 		}
+		if (rc == KP_EEXISTS)
+			return kp_error_set(err, rc, "%s", kp_error_msg(&open_err));
 	}
 	*created = 1;
-	return create_run(S, st, dir, task, r, err);
+	made = create_run(S, st, dir, task, r, err);
+	if (made && rc) { /* a run that does not open and is no half-made one: say why it does not open */
+		kp_error_clear(err);
+		return kp_error_set(err, rc, "%s", kp_error_msg(&open_err));
+	}
+	return made;
 }
 
 /* baseline.json beside run.db: the run view reads the eager and torch.compile times from it. */
