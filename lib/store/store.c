@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "kernelpro/fault.h"
+#include "kernelpro/json.h"
 #include "kernelpro/log.h"
 #include "kernelpro/store.h"
 #include "store/store_int.h"
@@ -362,6 +363,25 @@ int kp_store_meta_get(struct kp_store *s, const char *key, struct kp_buf *out, s
 		rc = kp__store_fail(s, "reading run metadata", err);
 	}
 	sqlite3_finalize(st);
+	return rc;
+}
+
+int kp_store_meta_set_json(struct kp_store *s, const char *key, json_t *v, struct kp_error *err)
+{
+	char *t = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	int rc = kp_store_meta_set(s, key, t, err);
+	free(t);
+	json_decref(v);
+	return rc;
+}
+
+int kp_store_meta_get_json(struct kp_store *s, const char *key, json_t **out, struct kp_error *err)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	int rc = kp_store_meta_get(s, key, &b, err);
+	if (!rc)
+		rc = kp_json_load_mem(key, b.buf, b.len, out, err);
+	kp_buf_release(&b);
 	return rc;
 }
 

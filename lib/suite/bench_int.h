@@ -16,9 +16,6 @@ struct kp_bench {
 	struct kp_bench_baselines baselines;
 };
 
-/* The budget as the run database records it ({"evals", "wall_s", "tokens", "cost_usd"}, nulls for none). */
-json_t *kp__bench_budget_json(const struct kp_search_budget *b);
-void kp__bench_budget_from_json(const json_t *o, struct kp_search_budget *b);
 /* Replaces the limits of `cur` named in `which` (KP_RUN_LIMIT_*) with those of `b`. */
 void kp__bench_budget_merge(struct kp_search_budget *cur, const struct kp_search_budget *b, unsigned which);
 
@@ -50,8 +47,5 @@ struct kp__bench_baseline_req {
 int kp__bench_baseline(const struct kp__bench_baseline_req *r, json_t **doc, struct kp_error *err);
 /* The eager time a baseline document gives (ms), NAN when it has none. */
 double kp__bench_baseline_ms(const json_t *doc, const char *which);
-
-/* One task's results record (a kp_suite_task) from its run directory, with its speedups computed. */
-int kp__bench_record_from_run(const char *run_dir, struct kp_suite_task *t, struct kp_error *err);
 
 #endif

@@ -15,27 +15,6 @@
 #include "kernelpro/str.h"
 #include "suite/bench_int.h"
 
-int kp__bench_record_from_run(const char *run_dir, struct kp_suite_task *t, struct kp_error *err)
-{
-	json_t *view = NULL;
-	struct kp_buf src = KP_BUF_INIT;
-	char lang[16] = "";
-	int rc;
-
-	if ((rc = kp_report_run_view(run_dir, &view, err)) || (rc = kp_suite_task_from_view(t, view, err)))
-		goto out;
-	if (t->correct && t->best_node) {
-		if ((rc = kp_report_run_source(run_dir, t->best_node, &src, lang, err)))
-			goto out;
-		t->source = kp_buf_detach(&src, NULL);
-		t->lang = kp_xstrdup(lang);
-	}
-out:
-	json_decref(view);
-	kp_buf_release(&src);
-	return rc;
-}
-
 /* ---- the shard databases --------------------------------------------------------------------------- */
 
 /* "K-of-M.db" -> k, m; 0 when the name is not a shard database's. */
@@ -210,7 +189,7 @@ static int task_record(struct kp_bench *b, size_t i, const struct kp_suitedb_pro
 
 	kp__bench_run_dir(&dir, b->dir, t->name);
 	if (kp_run_exists(dir.buf)) {
-		if ((rc = kp__bench_record_from_run(dir.buf, r, err)))
+		if ((rc = kp_report_suite_task(dir.buf, r, err)))
 			goto out;
 		free(r->run);
 		kp_buf_addf(&rel, "runs/%s", t->name);

@@ -136,25 +136,6 @@ int kp_bench_busy(const struct kp_error *err)
 
 /* ---- setting up the shard ------------------------------------------------------------------------ */
 
-static int meta_json_get(struct kp_store *s, const char *key, json_t **out)
-{
-	struct kp_buf b = KP_BUF_INIT;
-	struct kp_error ignore = KP_ERROR_INIT;
-	int rc = kp_store_meta_get(s, key, &b, &ignore);
-	*out = rc ? NULL : json_loadb(b.buf, b.len, 0, NULL);
-	kp_buf_release(&b);
-	return *out ? 0 : KP_ENOENT;
-}
-
-static int meta_json_set(struct kp_store *s, const char *key, json_t *v, struct kp_error *err)
-{
-	char *t = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-	int rc = kp_store_meta_set(s, key, t, err);
-	free(t);
-	json_decref(v);
-	return rc;
-}
-
 /*
  * Limits given on command lines outlive their session: the per-task ones (for runs made later) and
  * the suite's, kept in the shard database and merged with this session's.
@@ -162,28 +143,30 @@ static int meta_json_set(struct kp_store *s, const char *key, json_t *v, struct 
 static int load_limits(struct sched *S, struct kp_error *err)
 {
 	const struct kp_bench_opts *o = S->o;
+	struct kp_error absent = KP_ERROR_INIT; /* a shard's first session has neither */
 	json_t *j = NULL;
 	int rc;
 
-	if (!meta_json_get(S->db, "budget_override", &j)) {
-		kp__bench_budget_from_json(json_object_get(j, "budget"), &S->override);
+	if (!kp_store_meta_get_json(S->db, "budget_override", &j, &absent)) {
+		kp_search_budget_from_json(json_object_get(j, "budget"), &S->override);
 		S->override_which = (unsigned)kp_json_int(j, "which", 0);
 		json_decref(j);
 	}
 	kp__bench_budget_merge(&S->override, &o->budget, o->budget_which);
 	S->override_which |= o->budget_which;
 	S->suite_budget = S->b->suite_budget;
-	if (!meta_json_get(S->db, "suite_budget", &j)) {
-		kp__bench_budget_from_json(j, &S->suite_budget);
+	kp_error_clear(&absent);
+	if (!kp_store_meta_get_json(S->db, "suite_budget", &j, &absent)) {
+		kp_search_budget_from_json(j, &S->suite_budget);
 		json_decref(j);
 	}
 	kp__bench_budget_merge(&S->suite_budget, &o->suite_budget, o->suite_which);
 	j = json_object();
-	kp_json_set(j, "budget", kp__bench_budget_json(&S->override));
+	kp_json_set(j, "budget", kp_search_budget_to_json(&S->override));
 	kp_json_set(j, "which", json_integer(S->override_which));
-	if ((rc = meta_json_set(S->db, "budget_override", j, err)))
+	if ((rc = kp_store_meta_set_json(S->db, "budget_override", j, err)))
 		return rc;
-	return meta_json_set(S->db, "suite_budget", kp__bench_budget_json(&S->suite_budget), err);
+	return kp_store_meta_set_json(S->db, "suite_budget", kp_search_budget_to_json(&S->suite_budget), err);
 }
 
 /* The slots of the latest session (bench/bench_overhead.py divides by their number). */
@@ -192,7 +175,7 @@ static int record_gpus(struct sched *S, struct kp_error *err)
 	json_t *a = json_array();
 	for (int i = 0; i < S->o->ngpus; i++)
 		json_array_append_new(a, json_integer(S->o->gpus[i]));
-	return meta_json_set(S->db, "gpus", a, err);
+	return kp_store_meta_set_json(S->db, "gpus", a, err);
 }
 
 static int is_final(const char *state)

@@ -127,25 +127,6 @@ int kp_bench_gpus_parse(const char *text, int *v, int max, int *n, struct kp_err
 
 /* ---- settings as suite.db records them ----------------------------------------------------------- */
 
-json_t *kp__bench_budget_json(const struct kp_search_budget *b)
-{
-	json_t *o = json_object();
-	kp_json_set(o, "evals", b->evals ? json_integer(b->evals) : NULL);
-	kp_json_set(o, "wall_s", b->wall_s > 0 ? json_real(b->wall_s) : NULL);
-	kp_json_set(o, "tokens", b->tokens ? json_integer(b->tokens) : NULL);
-	kp_json_set(o, "cost_usd", b->cost > 0 ? json_real(b->cost) : NULL);
-	return o;
-}
-
-void kp__bench_budget_from_json(const json_t *o, struct kp_search_budget *b)
-{
-	memset(b, 0, sizeof(*b));
-	b->evals = (long)kp_json_int(o, "evals", 0);
-	b->wall_s = kp_json_num(o, "wall_s", 0);
-	b->tokens = (long)kp_json_int(o, "tokens", 0);
-	b->cost = kp_json_num(o, "cost_usd", 0);
-}
-
 void kp__bench_budget_merge(struct kp_search_budget *cur, const struct kp_search_budget *b, unsigned which)
 {
 	if (which & KP_RUN_LIMIT_EVALS)
@@ -189,25 +170,6 @@ static int settings_from_json(struct kp_run_settings *s, const json_t *o, struct
 	return 0;
 }
 
-static int meta_json(struct kp_store *s, const char *key, json_t *v, struct kp_error *err)
-{
-	char *t = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-	int rc = kp_store_meta_set(s, key, t, err);
-	free(t);
-	json_decref(v);
-	return rc;
-}
-
-static int meta_get_json(struct kp_store *s, const char *key, json_t **out, struct kp_error *err)
-{
-	struct kp_buf b = KP_BUF_INIT;
-	int rc = kp_store_meta_get(s, key, &b, err);
-	if (!rc)
-		rc = kp_json_load_mem(key, b.buf, b.len, out, err);
-	kp_buf_release(&b);
-	return rc;
-}
-
 /* ---- per-task settings ----------------------------------------------------------------------------- */
 
 static char *task_settings_text(const struct kp_bench_task_settings *set)
@@ -220,7 +182,7 @@ static char *task_settings_text(const struct kp_bench_task_settings *set)
 	if (set->which) {
 		struct kp_search_budget b = {0};
 		kp__bench_budget_merge(&b, &set->budget, set->which);
-		kp_json_set(o, "budget", kp__bench_budget_json(&b));
+		kp_json_set(o, "budget", kp_search_budget_to_json(&b));
 	}
 	kp_json_set(o, "llm", set->llm ? json_string(set->llm) : NULL);
 	t = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
@@ -235,7 +197,7 @@ void kp__bench_task_settings(const struct kp_suitedb_task *t, struct kp_bench_ta
 	if (!o)
 		return;
 	if ((b = json_object_get(o, "budget"))) {
-		kp__bench_budget_from_json(b, &set->budget);
+		kp_search_budget_from_json(b, &set->budget);
 		set->which = (set->budget.evals ? KP_RUN_LIMIT_EVALS : 0) |
 		             (set->budget.wall_s > 0 ? KP_RUN_LIMIT_WALL : 0) |
 		             (set->budget.tokens ? KP_RUN_LIMIT_TOKENS : 0) |
@@ -376,11 +338,11 @@ static int write_suite_db(const char *path, const struct kp_bench_new *o, const 
 	    (rc = kp_store_meta_set(s, "created", stamp, err)) ||
 	    (rc = kp_store_meta_set(s, "kernelpro", KP_VERSION " (" KP_GIT_REV ")", err)) ||
 	    (rc = kp_store_meta_set(s, "argv", o->argv_text ? o->argv_text : "", err)) ||
-	    (rc = meta_json(s, "settings", settings_json(o->settings), err)) ||
-	    (rc = meta_json(s, "budget", kp__bench_budget_json(&budget), err)) ||
-	    (rc = meta_json(s, "suite_budget",
-	                    kp__bench_budget_json(o->suite_budget ? o->suite_budget : &none), err)) ||
-	    (rc = meta_json(s, "baselines", json_incref(bl), err)))
+	    (rc = kp_store_meta_set_json(s, "settings", settings_json(o->settings), err)) ||
+	    (rc = kp_store_meta_set_json(s, "budget", kp_search_budget_to_json(&budget), err)) ||
+	    (rc = kp_store_meta_set_json(s, "suite_budget",
+	                    kp_search_budget_to_json(o->suite_budget ? o->suite_budget : &none), err)) ||
+	    (rc = kp_store_meta_set_json(s, "baselines", json_incref(bl), err)))
 		goto out;
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = kp_suitedb_task_add(s, &tasks[i], err);
@@ -478,15 +440,15 @@ int kp_bench_open(struct kp_bench **out, const char *dir, struct kp_error *err)
 	kp_path_join(&db, dir, KP_BENCH_DB);
 	if ((rc = kp_suitedb_open(&s, db.buf, KP_STORE_READONLY, err)) ||
 	    (rc = kp_store_meta_get(s, "name", &name, err)) ||
-	    (rc = meta_get_json(s, "settings", &set, err)) || (rc = meta_get_json(s, "budget", &bud, err)) ||
-	    (rc = meta_get_json(s, "suite_budget", &sbud, err)) ||
-	    (rc = meta_get_json(s, "baselines", &bl, err)) ||
+	    (rc = kp_store_meta_get_json(s, "settings", &set, err)) || (rc = kp_store_meta_get_json(s, "budget", &bud, err)) ||
+	    (rc = kp_store_meta_get_json(s, "suite_budget", &sbud, err)) ||
+	    (rc = kp_store_meta_get_json(s, "baselines", &bl, err)) ||
 	    (rc = settings_from_json(&b->settings, set, err)) ||
 	    (rc = kp_suitedb_tasks_load(s, &b->tasks, &b->ntasks, err)))
 		goto out;
 	b->name = kp_buf_detach(&name, NULL);
-	kp__bench_budget_from_json(bud, &b->budget);
-	kp__bench_budget_from_json(sbud, &b->suite_budget);
+	kp_search_budget_from_json(bud, &b->budget);
+	kp_search_budget_from_json(sbud, &b->suite_budget);
 	b->baselines.eager = kp_json_bool(bl, "eager", 1);
 	b->baselines.compile = kp_json_bool(bl, "compile", 1);
 	for (size_t i = 0; i < b->ntasks && !rc; i++)
