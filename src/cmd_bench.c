@@ -70,6 +70,9 @@ static const struct kp_opt bench_opts[] = {
     {"shared-memory", 0, KP_OPT_STR, "FILE", "a search-memory database shared by the suite's runs", NULL},
     {"family", 0, KP_OPT_STR, "NAME", "one task family for every task's memory (default: each task's name)",
      NULL},
+    {"format", 0, KP_OPT_STR, "cuda|triton",
+     "not in bench yet (optimize --format): each task is written in its kind's language", NULL},
+    {"formats", 0, KP_OPT_LIST, "LIST", "not in bench yet (optimize --formats)", NULL},
     KP_LLM_CLI_OPTS,
     KP_EVAL_COMMON_OPTS,
     KP_TOOLS_OPTS,
@@ -718,6 +721,13 @@ static int run_bench(struct kp_cli *cli, const struct kp_args *args)
 	if (existing && (kp_arg_flag(args, "merge") || kp_arg_flag(args, "report"))) {
 		rc = results(&B, kp_arg_flag(args, "merge"));
 		rc = rc ? rc : KP_EXIT_OK;
+		goto out;
+	}
+	if (kp_arg_given(args, "format") ||
+	    (kp_arg_list(args, "formats") && kp_arg_list(args, "formats")->n)) {
+		rc = usage(
+		    cli, "bench does not take --format or --formats yet: each task's versions are written in "
+		         "its kind's language (optimize TASK --format triton does one task)");
 		goto out;
 	}
 	if ((rc = kp_evalopts_from_args(cli, args, &B.eval)) || (rc = parse_gpus(&B)))

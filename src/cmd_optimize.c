@@ -20,6 +20,9 @@ static const struct kp_opt optimize_opts[] = {
 	{"time", 0, KP_OPT_STR, "DURATION", "budget: wall time over all sessions, e.g. 90s, 30m, 2h", NULL},
 	{"tokens", 0, KP_OPT_INT, "N", "budget: LLM tokens, input + output", NULL},
 	{"cost", 0, KP_OPT_NUM, "USD", "budget: LLM cost in US dollars", NULL},
+	{"format", 0, KP_OPT_STR, "cuda|triton",
+	 "the language versions are written in (default: the task's; Triton tasks: triton)", NULL},
+	{"formats", 0, KP_OPT_LIST, "LIST", "several languages, the search switching between them: cuda,triton", NULL},
 	{"search", 0, KP_OPT_CHOICE, "mcts|greedy|beam", "search algorithm", NULL},
 	{"objective", 0, KP_OPT_CHOICE, "speed|speed+energy", "speed, or speed with energy breaking ties", NULL},
 	{"parallel", 'j', KP_OPT_INT, "N", "programmer requests in flight at once (replay in order: 1)", NULL},
@@ -82,7 +85,8 @@ static int check_args(struct opt_state *S)
 	}
 	if (S->resume &&
 	    (kp_arg_given(a, "search") || kp_arg_given(a, "objective") || (sets && sets->n) ||
-	     kp_arg_given(a, "name") || kp_arg_given(a, "orchestration") || kp_arg_given(a, "tool-rounds"))) {
+	     kp_arg_given(a, "name") || kp_arg_given(a, "orchestration") || kp_arg_given(a, "tool-rounds") ||
+	     kp_arg_given(a, "format") || (kp_arg_list(a, "formats") && kp_arg_list(a, "formats")->n))) {
 		kp_cli_error(S->cli, "a resumed run keeps its search settings and name; start a new run to "
 				     "change them");
 		return KP_EXIT_USAGE;

@@ -12,6 +12,7 @@
 	X(report)      \
 	X(eval)        \
 	X(baseline)    \
+	X(tune)        \
 	X(ask)         \
 	X(energy)      \
 	X(doctor)      \

@@ -17,10 +17,11 @@
 #include "kernelpro/error.h"
 
 /* The schema version this build writes; older files are migrated forward on open (read-write). */
-#define KP_STORE_SCHEMA_VERSION 2
+#define KP_STORE_SCHEMA_VERSION 3
 /*
- * The oldest schema a read-only open accepts as it is: the migrations after it changed data, not
- * tables (2: sessions' times), so a reader of an older file sees what that version wrote.
+ * The oldest schema a read-only open accepts as it is, so that a reader of an older file sees what
+ * that version wrote: migration 2 changed data, not tables (sessions' times); 3 added
+ * candidates.format, which reads of an older file give as "" (no format), as for rows before it.
  */
 #define KP_STORE_SCHEMA_READABLE 1
 
@@ -102,6 +103,11 @@ struct kp_node_row {
 	enum kp_dead_reason dead;
 	double created;       /* wall-clock seconds */
 	char summary[256];    /* one line: what the programmer said this version changes */
+	/*
+	 * The candidate format the version is written in ("cuda", "torch", "triton": the programmer's
+	 * kp_cand_format names); "" for the root and for runs made before schema 2.
+	 */
+	char format[16];
 };
 
 void kp_node_row_init(struct kp_node_row *r);

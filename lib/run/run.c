@@ -69,6 +69,7 @@ void kp_run_settings_release(struct kp_run_settings *s)
 	free(s->family);
 	free(s->llm);
 	free(s->evaluator);
+	free(s->formats);
 	kp_run_settings_init(s);
 }
 
@@ -110,6 +111,7 @@ int kp__run_save_settings(struct kp_run *r, const char *stamp, struct kp_error *
 	    (rc = kp_store_meta_set(r->store, "family", s->family, err)) ||
 	    (rc = kp_store_meta_set(r->store, "llm", s->llm ? s->llm : "", err)) ||
 	    (rc = kp_store_meta_set(r->store, "evaluator", s->evaluator ? s->evaluator : "harness", err)) ||
+	    (s->formats && (rc = kp_store_meta_set(r->store, "formats", s->formats, err))) ||
 	    (rc = kp_store_meta_set_json(r->store, "orchestration", orchestration_json(s), err)) ||
 	    (rc = kp_store_meta_set_json(r->store, "task", json_incref(r->task), err)) ||
 	    (rc = kp_store_meta_set(r->store, "task_sha256", r->task_sha256, err)) ||
@@ -160,6 +162,7 @@ static int load_settings(struct kp_run *r, int strict, struct kp_error *err)
 	s->family = kp__run_meta_str(r->store, "family");
 	s->llm = kp__run_meta_str(r->store, "llm");
 	s->evaluator = kp__run_meta_str(r->store, "evaluator");
+	s->formats = kp__run_meta_str(r->store, "formats");
 	if (!(one = kp__run_meta_json(r->store, "params", &pj, e)))
 		one = kp_search_params_from_json(&s->params, pj, e);
 	rc = rc ? rc : one;

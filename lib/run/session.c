@@ -18,6 +18,7 @@ struct session {
 	const struct kp_run_session *opts;
 	struct kp_search_params params;
 	struct kp_search_task task;
+	struct kp_strvec formats; /* the run's formats, for task.formats */
 	struct kp_buf task_text;
 	struct kp_llm_config recorded; /* the run's model, when the session names none */
 	struct kp_llm *llm;
@@ -80,9 +81,9 @@ static int make_programmer(struct session *S, struct kp_error *err)
 
 	if (o->programmer)
 		return 0;
-	if (kp_cand_format_parse(S->task.kind->format, &format))
-		KP_BUG("task kind '%s' names candidate format '%s', which lib/programmer lacks",
-		       S->task.kind->name, S->task.kind->format);
+	if (kp_cand_format_parse(S->formats.n ? S->formats.v[0] : S->task.kind->format, &format))
+		return kp_error_set(err, KP_EINVAL, "the run's candidate format '%s' is not one kernelpro knows",
+				    S->formats.n ? S->formats.v[0] : S->task.kind->format);
 	if ((rc = llm_config(S, &cfg, &parallel, err)) || (rc = kp_llm_open(&S->llm, cfg, err)))
 		return rc;
 	/* The run's --cost is the one cost limit: it must be countable. */
@@ -148,6 +149,8 @@ static int make_harness_evaluator(struct session *S, struct kp_error *err)
 	ho.toolset = o->toolset;
 	ho.energy = S->energy;
 	ho.hw_key = o->hw_key;
+	ho.task_sha256 = S->run->task_sha256; /* the reference's evaluation is cached by these */
+	ho.gpu_name = gpus.gpus[gpu_index(o)].name;
 	kp_path_join(&pdir, S->run->dir, "profiles");
 	ho.profile_dir = pdir.buf;
 	rc = kp_harness_evaluator_new(&S->made_eval, &ho, err);
@@ -179,6 +182,7 @@ static void session_release(struct session *S)
 	kp_llm_free(S->llm);
 	kp_llm_config_release(&S->recorded);
 	kp_buf_release(&S->task_text);
+	kp_strvec_release(&S->formats);
 }
 
 /* ---- the loop's hooks: the files beside the database ----------------------------------------- */
@@ -252,6 +256,10 @@ int kp_run_optimize(struct kp_run *r, const struct kp_run_session *o, struct kp_
 					 .family = r->settings.family ? r->settings.family : o->task->name,
 					 .kind = kp_task_kind_info(o->task->kind),
 					 .reference_source = o->task->source};
+	if (r->settings.formats) { /* several languages (or another than the kind's) */
+		kp_strvec_split(&S.formats, r->settings.formats, ',');
+		S.task.formats = (const char *const *)S.formats.v;
+	}
 	if ((rc = make_reactive(&S, err)) || (rc = make_programmer(&S, err)) ||
 	    (rc = make_evaluator(&S, err)))
 		goto out;

@@ -62,6 +62,8 @@ static const char *const migrations[] = {
 	"  (SELECT SUM(p.elapsed_s) FROM sessions p WHERE p.id < s.id), 0)) AS own FROM sessions s;\n"
 	"UPDATE sessions SET elapsed_s = (SELECT own FROM kp_own_time WHERE kp_own_time.id = sessions.id);\n"
 	"DROP TABLE kp_own_time;\n",
+	/* 2 -> 3: each candidate's format, as a search may switch languages from node to node. */
+	"ALTER TABLE candidates ADD COLUMN format TEXT;\n",
 };
 
 _Static_assert(KP_ARRAY_SIZE(migrations) == KP_STORE_SCHEMA_VERSION,

@@ -242,13 +242,15 @@ int kp__store_open_schema(struct kp_store **out, const char *path, unsigned flag
 			rc = kp_error_set(err, KP_EUNSUPPORTED,
 					  "%s '%s' has schema version %d, older than %d; open it once "
 					  "read-write (%s) to migrate it",
-					  schema->what, path, version, schema->version, schema->hint_migrate);
+					  schema->what, path, version, schema->readable, schema->hint_migrate);
 			goto out;
 		}
 		rc = migrate(s, schema, version, err);
 		if (rc)
 			goto out;
+		version = KP_STORE_SCHEMA_VERSION;
 	}
+	s->version = version;
 	*out = s;
 	return 0;
 out:

@@ -34,6 +34,7 @@ struct kp_store {
 	const char *what; /* the schema's name for messages */
 	int readonly;
 	int in_tx;
+	int version; /* the schema as opened (after any migration): the reads follow its tables */
 };
 
 /* Prepares `sql`; on failure sets err with the statement's purpose and SQLite's message. */

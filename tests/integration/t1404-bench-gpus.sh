@@ -78,6 +78,8 @@ expect_exit 2 bench tasks --gpus 0,0 --name dup
 contains err "names GPU 0 twice"
 expect_exit 2 bench tasks --gpu 1 --name g
 contains err "bench takes --gpus"
+expect_exit 2 bench tasks --format triton --name f
+contains err "bench does not take --format or --formats yet"
 expect_exit 3 env -u CUDA_VISIBLE_DEVICES KP_LIBCUDA=/nonexistent "$KP" bench tasks --suites-dir suites --name none \
 	--evaluator "$FAKE_GPU" --llm "replay:$S/replay"
 contains err "--gpus all found no GPU here"
