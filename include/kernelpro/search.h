@@ -373,6 +373,11 @@ struct kp_search_budget {
 	double cost;
 };
 
+/* The budget as run and suite databases record it: {"evals", "wall_s", "tokens", "cost_usd"}, null
+ * for no such limit (new reference); and back (missing or null: 0, no limit). */
+json_t *kp_search_budget_to_json(const struct kp_search_budget *b);
+void kp_search_budget_from_json(const json_t *obj, struct kp_search_budget *b);
+
 /* What the progress hook sees. */
 struct kp_search_status {
 	long evals, nodes;

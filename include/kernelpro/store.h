@@ -10,6 +10,7 @@
 #ifndef KERNELPRO_STORE_H
 #define KERNELPRO_STORE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "kernelpro/buf.h"
@@ -187,6 +188,11 @@ void kp_store_rollback(struct kp_store *s);
 int kp_store_meta_set(struct kp_store *s, const char *key, const char *value, struct kp_error *err);
 /* Appends the value to `out`; KP_ENOENT when the key is absent. */
 int kp_store_meta_get(struct kp_store *s, const char *key, struct kp_buf *out, struct kp_error *err);
+
+/* A meta entry holding JSON: v (taken) stored compact with sorted keys; read back into *out (new
+ * reference; KP_ENOENT when absent, KP_EPARSE when not JSON). */
+int kp_store_meta_set_json(struct kp_store *s, const char *key, json_t *v, struct kp_error *err);
+int kp_store_meta_get_json(struct kp_store *s, const char *key, json_t **out, struct kp_error *err);
 
 /* Budget counters ("evaluations", "tokens_in", ...): add to and read. A missing counter reads 0. */
 int kp_store_counter_add(struct kp_store *s, const char *name, double delta, struct kp_error *err);

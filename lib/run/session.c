@@ -111,6 +111,8 @@ static int make_exec_evaluator(struct session *S, const char *args, struct kp_er
 	kp_path_join(&wdir, S->run->dir, "exec-eval");
 	rc = kp_exec_evaluator_new(&S->made_eval, argv.n ? (const char *const *)argv.v : NULL,
 				   S->opts->task->reference, wdir.buf, S->task.kind->ext, timeout_s, err);
+	if (!rc && eo)
+		kp_exec_evaluator_set_gpu(S->made_eval, eo->gpu); /* KP_GPU: the program runs where the session does */
 	kp_strvec_release(&argv);
 	kp_buf_release(&wdir);
 	return rc;
