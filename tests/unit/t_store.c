@@ -166,7 +166,7 @@ static void write_old_db(const char *path, int version, const char *sql)
 
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	for (size_t v = 0; v < (size_t)version; v++)
-		assert_int_equal(sqlite3_exec(db, kp__store_migration(v), NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, kp__run_schema.migrations[v], NULL, NULL, NULL), SQLITE_OK);
 	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version);
 	assert_int_equal(sqlite3_exec(db, pragma, NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
