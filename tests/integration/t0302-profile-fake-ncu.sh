@@ -5,9 +5,9 @@ unset CUDA_HOME
 mkdir bin
 cp "$KP_ROOT/tests/integration/fake-ncu" bin/ncu
 PATH="$PWD/bin:$PATH"; export PATH
-export XDG_CACHE_HOME="$PWD/cache" FAKE_NCU_ARGS="$PWD/ncu.args" FAKE_NCU_ENV="$PWD/ncu.env"
+export XDG_CACHE_HOME="$PWD/cache" KP_FAKE_NCU_ARGS="$PWD/ncu.args" KP_FAKE_NCU_ENV="$PWD/ncu.env"
 
-FAKE_NCU_MODE=ok expect_exit 0 "$KP" profile --out p1 -k vec_add_naive -s 2 -c 3 --metrics dram__throughput.avg.pct_of_peak_sustained_elapsed sh -c 'echo program-output'
+KP_FAKE_NCU_MODE=ok expect_exit 0 "$KP" profile --out p1 -k vec_add_naive -s 2 -c 3 --metrics dram__throughput.avg.pct_of_peak_sustained_elapsed sh -c 'echo program-output'
 contains out "launch 0  vec_add_naive"
 contains ncu.args "--clock-control"
 contains ncu.args "none"
@@ -34,28 +34,28 @@ expect_exit 0 "$KP" analyze --json p1
 python3 -c "import json; o = json.load(open('out')); assert len(o['launches']) == 17" || fail "analyze"
 
 # with the details and source pages: an exported report, imported page by page
-FAKE_NCU_MODE=ok expect_exit 0 "$KP" profile --out p2 --details --sass true
+KP_FAKE_NCU_MODE=ok expect_exit 0 "$KP" profile --out p2 --details --sass true
 test -s p2/ncu_details.csv || fail "no details page"
 test -s p2/sass.csv || fail "no source page"
 test ! -e p2/report.ncu-rep || fail "report kept without --keep-report"
 contains out "sources: ncu, sass"
 
 # no permission to read counters: a clear message, then timing only
-FAKE_NCU_MODE=perm expect_exit 1 "$KP" profile --out p3 true
+KP_FAKE_NCU_MODE=perm expect_exit 1 "$KP" profile --out p3 true
 contains err "ERR_NVGPUCTRPERM"
 contains err "continuing with timing only"
 contains p3/profile.json '"error_code": "perm"'
 
 # the program fails under ncu
-FAKE_NCU_MODE=ok expect_exit 1 "$KP" profile --out p4 sh -c 'exit 3'
+KP_FAKE_NCU_MODE=ok expect_exit 1 "$KP" profile --out p4 sh -c 'exit 3'
 contains err "the profiled program failed under ncu"
 contains err "p4/ncu.log"
 
-FAKE_NCU_MODE=nokernel expect_exit 1 "$KP" profile --out p5 true
+KP_FAKE_NCU_MODE=nokernel expect_exit 1 "$KP" profile --out p5 true
 contains err "ncu profiled no kernel"
-FAKE_NCU_MODE=badmetric expect_exit 1 "$KP" profile --out p6 --metrics no__such_metric true
+KP_FAKE_NCU_MODE=badmetric expect_exit 1 "$KP" profile --out p6 --metrics no__such_metric true
 contains err "does not know a requested metric"
-FAKE_NCU_MODE=slow expect_exit 1 "$KP" profile --out p7 --timeout 1 true
+KP_FAKE_NCU_MODE=slow expect_exit 1 "$KP" profile --out p7 --timeout 1 true
 contains err "timed out"
 
 # no ncu at all
