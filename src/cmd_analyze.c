@@ -11,9 +11,9 @@
 
 static const struct kp_opt analyze_opts[] = {
 	{"gpu", 0, KP_OPT_STR, "KEY", "GPU model (kernelpro hw show --list); default: the report's, else this machine's", NULL},
-	{"gpu-index", 0, KP_OPT_INT, "N", "local GPU to model when neither --gpu nor the report names one", "0"},
-	{"launch", 0, KP_OPT_LIST, "ID", "only this launch (ncu ID); repeatable", NULL},
-	{"min-bytes", 0, KP_OPT_NUM, "N", "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL},
+	{"gpu-index", 0, KP_OPT_INT, "N:0..", "local GPU to model when neither --gpu nor the report names one", "0"},
+	{"launch", 0, KP_OPT_LIST, "ID", "only this launch (ncu ID)", NULL},
+	{"min-bytes", 0, KP_OPT_NUM, "N:0..", "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL},
 	{"sass", 0, KP_OPT_STR, "FILE", "SASS to join (instead of the directory's)", NULL},
 	{"ptxas", 0, KP_OPT_STR, "FILE", "ptxas -v output to join", NULL},
 	{"out", 0, KP_OPT_STR, "DIR", "with an .ncu-rep: where to export its pages (default: a temporary directory)", NULL},

@@ -3,7 +3,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,15 +46,6 @@ static const struct kp_opt optimize_opts[] = {
 	KP_TOOLS_OPTS,
 	KP_OPT_TABLE_END,
 };
-
-/* Set from SIGINT/SIGTERM: the loop stops after its current step; a second signal ends the process. */
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	stop_requested = 1;
-	signal(sig, SIG_DFL);
-}
 
 struct opt_state {
 	struct kp_cli *cli;
@@ -435,6 +425,7 @@ static int make_programmer(struct opt_state *S, const struct kp_search_params *p
 		parallel = 1; /* replies answer requests by their order */
 	if ((rc = kp_llm_open(&S->llm, &S->llm_cfg, err)))
 		return rc;
+	kp_llm_set_cancel_flag(S->llm, S->cli->stop); /* Ctrl-C drops requests in flight */
 	memset(&po, 0, sizeof(po));
 	po.prompts_dir = kp_arg_str(S->args, "prompts-dir");
 	po.max_tool_rounds = (int)S->tool_rounds;
@@ -643,20 +634,15 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 	run.evaluator = S.eval;
 	run.shared_memory = S.shared;
 	run.argv_text = S.argv_text.buf;
-	run.stop = &stop_requested;
+	run.stop = cli->stop; /* Ctrl-C, SIGTERM (src/main.c) */
 	run.progress = on_progress;
 	run.note = on_note;
 	run.ud = &S;
-	stop_requested = 0;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	if (!cli->json && cli->verbosity >= 0)
 		fprintf(cli->err, "kernelpro: %s run %s in %s (%s, %s%s)\n", resume ? "resuming" : "starting", S.run_name,
 			S.dir.buf, kp_search_algo_name(params.algo), kp_objective_name(params.objective),
 			S.orch == KP_ORCH_REACTIVE ? ", reactive tools" : "");
 	rc = kp_search_loop(&run, &out, &err);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
 	kp_progress_clear(&cli->progress);
 	if (rc) {
 		kp_cli_error(cli, "%s", kp_error_msg(&err));

@@ -787,6 +787,12 @@ int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, str
 		rc = err->code;
 	stop_workers(&L);
 finish:
+	if (rc == KP_ECANCELED) {
+		/* A stop (Ctrl-C) reached a request or an evaluation in progress: stopped, not failed. */
+		rc = 0;
+		kp_error_clear(err);
+		end = KP_END_STOPPED;
+	}
 	out->end = end;
 	out->evals = L.session_evals;
 	if (L.tree.best >= 0) {

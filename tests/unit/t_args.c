@@ -32,7 +32,7 @@ static int parse(struct kp_args *a, char **argv, int argc, char **errtext)
 	size_t n;
 	FILE *err = open_memstream(errtext, &n);
 	FILE *out = fopen("/dev/null", "w");
-	int rc = kp_args_parse(a, &fake, argc, argv, err, out);
+	int rc = kp_args_parse(a, &fake, "kernelpro fake", argc, argv, err, out);
 	fclose(err);
 	fclose(out);
 	return rc;
@@ -113,7 +113,7 @@ static int run_main(char **argv, int argc, char **out, char **err)
 {
 	size_t n1, n2;
 	FILE *o = open_memstream(out, &n1), *e = open_memstream(err, &n2);
-	int rc = kp_cli_main(argc, argv, o, e);
+	int rc = kp_cli_main(argc, argv, o, e, NULL);
 	fclose(o);
 	fclose(e);
 	return rc;
