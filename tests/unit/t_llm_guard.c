@@ -19,20 +19,12 @@
 #include "llm/redact.h"
 
 #define KEY "sk-test-9f8e7d6c5b4a3210SECRETKEY"
-/* The documented ceiling on one exchange's token count (docs/internals/llm.md). */
-#define USAGE_MAX 100000000L
 
 static struct kp_test_server srv;
 
 static int setup(void **state)
 {
-	if (kp_test_server_start(&srv, KEY, NULL))
-		return -1;
-	setenv("OPENAI_API_KEY", KEY, 1);
-	setenv("ANTHROPIC_API_KEY", KEY, 1);
-	unsetenv("OPENAI_BASE_URL");
-	unsetenv("ANTHROPIC_BASE_URL");
-	return 0;
+	return kp_test_server_setup(&srv, KEY);
 }
 
 static int teardown(void **state)
@@ -41,12 +33,10 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The loopback config with quicker retries (three of them) and room for a 17 MiB reply. */
 static void cfg_for(struct kp_llm_config *c, enum kp_llm_provider p, const char *scenario)
 {
-	kp_llm_config_init(c);
-	c->provider = p;
-	c->model = kp_xstrdup(p == KP_LLM_ANTHROPIC ? "claude-sonnet-4-5" : "gpt-4o");
-	c->base_url = kp_xstrdup(kp_test_server_url(&srv, scenario, p == KP_LLM_OPENAI));
+	kp_test_server_config(&srv, c, p, scenario);
 	c->backoff_s = 0.01;
 	c->backoff_max_s = 1;
 	c->timeout_s = 20;
@@ -56,17 +46,9 @@ static void cfg_for(struct kp_llm_config *c, enum kp_llm_provider p, const char 
 static struct kp_llm_msg hello_msg = {KP_LLM_USER, "Write a kernel that doubles a vector."};
 static const struct kp_llm_request hello = {"You write CUDA.", &hello_msg, 1, "t"};
 
-/* Opens c, sends `hello` once, frees the handle and c. */
 static int ask(struct kp_llm_config *c, struct kp_llm_reply *r, struct kp_error *err)
 {
-	struct kp_llm *llm = NULL;
-	int rc = kp_llm_open(&llm, c, err);
-	memset(r, 0, sizeof(*r));
-	if (!rc)
-		rc = kp_llm_complete(llm, &hello, r, err);
-	kp_llm_free(llm);
-	kp_llm_config_release(c);
-	return rc;
+	return kp_test_llm_ask(c, &hello, r, err);
 }
 
 static void exec_cfg(struct kp_llm_config *c, const char *script)
@@ -117,6 +99,19 @@ static void test_reply_cap_is_final(void **state)
 	kp_test_tmpdir_remove(dir);
 }
 
+/* Replaying the one reply in dir is refused for its NUL byte. */
+static void assert_replay_refused(const char *dir)
+{
+	struct kp_llm_config c;
+	struct kp_llm_reply r;
+	struct kp_error err = KP_ERROR_INIT;
+	kp_llm_config_init(&c);
+	c.provider = KP_LLM_REPLAY;
+	c.replay_dir = kp_xstrdup(dir);
+	assert_int_equal(ask(&c, &r, &err), KP_ELLM);
+	assert_non_null(strstr(err.msg, "NUL byte"));
+}
+
 /* A NUL byte inside a reply is refused with a message saying so, not cut off there or retried as noise. */
 static void test_nul_in_reply(void **state)
 {
@@ -149,21 +144,13 @@ static void test_nul_in_reply(void **state)
 		const char *rec = "{\"reply\": {\"text\": \"ab\\u0000cd\"}}";
 		KP_ASSERT_OK(kp_write_file_atomic(p, rec, strlen(rec), &err), &err);
 	}
-	kp_llm_config_init(&c);
-	c.provider = KP_LLM_REPLAY;
-	c.replay_dir = kp_xstrdup(dir);
-	assert_int_equal(ask(&c, &r, &err), KP_ELLM);
-	assert_non_null(strstr(err.msg, "NUL byte"));
+	assert_replay_refused(dir);
 	unlink(p);
 	free(p);
 	kp_error_clear(&err);
 	p = kp_xasprintf("%s/01-reply.md", dir);
 	KP_ASSERT_OK(kp_write_file_atomic(p, "ab\0cd", 5, &err), &err);
-	kp_llm_config_init(&c);
-	c.provider = KP_LLM_REPLAY;
-	c.replay_dir = kp_xstrdup(dir);
-	assert_int_equal(ask(&c, &r, &err), KP_ELLM);
-	assert_non_null(strstr(err.msg, "NUL byte"));
+	assert_replay_refused(dir);
 	free(p);
 	kp_test_tmpdir_remove(dir);
 }
@@ -197,8 +184,8 @@ static void test_absurd_usage(void **state)
 	for (int k = 0; k < 2; k++) {
 		cfg_for(&c, KP_LLM_OPENAI, k ? "s=ok,usage=hugef,id=uh2" : "s=ok,usage=huge,id=uh1");
 		KP_ASSERT_OK(ask(&c, &r, &err), &err);
-		assert_int_equal(r.usage.input_tokens, USAGE_MAX);
-		assert_int_equal(r.usage.output_tokens, USAGE_MAX);
+		assert_int_equal(r.usage.input_tokens, KP_LLM_USAGE_MAX);
+		assert_int_equal(r.usage.output_tokens, KP_LLM_USAGE_MAX);
 		assert_int_equal(kp_test_server_count(&srv, k ? "id=uh2/" : "id=uh1/"), 1);
 		kp_llm_reply_release(&r);
 	}
