@@ -207,7 +207,7 @@ static int check_value(const struct kp_cmd *cmd, const char *prefix, FILE *err, 
 {
 	const char *r = opt_range(o);
 	char words[96];
-	long l;
+	long l = 0;
 	double d = 0;
 	if (o->type == KP_OPT_INT && kp_parse_long(v, &l))
 		return usage_error(cmd, prefix, err, "option '--%s' expects a whole number, not '%s'", o->name, v);
