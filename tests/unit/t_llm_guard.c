@@ -308,6 +308,20 @@ static void test_cancel_flag(void **state)
 	kp_test_tmpdir_remove(dir);
 }
 
+/* The exec model is the user's own command, acting for the user: the whole environment, keys included. */
+static void test_exec_environment(void **state)
+{
+	struct kp_llm_config c;
+	struct kp_llm_reply r;
+	struct kp_error err = KP_ERROR_INIT;
+	setenv("KP_TEST_SERVICE_TOKEN", "t0ken", 1);
+	exec_cfg(&c, "cat >/dev/null; echo \"${OPENAI_API_KEY:+key} ${KP_TEST_SERVICE_TOKEN:-none}\"");
+	KP_ASSERT_OK(ask(&c, &r, &err), &err);
+	assert_string_equal(r.text, "key t0ken\n");
+	kp_llm_reply_release(&r);
+	unsetenv("KP_TEST_SERVICE_TOKEN");
+}
+
 /* The scrubber on its own: each masked shape of a known key goes, ordinary text stays. */
 static void test_redact_shapes(void **state)
 {
@@ -353,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_masked_key_echo),
 		cmocka_unit_test(test_redact_shapes),
 		cmocka_unit_test(test_cancel_flag),
+		cmocka_unit_test(test_exec_environment),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
