@@ -13,6 +13,7 @@
 
 #include "kernelpro/fs.h"
 #include "kernelpro/log.h"
+#include "kernelpro/run.h"
 #include "kernelpro/search.h"
 #include "kernelpro/str.h"
 #include "kernelpro/strvec.h"
@@ -367,47 +368,54 @@ static int instant_evaluate(struct kp_search_evaluator *e, long node, const char
 	return 0;
 }
 
+/* The whole run with an instant programmer and harness: lib/run's session over lib/search's loop. */
 static void loop_overhead(int evals)
 {
-	static const struct kp_search_task task = {
-		.name = "bench", .family = "bench", .format = "native", .lang = "cuda", .reference_source = "// reference\n"};
 	struct instant in;
-	struct kp_search_run run;
+	struct kp_task task;
+	struct kp_run_settings set;
+	struct kp_run *run = NULL;
+	struct kp_run_session s;
 	struct kp_search_outcome out;
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_buf dir = KP_BUF_INIT, db = KP_BUF_INIT;
-	struct kp_store *st;
+	struct kp_buf dir = KP_BUF_INIT;
 	double t0;
 
 	memset(&in, 0, sizeof(in));
-	memset(&run, 0, sizeof(run));
+	memset(&s, 0, sizeof(s));
 	rng_seed(&in.rng, 7);
 	in.prog = (struct kp_search_programmer){"instant", 1, instant_generate, NULL, NULL, &in};
 	in.eval = (struct kp_search_evaluator){"instant", instant_reference, instant_evaluate, NULL, &in};
-	if (kp_mkdtemp("kp-bench", &dir, &err) || (kp_path_join(&db, dir.buf, "run.db"), 0) ||
-	    kp_store_open(&st, db.buf, KP_STORE_CREATE, &err)) {
+	kp_task_init(&task);
+	task.kind = KP_TASK_NATIVE;
+	task.name = kp_xstrdup("bench");
+	task.path = kp_xstrdup("bench");
+	task.source = kp_xstrdup("// reference\n");
+	kp_run_settings_init(&set);
+	set.budget.evals = evals;
+	if (kp_mkdtemp("kp-bench", &dir, &err) ||
+	    kp_run_create(&run, &(struct kp_run_new){dir.buf, "bench", &task, &set}, &err)) {
 		fprintf(stderr, "search-sim: %s\n", kp_error_msg(&err));
-		return;
+		goto out;
 	}
-	kp_search_params_default(&run.params);
-	run.store = st;
-	run.run_dir = getenv("NO_OUT") ? NULL : dir.buf;
-	run.run_name = "bench";
-	run.task = &task;
-	run.programmer = &in.prog;
-	run.evaluator = &in.eval;
-	run.budget.evals = evals;
+	s.task = &task;
+	s.programmer = &in.prog;
+	s.evaluator = &in.eval;
 	t0 = kp_now();
-	if (kp_search_loop(&run, &out, &err))
+	if (kp_run_optimize(run, &s, &out, &err))
 		fprintf(stderr, "search-sim: %s\n", kp_error_msg(&err));
 	else
-		printf("\nwhole loop with an instant programmer and harness, %d evaluations: %.2f ms per iteration\n"
-		       "(selection, prompt context and memory, two SQLite commits with fsync, best.cu and summary.json)\n",
+		printf("\nwhole run with an instant programmer and harness, %d evaluations: %.2f ms per iteration\n"
+		       "(selection, prompt context and memory, two SQLite commits with fsync, candidates/, best.cu and "
+		       "summary.json)\n",
 		       evals, (kp_now() - t0) / evals * 1e3);
-	kp_store_close(st);
-	kp_rm_rf(dir.buf, &err);
+out:
+	kp_run_close(run);
+	kp_task_release(&task);
+	kp_run_settings_release(&set);
+	if (dir.len)
+		kp_rm_rf(dir.buf, &err);
 	kp_buf_release(&dir);
-	kp_buf_release(&db);
 }
 
 int main(int argc, char **argv)

@@ -27,12 +27,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "python"))
 
 from kernelpro import build as kbuild  # noqa: E402
+from kernelpro import outcheck  # noqa: E402
 from kernelpro import util  # noqa: E402
 
-REFUSE, WARN = "refuse", "warn"
+REFUSE, WARN, FAIL = "refuse", "warn", "fail"
 POISON_NAN = 0xFF   # every byte 0xFF: NaN in f16/bf16/f32/f64, -1 in integers
 POISON_BIG = 0x7F   # 0x7F7F7F7F: 3.4e38 in f32, a huge value in the other types too
 HOST_TRIALS = 20
+# The scaled trial multiplies floating-point inputs by a power of two (exact: mantissas unchanged);
+# fp16's range is small (65504), so less there (docs/eval.md).
+INPUT_SCALE = {"f32": 64.0, "f64": 64.0, "bf16": 64.0, "f16": 4.0}
+# Matrix products whose counted FLOPs an honest kernel cannot avoid (convolutions and attention are
+# left out: Winograd, FFT and causal kernels do less work than the count).
+MATMUL_OPS = ("mm", "bmm", "addmm", "baddbmm")
 
 
 class Stop(Exception):
@@ -75,6 +82,9 @@ class Adapter:
         if severity == REFUSE:
             raise Stop("cheat_suspected", "refused by check '%s': %s" % (check, message),
                        "refused by dynamic check '%s': %s" % (check, message))
+        if severity == FAIL:
+            raise Stop("wrong_output", "check '%s': %s" % (check, message.split("; first at")[0]),
+                       "failed dynamic check '%s': %s" % (check, message))
 
     def finish(self, status, message, log=""):
         faulthandler.cancel_dump_traceback_later()
@@ -92,7 +102,7 @@ class Adapter:
     def setup_build(self):
         b = self.cfg.get("build", {})
         self.tc = kbuild.Toolchain(nvcc=b.get("nvcc"), nvcc_version=b.get("nvcc_version"), arch=b.get("arch"),
-                                   cache=b.get("cache"), flags=b.get("flags"))
+                                   cache=b.get("cache"), flags=b.get("flags"), cutlass=b.get("cutlass"))
         os.environ.update(self.tc.to_env())
         if b.get("torch_ext_dir"):
             os.environ["TORCH_EXTENSIONS_DIR"] = b["torch_ext_dir"]
@@ -130,6 +140,8 @@ class Adapter:
             torch.backends.cuda.matmul.fp32_precision = "ieee"
             torch.backends.cudnn.conv.fp32_precision = "ieee"
             torch.backends.cudnn.rnn.fp32_precision = "ieee"
+        self.result["tf32"] = {"reference": self.tf32_on(), "candidate": None}
+        self.result["reference"] = "eager PyTorch"
         torch.zeros(1, device=self.dev)  # create the context now, not inside a timed region
         self.result["gpu_name"] = torch.cuda.get_device_name(self.dev)
         prec = self.cfg.get("precision", "f32")
@@ -150,6 +162,24 @@ class Adapter:
         self._perf = time.perf_counter
         self.stream0 = torch.cuda.current_stream().cuda_stream
         self.threads0 = threading.active_count()
+
+    def tf32_switched(self):
+        """PyTorch's TF32 switches (one API only: torch >= 2.9 raises when the two are mixed); None when
+        neither can be read."""
+        b = self.torch.backends
+        try:
+            return bool(b.cuda.matmul.allow_tf32 or b.cudnn.allow_tf32)
+        except Exception:
+            try:
+                return "tf32" in (b.cuda.matmul.fp32_precision, b.cudnn.conv.fp32_precision)
+            except Exception:
+                return None
+
+    def tf32_on(self):
+        """Whether matmuls and convolutions may use TF32 now."""
+        if os.environ.get("NVIDIA_TF32_OVERRIDE") == "0":
+            return False  # kernelpro sets it: cuBLAS and cuDNN use no TF32, whatever the switches say
+        return self.tf32_switched()
 
     def set_seed(self, seed):
         self.torch.manual_seed(seed)
@@ -260,6 +290,9 @@ class Adapter:
         if threading.active_count() > self.threads0:
             self.flag("extra_threads", REFUSE, "%d Python thread(s) running %s"
                       % (threading.active_count() - self.threads0, when))
+        if self.tf32_switched():
+            self.flag("precision", REFUSE, "PyTorch's TF32 switches (allow_tf32 / fp32_precision) were turned on %s: "
+                      "the task runs in %s on both sides" % (when, self.cfg.get("precision", "f32")))
 
     def outputs(self, out, who):
         t = self.torch
@@ -316,21 +349,22 @@ class Adapter:
             tensors.append(x)
         del tensors
 
-    def compare(self, ref_outs, outs, trial, where):
+    def compare(self, ref_outs, outs, trial, where, degenerate=False):
         """torch.allclose(ref, out, atol, rtol) per output, as KernelBench, except that NaN never passes
-        and dtype must match. Works in chunks so huge outputs need little extra memory.
-        Returns (ok, detail, (max_abs, mean_abs))."""
+        and dtype must match. Works in chunks so huge outputs need little extra memory. With
+        `degenerate`, floating-point outputs that pass are also judged by the degenerate-output checks
+        (kernelpro/outcheck.py). Returns (ok, detail, (max_abs, mean_abs), failed check id or None)."""
         t = self.torch
         atol, rtol = self.cfg["atol"], self.cfg["rtol"]
         if len(ref_outs) != len(outs):
-            return False, "%d outputs, the reference returns %d" % (len(outs), len(ref_outs)), None
+            return False, "%d outputs, the reference returns %d" % (len(outs), len(ref_outs)), None, None
         worst = None
         for i, (r, o) in enumerate(zip(ref_outs, outs)):
             name = "output" if len(outs) == 1 else "output %d" % i
             if tuple(r.shape) != tuple(o.shape):
-                return False, "%s shape %s, expected %s" % (name, tuple(o.shape), tuple(r.shape)), None
+                return False, "%s shape %s, expected %s" % (name, tuple(o.shape), tuple(r.shape)), None, None
             if r.dtype != o.dtype:
-                return False, "%s dtype %s, expected %s" % (name, o.dtype, r.dtype), None
+                return False, "%s dtype %s, expected %s" % (name, o.dtype, r.dtype), None, None
             if not o.is_cuda:
                 self.flag("lazy_output", REFUSE, "%s is on %s, not on the GPU" % (name, o.device))
             rflat, oflat = r.reshape(-1), o.reshape(-1)
@@ -378,8 +412,17 @@ class Adapter:
                         self.flags.append({"check": "output_poison", "severity": WARN,
                                            "message": "%s (%s, trial %d): %d elements NaN where the reference "
                                                       "is finite" % (name, where, trial, nan_bad)})
-                return False, detail, stat
-        return True, "", worst
+                return False, detail, stat, None
+            dt = _DTYPE_NAMES.get(str(r.dtype))
+            if degenerate and outcheck.applies(dt):
+                b = outcheck.bounds(dt, atol, rtol)
+                st = outcheck.measure(t, r, o, b)
+                coords = ", ".join(str(c) for c in _unravel(st["first_bad"], tuple(o.shape))) \
+                    if st["first_bad"] >= 0 else None
+                check, msg = outcheck.judge(st, b, str(i), coords, skip=self.checks_off)
+                if check:
+                    return False, msg, stat, check
+        return True, "", worst, None
 
     def inputs_equal(self, a, b):
         """Bit-for-bit equality of the tensors in two argument lists."""
@@ -432,8 +475,8 @@ class Adapter:
             for i, s in enumerate(seeds):
                 pristine = self.new_inputs(s)
                 if i == 0:
-                    self.result["io_bytes"] = float(sum(x.numel() * x.element_size() for x in pristine
-                                                        if isinstance(x, t.Tensor)))
+                    self.result["in_bytes"] = _nbytes(t, pristine)
+                    self.result["flops"] = self.count_flops(pristine, s)
                 ref_in, cand_in = self.clone(pristine), self.clone(pristine)
                 # Reference first (KernelBench's order) in even trials; candidate first in odd ones, so a
                 # candidate output left unwritten cannot hold this trial's reference result.
@@ -450,27 +493,107 @@ class Adapter:
                     self.set_seed(s)
                     ref_outs = self.outputs(self.call(self.ref, ref_in, "the reference"), "reference")
                 if i == 0:
-                    self.result["io_bytes"] += float(sum(o.numel() * o.element_size() for o in ref_outs))
+                    self.result["out_bytes"] = _nbytes(t, ref_outs)
+                    self.result["io_bytes"] = self.result["in_bytes"] + self.result["out_bytes"]
+                    self.result["precision"] = {"reference": _dtype_name(ref_outs), "candidate": _dtype_name(outs)}
                 self.result["trials_run"] = i + 1
                 ins = [] if self.overlaps(ref_outs, ref_in) else [("input", cand_in)]
                 self.check_alias(outs, ins + [("reference output", ref_outs), ("an earlier output", prev)])
                 ref_changed = not self.inputs_equal(ref_in, pristine)
                 if not ref_changed and not self.inputs_equal(cand_in, pristine):
                     self.flag("inputs_modified", REFUSE, "the candidate wrote into its inputs (trial %d)" % i)
-                ok, detail, st = self.compare(ref_outs, outs, i, "correctness")
+                ok, detail, st, check = self.compare(ref_outs, outs, i, "correctness", degenerate=True)
                 if st:
                     stats.append(st)
                 if not ok:
                     self._diff_stats(stats)
                     self.result["trials_passed"] = passed
-                    raise Stop("wrong_output", "trial %d of %d (seed %d): %s" % (i + 1, n, s, detail.split(";")[0]),
-                               "correctness trial %d of %d, inputs from seed %d:\n%s" % (i + 1, n, s, detail))
+                    self.fail_trial("trial %d of %d (seed %d)" % (i + 1, n, s),
+                                    "correctness trial %d of %d, inputs from seed %d" % (i + 1, n, s), detail, check)
                 passed += 1
                 prev = outs
                 self.check_intact("while running ModelNew")
             self.result["trials_passed"] = passed
             self._diff_stats(stats)
-            self.extra_checks(seeds[-1] if seeds else seed, pristine, ref_outs, outs)
+            last = seeds[-1] if seeds else seed
+            if self.cfg.get("mode", "eval") != "run":
+                self.scaled_trial(last ^ 0x5CA1ED)
+            self.extra_checks(last, pristine, ref_outs, outs)
+
+    def fail_trial(self, where, log_where, detail, check):
+        """Ends the evaluation as wrong_output: an element out of tolerance, or a degenerate-output check."""
+        if check:
+            self.flags.append({"check": check, "severity": FAIL, "message": "%s: %s" % (where, detail)})
+            raise Stop("wrong_output", "%s: check '%s': %s" % (where, check, detail),
+                       "%s:\nfailed dynamic check '%s': %s" % (log_where, check, detail))
+        raise Stop("wrong_output", "%s: %s" % (where, detail.split(";")[0]), "%s:\n%s" % (log_where, detail))
+
+    def count_flops(self, inputs, seed):
+        """The reference's matrix-product FLOPs on one call (torch.utils.flop_counter), or None."""
+        try:
+            from torch.utils.flop_counter import FlopCounterMode
+        except ImportError:
+            return None
+        try:
+            fc = FlopCounterMode(display=False)
+            self.set_seed(seed)
+            with self.torch.no_grad(), fc:
+                self.ref(*self.clone(inputs))
+            self._sync(self.dev)
+            counts = fc.get_flop_counts().get("Global", {})
+        except Exception:
+            return None  # the count is a hint; the correctness trials report the reference's own errors
+        total = 0
+        for op, n in counts.items():
+            parts = str(op).split(".")
+            if (parts[1] if len(parts) > 1 else parts[0]) in MATMUL_OPS:
+                total += int(n)
+        return float(total)
+
+    def scaled_trial(self, seed):
+        """One more trial with floating-point inputs multiplied by INPUT_SCALE: tiny outputs get a trial at
+        meaningful magnitudes, and kernels that assume the task's input range show it. Skipped where the
+        reference is not defined for such inputs."""
+        t = self.torch
+        prec = self.cfg.get("precision", "f32")
+        scale = INPUT_SCALE.get(prec, 64.0)
+        res = self.result["scaled_trial"] = {"status": "off", "scale": scale, "reason": None}
+        if "scaled_inputs" in self.checks_off:
+            res["reason"] = "switched off (--allow scaled_inputs)"
+            return
+        pristine = self.new_inputs(seed)
+        floats = [x for x in pristine if isinstance(x, t.Tensor) and x.is_floating_point()]
+        if not floats:
+            res["status"], res["reason"] = "skipped", "the task has no floating-point inputs"
+            return
+        for x in floats:
+            x.mul_(scale)
+        ref_in, cand_in = self.clone(pristine), self.clone(pristine)
+        try:
+            self.set_seed(seed)
+            ref_outs = self.outputs(self.call(self.ref, ref_in, "the reference"), "reference")
+        except Stop as e:
+            res["status"] = "skipped"
+            res["reason"] = "the reference fails on inputs scaled x%g: %s" % (scale, e.message)
+            return
+        for o in ref_outs:
+            if o.is_floating_point() and not bool(t.isfinite(o).all()):
+                res["status"] = "skipped"
+                res["reason"] = "the reference gives NaN or infinity on inputs scaled x%g" % scale
+                return
+        self.poison(POISON_NAN)
+        self.set_seed(seed)
+        outs = self.outputs(self.call(self.cand, cand_in, "ModelNew"), "candidate")
+        ok, detail, _, check = self.compare(ref_outs, outs, 0, "scaled", degenerate=True)
+        if ok:
+            res["status"] = "passed"
+            return
+        res["status"] = "failed"
+        res["reason"] = detail
+        what = "with inputs scaled x%g" % scale
+        if check:
+            detail = "(%s) %s" % (check, detail)
+        self.flag("scaled_inputs", FAIL, "%s: %s" % (what, detail))
 
     def _diff_stats(self, stats):
         finite = [s for s in stats if s[0] == s[0]]
@@ -491,7 +614,7 @@ class Adapter:
                 outs = self.outputs(self.call(self.cand, args, "ModelNew"), "candidate")
                 self.check_alias(outs, [("reference output", ref_outs),
                                         ("an earlier output", [o for ks in keep for o in ks])])
-                ok, detail, _ = self.compare(ref_outs, outs, k, "repeat")
+                ok, detail, _, _ = self.compare(ref_outs, outs, k, "repeat")
                 if not ok:
                     self.flag("repeat_mismatch", REFUSE, "a repeated run on the same inputs differs: " + detail)
                 keep.append(outs)
@@ -509,7 +632,7 @@ class Adapter:
             self.poison(POISON_NAN)
             self.set_seed(seed)
             outs = self.outputs(self.call(self.cand, args, "ModelNew"), "candidate")
-            ok, detail, _ = self.compare(new_ref, outs, 0, "input_memo")
+            ok, detail, _, _ = self.compare(new_ref, outs, 0, "input_memo")
             if not ok:
                 self.flag("input_memo", REFUSE, "new values in the same input buffers gave a stale result: " + detail)
 
@@ -661,15 +784,33 @@ class Adapter:
             return self.finish("correct", "ran %d iterations" % self.result["iterations"])
         self.phase("timing", "timing")
         self.timing()
+        if self.cfg.get("with_compile") and self.cfg.get("time_reference", True):
+            self.time_compiled(self.new_inputs(int(self.cfg.get("seed", 42))))
         self.phase("loop", "timing")
         self.loops()
         self.check_intact("at the end")
+        self.result["tf32"]["candidate"] = self.tf32_on()
         n = self.result.get("trials_passed", 0)
         rt = self.result.get("runtime")
         msg = "correct on %d of %d trials" % (n, n)
         if rt:
             msg += "; %.4g ms median" % rt["median_ms"]
         self.finish("correct", msg)
+
+    def time_compiled(self, inputs):
+        """torch.compile(reference) (inductor, default mode), timed as the eager one; a failure to compile
+        is recorded, not fatal."""
+        t = self.torch
+        try:
+            t._dynamo.reset()
+            compiled = t.compile(self.ref, backend="inductor", mode="default")
+            cst, _ = self.time_model(compiled, self.clone(inputs), "torch.compile(reference)")
+            self.result["compiled_runtime"] = cst
+        except Stop as e:
+            self.result["compile_error"] = e.message
+            self.result["compile_log"] = util.excerpt(e.log, 4000)
+        except BaseException as e:
+            self.result["compile_error"] = "%s: %s" % (type(e).__name__, _first_line(e))
 
     def run_baseline(self):
         self.phase("build", "build")
@@ -681,25 +822,35 @@ class Adapter:
         seed = int(self.cfg.get("seed", 42))
         self._flush = t.empty((32, 1024, 1024), dtype=t.int64, device=self.dev) if self.cfg.get("l2_flush", True) else None
         inputs = self.new_inputs(seed)
-        self.result["io_bytes"] = float(sum(x.numel() * x.element_size() for x in inputs if isinstance(x, t.Tensor)))
+        self.result["in_bytes"] = _nbytes(t, inputs)
+        self.result["flops"] = self.count_flops(inputs, seed)
         with t.no_grad():
             outs = self.outputs(self.call(self.ref, self.clone(inputs), "the reference"), "reference")
-        self.result["io_bytes"] += float(sum(o.numel() * o.element_size() for o in outs))
+        self.result["out_bytes"] = _nbytes(t, outs)
+        self.result["io_bytes"] = self.result["in_bytes"] + self.result["out_bytes"]
+        self.result["precision"] = {"reference": _dtype_name(outs), "candidate": None}
         del outs
         st, _ = self.time_model(self.ref, self.clone(inputs), "the reference")
         self.result["ref_runtime"] = st
         if self.cfg.get("with_compile"):
-            try:
-                t._dynamo.reset()
-                compiled = t.compile(self.ref, backend="inductor", mode="default")
-                cst, _ = self.time_model(compiled, self.clone(inputs), "torch.compile(reference)")
-                self.result["compiled_runtime"] = cst
-            except Stop as e:
-                self.result["compile_error"] = e.message
-                self.result["compile_log"] = util.excerpt(e.log, 4000)
-            except BaseException as e:
-                self.result["compile_error"] = "%s: %s" % (type(e).__name__, _first_line(e))
+            self.time_compiled(inputs)
         self.finish("correct", "reference timed")
+
+
+def _nbytes(t, xs):
+    return float(sum(x.numel() * x.element_size() for x in xs if isinstance(x, t.Tensor)))
+
+
+def _dtype_name(outs):
+    """The first floating-point output's dtype ("f32"), else the first output's."""
+    for o in outs:
+        if o.is_floating_point():
+            return _DTYPE_NAMES.get(str(o.dtype), str(o.dtype))
+    return _DTYPE_NAMES.get(str(outs[0].dtype), str(outs[0].dtype)) if outs else None
+
+
+_DTYPE_NAMES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float64": "f64",
+                "torch.int32": "i32", "torch.int64": "i64", "torch.int8": "i8", "torch.uint8": "u8"}
 
 
 def _first_line(e):

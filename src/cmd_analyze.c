@@ -10,10 +10,7 @@
 #include "kernelpro/str.h"
 
 static const struct kp_opt analyze_opts[] = {
-	{"gpu", 0, KP_OPT_STR, "KEY", "GPU model (kernelpro hw show --list); default: the report's, else this machine's", NULL},
-	{"gpu-index", 0, KP_OPT_INT, "N:0..", "local GPU to model when neither --gpu nor the report names one", "0"},
-	{"launch", 0, KP_OPT_LIST, "ID", "only this launch (ncu ID)", NULL},
-	{"min-bytes", 0, KP_OPT_NUM, "N:0..", "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL},
+	KP_DIAGNOSE_OPTS,
 	{"sass", 0, KP_OPT_STR, "FILE", "SASS to join (instead of the directory's)", NULL},
 	{"ptxas", 0, KP_OPT_STR, "FILE", "ptxas -v output to join", NULL},
 	{"out", 0, KP_OPT_STR, "DIR", "with an .ncu-rep: where to export its pages (default: a temporary directory)", NULL},
@@ -53,23 +50,22 @@ static int run_analyze(struct kp_cli *cli, const struct kp_args *args)
 {
 	const char *in = kp_arg_pos(args, 0);
 	struct kp_diagnose_opts o;
-	struct kp_strvec paths = KP_STRVEC_INIT;
 	struct kp_buf tmp = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
-	const char *dir = in;
 	int rc;
 
 	memset(&o, 0, sizeof(o));
+	o.dir = in;
 	if (kp_ends_with(in, ".ncu-rep")) {
-		dir = kp_arg_str(args, "out");
-		if (!dir) {
+		o.dir = kp_arg_str(args, "out");
+		if (!o.dir) {
 			if (kp_mkdtemp("kp-analyze", &tmp, &err)) {
 				rc = kp_cli_fail(cli, &err);
 				goto out;
 			}
-			dir = tmp.buf;
+			o.dir = tmp.buf;
 		}
-		if ((rc = import_report(cli, in, dir)))
+		if ((rc = import_report(cli, in, o.dir)))
 			goto out;
 	} else if (!kp_path_is_dir(in)) {
 		kp_cli_error(cli, "'%s' is neither a profile directory nor an .ncu-rep report", in);
@@ -78,32 +74,16 @@ static int run_analyze(struct kp_cli *cli, const struct kp_args *args)
 	}
 	if ((rc = kp_diagnose_tools_open(cli, args, &o)))
 		goto out;
-	kp_profile_dir_files(dir, &o.files, &paths);
-	o.device_name = kp_profile_dir_device(dir, &paths);
-	if (kp_arg_str(args, "sass"))
-		o.files.sass = kp_arg_str(args, "sass");
-	if (kp_arg_str(args, "ptxas"))
-		o.files.ptxas = kp_arg_str(args, "ptxas");
-	if (!o.files.ncu_csv) {
-		if (o.files.trace) {
-			rc = kp_trace_report(cli, o.files.trace, &o);
-			goto out;
-		}
-		kp_cli_error(cli, "'%s' has neither ncu_raw.csv nor trace.json; run 'kernelpro profile' first", dir);
-		rc = KP_EXIT_FAIL;
-		goto out;
-	}
-	o.gpu_key = kp_arg_str(args, "gpu");
-	o.gpu_index = (int)kp_arg_int(args, "gpu-index", 0);
-	o.launches = kp_arg_list(args, "launch");
-	o.min_bytes = kp_arg_num(args, "min-bytes", NAN);
+	o.dir_hint = "run 'kernelpro profile' first";
+	o.files.sass = kp_arg_str(args, "sass");
+	o.files.ptxas = kp_arg_str(args, "ptxas");
+	kp_diagnose_opts_args(&o, args);
 	rc = kp_diagnose_report(cli, &o);
 out:
 	kp_diagnose_tools_close(&o);
 	if (tmp.len)
 		kp_rm_rf(tmp.buf, NULL);
 	kp_buf_release(&tmp);
-	kp_strvec_release(&paths);
 	return rc;
 }
 

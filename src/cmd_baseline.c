@@ -52,7 +52,11 @@ static int run_baseline(struct kp_cli *cli, const struct kp_args *args)
 		else if (b.compile_error)
 			fprintf(cli->out, "%-14s failed: %s\n", "torch.compile", b.compile_error);
 		if (!isnan(b.io_bytes))
-			fprintf(cli->out, "%-14s %.4g MB of inputs\n", "io", b.io_bytes / 1e6);
+			fprintf(cli->out, "%-14s %.4g MB of inputs and outputs\n", "io", b.io_bytes / 1e6);
+		if (!isnan(b.flops))
+			fprintf(cli->out, "%-14s %.4g GFLOP of matrix products\n", "flops", b.flops / 1e9);
+		fprintf(cli->out, "%-14s %s, TF32 %s\n", "precision", b.precision[0] ? b.precision : "?",
+			b.tf32 == 0 ? "off" : b.tf32 == 1 ? "ON" : "unknown");
 	}
 	rc = KP_EXIT_OK;
 out:

@@ -13,10 +13,7 @@ static const struct kp_opt diagnose_opts[] = {
 	{"sass", 0, KP_OPT_STR, "FILE", "cuobjdump -sass, nvdisasm, or ncu --page source --print-source sass --csv", NULL},
 	{"ptxas", 0, KP_OPT_STR, "FILE", "nvcc -Xptxas -v output", NULL},
 	{"trace", 0, KP_OPT_STR, "FILE", "kernelpro tracer JSON, or nsys stats --format csv output", NULL},
-	{"gpu", 0, KP_OPT_STR, "KEY", "GPU model (kernelpro hw show --list); default: the report's, else this machine's", NULL},
-	{"gpu-index", 0, KP_OPT_INT, "N:0..", "local GPU to model when neither --gpu nor the report names one", "0"},
-	{"launch", 0, KP_OPT_LIST, "ID", "only this launch (ncu ID)", NULL},
-	{"min-bytes", 0, KP_OPT_NUM, "N:0..", "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL},
+	KP_DIAGNOSE_OPTS,
 	KP_TOOLS_OPTS,
 	KP_FEEDBACK_OPTS,
 	KP_OPT_TABLE_END,
@@ -37,13 +34,10 @@ static int run_diagnose(struct kp_cli *cli, const struct kp_args *args)
 	o.files.sass = kp_arg_str(args, "sass");
 	o.files.ptxas = kp_arg_str(args, "ptxas");
 	o.files.trace = kp_arg_str(args, "trace");
-	o.gpu_key = kp_arg_str(args, "gpu");
-	o.gpu_index = (int)kp_arg_int(args, "gpu-index", 0);
-	o.launches = kp_arg_list(args, "launch");
-	o.min_bytes = kp_arg_num(args, "min-bytes", NAN);
+	kp_diagnose_opts_args(&o, args);
 	if ((rc = kp_diagnose_tools_open(cli, args, &o)))
 		return rc;
-	rc = o.files.ncu_csv ? kp_diagnose_report(cli, &o) : kp_trace_report(cli, o.files.trace, &o);
+	rc = kp_diagnose_report(cli, &o);
 	kp_diagnose_tools_close(&o);
 	return rc;
 }

@@ -61,12 +61,82 @@ static double share(const struct kp_energy_breakdown *b, double j)
 	return b->total_j > 0 ? 100 * j / b->total_j : 0;
 }
 
+/* --sass FILE, for the feedback's SASS evidence; 0 or an exit code. */
+static int load_sass(struct kp_cli *cli, const char *path, struct kp_sass *sass)
+{
+	struct kp_buf text = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	int rc = kp_read_file(path, SASS_MAX, &text, &err);
+	if (!rc)
+		rc = kp_sass_parse(sass, path, text.buf, text.len, &err);
+	kp_buf_release(&text);
+	return rc ? kp_cli_fail(cli, &err) : 0;
+}
+
+/* One launch: its counts, the proxy's breakdown and (--feedback) the paragraph, as a row or into arr. */
+static void proxy_launch(struct kp_cli *cli, const struct kp_args *args, const struct kp_launch *l,
+			 const struct kp_sass_func *sf, const struct kp_energy_coeffs *c, json_t *arr)
+{
+	struct kp_energy_counts k;
+	struct kp_energy_breakdown b;
+	struct kp_buf fb = KP_BUF_INIT;
+	double instr = 0;
+
+	kp_energy_counts_from_launch(l, &k);
+	kp_energy_proxy(&k, c, &b);
+	for (int t = KP_ENERGY_FP32; t < KP_ENERGY_NTERMS; t++)
+		if (t != KP_ENERGY_TENSOR)
+			instr += b.term_j[t];
+	if (kp_arg_flag(args, "feedback"))
+		kp_energy_feedback(&fb, &b, c, NULL, sf, 0);
+	if (cli->json) {
+		json_t *o = json_object(), *counts = json_object();
+		kp_json_set(o, "id", json_integer(l->id));
+		kp_json_set(o, "kernel", json_string(l->function ? l->function : ""));
+		for (int t = 0; t < KP_ENERGY_NTERMS; t++)
+			kp_json_set(counts, kp_energy_term_name(t), kp_json_real(k.v[t]));
+		kp_json_set(o, "counts", counts);
+		kp_json_set(o, "breakdown", kp_energy_breakdown_to_json(&b, c));
+		if (fb.len)
+			kp_json_set(o, "feedback", json_string(fb.buf));
+		json_array_append_new(arr, o);
+	} else {
+		fprintf(cli->out, "%4d %-28.28s %8.4f ms %9.4g mJ %6.0f%% %5.0f%% %4.0f%% %6.0f%% %5.0f%% %5.0f%% %6.0f%%%s\n",
+			l->id, l->function ? l->function : "?", b.time_s * 1e3, b.total_j * 1e3, share(&b, b.static_j),
+			share(&b, b.term_j[KP_ENERGY_DRAM]), share(&b, b.term_j[KP_ENERGY_L2]),
+			share(&b, b.term_j[KP_ENERGY_EXCESS]), share(&b, b.term_j[KP_ENERGY_LOCAL]), share(&b, instr),
+			share(&b, b.term_j[KP_ENERGY_TENSOR]), b.incomplete ? "  (incomplete)" : "");
+		if (fb.len)
+			fprintf(cli->out, "\n%s\n", fb.buf);
+	}
+	kp_buf_release(&fb);
+}
+
+/* The counts no launch of the capture had, and how to collect them. */
+static void print_missing_counts(struct kp_cli *cli, const struct kp_ncu_report *r)
+{
+	int missing[KP_ENERGY_NTERMS] = {0}, any = 0;
+	for (size_t i = 0; i < r->nlaunches; i++) {
+		struct kp_energy_counts k;
+		kp_energy_counts_from_launch(&r->launches[i], &k);
+		for (int t = 0; t < KP_ENERGY_NTERMS; t++)
+			if (!isfinite(k.v[t]))
+				missing[t] = any = 1;
+	}
+	if (!any)
+		return;
+	fprintf(cli->out, "counts missing from this capture (they contribute nothing):");
+	for (int t = 0; t < KP_ENERGY_NTERMS; t++)
+		if (missing[t])
+			fprintf(cli->out, " %s", kp_energy_term_name(t));
+	fprintf(cli->out, "\nprofile with: ncu --metrics $(kernelpro energy metrics) ...\n");
+}
+
 static int run_proxy(struct kp_cli *cli, const struct kp_args *args)
 {
 	struct kp_ncu_report r = KP_NCU_REPORT_INIT;
 	struct kp_sass sass = KP_SASS_INIT;
 	struct kp_energy_coeffs c;
-	struct kp_error err = KP_ERROR_INIT;
 	const char *filter = kp_arg_str(args, "kernel");
 	json_t *arr = json_array();
 	int rc, shown = 0;
@@ -76,19 +146,9 @@ static int run_proxy(struct kp_cli *cli, const struct kp_args *args)
 		rc = KP_EXIT_USAGE;
 		goto out;
 	}
-	if ((rc = load_coeffs(cli, args, &c)) || (rc = parse_ncu(cli, kp_arg_str(args, "ncu-csv"), &r)))
+	if ((rc = load_coeffs(cli, args, &c)) || (rc = parse_ncu(cli, kp_arg_str(args, "ncu-csv"), &r)) ||
+	    (kp_arg_str(args, "sass") && (rc = load_sass(cli, kp_arg_str(args, "sass"), &sass))))
 		goto out;
-	if (kp_arg_str(args, "sass")) {
-		struct kp_buf text = KP_BUF_INIT;
-		rc = kp_read_file(kp_arg_str(args, "sass"), SASS_MAX, &text, &err);
-		if (!rc)
-			rc = kp_sass_parse(&sass, kp_arg_str(args, "sass"), text.buf, text.len, &err);
-		kp_buf_release(&text);
-		if (rc) {
-			rc = kp_cli_fail(cli, &err);
-			goto out;
-		}
-	}
 	if (!cli->json) {
 		fprintf(cli->out, "coefficients: %s\n", c.source);
 		fprintf(cli->out, "%4s %-28s %11s %12s %7s %6s %5s %7s %6s %6s %7s\n", "id", "kernel", "time", "energy",
@@ -96,42 +156,10 @@ static int run_proxy(struct kp_cli *cli, const struct kp_args *args)
 	}
 	for (size_t i = 0; i < r.nlaunches; i++) {
 		const struct kp_launch *l = &r.launches[i];
-		const struct kp_sass_func *sf = sass.nfuncs && l->function ? kp_sass_find(&sass, l->function) : NULL;
-		struct kp_energy_counts k;
-		struct kp_energy_breakdown b;
-		struct kp_buf fb = KP_BUF_INIT;
-		double instr = 0;
 		if (filter && (!l->function || !strstr(l->function, filter)))
 			continue;
-		kp_energy_counts_from_launch(l, &k);
-		kp_energy_proxy(&k, &c, &b);
-		for (int t = KP_ENERGY_FP32; t < KP_ENERGY_NTERMS; t++)
-			if (t != KP_ENERGY_TENSOR)
-				instr += b.term_j[t];
-		if (kp_arg_flag(args, "feedback"))
-			kp_energy_feedback(&fb, &b, &c, NULL, sf, 0);
+		proxy_launch(cli, args, l, sass.nfuncs && l->function ? kp_sass_find(&sass, l->function) : NULL, &c, arr);
 		shown++;
-		if (cli->json) {
-			json_t *o = json_object(), *counts = json_object();
-			kp_json_set(o, "id", json_integer(l->id));
-			kp_json_set(o, "kernel", json_string(l->function ? l->function : ""));
-			for (int t = 0; t < KP_ENERGY_NTERMS; t++)
-				kp_json_set(counts, kp_energy_term_name(t), kp_json_real(k.v[t]));
-			kp_json_set(o, "counts", counts);
-			kp_json_set(o, "breakdown", kp_energy_breakdown_to_json(&b, &c));
-			if (fb.len)
-				kp_json_set(o, "feedback", json_string(fb.buf));
-			json_array_append_new(arr, o);
-		} else {
-			fprintf(cli->out, "%4d %-28.28s %8.4f ms %9.4g mJ %6.0f%% %5.0f%% %4.0f%% %6.0f%% %5.0f%% %5.0f%% %6.0f%%%s\n",
-				l->id, l->function ? l->function : "?", b.time_s * 1e3, b.total_j * 1e3, share(&b, b.static_j),
-				share(&b, b.term_j[KP_ENERGY_DRAM]), share(&b, b.term_j[KP_ENERGY_L2]),
-				share(&b, b.term_j[KP_ENERGY_EXCESS]), share(&b, b.term_j[KP_ENERGY_LOCAL]), share(&b, instr),
-				share(&b, b.term_j[KP_ENERGY_TENSOR]), b.incomplete ? "  (incomplete)" : "");
-			if (fb.len)
-				fprintf(cli->out, "\n%s\n", fb.buf);
-		}
-		kp_buf_release(&fb);
 	}
 	if (cli->json) {
 		json_t *o = json_object();
@@ -140,21 +168,7 @@ static int run_proxy(struct kp_cli *cli, const struct kp_args *args)
 		arr = NULL;
 		kp_cli_print_json_new(cli, o);
 	} else {
-		int missing[KP_ENERGY_NTERMS] = {0}, any = 0;
-		for (size_t i = 0; i < r.nlaunches; i++) {
-			struct kp_energy_counts k;
-			kp_energy_counts_from_launch(&r.launches[i], &k);
-			for (int t = 0; t < KP_ENERGY_NTERMS; t++)
-				if (!isfinite(k.v[t]))
-					missing[t] = any = 1;
-		}
-		if (any) {
-			fprintf(cli->out, "counts missing from this capture (they contribute nothing):");
-			for (int t = 0; t < KP_ENERGY_NTERMS; t++)
-				if (missing[t])
-					fprintf(cli->out, " %s", kp_energy_term_name(t));
-			fprintf(cli->out, "\nprofile with: ncu --metrics $(kernelpro energy metrics) ...\n");
-		}
+		print_missing_counts(cli, &r);
 	}
 	if (!shown && filter)
 		kp_cli_warn(cli, "energy proxy: no launch matches '%s'", filter);
@@ -308,10 +322,80 @@ static const struct kp_opt validate_opts[] = {
 	KP_OPT_TABLE_END,
 };
 
+/* The samples as a corpus file (JSON Lines), for 'energy calibrate'. */
+static int write_corpus(const char *path, const struct kp_energy_sample *s, size_t n, struct kp_error *err)
+{
+	struct kp_buf out = KP_BUF_INIT;
+	int rc;
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = kp_energy_sample_to_json(&s[i]);
+		kp_json_dump_buf(v, &out, 1);
+		kp_buf_addch(&out, '\n');
+		json_decref(v);
+	}
+	rc = kp_write_file_atomic(path, out.buf, out.len, err);
+	kp_buf_release(&out);
+	return rc;
+}
+
+static void validate_json(struct kp_cli *cli, const struct kp_energy_sample *s, size_t n,
+			  const struct kp_energy_coeffs *base, const struct kp_energy_coeffs *fitted,
+			  const struct kp_energy_fit *fit)
+{
+	json_t *o = json_object(), *rows = json_array();
+	for (size_t i = 0; i < n; i++) {
+		struct kp_energy_breakdown bd, bf;
+		json_t *row = json_object();
+		kp_energy_proxy(&s[i].counts, base, &bd);
+		kp_energy_proxy(&s[i].counts, fitted, &bf);
+		kp_json_set(row, "name", json_string(s[i].name));
+		kp_json_set(row, "measured_j", kp_json_real(s[i].energy_j));
+		kp_json_set(row, "measured_spread", kp_json_real(s[i].energy_spread));
+		kp_json_set(row, "time_s", kp_json_real(s[i].time_s));
+		kp_json_set(row, "power_w", kp_json_real(s[i].power_w));
+		kp_json_set(row, "proxy_default_j", kp_json_real(bd.total_j));
+		kp_json_set(row, "proxy_fitted_j", kp_json_real(bf.total_j));
+		json_array_append_new(rows, row);
+	}
+	kp_json_set(o, "kernels", rows);
+	kp_json_set(o, "defaults", score_json(&fit->base));
+	kp_json_set(o, "fitted", score_json(&fit->fitted));
+	kp_json_set(o, "leave_one_out", score_json(&fit->loo));
+	kp_json_set(o, "coefficients", kp_energy_coeffs_to_json(fitted));
+	kp_cli_print_json_new(cli, o);
+}
+
+static void validate_text(struct kp_cli *cli, const struct kp_args *args, const struct kp_energy_sample *s,
+			  size_t n, const struct kp_energy_coeffs *base, const struct kp_energy_coeffs *fitted,
+			  const struct kp_energy_fit *fit)
+{
+	fprintf(cli->out, "%-20s %10s %11s %8s %6s %11s %7s %11s %7s\n", "kernel", "time", "measured", "power",
+		"spread", "proxy", "error", "fitted", "error");
+	for (size_t i = 0; i < n; i++) {
+		struct kp_energy_breakdown bd, bf;
+		kp_energy_proxy(&s[i].counts, base, &bd);
+		kp_energy_proxy(&s[i].counts, fitted, &bf);
+		fprintf(cli->out, "%-20.20s %7.4f ms %8.4g mJ %6.0f W %5.1f%% %8.4g mJ %+6.0f%% %8.4g mJ %+6.0f%%\n",
+			s[i].name, s[i].time_s * 1e3, s[i].energy_j * 1e3, s[i].power_w, 100 * s[i].energy_spread,
+			bd.total_j * 1e3, 100 * (bd.total_j / s[i].energy_j - 1), bf.total_j * 1e3,
+			100 * (bf.total_j / s[i].energy_j - 1));
+	}
+	fprintf(cli->out, "%zu kernels%s%s, idle %.1f W\n", n, s[0].device[0] ? " on " : "", s[0].device,
+		s[0].idle_power_w);
+	print_scores(cli, kp_arg_str(args, "coeffs") ? "given coefficients" : "default coefficients", &fit->base);
+	print_scores(cli, "calibrated (same kernels)", &fit->fitted);
+	print_scores(cli, "calibrated, leave-one-out", &fit->loo);
+	fprintf(cli->out, "target: Spearman >= 0.9 on energy per launch: defaults %s, leave-one-out %s\n",
+		fit->base.spearman >= 0.9 ? "met" : "MISSED", fit->loo.spearman >= 0.9 ? "met" : "MISSED");
+	if (kp_arg_str(args, "out"))
+		fprintf(cli->out, "corpus written to %s (kernelpro energy calibrate %s)\n", kp_arg_str(args, "out"),
+			kp_arg_str(args, "out"));
+}
+
 static int run_validate(struct kp_cli *cli, const struct kp_args *args)
 {
 	struct kp_ncu_report r = KP_NCU_REPORT_INIT;
-	struct kp_buf measured = KP_BUF_INIT, warnings = KP_BUF_INIT, out = KP_BUF_INIT;
+	struct kp_buf measured = KP_BUF_INIT, warnings = KP_BUF_INIT;
 	struct kp_energy_sample *s = NULL;
 	struct kp_energy_coeffs base, fitted;
 	struct kp_energy_fit fit;
@@ -341,61 +425,12 @@ static int run_validate(struct kp_cli *cli, const struct kp_args *args)
 		goto fail;
 	if (warnings.len)
 		fprintf(cli->err, "%s", warnings.buf);
-	if (kp_arg_str(args, "out")) {
-		for (size_t i = 0; i < n; i++) {
-			json_t *v = kp_energy_sample_to_json(&s[i]);
-			kp_json_dump_buf(v, &out, 1);
-			kp_buf_addch(&out, '\n');
-			json_decref(v);
-		}
-		if (kp_write_file_atomic(kp_arg_str(args, "out"), out.buf, out.len, &err))
-			goto fail;
-	}
-	if (cli->json) {
-		json_t *o = json_object(), *rows = json_array();
-		for (size_t i = 0; i < n; i++) {
-			struct kp_energy_breakdown bd, bf;
-			json_t *row = json_object();
-			kp_energy_proxy(&s[i].counts, &base, &bd);
-			kp_energy_proxy(&s[i].counts, &fitted, &bf);
-			kp_json_set(row, "name", json_string(s[i].name));
-			kp_json_set(row, "measured_j", kp_json_real(s[i].energy_j));
-			kp_json_set(row, "measured_spread", kp_json_real(s[i].energy_spread));
-			kp_json_set(row, "time_s", kp_json_real(s[i].time_s));
-			kp_json_set(row, "power_w", kp_json_real(s[i].power_w));
-			kp_json_set(row, "proxy_default_j", kp_json_real(bd.total_j));
-			kp_json_set(row, "proxy_fitted_j", kp_json_real(bf.total_j));
-			json_array_append_new(rows, row);
-		}
-		kp_json_set(o, "kernels", rows);
-		kp_json_set(o, "defaults", score_json(&fit.base));
-		kp_json_set(o, "fitted", score_json(&fit.fitted));
-		kp_json_set(o, "leave_one_out", score_json(&fit.loo));
-		kp_json_set(o, "coefficients", kp_energy_coeffs_to_json(&fitted));
-		kp_cli_print_json_new(cli, o);
-	} else {
-		fprintf(cli->out, "%-20s %10s %11s %8s %6s %11s %7s %11s %7s\n", "kernel", "time", "measured", "power",
-			"spread", "proxy", "error", "fitted", "error");
-		for (size_t i = 0; i < n; i++) {
-			struct kp_energy_breakdown bd, bf;
-			kp_energy_proxy(&s[i].counts, &base, &bd);
-			kp_energy_proxy(&s[i].counts, &fitted, &bf);
-			fprintf(cli->out, "%-20.20s %7.4f ms %8.4g mJ %6.0f W %5.1f%% %8.4g mJ %+6.0f%% %8.4g mJ %+6.0f%%\n",
-				s[i].name, s[i].time_s * 1e3, s[i].energy_j * 1e3, s[i].power_w, 100 * s[i].energy_spread,
-				bd.total_j * 1e3, 100 * (bd.total_j / s[i].energy_j - 1), bf.total_j * 1e3,
-				100 * (bf.total_j / s[i].energy_j - 1));
-		}
-		fprintf(cli->out, "%zu kernels%s%s, idle %.1f W\n", n, s[0].device[0] ? " on " : "", s[0].device,
-			s[0].idle_power_w);
-		print_scores(cli, kp_arg_str(args, "coeffs") ? "given coefficients" : "default coefficients", &fit.base);
-		print_scores(cli, "calibrated (same kernels)", &fit.fitted);
-		print_scores(cli, "calibrated, leave-one-out", &fit.loo);
-		fprintf(cli->out, "target: Spearman >= 0.9 on energy per launch: defaults %s, leave-one-out %s\n",
-			fit.base.spearman >= 0.9 ? "met" : "MISSED", fit.loo.spearman >= 0.9 ? "met" : "MISSED");
-		if (kp_arg_str(args, "out"))
-			fprintf(cli->out, "corpus written to %s (kernelpro energy calibrate %s)\n", kp_arg_str(args, "out"),
-				kp_arg_str(args, "out"));
-	}
+	if (kp_arg_str(args, "out") && write_corpus(kp_arg_str(args, "out"), s, n, &err))
+		goto fail;
+	if (cli->json)
+		validate_json(cli, s, n, &base, &fitted, &fit);
+	else
+		validate_text(cli, args, s, n, &base, &fitted, &fit);
 	rc = KP_EXIT_OK;
 	goto out;
 fail:
@@ -406,7 +441,6 @@ out:
 	free(s);
 	kp_buf_release(&measured);
 	kp_buf_release(&warnings);
-	kp_buf_release(&out);
 	kp_ncu_report_release(&r);
 	return rc;
 }

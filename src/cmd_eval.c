@@ -17,8 +17,11 @@ static const struct kp_opt eval_opts[] = {
 	 "default tolerances: KernelBench HEAD (1e-4 fp32) or v0/v0.1 (1e-2)", "current"},
 	{"no-timing", 0, KP_OPT_FLAG, NULL, "check correctness only", NULL},
 	{"no-reference-timing", 0, KP_OPT_FLAG, NULL, "do not time the reference (no speedup)", NULL},
+	{"vs-compile", 0, KP_OPT_FLAG, NULL,
+	 "also time torch.compile(reference) for a second speedup (KernelBench; adds the compile time)", NULL},
 	{"build-only", 0, KP_OPT_FLAG, NULL, "stop after building", NULL},
-	{"floor", 0, KP_OPT_NUM, "SECONDS:>0", "roofline floor (Stage 1 floor_time_s): faster is refused", NULL},
+	{"floor", 0, KP_OPT_NUM, "SECONDS:>0",
+	 "the floor to hold the candidate to (default: measured, the task's bytes at the GPU's bandwidth)", NULL},
 	{"floor-slack", 0, KP_OPT_NUM, "X:>0", "refuse below floor * X", "0.9"},
 	{"excessive-speedup", 0, KP_OPT_NUM, "X:>0", "warn above this speedup", "10"},
 	{"allow", 0, KP_OPT_LIST, "CHECK", "switch a check off (ids from --explain-checks)", NULL},
@@ -77,8 +80,8 @@ static int explain_checks(struct kp_cli *cli)
 		}
 		fputc('\n', cli->out);
 	}
-	fprintf(cli->out, "Refusing checks make the verdict cheat_suspected; warnings are recorded in the verdict's "
-			  "flags.\nSwitch one off with --allow ID.\n");
+	fprintf(cli->out, "Refusing checks make the verdict cheat_suspected, failing checks make it wrong_output; "
+			  "warnings are\nrecorded in the verdict's flags. Switch one off with --allow ID.\n");
 	return KP_EXIT_OK;
 }
 
@@ -93,6 +96,26 @@ static void print_indented(FILE *fp, const char *text, int max_lines)
 		if (n + 1 == max_lines && p && *p)
 			fprintf(fp, "    ... (--json has the whole log)\n");
 	}
+}
+
+static const char *flag_style(enum kp_check_severity s)
+{
+	return s == KP_SEV_WARN ? "warn" : "bad";
+}
+
+/* The floor and the scaled trial, one line each, when there is something to say. */
+static void print_checks(struct kp_cli *cli, const struct kp_verdict *v)
+{
+	const struct kp_floor *f = &v->floor;
+	char a[32], b[32];
+	if (f->time_s > 0 && v->runtime.trials > 0)
+		fprintf(cli->out, "  floor %s (%s%s%s), runtime %s = %.2g of the floor's pace\n",
+			kp_fmt_ms(f->time_s * 1e3, a, sizeof(a)), f->source, f->gpu[0] ? " on " : "", f->gpu,
+			kp_fmt_ms(v->runtime.median_ms, b, sizeof(b)), f->time_s * 1e3 / v->runtime.median_ms);
+	if (v->scaled.status[0])
+		fprintf(cli->out, "  scaled trial (inputs x%g): %s%s%s\n", v->scaled.scale, v->scaled.status,
+			v->scaled.reason && strcmp(v->scaled.status, "failed") ? ": " : "",
+			v->scaled.reason && strcmp(v->scaled.status, "failed") ? v->scaled.reason : "");
 }
 
 static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
@@ -110,6 +133,11 @@ static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
 		fprintf(cli->out, "  %s", v->message);
 	fputc('\n', cli->out);
 	if (v->status == KP_STATUS_CORRECT) {
+		struct kp_buf claim = KP_BUF_INIT;
+		kp_verdict_speedup_text(v, &claim);
+		if (claim.len)
+			fprintf(cli->out, "  %s\n", claim.buf);
+		kp_buf_release(&claim);
 		fprintf(cli->out, "  trials %d/%d, max |diff| %.3g (atol %g, rtol %g)\n", v->trials_passed, v->trials_run,
 			v->max_abs_diff, v->atol, v->rtol);
 		if (v->runtime.trials)
@@ -118,9 +146,9 @@ static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
 				kp_fmt_ms(v->runtime.std_ms, (char[32]){0}, 32), kp_fmt_ms(v->runtime.min_ms, (char[32]){0}, 32),
 				kp_fmt_ms(v->runtime.max_ms, (char[32]){0}, 32));
 	}
+	print_checks(cli, v);
 	for (size_t i = 0; i < v->nflags; i++)
-		fprintf(cli->out, "  %s%s%s %s: %s\n",
-			kp_cli_color(cli, v->flags[i].severity == KP_SEV_REFUSE ? "bad" : "warn"),
+		fprintf(cli->out, "  %s%s%s %s: %s\n", kp_cli_color(cli, flag_style(v->flags[i].severity)),
 			kp_check_severity_name(v->flags[i].severity), kp_cli_reset(cli), v->flags[i].check, v->flags[i].message);
 	if (v->log && v->status != KP_STATUS_CORRECT && v->status != KP_STATUS_COMPILED) {
 		fprintf(cli->out, "  log:\n");
@@ -171,6 +199,7 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 	o.tol_mode = mode && !strcmp(mode, "kernelbench-v0.1") ? KP_TOL_KB_V01 : KP_TOL_CURRENT;
 	o.time_candidate = !kp_arg_flag(args, "no-timing");
 	o.time_reference = o.time_candidate && !kp_arg_flag(args, "no-reference-timing");
+	o.time_compiled = o.time_reference && kp_arg_flag(args, "vs-compile");
 	o.build_only = kp_arg_flag(args, "build-only");
 	o.floor_time_s = kp_arg_num(args, "floor", NAN);
 	o.floor_slack = kp_arg_num(args, "floor-slack", 0.9);

@@ -3,12 +3,11 @@
 
 #include <math.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "diagnose.h"
 #include "kernelpro/analyze.h"
-#include <unistd.h>
-
 #include "kernelpro/child.h"
 #include "kernelpro/device.h"
 #include "kernelpro/fs.h"
@@ -76,10 +75,9 @@ done:
 	return rc;
 }
 
-static void add_metrics(struct kp_strvec *m, const struct kp_strvec *extra)
+/* --metrics: the user's extra names, comma-separated or repeated, each once. */
+static void add_extra_metrics(struct kp_strvec *m, const struct kp_strvec *extra)
 {
-	for (const char *const *s = kp_stage1_metrics(); *s; s++)
-		kp_strvec_push(m, *s);
 	for (size_t i = 0; extra && i < extra->n; i++) {
 		struct kp_strvec parts = KP_STRVEC_INIT;
 		kp_strvec_split(&parts, extra->v[i], ',');
@@ -91,43 +89,35 @@ static void add_metrics(struct kp_strvec *m, const struct kp_strvec *extra)
 }
 
 /*
- * --tools: the metrics (and source-level sections) the selected tools read join the collection,
- * and the toolset opened for the report. Returns 0 or an exit code.
+ * The collection set (kp_pipeline_collection): Stage 1's metrics and, with --tools, what the
+ * selected tools read, their source-level sections only with --source-counters; the toolset is
+ * opened for the report. Returns 0 or an exit code.
  */
-static int add_tool_metrics(struct kp_cli *cli, const struct kp_args *args, struct kp_strvec *metrics,
-			    struct kp_strvec *sections, struct kp_toolset **ts)
+static int collection(struct kp_cli *cli, const struct kp_args *args, struct kp_strvec *metrics,
+		      struct kp_strvec *sections, struct kp_toolset **ts)
 {
 	static const char *const classes[] = {"all", "compute", "memory", "latency"};
 	static const enum kp_bound bounds[] = {KP_BOUND_MIXED, KP_BOUND_COMPUTE, KP_BOUND_MEMORY, KP_BOUND_LATENCY};
 	struct kp_toolset_opts o = {0};
-	struct kp_strvec ids = KP_STRVEC_INIT, want = KP_STRVEC_INIT, secs = KP_STRVEC_INIT;
+	struct kp_strvec ids = KP_STRVEC_INIT;
 	struct kp_error err = KP_ERROR_INIT;
 	const char *sel = kp_arg_str(args, "tools");
 	int rc = 0;
 
 	*ts = NULL;
-	if (!sel || !strcmp(sel, "none"))
-		return 0;
-	o.use_env = 1;
-	if (kp_toolset_open(ts, &o, &err))
-		return kp_cli_fail(cli, &err);
-	for (size_t i = 0; i < KP_ARRAY_SIZE(classes); i++)
-		if (!strcmp(sel, classes[i]))
-			kp_toolset_select(*ts, bounds[i], 0, &ids);
-	if (kp_toolset_collection(*ts, &ids, &want, &secs, &err)) {
-		rc = kp_cli_fail(cli, &err);
-		goto out;
+	if (sel && strcmp(sel, "none")) {
+		o.use_env = 1;
+		if (kp_toolset_open(ts, &o, &err))
+			return kp_cli_fail(cli, &err);
+		for (size_t i = 0; i < KP_ARRAY_SIZE(classes); i++)
+			if (!strcmp(sel, classes[i]))
+				kp_toolset_select(*ts, bounds[i], 0, &ids);
 	}
-	for (size_t i = 0; i < want.n; i++)
-		if (kp_strvec_find(metrics, want.v[i]) < 0)
-			kp_strvec_push(metrics, want.v[i]);
-	for (size_t i = 0; kp_arg_flag(args, "source-counters") && i < secs.n; i++)
-		if (kp_strvec_find(sections, secs.v[i]) < 0)
-			kp_strvec_push(sections, secs.v[i]);
-out:
+	if (kp_pipeline_collection(*ts, *ts ? &ids : NULL, 0, metrics,
+				   kp_arg_flag(args, "source-counters") ? sections : NULL, &err))
+		rc = kp_cli_fail(cli, &err);
+	add_extra_metrics(metrics, kp_arg_list(args, "metrics"));
 	kp_strvec_release(&ids);
-	kp_strvec_release(&want);
-	kp_strvec_release(&secs);
 	return rc;
 }
 
@@ -141,74 +131,114 @@ static json_t *status_json(const char *status, const struct kp_error *err, doubl
 	return o;
 }
 
-static int run_profile(struct kp_cli *cli, const struct kp_args *args)
+/* profile.json's header: the command line, when, and the GPU's name (so an offline 'analyze' models it). */
+static json_t *profile_meta(const struct kp_args *args, struct kp_strvec *argv)
 {
-	const char *dir = kp_arg_str(args, "out");
-	struct kp_ncu_run r;
-	struct kp_strvec metrics = KP_STRVEC_INIT, sections = KP_STRVEC_INIT, argv = KP_STRVEC_INIT;
-	struct kp_error err = KP_ERROR_INIT, terr = KP_ERROR_INIT;
-	struct kp_buf meta = KP_BUF_INIT;
-	char *trace = NULL;
-	struct kp_toolset *ts = NULL;
 	json_t *m = json_object(), *a = json_array();
-	int rc = KP_EXIT_FAIL, ncu_ok = 0, want_trace = kp_arg_flag(args, "trace");
-
-	if (kp_mkdir_p(dir, 0755, &err)) {
-		rc = kp_cli_fail(cli, &err);
-		goto out;
-	}
+	struct kp_gpu_list gl;
 	for (size_t i = 0; i < kp_arg_npos(args); i++) {
-		kp_strvec_push(&argv, kp_arg_pos(args, i));
+		kp_strvec_push(argv, kp_arg_pos(args, i));
 		json_array_append_new(a, json_string(kp_arg_pos(args, i)));
 	}
 	kp_json_set(m, "schema", json_integer(1));
 	kp_json_set(m, "argv", a);
 	kp_json_set(m, "created", json_integer((json_int_t)time(NULL)));
-	{
-		/* The GPU's name, so an offline 'analyze' of this directory models the right one. */
-		struct kp_gpu_list gl;
-		if (kp_device_query(&gl, NULL) == 0 && gl.count > 0)
-			kp_json_set(m, "device", json_string(gl.gpus[0].name));
-	}
+	if (kp_device_query(&gl, NULL) == 0 && gl.count > 0)
+		kp_json_set(m, "device", json_string(gl.gpus[0].name));
+	return m;
+}
 
-	if (!kp_arg_flag(args, "no-ncu")) {
-		memset(&r, 0, sizeof(r));
-		add_metrics(&metrics, kp_arg_list(args, "metrics"));
-		if (kp_arg_list(args, "section"))
-			kp_strvec_pushv(&sections, (const char *const *)kp_arg_list(args, "section")->v);
-		if ((rc = add_tool_metrics(cli, args, &metrics, &sections, &ts)))
-			goto out;
-		r.argv = (const char *const *)argv.v;
-		r.metrics = (const char *const *)metrics.v;
-		r.sections = sections.n ? (const char *const *)sections.v : NULL;
-		r.set = kp_arg_str(args, "set");
-		r.kernel = kp_arg_str(args, "kernel");
-		r.launch_skip = kp_arg_int(args, "launch-skip", 0);
-		r.launch_count = kp_arg_int(args, "launch-count", 0);
-		r.out_dir = dir;
-		r.timeout_ms = kp_arg_int(args, "timeout", 600) * 1000;
-		r.details = kp_arg_flag(args, "details");
-		r.source_sass = kp_arg_flag(args, "sass");
-		r.keep_report = kp_arg_flag(args, "keep-report");
-		if (cli->verbosity >= 0)
-			fprintf(cli->err, "profiling under ncu (%zu metrics)...\n", metrics.n);
-		if (kp_ncu_run(&r, &err) == 0) {
-			ncu_ok = 1;
-			if (r.warning[0])
-				kp_cli_warn(cli, "%s", r.warning);
-			kp_json_set(m, "ncu", status_json("ok", NULL, r.elapsed_s));
-		} else {
-			/* No counters (permissions, no ncu, a failing run): keep going with timing only. */
-			kp_cli_warn(cli, "%s", kp_error_msg(&err));
-			kp_cli_warn(cli, "continuing with timing only (the CUPTI tracer)");
-			kp_json_set(m, "ncu", status_json("failed", &err, r.elapsed_s));
-			want_trace = 1;
-		}
+/*
+ * The ncu pass: the collection set, then the run; its status goes into m. *ncu_ok says whether
+ * counters were collected (err says why not). Returns 0, or an exit code when the options fail.
+ */
+static int ncu_pass(struct kp_cli *cli, const struct kp_args *args, const char *dir, const struct kp_strvec *argv,
+		    json_t *m, struct kp_toolset **ts, int *ncu_ok, struct kp_error *err)
+{
+	struct kp_ncu_run r;
+	struct kp_strvec metrics = KP_STRVEC_INIT, sections = KP_STRVEC_INIT;
+	int rc;
+
+	*ncu_ok = 0;
+	memset(&r, 0, sizeof(r));
+	if (kp_arg_list(args, "section"))
+		kp_strvec_pushv(&sections, (const char *const *)kp_arg_list(args, "section")->v);
+	if ((rc = collection(cli, args, &metrics, &sections, ts)))
+		goto out;
+	r.argv = (const char *const *)argv->v;
+	r.metrics = (const char *const *)metrics.v;
+	r.sections = sections.n ? (const char *const *)sections.v : NULL;
+	r.set = kp_arg_str(args, "set");
+	r.kernel = kp_arg_str(args, "kernel");
+	r.launch_skip = kp_arg_int(args, "launch-skip", 0);
+	r.launch_count = kp_arg_int(args, "launch-count", 0);
+	r.out_dir = dir;
+	r.timeout_ms = kp_arg_int(args, "timeout", 600) * 1000;
+	r.details = kp_arg_flag(args, "details");
+	r.source_sass = kp_arg_flag(args, "sass");
+	r.keep_report = kp_arg_flag(args, "keep-report");
+	if (cli->verbosity >= 0)
+		fprintf(cli->err, "profiling under ncu (%zu metrics)...\n", metrics.n);
+	if (kp_ncu_run(&r, err) == 0) {
+		*ncu_ok = 1;
+		if (r.warning[0])
+			kp_cli_warn(cli, "%s", r.warning);
+		kp_json_set(m, "ncu", status_json("ok", NULL, r.elapsed_s));
 	} else {
-		kp_json_set(m, "ncu", status_json("skipped", NULL, 0));
-		want_trace = 1;
+		/* No counters (permissions, no ncu, a failing run): keep going with timing only. */
+		kp_cli_warn(cli, "%s", kp_error_msg(err));
+		kp_cli_warn(cli, "continuing with timing only (the CUPTI tracer)");
+		kp_json_set(m, "ncu", status_json("failed", err, r.elapsed_s));
 	}
-	if (want_trace) {
+out:
+	kp_strvec_release(&metrics);
+	kp_strvec_release(&sections);
+	return rc;
+}
+
+/* The report of what was just saved (the pipeline on the directory; the trace alone gets no tools). */
+static int report(struct kp_cli *cli, const struct kp_args *args, const char *dir, int ncu_ok, const char *trace,
+		  struct kp_toolset *ts, const struct kp_error *err, const struct kp_error *terr)
+{
+	struct kp_diagnose_opts o;
+	int rc;
+	if (!ncu_ok && !trace)
+		return err->code ? kp_exit_for(err->code) : kp_exit_for(terr->code);
+	memset(&o, 0, sizeof(o));
+	if (ncu_ok)
+		o.dir = dir;
+	else
+		o.files.trace = trace;
+	o.pipe.gpu_key = kp_arg_str(args, "gpu");
+	o.pipe.task.min_bytes = o.pipe.task.flops_hint = NAN;
+	o.pipe.toolset = ncu_ok ? ts : NULL;
+	rc = kp_diagnose_report(cli, &o);
+	if (!ncu_ok && rc == KP_EXIT_OK && err->code)
+		rc = kp_exit_for(err->code) == KP_EXIT_MISSING ? KP_EXIT_MISSING : KP_EXIT_FAIL;
+	return rc;
+}
+
+static int run_profile(struct kp_cli *cli, const struct kp_args *args)
+{
+	const char *dir = kp_arg_str(args, "out");
+	struct kp_strvec argv = KP_STRVEC_INIT;
+	struct kp_error err = KP_ERROR_INIT, terr = KP_ERROR_INIT;
+	struct kp_buf meta = KP_BUF_INIT;
+	char *trace = NULL;
+	struct kp_toolset *ts = NULL;
+	json_t *m = NULL;
+	int rc, ncu_ok = 0, want_trace = kp_arg_flag(args, "trace");
+
+	if (kp_mkdir_p(dir, 0755, &err)) {
+		rc = kp_cli_fail(cli, &err);
+		goto out;
+	}
+	m = profile_meta(args, &argv);
+	if (kp_arg_flag(args, "no-ncu"))
+		kp_json_set(m, "ncu", status_json("skipped", NULL, 0));
+	else if ((rc = ncu_pass(cli, args, dir, &argv, m, &ts, &ncu_ok, &err)))
+		goto out;
+	if (want_trace || !ncu_ok) {
 		if (run_tracer(cli, args, dir, &trace, &terr) == 0) {
 			kp_json_set(m, "trace", status_json("ok", NULL, 0));
 		} else {
@@ -218,25 +248,7 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 	}
 	kp_path_join(&meta, dir, "profile.json");
 	kp_json_write_file(meta.buf, m, NULL);
-
-	if (ncu_ok) {
-		struct kp_diagnose_opts o;
-		struct kp_strvec paths = KP_STRVEC_INIT;
-		memset(&o, 0, sizeof(o));
-		kp_profile_dir_files(dir, &o.files, &paths);
-		o.device_name = kp_profile_dir_device(dir, &paths);
-		o.gpu_key = kp_arg_str(args, "gpu");
-		o.min_bytes = NAN;
-		o.tools.ts = ts;
-		rc = kp_diagnose_report(cli, &o);
-		kp_strvec_release(&paths);
-	} else if (trace) {
-		rc = kp_trace_report(cli, trace, NULL);
-		if (rc == KP_EXIT_OK && err.code)
-			rc = kp_exit_for(err.code) == KP_EXIT_MISSING ? KP_EXIT_MISSING : KP_EXIT_FAIL;
-	} else {
-		rc = err.code ? kp_exit_for(err.code) : kp_exit_for(terr.code);
-	}
+	rc = report(cli, args, dir, ncu_ok, trace, ts, &err, &terr);
 	if (cli->verbosity >= 0)
 		fprintf(cli->err, "profile saved in %s/ ('kernelpro analyze %s' reads it again)\n", dir, dir);
 out:
@@ -244,8 +256,6 @@ out:
 	free(trace);
 	json_decref(m);
 	kp_buf_release(&meta);
-	kp_strvec_release(&metrics);
-	kp_strvec_release(&sections);
 	kp_strvec_release(&argv);
 	return rc;
 }

@@ -8,6 +8,7 @@
 	X(optimize)    \
 	X(runs)        \
 	X(show)        \
+	X(report)      \
 	X(eval)        \
 	X(baseline)    \
 	X(ask)         \
@@ -17,6 +18,7 @@
 	X(analyze)     \
 	X(diagnose)    \
 	X(tools)       \
+	X(codesearch)  \
 	X(hw)          \
 	X(version)
 

@@ -1,56 +1,48 @@
-/* The diagnosis report shared by `kernelpro diagnose` (files given one by one) and `kernelpro analyze` (a profile directory). */
+/*
+ * The diagnosis report shared by `kernelpro diagnose` (files given one by one), `kernelpro
+ * analyze` (a profile directory) and `kernelpro profile` (the directory it just wrote): the
+ * pipeline's results (lib/tools/pipeline.c) per launch, as text or JSON.
+ */
 #ifndef KP_SRC_DIAGNOSE_H
 #define KP_SRC_DIAGNOSE_H
 
 #include <jansson.h>
 
 #include "cli.h"
-#include "kernelpro/feedback.h"
-#include "kernelpro/profile.h"
-
-/* The tools' part of the report (src/diagnose_tools.c). */
-struct kp_diagnose_tools {
-	struct kp_toolset *ts;        /* NULL: Stage 1 only */
-	struct kp_stage2_opts stage2; /* feedback mode, energy */
-	int all;                      /* run every tool, not the class's */
-	int text;                     /* print the LLM's feedback text */
-};
+#include "kernelpro/pipeline.h"
 
 struct kp_diagnose_opts {
-	struct kp_profile_files files;
-	const char *gpu_key;          /* NULL: the report's device, else the local GPU */
-	int gpu_index;
+	struct kp_profile_files files;    /* the saved outputs (ncu_csv NULL with a trace: timing only) */
+	const char *dir;                  /* else a profile directory (files.sass/ptxas override its own) */
+	const char *dir_hint;             /* what to say when dir holds nothing ("run 'kernelpro profile' first") */
+	struct kp_pipeline_opts pipe;     /* GPU model, task bytes, toolset, feedback mode, energy */
 	const struct kp_strvec *launches; /* launch IDs to report; NULL or empty: all */
-	double min_bytes;             /* NAN when the task does not say */
-	const char *device_name;      /* the profiled GPU (profile.json) when the report does not name it */
-	struct kp_diagnose_tools tools;
+	int text;                         /* print the feedback text the LLM gets, not the findings list */
 };
 
-/* Loads, runs Stage 1 per launch and prints the report; returns the exit code. */
+/* The options diagnose and analyze share: the GPU model, the launches to report, the task's minimum bytes. */
+#define KP_DIAGNOSE_OPTS                                                                                                  \
+	{"gpu", 0, KP_OPT_STR, "KEY", "GPU model (kernelpro hw show --list); default: the report's, else this machine's", \
+	 NULL},                                                                                                           \
+	{"gpu-index", 0, KP_OPT_INT, "N:0..", "local GPU to model when neither --gpu nor the report names one", "0"},     \
+	{"launch", 0, KP_OPT_LIST, "ID", "only this launch (ncu ID)", NULL},                                              \
+	{"min-bytes", 0, KP_OPT_NUM, "N:0..",                                                                             \
+	 "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL}
+
+/* Sets o from the KP_DIAGNOSE_OPTS of args. */
+void kp_diagnose_opts_args(struct kp_diagnose_opts *o, const struct kp_args *args);
+
+/* Loads, runs the pipeline per launch and prints the report; returns the exit code. */
 int kp_diagnose_report(struct kp_cli *cli, const struct kp_diagnose_opts *o);
 
-/*
- * Timing only (no ncu): the trace's kernels by name, launches, GPU time and
- * gaps, and the trace tools' findings when o->tools is set (o may be NULL);
- * returns the exit code.
- */
-int kp_trace_report(struct kp_cli *cli, const char *trace_path, const struct kp_diagnose_opts *o);
-
-/* Opens o->tools from the KP_TOOLS_OPTS/KP_FEEDBACK_OPTS of args; 0 or an exit code. */
+/* Sets o->pipe's toolset and feedback options from args (KP_TOOLS_OPTS, KP_FEEDBACK_OPTS); 0 or an exit code. */
 int kp_diagnose_tools_open(struct kp_cli *cli, const struct kp_args *args, struct kp_diagnose_opts *o);
 void kp_diagnose_tools_close(struct kp_diagnose_opts *o);
 /*
- * Stage 2 on one kernel (k->launch may be NULL: trace only; s1 may be NULL):
- * adds "findings", "tool_runs", "folded", "omitted", "feedback_text" to lj
- * when given, else prints the findings. Returns 0 or an exit code.
+ * The tools' part of one launch's report: adds "findings", "tool_runs", "folded", "omitted",
+ * "feedback_text" to lj when given, else prints the findings (or the feedback text).
  */
-int kp_diagnose_tools(struct kp_cli *cli, const struct kp_diagnose_opts *o, const struct kp_kernel_profile *k,
-		      const struct kp_stage1 *s1, const struct kp_hw *hw, json_t *lj);
-
-/*
- * The GPU a profile directory written by `kernelpro profile` was taken on (profile.json's
- * "device", else NULL); the string is allocated in sv. Its files: kp_profile_dir_files (profile.h).
- */
-const char *kp_profile_dir_device(const char *dir, struct kp_strvec *sv);
+void kp_diagnose_tools(struct kp_cli *cli, const struct kp_diagnose_opts *o, const struct kp_pipeline_result *r,
+		       json_t *lj);
 
 #endif

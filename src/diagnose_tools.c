@@ -1,7 +1,8 @@
 /*
- * The tools' part of `kernelpro diagnose` and `kernelpro analyze`: Stage 2 on
- * each launch (the class's tools, or all), its findings in priority order in
- * the human and JSON reports, and the feedback text the LLM would get.
+ * The tools' part of `kernelpro diagnose` and `kernelpro analyze`: the
+ * options that set up Stage 2 (lib/tools/pipeline.c runs it), and each
+ * launch's findings in priority order in the human and JSON reports, or the
+ * feedback text the LLM would get.
  */
 #include "base/setup.h"
 
@@ -16,21 +17,22 @@ int kp_diagnose_tools_open(struct kp_cli *cli, const struct kp_args *args, struc
 	const char *mode = kp_arg_str(args, "feedback");
 	int rc;
 
-	memset(&o->tools, 0, sizeof(o->tools));
-	if ((rc = kp_cli_toolset_open(cli, args, &o->tools.ts)))
+	o->pipe.toolset = NULL;
+	memset(&o->pipe.stage2, 0, sizeof(o->pipe.stage2));
+	if ((rc = kp_cli_toolset_open(cli, args, &o->pipe.toolset)))
 		return rc;
-	if (mode && kp_feedback_mode_parse(mode, &o->tools.stage2.feedback.mode))
+	if (mode && kp_feedback_mode_parse(mode, &o->pipe.stage2.feedback.mode))
 		KP_BUG("option table and parser disagree on '%s'", mode);
-	o->tools.stage2.energy = kp_arg_flag(args, "energy");
-	o->tools.all = kp_arg_flag(args, "all-tools");
-	o->tools.text = kp_arg_flag(args, "feedback-text");
+	o->pipe.stage2.energy = kp_arg_flag(args, "energy");
+	o->pipe.all_tools = kp_arg_flag(args, "all-tools");
+	o->text = kp_arg_flag(args, "feedback-text");
 	return 0;
 }
 
 void kp_diagnose_tools_close(struct kp_diagnose_opts *o)
 {
-	kp_toolset_free(o->tools.ts);
-	o->tools.ts = NULL;
+	kp_toolset_free(o->pipe.toolset);
+	o->pipe.toolset = NULL;
 }
 
 static json_t *runs_json(const struct kp_diagnosis *d)
@@ -76,63 +78,34 @@ static void print_findings(struct kp_cli *cli, const struct kp_feedback *fb, con
 			fprintf(fp, "  tool %s failed: %s\n", d->results[i].tool, d->results[i].message);
 }
 
-/* The ids to run: explicit --all-tools, the trace tools for a trace-only profile, else the class's. */
-static void pick_tools(const struct kp_diagnose_opts *o, const struct kp_kernel_profile *k, struct kp_strvec *ids)
+void kp_diagnose_tools(struct kp_cli *cli, const struct kp_diagnose_opts *o, const struct kp_pipeline_result *r,
+		       json_t *lj)
 {
-	const struct kp_toolset *ts = o->tools.ts;
-	for (size_t i = 0; i < kp_toolset_count(ts); i++) {
-		const struct kp_tool_info *t = kp_toolset_at(ts, i);
-		if (!k->launch ? (t->sources & KP_SRC_TRACE) != 0 : o->tools.all)
-			kp_strvec_push(ids, t->name);
-	}
-}
-
-int kp_diagnose_tools(struct kp_cli *cli, const struct kp_diagnose_opts *o, const struct kp_kernel_profile *k,
-		      const struct kp_stage1 *s1, const struct kp_hw *hw, json_t *lj)
-{
-	struct kp_tool_input in = {k, s1, hw, o->tools.stage2.energy, NULL};
-	struct kp_stage2_opts so = o->tools.stage2;
-	struct kp_strvec ids = KP_STRVEC_INIT;
-	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
-	struct kp_feedback fb;
-	struct kp_error err = KP_ERROR_INIT;
+	const struct kp_feedback *fb = &r->feedback;
 	struct kp_buf text = KP_BUF_INIT;
-	double t0 = kp_now();
-	int rc;
 
-	if (!o->tools.ts)
-		return 0;
-	pick_tools(o, k, &ids);
-	so.tools = ids.n ? &ids : NULL;
-	if ((rc = kp_stage2_run(o->tools.ts, &in, &so, &d, &fb, &err))) {
-		kp_strvec_release(&ids);
-		kp_diagnosis_release(&d);
-		return kp_cli_fail(cli, &err);
-	}
+	if (!r->have_feedback)
+		return;
 	if (lj) {
 		json_t *fs = json_object_get(lj, "findings");
 		if (!json_is_array(fs)) {
 			fs = json_array();
 			json_object_set_new(lj, "findings", fs);
 		}
-		for (size_t i = 0; i < fb.findings.n; i++)
-			json_array_append_new(fs, kp_finding_json(&fb.findings.v[i]));
-		kp_json_set(lj, "tool_runs", runs_json(&d));
-		kp_json_set(lj, "folded", json_integer((json_int_t)fb.nfolded));
-		kp_json_set(lj, "negligible", json_integer((json_int_t)fb.ndropped));
-		kp_json_set(lj, "omitted", json_integer((json_int_t)fb.nomitted));
-		kp_json_set(lj, "stage2_ms", kp_json_real((kp_now() - t0) * 1e3));
-		kp_feedback_text(&fb, &text);
+		for (size_t i = 0; i < fb->findings.n; i++)
+			json_array_append_new(fs, kp_finding_json(&fb->findings.v[i]));
+		kp_json_set(lj, "tool_runs", runs_json(&r->diagnosis));
+		kp_json_set(lj, "folded", json_integer((json_int_t)fb->nfolded));
+		kp_json_set(lj, "negligible", json_integer((json_int_t)fb->ndropped));
+		kp_json_set(lj, "omitted", json_integer((json_int_t)fb->nomitted));
+		kp_json_set(lj, "stage2_ms", kp_json_real(r->stage2_s * 1e3));
+		kp_pipeline_feedback_text(r, &text);
 		kp_json_set(lj, "feedback_text", json_string(text.buf));
-	} else if (o->tools.text || fb.mode != KP_FEEDBACK_TOOLS) {
-		kp_feedback_text(&fb, &text);
+	} else if (o->text || fb->mode != KP_FEEDBACK_TOOLS) {
+		kp_pipeline_feedback_text(r, &text);
 		fprintf(cli->out, "\n%s\n", text.buf);
 	} else {
-		print_findings(cli, &fb, &d);
+		print_findings(cli, fb, &r->diagnosis);
 	}
 	kp_buf_release(&text);
-	kp_feedback_release(&fb);
-	kp_diagnosis_release(&d);
-	kp_strvec_release(&ids);
-	return 0;
 }

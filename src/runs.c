@@ -1,90 +1,15 @@
-/* Run directories: resolving a run by name or path, the one-process lock, durations. */
+/* The run commands' shared CLI pieces: --runs-dir, durations, and printing a run's summary and progress. */
 #include "base/setup.h"
 
-#include <fcntl.h>
 #include <math.h>
-#include <sys/file.h>
-#include <unistd.h>
 
-#include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/str.h"
 #include "runs.h"
 
-const char *kp_runs_dir(const struct kp_args *a)
+const char *kp_cli_runs_root(const struct kp_args *a)
 {
-	const char *d = kp_arg_str(a, "runs-dir");
-	const char *env = getenv("KERNELPRO_RUNS");
-	if (d)
-		return d;
-	return env && *env ? env : "kernelpro-runs";
-}
-
-static int has_db(const char *dir)
-{
-	struct kp_buf p = KP_BUF_INIT;
-	int ok;
-	kp_path_join(&p, dir, KP_RUN_DB);
-	ok = kp_path_exists(p.buf);
-	kp_buf_release(&p);
-	return ok;
-}
-
-int kp_run_resolve(const char *runs_dir, const char *run, struct kp_buf *dir, struct kp_error *err)
-{
-	struct kp_buf p = KP_BUF_INIT;
-	if (has_db(run)) {
-		kp_buf_adds(dir, run);
-		return 0;
-	}
-	kp_path_join(&p, runs_dir, run);
-	if (!strchr(run, '/') && has_db(p.buf)) {
-		kp_buf_adds(dir, p.buf);
-		kp_buf_release(&p);
-		return 0;
-	}
-	kp_buf_release(&p);
-	return kp_error_set(err, KP_ENOENT, "no run '%s' (neither a directory holding %s nor a run in '%s'); "
-					    "'kernelpro runs' lists them",
-			    run, KP_RUN_DB, runs_dir);
-}
-
-int kp_run_lock(const char *dir, int *fd, struct kp_error *err)
-{
-	struct kp_buf p = KP_BUF_INIT;
-	char pid[32];
-	int f;
-
-	kp_path_join(&p, dir, "run.lock");
-	f = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (f < 0) {
-		int rc = kp_error_set(err, KP_EIO, "cannot open '%s': %s", p.buf, strerror(errno));
-		kp_buf_release(&p);
-		return rc;
-	}
-	if (flock(f, LOCK_EX | LOCK_NB) != 0) {
-		ssize_t n = read(f, pid, sizeof(pid) - 1);
-		pid[n > 0 ? n : 0] = '\0';
-		close(f);
-		kp_buf_release(&p);
-		return kp_error_set(err, KP_EEXISTS, "run '%s' is in use by another kernelpro process%s%s%s; wait for it "
-						     "or stop it",
-				    dir, pid[0] ? " (pid " : "", pid[0] ? kp_str_trim(pid) : "", pid[0] ? ")" : "");
-	}
-	if (ftruncate(f, 0) == 0) {
-		int n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-		if (pwrite(f, pid, (size_t)n, 0) < 0)
-			pid[0] = '\0'; /* the pid is only a courtesy in the message above */
-	}
-	*fd = f;
-	kp_buf_release(&p);
-	return 0;
-}
-
-void kp_run_unlock(int fd)
-{
-	if (fd >= 0)
-		close(fd);
+	return kp_run_root(kp_arg_str(a, "runs-dir"));
 }
 
 int kp_parse_duration(const char *s, double *out)
@@ -97,9 +22,7 @@ int kp_parse_duration(const char *s, double *out)
 		return KP_EINVAL;
 	memcpy(num, s, n + 1);
 	switch (num[n - 1]) {
-	case 's':
-		num[n - 1] = '\0';
-		break;
+	case 's': num[n - 1] = '\0'; break;
 	case 'm':
 		mult = 60;
 		num[n - 1] = '\0';
@@ -108,8 +31,7 @@ int kp_parse_duration(const char *s, double *out)
 		mult = 3600;
 		num[n - 1] = '\0';
 		break;
-	default:
-		break;
+	default: break;
 	}
 	if (kp_parse_double(num, &v) || !(v > 0) || !isfinite(v))
 		return KP_EINVAL;
@@ -139,4 +61,121 @@ void kp_print_path_line(FILE *fp, const json_t *n)
 		snprintf(how, sizeof(how), "-");
 	fprintf(fp, "  #%-4lld %-8s %-14s %7s  %s\n", kp_json_int(n, "node", 0), kp_json_str(n, "kind", ""),
 		kp_json_str(n, "outcome", ""), how, kp_json_str(n, "summary", ""));
+}
+
+void kp_cli_print_run_summary(struct kp_cli *cli, const json_t *sum)
+{
+	json_t *used = json_object_get(sum, "used"), *best = json_object_get(sum, "best"),
+	       *ref = json_object_get(sum, "reference");
+	json_t *search = json_object_get(sum, "search"), *oc = json_object_get(sum, "outcomes");
+	json_t *orch = json_object_get(sum, "orchestration"), *path = json_object_get(best, "path");
+	char el[32];
+	const char *key;
+	json_t *v;
+
+	fprintf(cli->out, "run:       %s (%s%s%s)\n", kp_json_str(sum, "run", "?"),
+		kp_json_str(sum, "status", "?"), kp_json_str(sum, "end_reason", NULL) ? ": " : "",
+		kp_json_str(sum, "end_reason", ""));
+	fprintf(cli->out, "task:      %s (%s)\n", kp_json_str(json_object_get(sum, "task"), "name", "?"),
+		kp_json_str(json_object_get(sum, "task"), "path", "?"));
+	fprintf(cli->out, "search:    %s, objective %s, backup %s, c=%g\n",
+		kp_json_str(search, "search", "?"), kp_json_str(search, "objective", "?"),
+		kp_json_str(search, "backup", "?"), kp_json_num(search, "uct_c", NAN));
+	if (!strcmp(kp_json_str(orch, "mode", "proactive"), "reactive"))
+		fprintf(cli->out,
+			"tools:     reactive, at most %lld rounds of requests per version; %lld requests "
+			"answered\n",
+			kp_json_int(orch, "tool_rounds", 0), kp_json_int(used, "tool_calls", 0));
+	fprintf(cli->out,
+		"used:      %lld evaluations, %lld generations (%lld unusable), %lld+%lld tokens, $%.2f, %s "
+		"in %lld "
+		"session(s)\n",
+		kp_json_int(used, "evaluations", 0), kp_json_int(used, "generations", 0),
+		kp_json_int(used, "generation_failures", 0), kp_json_int(used, "tokens_in", 0),
+		kp_json_int(used, "tokens_out", 0), kp_json_num(used, "cost_usd", 0),
+		kp_fmt_duration(kp_json_num(used, "elapsed_s", 0), el, sizeof(el)),
+		kp_json_int(used, "sessions", 0));
+	fprintf(cli->out, "outcomes: ");
+	json_object_foreach(oc, key, v) if (json_integer_value(v))
+	    fprintf(cli->out, " %s %lld", key, (long long)json_integer_value(v));
+	fprintf(cli->out, "\nreference: %.4g ms\n", kp_json_num(ref, "time_ms", NAN));
+	if (!json_is_true(json_object_get(best, "improved"))) {
+		fprintf(cli->out, "best:      no candidate beat the reference yet\n");
+		return;
+	}
+	fprintf(cli->out, "best:      #%lld, %.2fx (%.4g ms), %s\n", kp_json_int(best, "node", 0),
+		kp_json_num(best, "speedup", NAN), kp_json_num(best, "time_ms", NAN),
+		kp_json_str(best, "file", "best.cu"));
+	fprintf(cli->out, "path:\n");
+	for (size_t i = 0; i < json_array_size(path); i++)
+		kp_print_path_line(cli->out, json_array_get(path, i));
+}
+
+void kp_cli_run_progress(struct kp_cli *cli, const struct kp_search_status *st)
+{
+	const struct kp_search_budget *b = st->budget;
+	char el[32], left[64] = "", tok[32], evals[48];
+
+	if (cli->json || cli->verbosity < 0)
+		return;
+	kp_fmt_duration(st->elapsed_s, el, sizeof(el));
+	if (b->wall_s > 0) {
+		char d[32];
+		snprintf(left, sizeof(left), ", %s left",
+			 kp_fmt_duration(b->wall_s - st->elapsed_s, d, sizeof(d)));
+	}
+	if (st->tokens >= 10000)
+		snprintf(tok, sizeof(tok), "%.1fk", st->tokens / 1e3);
+	else
+		snprintf(tok, sizeof(tok), "%ld", st->tokens);
+	if (b->evals)
+		snprintf(evals, sizeof(evals), "%ld/%ld", st->evals, b->evals);
+	else
+		snprintf(evals, sizeof(evals), "%ld", st->evals);
+	kp_progress_update(&cli->progress, "evals %s  best %.2fx (#%ld)  tokens %s  %s%s  [%s]", evals,
+			   st->best_speedup, st->best_node, tok, el, left, st->phase ? st->phase : "");
+}
+
+void kp_cli_run_note(struct kp_cli *cli, const char *line)
+{
+	if (cli->json || cli->verbosity < 0)
+		return;
+	kp_progress_clear(&cli->progress);
+	fprintf(cli->err, "  %s\n", line);
+	fflush(cli->err);
+}
+
+void kp_cli_run_result(struct kp_cli *cli, struct kp_run *r, const struct kp_search_outcome *out)
+{
+	json_t *sum = NULL, *best, *path;
+	struct kp_error err = KP_ERROR_INIT;
+
+	if (kp_run_summary(r, &sum, &err)) {
+		kp_cli_warn(cli, "%s", kp_error_msg(&err));
+		return;
+	}
+	if (cli->json) {
+		kp_cli_print_json(cli, sum);
+		json_decref(sum);
+		return;
+	}
+	best = json_object_get(sum, "best");
+	fprintf(cli->out, "run %s: %s (%s)\n", kp_run_name(r), kp_json_str(sum, "status", "?"),
+		kp_search_end_name(out->end));
+	if (json_is_true(json_object_get(best, "improved"))) {
+		fprintf(cli->out,
+			"best: #%lld, %.2fx faster than the reference (%.4g ms vs %.4g ms): %s/%s\n",
+			kp_json_int(best, "node", 0), kp_json_num(best, "speedup", NAN),
+			kp_json_num(best, "time_ms", NAN), kp_json_num(best, "ref_time_ms", NAN),
+			kp_run_dir(r), kp_json_str(best, "file", "best.cu"));
+		path = json_object_get(best, "path");
+		for (size_t i = 0; i < json_array_size(path); i++)
+			kp_print_path_line(cli->out, json_array_get(path, i));
+	} else {
+		fprintf(cli->out, "no candidate beat the reference yet\n");
+	}
+	fprintf(cli->out, "details: kernelpro show %s --tree\n", kp_run_dir(r));
+	if (out->end == KP_END_STOPPED)
+		fprintf(cli->out, "stopped; continue with: kernelpro optimize --resume %s\n", kp_run_dir(r));
+	json_decref(sum);
 }

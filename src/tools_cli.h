@@ -18,7 +18,8 @@
 
 #define KP_FEEDBACK_OPTS                                                                                 \
 	{"feedback", 0, KP_OPT_CHOICE, "tools|raw|none", "what the feedback contains (ablation)", "tools"},    \
-	{"energy", 0, KP_OPT_FLAG, NULL, "energy is an objective (instruction_mix always runs)", NULL},        \
+	{"energy", 0, KP_OPT_FLAG, NULL,                                                                   \
+	 "energy is an objective: instruction_mix runs, the feedback gets the energy paragraph", NULL},        \
 	{"all-tools", 0, KP_OPT_FLAG, NULL, "run every tool instead of those the Stage-1 class selects", NULL}, \
 	{"feedback-text", 0, KP_OPT_FLAG, NULL, "print the feedback text the LLM gets instead of the findings list", NULL}
 

@@ -5,10 +5,11 @@
 #
 # Usage there:  [KP_GPU_TESTS="g0001 g0501"] [KP_DEADLINE_S=540] sh tools/gpu-run.sh [bench/x.sh ...]
 #   KP_GPU_TESTS   which tests/gpu tests to run (prefixes); empty: all; "none": skip the tests
+#   KP_DEADLINE_AT the deadline as seconds since the epoch (instead of KP_DEADLINE_S from now)
 set -u
 OUT=${OUT:-/tmp/kp-out}
 root=$(pwd)
-deadline=$(( $(date +%s) + ${KP_DEADLINE_S:-540} ))
+deadline=${KP_DEADLINE_AT:-$(( $(date +%s) + ${KP_DEADLINE_S:-540} ))}
 export KERNELPRO_HOME="$root"
 export KERNELPRO_LIBEXEC="$root/dist/gpu/libexec/kernelpro"
 export KP_GPU_LOGS="$OUT/logs/gpu-tests"

@@ -88,10 +88,4 @@ json_t *kp_hw_to_json(const struct kp_hw *hw);
 /* Appends the human-readable Stage-1 lines of one launch (indented by two spaces) to out. */
 void kp_stage1_describe(const struct kp_stage1 *s, struct kp_buf *out);
 
-/*
- * The GPU an ncu report was taken on (its device__attribute_display_name),
- * matched to the table; NULL when the report does not say or the GPU is unknown.
- */
-const struct kp_hw_spec *kp_hw_spec_for_report(const struct kp_ncu_report *r);
-
 #endif

@@ -31,7 +31,8 @@
  * an evaluator never sees an API key. Then `env_keep`, `env_unset` and `env`
  * apply, and names listed in $KERNELPRO_PASS_ENV (comma-separated) pass too.
  * `inherit_env` gives the whole environment, secrets included: only for the
- * user's own command acting for the user (the exec LLM backend).
+ * user's own commands acting for the user (the exec LLM backend, the Slurm
+ * clients).
  *
  * Cancellation: when cancel(cancel_ud) returns nonzero (polled every ~50 ms)
  * or the process-wide flag given to kp_child_set_cancel() is set, the group

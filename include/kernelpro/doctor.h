@@ -43,11 +43,4 @@ const char *kp_check_status_name(enum kp_check_status s);
 /* {"checks": [{name, status, detail, fix}], "gpus": [...], "elapsed_s"}; new reference. */
 json_t *kp_doctor_to_json(const struct kp_doctor *d);
 
-/*
- * A CUDA toolkit program ("nvcc", "ncu", "cuobjdump", ...), looked up in the
- * order the build uses: $CUDA_HOME/bin, else /usr/local/cuda/bin, else PATH.
- * Returns an allocated path or NULL.
- */
-char *kp_cuda_tool(const char *tool);
-
 #endif

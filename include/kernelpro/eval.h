@@ -56,8 +56,10 @@ int kp_status_parse(const char *s, enum kp_status *out);
 enum kp_check_severity {
 	KP_SEV_WARN = 1,   /* recorded in v.flags; the verdict stands */
 	KP_SEV_REFUSE = 2, /* the verdict becomes cheat_suspected */
+	KP_SEV_FAIL = 3,   /* the output is wrong: the verdict becomes wrong_output (degenerate outputs) */
 };
-const char *kp_check_severity_name(enum kp_check_severity s); /* "warn", "refuse" */
+const char *kp_check_severity_name(enum kp_check_severity s); /* "warn", "refuse", "fail" */
+int kp_check_severity_parse(const char *s, enum kp_check_severity *out);
 
 enum kp_check_stage {
 	KP_CHECK_STATIC = 1,  /* reads the candidate's source before anything is built */
@@ -119,7 +121,8 @@ struct kp_eval_opts {
 	double timing_timeout_s; /* 300: warm-up and timing of candidate and reference */
 
 	/* Anti-cheat inputs. */
-	double floor_time_s;     /* Stage 1's floor_time_s (analyze.h); NAN: unknown, check skipped */
+	double floor_time_s;     /* a floor given by the caller (Stage 1's floor_time_s, --floor); NAN: the
+				  * floor kernelpro measures itself (kp_eval_floor) */
 	double floor_slack;      /* refuse when runtime < floor_time_s * floor_slack; default 0.9 */
 	double excessive_speedup;/* warn when speedup is above this (KernelBench's flag); default 10 */
 	const char *const *allow_checks; /* NULL-terminated check ids to switch off; NULL: none */
@@ -128,6 +131,10 @@ struct kp_eval_opts {
 	 * the reference, when time_reference) and report the windows in v.loop / v.ref_loop. Sample
 	 * NVML from another thread during kp_eval_*; the windows are in kp_now()'s clock. 0: off. */
 	double loop_s;
+
+	/* 1: also time torch.compile(reference) in the same child (KernelBench tasks), for
+	 * v.speedup_compile; it costs the compile time (tens of seconds). Default 0. */
+	int time_compiled;
 
 	/* Tools and places. NULL: the defaults in parentheses. */
 	const char *cache_dir;   /* build cache ($KERNELPRO_CACHE or kp_cache_dir()/builds) */
@@ -160,6 +167,34 @@ struct kp_loop {
 	double t0, t1;           /* kp_now() seconds (CLOCK_MONOTONIC, shared by every process) */
 };
 
+/*
+ * The floor: the time no correct kernel can beat on this GPU. Bytes: the inputs read once and the
+ * outputs written once, at the GPU's datasheet DRAM bandwidth (outputs up to the L2 size may still be
+ * in L2 when the timer stops, and without the L2 flush inputs up to its size may be there already:
+ * those are not counted). FLOPs: the task's (task.json "flops") at the fastest rate the precision
+ * allows; KernelBench references' matmul FLOPs, counted by PyTorch, only warn (flop_floor): a
+ * reference may do work an honest kernel skips (diagonal, triangular, masked products).
+ */
+struct kp_floor {
+	double time_s;           /* the refusing floor (below_floor); NAN when unknown */
+	double bytes;            /* counted bytes (inputs + outputs, or task.json min_bytes); NAN */
+	double in_bytes, out_bytes; /* the inputs' and outputs' share, as the harness measured them; NAN */
+	double dram_bytes;       /* of those, the ones that must cross DRAM inside the timed window */
+	double flops;            /* task.json flops, or the reference's counted matmul FLOPs; NAN */
+	int flops_counted;       /* 1: flops were counted on the reference (warn only) */
+	double flop_time_s;      /* flops at compute_peak; NAN */
+	double dram_bw, compute_peak; /* the GPU's datasheet figures used, bytes/s and FLOP/s */
+	char source[16];         /* "given" (opts.floor_time_s), "measured", or "" (none) */
+	char gpu[32];            /* the spec key ("h200-sxm"), or "" when the GPU is not in the table */
+};
+
+/* The extra correctness trial with inputs scaled (docs/eval.md, "Inputs that expose tiny outputs"). */
+struct kp_scaled_trial {
+	char status[16];         /* "passed", "failed", "skipped" (reason says why), "off", or "" (not run) */
+	double scale;            /* the factor floating-point inputs were multiplied by; NAN */
+	char *reason;            /* why it was skipped or failed; may be NULL */
+};
+
 struct kp_verdict {
 	enum kp_status status;
 	unsigned compiled : 1;    /* the candidate built (Python sources: imported) */
@@ -184,7 +219,20 @@ struct kp_verdict {
 	struct kp_timing runtime;     /* the candidate */
 	struct kp_timing ref_runtime; /* the reference, same protocol, same child */
 	double speedup;           /* ref_runtime.median_ms / runtime.median_ms; NAN when either is missing */
+	struct kp_timing compiled_ref_runtime; /* torch.compile(reference), when opts.time_compiled */
+	double speedup_compile;   /* compiled_ref_runtime.median_ms / runtime.median_ms; NAN when not measured */
 	double io_bytes;          /* bytes of one call's inputs and outputs (Stage 1's min_bytes); NAN */
+	double flops;             /* the task's FLOPs (task.json, or counted on the reference); NAN */
+
+	/* What both sides ran at, so a speedup can be read honestly. */
+	char precision[8];        /* the task's floating-point precision both models ran at ("f32"), or "" */
+	char ref_precision[8], cand_precision[8]; /* the dtypes the outputs came back in */
+	int tf32_ref, tf32_cand;  /* 0: TF32 was off, 1: on, -1: unknown */
+	char tol_source[32];      /* where atol/rtol came from: "default", "kernelbench-v0.1", "task", "option" */
+	char reference[24];       /* what the speedup is over: "eager PyTorch", "reference.cu" */
+
+	struct kp_floor floor;
+	struct kp_scaled_trial scaled;
 
 	struct kp_flag *flags;    /* raised checks, in the order raised */
 	size_t nflags;
@@ -205,6 +253,14 @@ void kp_verdict_flag(struct kp_verdict *v, const char *check, enum kp_check_seve
 	__attribute__((format(printf, 4, 5)));
 /* The first flag with this check id, or NULL. */
 const struct kp_flag *kp_verdict_find_flag(const struct kp_verdict *v, const char *check);
+
+/*
+ * The speedup as a claim that can be checked, one line, appended to out: "1.62x over eager PyTorch
+ * (0.41 ms vs 0.66 ms, median of 100), 1.2x over torch.compile; both in f32 with TF32 off, outputs
+ * within atol=rtol=1e-4 (default for f32) on 5 trials and the scaled trial". Nothing for verdicts
+ * without a speedup.
+ */
+void kp_verdict_speedup_text(const struct kp_verdict *v, struct kp_buf *out);
 
 /* The verdict as JSON (docs/verdict.schema.json); new reference. */
 json_t *kp_verdict_to_json(const struct kp_verdict *v);
@@ -239,11 +295,27 @@ int kp_eval_source(const struct kp_task *task, const char *src, size_t len, cons
 int kp_eval_static(const struct kp_task *task, const char *src, size_t len, const struct kp_eval_opts *o,
 		   struct kp_verdict *v, struct kp_error *err);
 
+/*
+ * Fills v->floor from what the evaluation measured (v->io_bytes, v->flops, v->gpu_name) and the task
+ * (native task.json min_bytes and flops), or from opts.floor_time_s when given. kp_eval_* call it
+ * before the floor checks; exposed for tests and for callers that re-judge stored verdicts.
+ */
+void kp_eval_floor(const struct kp_task *t, const struct kp_eval_opts *o, struct kp_verdict *v);
+
+/*
+ * After the harness: v->speedup and v->speedup_compile, kp_eval_floor, and the checks on speed
+ * (below_floor refuses; flop_floor and excessive_speedup warn). kp_eval_* call it; exposed for tests.
+ */
+void kp_eval_speed_checks(const struct kp_task *t, const struct kp_eval_opts *o, struct kp_verdict *v);
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Baselines: the reference timed alone (eager; and torch.compile for KernelBench tasks).         */
 
 struct kp_baseline {
 	struct kp_timing eager;    /* the reference as written */
+	char precision[8];         /* what it ran at ("f32"); TF32 off */
+	int tf32;                  /* 0 off (always, unless the harness could not say: -1) */
+	double flops;              /* counted matmul FLOPs of the reference (KernelBench), task.json flops; NAN */
 	struct kp_timing compiled; /* torch.compile(model) (inductor, default mode); trials 0 for native */
 	char *compile_error;       /* why torch.compile could not be timed, or NULL */
 	double io_bytes;

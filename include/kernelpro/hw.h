@@ -56,6 +56,19 @@ const struct kp_hw_spec *kp_hw_spec_find(const char *key_or_name);
  */
 int kp_hw_load(struct kp_hw *hw, const char *key, int index, struct kp_error *err);
 
+/*
+ * The GPU model for a profile, by one rule (docs/hw.md), first that applies:
+ *   1. `key` ("h200-sxm", from --gpu or --hw) when given;
+ *   2. the GPU the profile was taken on (`profiled`: the device name ncu or profile.json
+ *      recorded) when the table knows it: modelled from the device present at `index` when that
+ *      is the same GPU (its SM count, clock and calibration), else from the table;
+ *   3. the device present at `index`;
+ *   4. none: KP_ENODEV, saying to pass --gpu KEY (and naming `profiled` when the table lacks it).
+ * The profiled GPU outranks the device present because the counters were measured there: a
+ * profile from another machine keeps its own roofline.
+ */
+int kp_hw_for_profile(struct kp_hw *hw, const char *key, const char *profiled, int index, struct kp_error *err);
+
 /* The GPU in one line for the programmer's prompts: name, source of the ceilings, SMs, peaks, L2, shared memory. */
 void kp_hw_describe(const struct kp_hw *hw, struct kp_buf *out);
 

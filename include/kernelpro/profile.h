@@ -93,6 +93,8 @@ double kp_launch_getd(const struct kp_launch *l, const char *name, double def);
 size_t kp_ncu_require(struct kp_ncu_report *r, const char *what, const char *const *names, size_t n);
 /* The launch with ncu ID `id`, or NULL. */
 const struct kp_launch *kp_ncu_find_launch(const struct kp_ncu_report *r, int id);
+/* The GPU the report was taken on (device__attribute_display_name), or NULL when it does not say. */
+const char *kp_ncu_report_device(const struct kp_ncu_report *r);
 
 /*
  * Converts a value printed with `unit` to kernelpro's base units (ns, byte,
@@ -286,7 +288,7 @@ struct kp_kernel_profile {
 
 /* Paths of the saved outputs; NULL for a source that was not collected. */
 struct kp_profile_files {
-	const char *ncu_csv;     /* raw page (required) */
+	const char *ncu_csv;     /* raw page (required, unless a trace alone is given: timing only) */
 	const char *ncu_details; /* details page: Nsight Compute's rule results */
 	const char *sass;        /* cuobjdump -sass, nvdisasm, or ncu's source page */
 	const char *ptxas;       /* -Xptxas -v output */
@@ -308,8 +310,9 @@ struct kp_profile_set {
 /*
  * Reads and parses every given file and joins SASS/ptxas functions to the
  * ncu launches. A parse error fails the whole load (naming the file); what
- * parses but is partial is marked incomplete in its part. Initialise with
- * memset 0; release with kp_profile_set_release() whatever the result.
+ * parses but is partial is marked incomplete in its part. Without an ncu CSV
+ * a trace alone loads (no kernels: timing only). Initialise with memset 0;
+ * release with kp_profile_set_release() whatever the result.
  */
 int kp_profile_set_load(struct kp_profile_set *ps, const struct kp_profile_files *f, struct kp_error *err);
 void kp_profile_set_release(struct kp_profile_set *ps);
@@ -320,6 +323,11 @@ void kp_profile_set_release(struct kp_profile_set *ps);
  * the others stay NULL. Strings are allocated in sv, which must outlive f.
  */
 void kp_profile_dir_files(const char *dir, struct kp_profile_files *f, struct kp_strvec *sv);
+/*
+ * The GPU a profile directory written by `kernelpro profile` was taken on: its profile.json's
+ * "device", else NULL (no file, unreadable, or no name). The string is allocated in sv.
+ */
+const char *kp_profile_dir_device(const char *dir, struct kp_strvec *sv);
 
 /* The launch that took longest (gpu__time_duration.sum): the kernel feedback is about. NULL: none. */
 const struct kp_kernel_profile *kp_profile_set_longest(const struct kp_profile_set *ps);

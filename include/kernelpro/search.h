@@ -22,6 +22,7 @@
 #include "kernelpro/error.h"
 #include "kernelpro/mode.h"
 #include "kernelpro/store.h"
+#include "kernelpro/task_kind.h"
 
 /* ---- Parameters ---------------------------------------------------------------------------------- */
 
@@ -185,7 +186,7 @@ struct kp_search_request {
 	enum kp_prog_mode mode;
 	long parent_id;             /* run-database id of the node the child is made from */
 	const char *task_name;
-	const char *task_format;    /* "native" or "kernelbench" */
+	const struct kp_task_kind_info *kind; /* the task's kind: candidate language, format, ... */
 	const char *reference_source;
 	const char *stage1;         /* Stage-1 result of the reference, as text */
 	const char *hardware;       /* the GPU model in one paragraph */
@@ -194,6 +195,7 @@ struct kp_search_request {
 	const char *parent_log;     /* debug: compile log, runtime error or wrong-output evidence */
 	const char *feedback;       /* optimize: the tools' feedback on the parent */
 	const char *parent_profile; /* optimize: the profile summary the parent's evaluation saved (JSON), or NULL */
+	const char *parent_findings; /* optimize: the tools' findings on the parent (JSON array), or NULL */
 	double parent_speedup;      /* NAN when unknown or failed */
 	double best_speedup;
 	double ref_time_ms, parent_time_ms, best_time_ms; /* NAN when unknown */
@@ -213,8 +215,7 @@ struct kp_search_query {
 };
 
 struct kp_search_child {
-	char *source;       /* the extracted candidate; NULL when the reply held none */
-	char *lang;         /* "cuda" or "python"; NULL: the task's */
+	char *source;       /* the extracted candidate (in the task kind's language); NULL when the reply held none */
 	char *summary;      /* one line on what the change does; may be NULL */
 	char *error;        /* why there is no source (empty, truncated, non-code reply) */
 	struct kp_search_exchange *exchanges;
@@ -327,8 +328,7 @@ struct kp_search_task {
 	const char *name;
 	const char *description;     /* what to compute (shapes, dtypes, tolerance); may be NULL */
 	const char *family;          /* for shared memory; NULL: the name */
-	const char *format;          /* "native" (a CUDA task directory) or "kernelbench" */
-	const char *lang;            /* language of candidates: "cuda" or "python" */
+	const struct kp_task_kind_info *kind; /* candidates' language and format (task_kind.h) */
 	const char *reference_source;
 };
 
@@ -361,7 +361,6 @@ const char *kp_search_end_name(enum kp_search_end e); /* "budget: evaluations", 
 
 struct kp_search_run {
 	struct kp_store *store;
-	const char *run_dir;         /* where best.* and summary.json go; NULL: nothing written */
 	const char *run_name;
 	const struct kp_search_task *task;
 	struct kp_search_params params;
@@ -370,9 +369,16 @@ struct kp_search_run {
 	struct kp_search_evaluator *evaluator;
 	struct kp_store *shared_memory; /* optional */
 	const char *argv_text;       /* recorded with the session */
-	volatile sig_atomic_t *stop; /* set (from a signal handler) to stop after the current step */
+	const volatile sig_atomic_t *stop; /* set (e.g. from a signal handler) to stop after the current step */
 	void (*progress)(const struct kp_search_status *st, void *ud);
 	void (*note)(const char *line, void *ud); /* one line per event worth telling a user */
+	/*
+	 * What lives beside the database (lib/run keeps the run's files with these); each may be NULL
+	 * and cannot fail the search. candidate(): a new version was committed. evaluated(): an
+	 * evaluation was committed, or the session ends.
+	 */
+	void (*candidate)(long id, const char *source, void *ud);
+	void (*evaluated)(void *ud);
 	void *ud;
 };
 
@@ -390,12 +396,5 @@ struct kp_search_outcome {
  * be resumed once the cause is fixed).
  */
 int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, struct kp_error *err);
-
-/* ---- Run outputs --------------------------------------------------------------------------------------- */
-
-/* The run summary (new reference): task, params, budget use, best node, its path, counts. */
-int kp_search_summary(struct kp_store *store, json_t **out, struct kp_error *err);
-/* Writes summary.json and best.<ext> (the best candidate's source) into run_dir, atomically. */
-int kp_search_write_outputs(struct kp_store *store, const char *run_dir, struct kp_error *err);
 
 #endif

@@ -88,10 +88,15 @@ int kp_reactive_call(struct kp_reactive *r, const char *profile_json, const char
  * how many requests may run at once (1 for in-order replay, whose order must stay the search's).
  * `reactive` (borrowed, may be NULL: proactive): optimize prompts offer its tools instead of the
  * parent's feedback, and "tool: NAME" requests run on the parent's saved profile
- * (kp_search_request.parent_profile), up to opts->max_tool_rounds rounds.
+ * (kp_search_request.parent_profile), up to opts->max_tool_rounds rounds. `codesearch` (borrowed,
+ * may be NULL): optimize prompts get CUTLASS/CuTe snippets for the parent's findings
+ * (kp_cs_for_findings) when proactive, and "search: QUERY" is offered and answered (kp_cs_answer)
+ * when reactive; the snippets shown become the child's queries, which search memory keeps.
  */
+struct kp_cs_index;
 int kp_llm_programmer_new(struct kp_search_programmer **out, struct kp_llm *llm,
 			  const struct kp_programmer_opts *opts, enum kp_cand_format format, const char *task_text,
-			  struct kp_reactive *reactive, int max_parallel, struct kp_error *err);
+			  struct kp_reactive *reactive, struct kp_cs_index *codesearch, int max_parallel,
+			  struct kp_error *err);
 
 #endif

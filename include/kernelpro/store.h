@@ -160,6 +160,8 @@ int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struc
 void kp_store_close(struct kp_store *s);
 int kp_store_schema_version(struct kp_store *s);
 const char *kp_store_path(const struct kp_store *s);
+/* SQLite's integrity check: 0, or KP_EDB with what it found. */
+int kp_store_check(struct kp_store *s, struct kp_error *err);
 
 /* Transactions (BEGIN IMMEDIATE). Everything between begin and commit lands together or not at all. */
 int kp_store_begin(struct kp_store *s, struct kp_error *err);
@@ -207,9 +209,26 @@ int kp_store_eval_insert(struct kp_store *s, const struct kp_eval_row *r, long s
 /* The latest evaluation's text fields for a node, appended to the buffers given (any may be NULL). */
 int kp_store_eval_text(struct kp_store *s, long node, struct kp_buf *log, struct kp_buf *feedback,
 		       struct kp_buf *findings_json, struct kp_error *err);
+/*
+ * The numbers of a node's latest evaluation (outcome, times, speedup, energy, wall time) into *r;
+ * its strings are left NULL (kp_store_eval_text reads them). KP_ENOENT when it has none.
+ */
+int kp_store_eval_last(struct kp_store *s, long node, struct kp_eval_row *r, struct kp_error *err);
+/*
+ * Calls fn for each evaluation, oldest first (log and verdict_json set, the other strings NULL;
+ * valid during the call). fn returns nonzero to stop.
+ */
+int kp_store_evals_each(struct kp_store *s, int (*fn)(const struct kp_eval_row *r, void *ud), void *ud,
+			struct kp_error *err);
 /* The profile summary a node's evaluation saved (kp_eval_row.profile_json), appended to out; nothing when none. */
 int kp_store_profile_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err);
 int kp_store_exchange_insert(struct kp_store *s, const struct kp_exchange_row *r, struct kp_error *err);
+/*
+ * Calls fn for each exchange that produced `node` (0: every exchange), oldest first. The row's
+ * strings are valid during the call; reply is NULL when the request failed. fn returns nonzero to stop.
+ */
+int kp_store_exchanges_each(struct kp_store *s, long node, int (*fn)(const struct kp_exchange_row *r, void *ud),
+			    void *ud, struct kp_error *err);
 /* Number of exchanges (prompt/reply pairs) saved, and how many produced a node. */
 long kp_store_exchange_count(struct kp_store *s, int with_node_only);
 
@@ -227,10 +246,5 @@ int kp_store_memory_add(struct kp_store *s, struct kp_memory_row *r, struct kp_e
 int kp_store_memory_each(struct kp_store *s, const char *family,
 			 int (*fn)(const struct kp_memory_row *r, void *ud), void *ud, struct kp_error *err);
 long kp_store_memory_count(struct kp_store *s);
-
-/* ---- Raw access for reports ------------------------------------------------------------------------ */
-
-/* The underlying sqlite3 handle, for read-only queries in reports and tests. */
-void *kp_store_sqlite(struct kp_store *s);
 
 #endif

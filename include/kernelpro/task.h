@@ -97,6 +97,10 @@ struct kp_task {
 	 * min_bytes defaults to the inputs' and outputs' total size. */
 	double flops;
 	double min_bytes;
+
+	/* 1: no correctness trial with rescaled inputs (task.json "scaled_trial": false), for tasks whose
+	 * inputs must stay in their range (probabilities, indices stored as floats). */
+	int scaled_trial_off;
 };
 
 /* Lifecycle. */

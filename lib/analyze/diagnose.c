@@ -115,13 +115,3 @@ void kp_stage1_describe(const struct kp_stage1 *s, struct kp_buf *out)
 	if (s->incomplete)
 		kp_buf_addf(out, "  incomplete: missing %s\n", s->missing[0] ? s->missing : "some inputs");
 }
-
-const struct kp_hw_spec *kp_hw_spec_for_report(const struct kp_ncu_report *r)
-{
-	for (size_t i = 0; i < r->nlaunches; i++) {
-		const struct kp_metric *m = kp_launch_metric(&r->launches[i], "device__attribute_display_name");
-		if (m && m->text && *m->text)
-			return kp_hw_spec_find(m->text);
-	}
-	return NULL;
-}

@@ -9,6 +9,7 @@
 
 #include "kernelpro/analyze.h"
 #include "kernelpro/json.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/str.h"
 
 const char *kp_bound_name(enum kp_bound b)
@@ -30,22 +31,12 @@ void kp_stage1_thresholds_default(struct kp_stage1_thresholds *t)
 	t->mixed_margin = 0.15;
 }
 
-#define M_TIME "gpu__time_duration.sum"
-#define M_DRAM_RD "dram__bytes_read.sum"
-#define M_DRAM_WR "dram__bytes_write.sum"
-#define M_DRAM "dram__bytes.sum"
-#define M_SM_SOL "sm__throughput.avg.pct_of_peak_sustained_elapsed"
-#define M_MEM_SOL "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
-#define M_CYCLES "smsp__cycles_elapsed.avg"
-#define SASS_OP(op) "smsp__sass_thread_inst_executed_op_" op "_pred_on.sum"
-#define TENSOR(src) "sm__ops_path_tensor_src_" src ".sum"
-
 static const char *const stage1_metrics[] = {
-	M_TIME, M_DRAM_RD, M_DRAM_WR, M_SM_SOL, M_MEM_SOL,
-	SASS_OP("fadd"), SASS_OP("fmul"), SASS_OP("ffma"),
-	SASS_OP("dadd"), SASS_OP("dmul"), SASS_OP("dfma"),
-	SASS_OP("hadd"), SASS_OP("hmul"), SASS_OP("hfma"),
-	TENSOR("fp16"), TENSOR("bf16_dst_fp32"), TENSOR("tf32_dst_fp32"), TENSOR("fp8"), TENSOR("int8"), TENSOR("fp64"),
+	KP_M_TIME, KP_M_DRAM_RD, KP_M_DRAM_WR, KP_M_SM_PCT, KP_M_MEM_PCT,
+	KP_M_OP_FADD, KP_M_OP_FMUL, KP_M_OP_FFMA,
+	KP_M_OP_DADD, KP_M_OP_DMUL, KP_M_OP_DFMA,
+	KP_M_OP_HADD, KP_M_OP_HMUL, KP_M_OP_HFMA,
+	KP_M_TENSOR_FP16, KP_M_TENSOR_BF16, KP_M_TENSOR_TF32, KP_M_TENSOR_FP8, KP_M_TENSOR_INT8, KP_M_TENSOR_FP64,
 	NULL,
 };
 
@@ -75,15 +66,14 @@ static void note_missing(struct kp_stage1 *out, const char *name)
  * section's rates) `.sum.per_cycle_elapsed` times the elapsed SMSP cycles.
  * Returns 0 when found, -1 when neither form is present.
  */
-static int sass_count(struct ctx *c, const char *op, double *out)
+static int sass_count(struct ctx *c, const char *metric, double *out)
 {
 	char name[128];
 	double rate, cyc;
-	snprintf(name, sizeof(name), "smsp__sass_thread_inst_executed_op_%s_pred_on.sum", op);
-	if (kp_launch_get(c->l, name, out) == 0)
+	if (kp_launch_get(c->l, metric, out) == 0)
 		return 0;
-	snprintf(name, sizeof(name), "smsp__sass_thread_inst_executed_op_%s_pred_on.sum.per_cycle_elapsed", op);
-	if (kp_launch_get(c->l, name, &rate) == 0 && kp_launch_get(c->l, M_CYCLES, &cyc) == 0) {
+	snprintf(name, sizeof(name), "%s" KP_M_PER_CYCLE_ELAPSED, metric);
+	if (kp_launch_get(c->l, name, &rate) == 0 && kp_launch_get(c->l, KP_M_SMSP_CYCLES, &cyc) == 0) {
 		c->rates = 1;
 		*out = rate * cyc;
 		return 0;
@@ -116,19 +106,17 @@ static double precision_flops(struct ctx *c, const char *add, const char *mul, c
 	return add_w * (a + m) + fma_w * f;
 }
 
-static double tensor_ops(const struct kp_launch *l, const char *src, int *found)
+static double tensor_ops(const struct kp_launch *l, const char *metric, int *found)
 {
-	char name[96];
 	double v;
-	snprintf(name, sizeof(name), "sm__ops_path_tensor_src_%s.sum", src);
-	if (kp_launch_get(l, name, &v) == 0) {
+	if (kp_launch_get(l, metric, &v) == 0) {
 		(*found)++;
 		return v;
 	}
-	if (!strcmp(src, "fp8")) { /* a --set full capture splits FP8 by sparsity */
+	if (!strcmp(metric, KP_M_TENSOR_FP8)) { /* a --set full capture splits FP8 by sparsity */
 		double off, on;
-		if (kp_launch_get(l, "sm__ops_path_tensor_src_fp8_sparsity_off.sum", &off) == 0 &&
-		    kp_launch_get(l, "sm__ops_path_tensor_src_fp8_sparsity_on.sum", &on) == 0) {
+		if (kp_launch_get(l, KP_M_TENSOR_FP8_DENSE, &off) == 0 &&
+		    kp_launch_get(l, KP_M_TENSOR_FP8_SPARSE, &on) == 0) {
 			(*found)++;
 			return off + on;
 		}
@@ -190,104 +178,111 @@ static void classify(struct kp_stage1 *o, const struct kp_stage1_thresholds *t, 
 	}
 }
 
-int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, const struct kp_hw *hw,
-		  const struct kp_task_bytes *task, const struct kp_stage1_thresholds *th, struct kp_error *err)
+/* Time, DRAM bytes and ncu's speed-of-light percentages; what is absent is noted missing. */
+static void time_and_bytes(struct ctx *c)
 {
-	struct kp_stage1_thresholds def;
-	struct ctx c;
-	double ns, rd, wr, tc_time = 0;
-	int tensor_found = 0, have_flops = 0;
-	struct roof roofs[9];
-	size_t nroofs = 0, dominant = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (!p || !p->launch || !hw)
-		return kp_error_set(err, KP_EINVAL, "stage 1 needs a launch and a hardware model");
-	if (!th) {
-		kp_stage1_thresholds_default(&def);
-		th = &def;
-	}
-	c.l = p->launch;
-	c.out = out;
-	c.rates = 0;
-	out->min_bytes = task ? task->min_bytes : NAN;
-	out->ai_min = NAN;
-	out->floor_time_s = NAN;
-	out->precision = "fp32";
-
-	if (kp_launch_get(c.l, M_TIME, &ns) == 0 && ns > 0) {
+	struct kp_stage1 *out = c->out;
+	double ns, rd, wr;
+	if (kp_launch_get(c->l, KP_M_TIME, &ns) == 0 && ns > 0) {
 		out->time_s = ns * 1e-9;
 	} else {
 		out->time_s = NAN;
-		note_missing(out, M_TIME);
+		note_missing(out, KP_M_TIME);
 	}
-	if (kp_launch_get(c.l, M_DRAM_RD, &rd) == 0 && kp_launch_get(c.l, M_DRAM_WR, &wr) == 0) {
+	if (kp_launch_get(c->l, KP_M_DRAM_RD, &rd) == 0 && kp_launch_get(c->l, KP_M_DRAM_WR, &wr) == 0) {
 		out->dram_bytes = rd + wr;
-	} else if (kp_launch_get(c.l, M_DRAM, &rd) == 0) {
+	} else if (kp_launch_get(c->l, KP_M_DRAM, &rd) == 0) {
 		out->dram_bytes = rd;
 	} else {
 		out->dram_bytes = NAN;
-		note_missing(out, M_DRAM_RD);
-		note_missing(out, M_DRAM_WR);
+		note_missing(out, KP_M_DRAM_RD);
+		note_missing(out, KP_M_DRAM_WR);
 	}
-	out->sm_sol_pct = kp_launch_getd(c.l, M_SM_SOL, NAN);
-	out->mem_sol_pct = kp_launch_getd(c.l, M_MEM_SOL, NAN);
+	out->sm_sol_pct = kp_launch_getd(c->l, KP_M_SM_PCT, NAN);
+	out->mem_sol_pct = kp_launch_getd(c->l, KP_M_MEM_PCT, NAN);
 	if (isnan(out->sm_sol_pct))
-		note_missing(out, M_SM_SOL);
+		note_missing(out, KP_M_SM_PCT);
 	if (isnan(out->mem_sol_pct))
-		note_missing(out, M_MEM_SOL);
+		note_missing(out, KP_M_MEM_PCT);
+}
 
-	/* CUDA-core FLOPs: add + mul + 2*fma; packed half (HADD2/HMUL2/HFMA2) counts two lanes. */
-	out->flops_fp32 = precision_flops(&c, "fadd", "fmul", "ffma", 1, 2);
-	out->flops_fp64 = precision_flops(&c, "dadd", "dmul", "dfma", 1, 2);
-	out->flops_fp16 = precision_flops(&c, "hadd", "hmul", "hfma", 2, 4);
+/* CUDA-core FLOPs and their roofs: add + mul + 2*fma; packed half (HADD2/HMUL2/HFMA2) counts two lanes. */
+static int cuda_core_flops(struct ctx *c, const struct kp_hw *hw, struct roof *roofs, size_t *nroofs)
+{
+	struct kp_stage1 *out = c->out;
+	int have_flops;
+	out->flops_fp32 = precision_flops(c, KP_M_OP_FADD, KP_M_OP_FMUL, KP_M_OP_FFMA, 1, 2);
+	out->flops_fp64 = precision_flops(c, KP_M_OP_DADD, KP_M_OP_DMUL, KP_M_OP_DFMA, 1, 2);
+	out->flops_fp16 = precision_flops(c, KP_M_OP_HADD, KP_M_OP_HMUL, KP_M_OP_HFMA, 2, 4);
 	if (isnan(out->flops_fp32))
-		note_missing(out, SASS_OP("ffma"));
+		note_missing(out, KP_M_OP_FFMA);
 	have_flops = !isnan(out->flops_fp32);
 	if (isnan(out->flops_fp64))
-		out->flops_fp64 = 0, note_missing(out, SASS_OP("dfma"));
+		out->flops_fp64 = 0, note_missing(out, KP_M_OP_DFMA);
 	if (isnan(out->flops_fp16))
-		out->flops_fp16 = 0, note_missing(out, SASS_OP("hfma"));
+		out->flops_fp16 = 0, note_missing(out, KP_M_OP_HFMA);
 	if (!have_flops)
 		out->flops_fp32 = 0;
-	out->flops_source = !have_flops ? "missing" : c.rates ? "sass rates x cycles" : "sass counters";
+	out->flops_source = !have_flops ? "missing" : c->rates ? "sass rates x cycles" : "sass counters";
+	roofs[(*nroofs)++] = (struct roof){"fp32", out->flops_fp32, hw->fp32};
+	roofs[(*nroofs)++] = (struct roof){"fp64", out->flops_fp64, hw->fp64};
+	roofs[(*nroofs)++] = (struct roof){"fp16", out->flops_fp16, hw->fp16 > 0 ? hw->fp16 : 2 * hw->fp32};
+	return have_flops;
+}
 
-	roofs[nroofs++] = (struct roof){"fp32", out->flops_fp32, hw->fp32};
-	roofs[nroofs++] = (struct roof){"fp64", out->flops_fp64, hw->fp64};
-	roofs[nroofs++] = (struct roof){"fp16", out->flops_fp16, hw->fp16 > 0 ? hw->fp16 : 2 * hw->fp32};
-	{
-		double tf32 = tensor_ops(c.l, "tf32_dst_fp32", &tensor_found);
-		double bf16 = tensor_ops(c.l, "bf16_dst_fp32", &tensor_found);
-		double fp16 = tensor_ops(c.l, "fp16", &tensor_found);
-		double fp8 = tensor_ops(c.l, "fp8", &tensor_found);
-		double i8 = tensor_ops(c.l, "int8", &tensor_found);
-		double f64 = tensor_ops(c.l, "fp64", &tensor_found);
-		roofs[nroofs++] = (struct roof){"tf32-tc", tf32, hw->tf32_tc};
-		roofs[nroofs++] = (struct roof){"bf16-tc", bf16, hw->bf16_tc};
-		roofs[nroofs++] = (struct roof){"fp16-tc", fp16, hw->fp16_tc};
-		roofs[nroofs++] = (struct roof){"fp8-tc", fp8, hw->fp8_tc > 0 ? hw->fp8_tc : hw->fp16_tc};
-		roofs[nroofs++] = (struct roof){"int8-tc", i8, hw->int8_tc > 0 ? hw->int8_tc : hw->fp16_tc};
-		roofs[nroofs++] = (struct roof){"fp64-tc", f64, hw->fp64_tc > 0 ? hw->fp64_tc : hw->fp64};
-		out->flops_tensor = tf32 + bf16 + fp16 + fp8 + i8 + f64;
-		out->flops_int8 = i8;
-	}
-	if (!tensor_found) {
-		/* Tensor counters absent: only a problem when the tensor pipe actually ran. */
-		double pipe = kp_launch_getd(c.l, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", 0);
-		const struct kp_sass_func *f = p->sass;
+/* Tensor-core ops and their roofs; missing counters matter only when the tensor pipe ran. */
+static void tensor_flops(struct ctx *c, const struct kp_hw *hw, const struct kp_sass_func *f, struct roof *roofs,
+			 size_t *nroofs)
+{
+	struct kp_stage1 *out = c->out;
+	int found = 0;
+	double tf32 = tensor_ops(c->l, KP_M_TENSOR_TF32, &found);
+	double bf16 = tensor_ops(c->l, KP_M_TENSOR_BF16, &found);
+	double fp16 = tensor_ops(c->l, KP_M_TENSOR_FP16, &found);
+	double fp8 = tensor_ops(c->l, KP_M_TENSOR_FP8, &found);
+	double i8 = tensor_ops(c->l, KP_M_TENSOR_INT8, &found);
+	double f64 = tensor_ops(c->l, KP_M_TENSOR_FP64, &found);
+
+	roofs[(*nroofs)++] = (struct roof){"tf32-tc", tf32, hw->tf32_tc};
+	roofs[(*nroofs)++] = (struct roof){"bf16-tc", bf16, hw->bf16_tc};
+	roofs[(*nroofs)++] = (struct roof){"fp16-tc", fp16, hw->fp16_tc};
+	roofs[(*nroofs)++] = (struct roof){"fp8-tc", fp8, hw->fp8_tc > 0 ? hw->fp8_tc : hw->fp16_tc};
+	roofs[(*nroofs)++] = (struct roof){"int8-tc", i8, hw->int8_tc > 0 ? hw->int8_tc : hw->fp16_tc};
+	roofs[(*nroofs)++] = (struct roof){"fp64-tc", f64, hw->fp64_tc > 0 ? hw->fp64_tc : hw->fp64};
+	out->flops_tensor = tf32 + bf16 + fp16 + fp8 + i8 + f64;
+	out->flops_int8 = i8;
+	if (!found) {
+		double pipe = kp_launch_getd(c->l, KP_M_TENSOR_PCT_ELAPSED, 0);
 		if (pipe > 1 || (f && (f->counts[KP_SASS_HGMMA] || f->counts[KP_SASS_HMMA] || f->counts[KP_SASS_IMMA] ||
 				       f->counts[KP_SASS_IGMMA] || f->counts[KP_SASS_QGMMA])))
-			note_missing(out, TENSOR("*"));
+			note_missing(out, KP_M_TENSOR_ANY);
 	}
-	out->flops = out->flops_fp32 + out->flops_fp64 + out->flops_fp16 + out->flops_tensor;
+}
 
-	/* The compute roof for a mix of precisions: the time each needs at its own peak, added up. */
-	for (size_t i = 0; i < nroofs; i++) {
+/* The time the FLOPs need at their own peaks (a mix of precisions adds up); *dominant: the slowest roof. */
+static double compute_time(const struct roof *roofs, size_t n, size_t *dominant)
+{
+	double total = 0, worst = 0;
+	*dominant = 0;
+	for (size_t i = 0; i < n; i++) {
 		double t = roofs[i].flops > 0 && roofs[i].peak > 0 ? roofs[i].flops / roofs[i].peak : 0;
-		tc_time += t;
-		if (t > (roofs[dominant].flops > 0 && roofs[dominant].peak > 0 ? roofs[dominant].flops / roofs[dominant].peak : 0))
-			dominant = i;
+		total += t;
+		if (t > worst) {
+			worst = t;
+			*dominant = i;
+		}
 	}
+	return total;
+}
+
+/* Peaks, intensity, achieved rates and fractions, how busy each side is, and the floor time. */
+static void place_on_roofline(struct kp_stage1 *out, const struct kp_hw *hw, const struct roof *roofs, size_t n,
+			      const struct kp_task_bytes *task)
+{
+	size_t dominant;
+	double tc_time = compute_time(roofs, n, &dominant);
+
+	out->flops = out->flops_fp32 + out->flops_fp64 + out->flops_fp16 + out->flops_tensor;
 	out->precision = roofs[dominant].name;
 	out->compute_peak = out->flops > 0 && tc_time > 0 ? out->flops / tc_time : hw->fp32;
 	out->memory_peak = hw->dram_bw;
@@ -310,6 +305,36 @@ int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, cons
 				isnan(out->mem_sol_pct) ? 0 : out->mem_sol_pct / 100);
 	if (task && task->min_bytes > 0 && out->memory_peak > 0)
 		out->floor_time_s = fmax(tc_time, task->min_bytes / out->memory_peak);
+}
+
+int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, const struct kp_hw *hw,
+		  const struct kp_task_bytes *task, const struct kp_stage1_thresholds *th, struct kp_error *err)
+{
+	struct kp_stage1_thresholds def;
+	struct ctx c;
+	struct roof roofs[9];
+	size_t nroofs = 0;
+	int have_flops;
+
+	memset(out, 0, sizeof(*out));
+	if (!p || !p->launch || !hw)
+		return kp_error_set(err, KP_EINVAL, "stage 1 needs a launch and a hardware model");
+	if (!th) {
+		kp_stage1_thresholds_default(&def);
+		th = &def;
+	}
+	c.l = p->launch;
+	c.out = out;
+	c.rates = 0;
+	out->min_bytes = task ? task->min_bytes : NAN;
+	out->ai_min = NAN;
+	out->floor_time_s = NAN;
+	out->precision = "fp32";
+
+	time_and_bytes(&c);
+	have_flops = cuda_core_flops(&c, hw, roofs, &nroofs);
+	tensor_flops(&c, hw, p->sass, roofs, &nroofs);
+	place_on_roofline(out, hw, roofs, nroofs, task);
 	classify(out, th, have_flops);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #endif
 
 #include "kernelpro/child.h"
+#include "kernelpro/fault.h"
 #include "kernelpro/log.h"
 
 extern char **environ;
@@ -614,6 +615,8 @@ int kp_child_run(struct kp_child *c, struct kp_error *err)
 	struct run r;
 	int rc;
 
+	if ((rc = kp_fault(KP_FAULT_SPAWN, c->args.n ? c->args.v[0] : NULL, err)))
+		return rc;
 	reset_results(c);
 	if (!c->args.n)
 		return kp_error_set(err, KP_EINVAL, "child: empty argument vector");

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernelpro/fault.h"
 #include "kernelpro/fs.h"
 
 int kp_mkdir_p(const char *path, mode_t mode, struct kp_error *err)
@@ -40,6 +41,8 @@ int kp_write_file_atomic(const char *path, const void *data, size_t len, struct 
 	const char *p = data;
 	int fd = -1, rc = 0;
 
+	if ((rc = kp_fault(KP_FAULT_FILE_WRITE, path, err)))
+		return rc;
 	kp_buf_addf(&tmp, "%s.tmp.XXXXXX", path);
 	fd = mkstemp(tmp.buf);
 	if (fd < 0) {

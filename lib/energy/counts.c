@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "kernelpro/energy.h"
+#include "kernelpro/ncu_metrics.h"
 
 static double get(const struct kp_launch *l, const char *name)
 {
@@ -31,37 +32,32 @@ void kp_energy_counts_from_launch(const struct kp_launch *l, struct kp_energy_co
 	double sectors, needed, total, classes;
 
 	kp_energy_counts_init(k);
-	k->v[KP_ENERGY_STATIC] = get(l, "gpu__time_duration.sum") * 1e-9; /* ns in base units */
-	k->v[KP_ENERGY_SM_ACTIVE] = first(get(l, "sm__cycles_active.sum"),
-					  get(l, "sm__cycles_active.avg") * get(l, "device__attribute_multiprocessor_count"));
-	k->v[KP_ENERGY_DRAM] = first(sum2(get(l, "dram__bytes_read.sum"), get(l, "dram__bytes_write.sum")),
-				     get(l, "dram__bytes.sum"));
-	k->v[KP_ENERGY_L2] = first(get(l, "lts__t_bytes.sum"), get(l, "lts__t_sectors.sum") * 32);
+	k->v[KP_ENERGY_STATIC] = get(l, KP_M_TIME) * 1e-9; /* ns in base units */
+	k->v[KP_ENERGY_SM_ACTIVE] = first(get(l, KP_M_SM_CYCLES_ACTIVE),
+					  get(l, KP_M_SM_CYCLES_ACTIVE_AVG) * get(l, KP_M_DEVICE_SMS));
+	k->v[KP_ENERGY_DRAM] = first(sum2(get(l, KP_M_DRAM_RD), get(l, KP_M_DRAM_WR)), get(l, KP_M_DRAM));
+	k->v[KP_ENERGY_L2] = first(get(l, KP_M_L2_BYTES), get(l, KP_M_L2_SECTORS_ALL) * 32);
 
 	/* Excess sectors: sectors touched beyond what the requested bytes need (32-byte sectors). */
-	sectors = get(l, "smsp__sass_sectors_mem_global.sum");
-	needed = get(l, "smsp__sass_data_bytes_mem_global.sum") / 32;
+	sectors = get(l, KP_M_G_SECTORS);
+	needed = get(l, KP_M_G_DATA_BYTES) / 32;
 	k->v[KP_ENERGY_EXCESS] = isfinite(sectors) && isfinite(needed)
 					 ? fmax(0, sectors - needed)
-					 : get(l, "derived__memory_l2_theoretical_sectors_global_excessive");
+					 : get(l, KP_M_L2_SECTORS_EXCESS);
 
-	k->v[KP_ENERGY_LOCAL] =
-		first(sum2(get(l, "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum"),
-			   get(l, "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum")),
-		      sum2(get(l, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"),
-			   get(l, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum")) *
-			      32);
+	k->v[KP_ENERGY_LOCAL] = first(sum2(get(l, KP_M_LLD_BYTES), get(l, KP_M_LST_BYTES)),
+				      sum2(get(l, KP_M_LLD_SECTORS), get(l, KP_M_LST_SECTORS)) * 32);
 
-	k->v[KP_ENERGY_FP32] = get(l, "smsp__sass_thread_inst_executed_op_fp32_pred_on.sum");
-	k->v[KP_ENERGY_FP64] = get(l, "smsp__sass_thread_inst_executed_op_fp64_pred_on.sum");
-	k->v[KP_ENERGY_INT] = get(l, "smsp__sass_thread_inst_executed_op_integer_pred_on.sum");
-	k->v[KP_ENERGY_MEM] = get(l, "smsp__sass_thread_inst_executed_op_memory_pred_on.sum");
-	k->v[KP_ENERGY_SFU] = get(l, "smsp__thread_inst_executed_pipe_xu_pred_on.sum");
-	k->v[KP_ENERGY_TENSOR] = get(l, "sm__pipe_tensor_cycles_active.sum");
+	k->v[KP_ENERGY_FP32] = get(l, KP_M_OP_FP32);
+	k->v[KP_ENERGY_FP64] = get(l, KP_M_OP_FP64);
+	k->v[KP_ENERGY_INT] = get(l, KP_M_OP_INTEGER);
+	k->v[KP_ENERGY_MEM] = get(l, KP_M_OP_MEMORY);
+	k->v[KP_ENERGY_SFU] = get(l, KP_M_XU_THREAD_INST);
+	k->v[KP_ENERGY_TENSOR] = get(l, KP_M_TENSOR_CYCLES);
 
 	/* Everything not in a class above (control, bit, conversion, communication). Without the
 	 * classes, every instruction lands here: the total still counts, at the generic rate. */
-	total = first(get(l, "smsp__thread_inst_executed_pred_on.sum"), get(l, "thread_inst_executed_true"));
+	total = first(get(l, KP_M_THREAD_INST), get(l, KP_M_THREAD_INST_ALT));
 	classes = k->v[KP_ENERGY_FP32] + k->v[KP_ENERGY_FP64] + k->v[KP_ENERGY_INT] + k->v[KP_ENERGY_MEM];
 	if (isfinite(total))
 		k->v[KP_ENERGY_OTHER] = isfinite(classes) ? fmax(0, total - classes) : total;

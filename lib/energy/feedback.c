@@ -54,17 +54,13 @@ static int cmp_lever(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* Fills `l` with the advice for one group of terms; returns 0 when there is nothing to say. */
-static int lever_for(int t, const struct kp_energy_breakdown *b, const struct kp_sass_func *sass, struct lever *l)
+/* Time and data movement: running longer, DRAM, L2 re-reads, excess sectors, local memory. */
+static int time_memory_lever(int t, const struct kp_energy_breakdown *b, const struct kp_sass_func *sass,
+			     struct lever *l)
 {
 	char num[48];
-	double share = b->total_j > 0 ? b->term_j[t] / b->total_j : 0;
-	unsigned ldg32 = sass_count(sass, KP_SASS_LDG_32) + sass_count(sass, KP_SASS_STG_32);
-	unsigned ldg128 = sass_count(sass, KP_SASS_LDG_128) + sass_count(sass, KP_SASS_STG_128);
-	unsigned mufu = sass_count(sass, KP_SASS_MUFU_EX2) + sass_count(sass, KP_SASS_MUFU_RCP) +
-			sass_count(sass, KP_SASS_MUFU_LG2);
+	double share = l->share;
 
-	l->share = share;
 	switch (t) {
 	case KP_ENERGY_STATIC:
 		l->share = b->total_j > 0 ? b->static_j / b->total_j : 0;
@@ -102,6 +98,20 @@ static int lever_for(int t, const struct kp_energy_breakdown *b, const struct kp
 			 100 * share,
 			 sass_count(sass, KP_SASS_LDL) + sass_count(sass, KP_SASS_STL) ? ", LDL/STL in the SASS" : "");
 		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Arithmetic: FP32, FP64, special functions, tensor cores. */
+static int math_lever(int t, const struct kp_energy_breakdown *b, const struct kp_sass_func *sass,
+		      struct lever *l)
+{
+	double share = l->share;
+	unsigned mufu = sass_count(sass, KP_SASS_MUFU_EX2) + sass_count(sass, KP_SASS_MUFU_RCP) +
+			sass_count(sass, KP_SASS_MUFU_LG2);
+
+	switch (t) {
 	case KP_ENERGY_FP32:
 		if (sass && !sass_count(sass, KP_SASS_HGMMA) && !sass_count(sass, KP_SASS_HMMA) &&
 		    sass_count(sass, KP_SASS_FFMA) > 16)
@@ -141,6 +151,20 @@ static int lever_for(int t, const struct kp_energy_breakdown *b, const struct kp
 			 "lowers it further if the tolerance allows.",
 			 100 * share);
 		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The other instructions: integer, memory, the rest. */
+static int instruction_lever(int t, const struct kp_energy_breakdown *b, const struct kp_sass_func *sass,
+			     struct lever *l)
+{
+	double share = l->share;
+	unsigned ldg32 = sass_count(sass, KP_SASS_LDG_32) + sass_count(sass, KP_SASS_STG_32);
+	unsigned ldg128 = sass_count(sass, KP_SASS_LDG_128) + sass_count(sass, KP_SASS_STG_128);
+
+	switch (t) {
 	case KP_ENERGY_INT:
 		snprintf(l->text, sizeof(l->text),
 			 "Integer instructions (%.0f%%%s): index arithmetic; hoist it out of loops, use 32-bit "
@@ -177,62 +201,85 @@ static int lever_for(int t, const struct kp_energy_breakdown *b, const struct kp
 	}
 }
 
-void kp_energy_feedback(struct kp_buf *out, const struct kp_energy_breakdown *b,
-			const struct kp_energy_coeffs *c, const struct kp_energy_measurement *measured,
-			const struct kp_sass_func *sass, size_t max_len)
+/* Fills `l` with the advice for one group of terms; returns 0 when there is nothing to say. */
+static int lever_for(int t, const struct kp_energy_breakdown *b, const struct kp_sass_func *sass, struct lever *l)
 {
-	struct kp_buf t = KP_BUF_INIT;
-	struct lever levers[KP_ENERGY_NTERMS];
-	int nlev = 0;
-	char e1[48], e2[48];
-	double instr = 0, total = b->total_j;
+	l->share = b->total_j > 0 ? b->term_j[t] / b->total_j : 0;
+	switch (t) {
+	case KP_ENERGY_STATIC: case KP_ENERGY_DRAM: case KP_ENERGY_L2: case KP_ENERGY_EXCESS: case KP_ENERGY_LOCAL:
+		return time_memory_lever(t, b, sass, l);
+	case KP_ENERGY_FP32: case KP_ENERGY_FP64: case KP_ENERGY_SFU: case KP_ENERGY_TENSOR:
+		return math_lever(t, b, sass, l);
+	case KP_ENERGY_INT: case KP_ENERGY_MEM: case KP_ENERGY_OTHER:
+		return instruction_lever(t, b, sass, l);
+	default:
+		return 0;
+	}
+}
 
-	if (!max_len)
-		max_len = DEFAULT_MAX_LEN;
-	/* Headline: the measured figure when there is one, else the proxy. */
+/* The first line: the measured figure when there is one, else the proxy's; 0 when there is nothing to say. */
+static int headline(struct kp_buf *t, const struct kp_energy_breakdown *b,
+		    const struct kp_energy_measurement *measured)
+{
+	char e1[48], e2[48];
+	double total = b->total_j;
 	fmt_energy(e1, sizeof(e1), total);
 	if (measured && isfinite(measured->energy_j)) {
 		fmt_energy(e2, sizeof(e2), measured->energy_j);
-		kp_buf_addf(&t, "Energy: %s per launch measured (NVML, %.3g ms at %.0f W", e2, measured->time_s * 1e3,
+		kp_buf_addf(t, "Energy: %s per launch measured (NVML, %.3g ms at %.0f W", e2, measured->time_s * 1e3,
 			    measured->power_w);
 		if (isfinite(measured->dynamic_j)) {
 			char d[48];
 			fmt_energy(d, sizeof(d), measured->dynamic_j);
-			kp_buf_addf(&t, ", %s above idle", d);
+			kp_buf_addf(t, ", %s above idle", d);
 		}
-		kp_buf_addf(&t, "); the counter-based estimate below says %s.\n", e1);
-	} else if (!(total > 0)) {
-		kp_buf_adds(&t, "Energy: no counters to estimate it from (profile with 'kernelpro energy metrics').\n");
-		goto done;
-	} else {
-		kp_buf_addf(&t, "Energy (estimate from counters): %s per launch", e1);
-		if (isfinite(b->time_s) && b->time_s > 0)
-			kp_buf_addf(&t, ", %.3g ms at ~%.0f W", b->time_s * 1e3, total / b->time_s);
-		kp_buf_adds(&t, ".\n");
+		kp_buf_addf(t, "); the counter-based estimate below says %s.\n", e1);
+		if (!(total > 0)) {
+			kp_buf_adds(t, "No counters to break it down (profile with 'kernelpro energy metrics').\n");
+			return 0;
+		}
+		return 1;
 	}
 	if (!(total > 0)) {
-		kp_buf_adds(&t, "No counters to break it down (profile with 'kernelpro energy metrics').\n");
-		goto done;
+		kp_buf_adds(t, "Energy: no counters to estimate it from (profile with 'kernelpro energy metrics').\n");
+		return 0;
 	}
+	kp_buf_addf(t, "Energy (estimate from counters): %s per launch", e1);
+	if (isfinite(b->time_s) && b->time_s > 0)
+		kp_buf_addf(t, ", %.3g ms at ~%.0f W", b->time_s * 1e3, total / b->time_s);
+	kp_buf_adds(t, ".\n");
+	return 1;
+}
 
-	/* Where it goes, by group. */
+/* "Where it goes": the shares of time, DRAM, L2, the optional terms and all instructions. */
+static void where_it_goes(struct kp_buf *t, const struct kp_energy_breakdown *b)
+{
+	double instr = 0, total = b->total_j;
 	for (int k = KP_ENERGY_FP32; k < KP_ENERGY_NTERMS; k++)
 		if (k != KP_ENERGY_TENSOR)
 			instr += b->term_j[k];
-	kp_buf_addf(&t, "Where it goes: running time %.0f%%, DRAM %.0f%%, L2 %.0f%%", 100 * b->static_j / total,
+	kp_buf_addf(t, "Where it goes: running time %.0f%%, DRAM %.0f%%, L2 %.0f%%", 100 * b->static_j / total,
 		    100 * b->term_j[KP_ENERGY_DRAM] / total, 100 * b->term_j[KP_ENERGY_L2] / total);
 	if (b->term_j[KP_ENERGY_EXCESS] > 0)
-		kp_buf_addf(&t, ", uncoalesced sectors %.0f%%", 100 * b->term_j[KP_ENERGY_EXCESS] / total);
+		kp_buf_addf(t, ", uncoalesced sectors %.0f%%", 100 * b->term_j[KP_ENERGY_EXCESS] / total);
 	if (b->term_j[KP_ENERGY_LOCAL] > 0)
-		kp_buf_addf(&t, ", local memory %.0f%%", 100 * b->term_j[KP_ENERGY_LOCAL] / total);
+		kp_buf_addf(t, ", local memory %.0f%%", 100 * b->term_j[KP_ENERGY_LOCAL] / total);
 	if (b->term_j[KP_ENERGY_TENSOR] > 0)
-		kp_buf_addf(&t, ", tensor cores %.0f%%", 100 * b->term_j[KP_ENERGY_TENSOR] / total);
-	kp_buf_addf(&t, ", instructions %.0f%%.", 100 * instr / total);
+		kp_buf_addf(t, ", tensor cores %.0f%%", 100 * b->term_j[KP_ENERGY_TENSOR] / total);
+	kp_buf_addf(t, ", instructions %.0f%%.", 100 * instr / total);
 	if (b->incomplete)
-		kp_buf_adds(&t, " (Counters missing: the estimate is a lower bound.)");
-	kp_buf_adds(&t, "\n");
+		kp_buf_adds(t, " (Counters missing: the estimate is a lower bound.)");
+	kp_buf_adds(t, "\n");
+}
 
-	/* Levers, largest share first. SM_ACTIVE is folded into STATIC's "run faster". */
+/* "What would lower it": up to MAX_LEVERS levers, largest share first, the IEEE division slow path always. */
+static void what_would_lower_it(struct kp_buf *t, const struct kp_energy_breakdown *b,
+				const struct kp_sass_func *sass)
+{
+	struct lever levers[KP_ENERGY_NTERMS];
+	int nlev = 0;
+
+	/* SM_ACTIVE is folded into STATIC's "run faster". */
 	for (int k = 0; k < KP_ENERGY_NTERMS; k++) {
 		if (k == KP_ENERGY_SM_ACTIVE || b->missing[k])
 			continue;
@@ -257,13 +304,27 @@ void kp_energy_feedback(struct kp_buf *out, const struct kp_energy_breakdown *b,
 		}
 	}
 	if (nlev) {
-		kp_buf_adds(&t, "What would lower it:\n");
+		kp_buf_adds(t, "What would lower it:\n");
 		for (int i = 0; i < nlev; i++)
-			kp_buf_addf(&t, "- %s\n", levers[i].text);
+			kp_buf_addf(t, "- %s\n", levers[i].text);
 	}
-	if (c && !strstr(c->source, "calibrated"))
-		kp_buf_adds(&t, "(Shares use default Hopper coefficients; 'kernelpro energy calibrate' fits them to this GPU.)\n");
-done:
+}
+
+void kp_energy_feedback(struct kp_buf *out, const struct kp_energy_breakdown *b,
+			const struct kp_energy_coeffs *c, const struct kp_energy_measurement *measured,
+			const struct kp_sass_func *sass, size_t max_len)
+{
+	struct kp_buf t = KP_BUF_INIT;
+
+	if (!max_len)
+		max_len = DEFAULT_MAX_LEN;
+	if (headline(&t, b, measured)) {
+		where_it_goes(&t, b);
+		what_would_lower_it(&t, b, sass);
+		if (c && !strstr(c->source, "calibrated"))
+			kp_buf_adds(&t, "(Shares use default Hopper coefficients; 'kernelpro energy calibrate' fits them to "
+					"this GPU.)\n");
+	}
 	/* Bounded: cut at the last line that fits. */
 	if (t.len > max_len) {
 		size_t cut = max_len;

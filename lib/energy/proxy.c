@@ -5,6 +5,7 @@
 
 #include "kernelpro/energy.h"
 #include "kernelpro/json.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/str.h"
 
 struct term_info {
@@ -110,22 +111,22 @@ json_t *kp_energy_breakdown_to_json(const struct kp_energy_breakdown *b, const s
  * HGMMA shapes differ too much for an instruction count to mean energy.
  */
 static const char *const proxy_metrics[] = {
-	"gpu__time_duration.sum",
-	"sm__cycles_active.sum",
-	"dram__bytes_read.sum",
-	"dram__bytes_write.sum",
-	"lts__t_bytes.sum",
-	"smsp__sass_sectors_mem_global.sum",
-	"smsp__sass_data_bytes_mem_global.sum",
-	"l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
-	"l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
-	"smsp__sass_thread_inst_executed_op_fp32_pred_on.sum",
-	"smsp__sass_thread_inst_executed_op_fp64_pred_on.sum",
-	"smsp__sass_thread_inst_executed_op_integer_pred_on.sum",
-	"smsp__sass_thread_inst_executed_op_memory_pred_on.sum",
-	"smsp__thread_inst_executed_pipe_xu_pred_on.sum",
-	"smsp__thread_inst_executed_pred_on.sum",
-	"sm__pipe_tensor_cycles_active.sum",
+	KP_M_TIME,
+	KP_M_SM_CYCLES_ACTIVE,
+	KP_M_DRAM_RD,
+	KP_M_DRAM_WR,
+	KP_M_L2_BYTES,
+	KP_M_G_SECTORS,
+	KP_M_G_DATA_BYTES,
+	KP_M_LLD_BYTES,
+	KP_M_LST_BYTES,
+	KP_M_OP_FP32,
+	KP_M_OP_FP64,
+	KP_M_OP_INTEGER,
+	KP_M_OP_MEMORY,
+	KP_M_XU_THREAD_INST,
+	KP_M_THREAD_INST,
+	KP_M_TENSOR_CYCLES,
 	NULL,
 };
 

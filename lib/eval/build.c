@@ -7,13 +7,15 @@
 #include <unistd.h>
 
 #include "eval/build.h"
-#include "kernelpro/doctor.h"
 #include "kernelpro/child.h"
+#include "kernelpro/codesearch.h"
+#include "kernelpro/doctor.h"
 #include "kernelpro/device.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/hash.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
+#include "kernelpro/toolchain.h"
 
 #define KEY_VERSION "kernelpro-build-v1"
 #define BUILD_LOG_CAP (1u << 20)
@@ -214,16 +216,35 @@ int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, cons
 		const char *include_dir, const char *const *extras, size_t nextras, double timeout_s,
 		struct kp_build *b, struct kp_error *err)
 {
-	struct kp_buf final = KP_BUF_INIT, tmp = KP_BUF_INIT, path = KP_BUF_INIT;
+	struct kp_buf final = KP_BUF_INIT, tmp = KP_BUF_INIT, path = KP_BUF_INIT, cl_key = KP_BUF_INIT;
 	struct kp_child c = KP_CHILD_INIT;
+	struct kp_strvec flags = KP_STRVEC_INIT;
+	struct kp_error cl_err = KP_ERROR_INIT;
+	const struct kp_cutlass *cl = NULL;
+	const char *arch = tc->arch, **all_extras;
 	char sname[80], src_file[96];
 	double t0 = kp_now();
 	int rc;
 
 	memset(b, 0, sizeof(*b));
-	if ((rc = kp_build_key(src, len, (const char *const *)tc->flags.v, tc->flags.n, tc->version, tc->arch,
-			       extras, nextras, b->key)))
-		return kp_error_set(err, rc, "build: an nvcc flag contains a newline");
+	/* CUTLASS/CuTe sources get its headers and C++17; WGMMA/TMA sources get sm_90a (lib/codesearch). */
+	if (kp_cutlass_source_uses(src, len) && !(cl = kp_cutlass_cached(&cl_err))) {
+		b->log = kp_xasprintf("the source includes cute/ or cutlass/ headers, but %s", kp_error_msg(&cl_err));
+		return 0;
+	}
+	kp_strvec_pushv(&flags, (const char *const *)tc->flags.v);
+	kp_cutlass_build_flags(cl, src, len, &flags, &arch, &cl_key);
+	all_extras = kp_xcalloc(nextras + 1, sizeof(*all_extras));
+	if (nextras)
+		memcpy(all_extras, extras, nextras * sizeof(*extras));
+	if (cl_key.len)
+		all_extras[nextras++] = cl_key.buf;
+	rc = kp_build_key(src, len, (const char *const *)flags.v, flags.n, tc->version, arch, all_extras, nextras, b->key);
+	free(all_extras);
+	if (rc) {
+		rc = kp_error_set(err, rc, "build: an nvcc flag contains a newline");
+		goto out;
+	}
 	kp_buf_addf(&final, "%s/%s", tc->cache, b->key);
 	b->lib = kp_xasprintf("%s/lib.so", final.buf);
 	if (access(b->lib, R_OK) == 0) {
@@ -244,8 +265,8 @@ int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, cons
 		goto out;
 
 	kp_strvec_pushl(&c.args, tc->nvcc, "-shared", "-Xcompiler", "-fPIC", NULL);
-	kp_strvec_pushf(&c.args, "-arch=%s", tc->arch);
-	kp_strvec_pushv(&c.args, (const char *const *)tc->flags.v);
+	kp_strvec_pushf(&c.args, "-arch=%s", arch);
+	kp_strvec_pushv(&c.args, (const char *const *)flags.v);
 	if (include_dir)
 		kp_strvec_pushf(&c.args, "-I%s", include_dir);
 	kp_strvec_pushl(&c.args, "-o", "lib.so", src_file, NULL);
@@ -276,6 +297,8 @@ out:
 	if (tmp.len && kp_path_exists(tmp.buf))
 		kp_rm_rf(tmp.buf, NULL); /* a failed build, or another process finished the same key first */
 	kp_child_release(&c);
+	kp_strvec_release(&flags);
+	kp_buf_release(&cl_key);
 	kp_buf_release(&final);
 	kp_buf_release(&tmp);
 	kp_buf_release(&path);

@@ -50,7 +50,10 @@ void kp_build_release(struct kp_build *b);
  * Builds `src` into a shared library with
  *   nvcc -shared -Xcompiler -fPIC -arch=<arch> <flags> [-I<include_dir>] -o lib.so <name>.cu
  * in a fresh directory under the cache, then renames it to <cache>/<key>. `extras` are texts the
- * build depends on besides the source (the ABI header). Returns 0 whether nvcc succeeded or not
+ * build depends on besides the source (the ABI header). A source that includes cute/ or cutlass/
+ * headers also gets -std=c++17 --expt-relaxed-constexpr -I<CUTLASS>, and one that uses WGMMA/TMA
+ * sm_90a for sm_90 (kp_cutlass_build_flags; the CUTLASS version joins the key); with no CUTLASS
+ * found such a source fails to build with a log that says how to install it. Returns 0 whether nvcc succeeded or not
  * (b->ok says); a negative code only when the build could not be attempted.
  */
 int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, const char *name,

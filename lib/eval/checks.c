@@ -7,6 +7,7 @@
 #define D KP_CHECK_DYNAMIC
 #define W KP_SEV_WARN
 #define R KP_SEV_REFUSE
+#define F KP_SEV_FAIL
 #define KB KP_APPLIES_KERNELBENCH
 #define NA KP_APPLIES_NATIVE
 #define BOTH KP_APPLIES_BOTH
@@ -63,7 +64,9 @@ static const struct kp_check_info checks[] = {
 	 "__half), TF32 (allow_tf32, set_float32_matmul_precision, fp32_precision, wmma tf32, "
 	 "cvt.rna.tf32, CUBLAS_TF32_TENSOR_OP_MATH, CUBLAS_COMPUTE_32F_FAST) and autocast, when the task's "
 	 "precision is fp32 or fp64. At the KernelBench v0.1 tolerance (1e-2) a TF32 matmul passes and "
-	 "looks several times faster than the fp32 reference. Not applied to fp16/bf16 tasks."},
+	 "looks several times faster than the fp32 reference. Not applied to fp16/bf16 tasks. Both "
+	 "harnesses also run with NVIDIA_TF32_OVERRIDE=0, and the PyTorch adapter refuses a candidate that "
+	 "turned PyTorch's TF32 switches on while it ran."},
 	{"fast_math", S, W, BOTH, "fast-math compilation",
 	 "-use_fast_math / --use_fast_math approximate division, square roots and transcendentals. "
 	 "Allowed when the tolerance holds; recorded because results move closer to its edge."},
@@ -98,10 +101,50 @@ static const struct kp_check_info checks[] = {
 	 "measurement around a call that does nothing gives the harness's own overhead. More than "
 	 "max(50% of the event time, 0.02 ms) of unseen work per call means the candidate ran outside the "
 	 "timed stream (another stream, a deferred launch) and is refused."},
-	{"below_floor", D, R, BOTH, "faster than the roofline floor",
-	 "Stage 1's floor_time_s is the time the minimum bytes and FLOPs need at the GPU's peak; no correct "
-	 "kernel runs faster. A runtime under floor * 0.9 (--floor-slack) is refused as impossible. "
-	 "Skipped when no floor is given (--floor)."},
+	{"constant_output", D, F, BOTH, "the output is constant where the reference's is not",
+	 "Every element of an output has one value (all zeros included) while the reference's values vary "
+	 "by more than the relative bound (1e-3 of max |ref| in fp32, 0.1 in fp16/bf16). Such an output "
+	 "passes the elementwise tolerance |ref - out| <= atol + rtol * |out| only when every reference "
+	 "value is below atol (softmax over a wide row: KernelBench issue #165). The verdict is "
+	 "wrong_output. A false alarm needs a reference that varies only by rounding noise, which the "
+	 "bound leaves out."},
+	{"partial_match", D, F, BOTH, "only part of the output matches at the reference's own scale",
+	 "An element matches when |out - ref| <= rel * (|ref| + rms(ref)): the relative bound rel (1e-3 "
+	 "in fp32 at the default tolerance, 10 * rtol in general, 0.1 in fp16/bf16) applied at the "
+	 "element's own size plus the output's RMS, so elements that cancel to near zero are not held to "
+	 "a relative test they cannot meet. More than 1% of the elements failing means the output is "
+	 "right only on a sample (every k-th element, some rows) or not at all (a scaled copy of the "
+	 "input, a wrong but tiny result) and passed only through atol. The verdict is wrong_output."},
+	{"relative_error", D, F, BOTH, "the error is large for the reference's own scale",
+	 "||out - ref|| / ||ref|| over the whole output above the relative bound; or, for more than 1% "
+	 "of the rows (slices over the last dimension) or channels (slices over dimension 1) whose "
+	 "reference RMS is above rounding noise, the same ratio per row or channel: rows of a small "
+	 "scale next to large ones are held to their own scale. Honest fp32 kernels (reordered sums, "
+	 "fast-math) stay near 1e-6, fp16/bf16 near 1e-3, against bounds of 1e-3 and 0.1. The verdict "
+	 "is wrong_output."},
+	{"scaled_inputs", D, F, BOTH, "wrong on a trial with rescaled inputs",
+	 "One more correctness trial with every floating-point input multiplied by a power of two (64 in "
+	 "fp32, fp64 and bf16; 4 in fp16, whose range is small), so outputs tied to the inputs' magnitude "
+	 "leave the region where atol hides everything, and kernels that assume the task's input range "
+	 "(a table over [0, 1), a clamp) show it. Skipped, and said so in the verdict, when the reference "
+	 "is not defined there (it raises, or gives NaN or infinity); native tasks can set "
+	 "\"scaled_trial\": false in task.json. The verdict is wrong_output."},
+	{"below_floor", D, R, BOTH, "faster than the hardware allows",
+	 "The floor is the time the task's unavoidable bytes need at the GPU's datasheet DRAM bandwidth "
+	 "(inputs read once, outputs written once; outputs that fit in L2 may still be there when the "
+	 "timer stops and are not counted, nor, with --no-l2-flush, inputs that fit), or a native task's "
+	 "declared FLOPs at the fastest rate its precision allows, whichever is longer; or the floor "
+	 "given with --floor (Stage 1's floor_time_s in a search). No correct kernel runs faster: a "
+	 "runtime under floor * 0.9 (--floor-slack) is refused as impossible. Applied to every "
+	 "evaluation on a GPU the spec table knows. False alarm: a task whose output does not depend on "
+	 "all of an input's bytes."},
+	{"flop_floor", D, W, KB, "faster than the reference's counted FLOPs allow",
+	 "PyTorch's FlopCounterMode counts the matrix products of the KernelBench reference (mm, bmm, "
+	 "addmm, baddbmm; convolutions and attention are left out: Winograd, FFT and causal kernels do "
+	 "less). Running faster than those FLOPs at the GPU's fastest rate for the precision (TF32 "
+	 "tensor cores for fp32, since 3xTF32 is the fastest way to fp32 accuracy) is flagged, not "
+	 "refused: the reference may do work an honest kernel skips (a diagonal or triangular matrix "
+	 "multiplied in full)."},
 	{"excessive_speedup", D, W, BOTH, "speedup above 10x",
 	 "KernelBench's own warning: more than 10x over the reference is rare enough to deserve a look "
 	 "(--excessive-speedup sets the threshold)."},
@@ -132,5 +175,16 @@ const struct kp_check_info *kp_check_find(const char *id)
 
 const char *kp_check_severity_name(enum kp_check_severity s)
 {
-	return s == KP_SEV_REFUSE ? "refuse" : "warn";
+	return s == KP_SEV_REFUSE ? "refuse" : s == KP_SEV_FAIL ? "fail" : "warn";
+}
+
+int kp_check_severity_parse(const char *s, enum kp_check_severity *out)
+{
+	static const enum kp_check_severity all[] = {KP_SEV_WARN, KP_SEV_REFUSE, KP_SEV_FAIL};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(all); i++)
+		if (!strcmp(s, kp_check_severity_name(all[i]))) {
+			*out = all[i];
+			return 0;
+		}
+	return KP_EINVAL;
 }

@@ -6,9 +6,11 @@
 
 #include "eval/drivers.h"
 #include "eval/excerpt.h"
+#include "eval/natspec.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/log.h"
 #include "kernelpro/json.h"
+#include "kernelpro/codesearch.h"
 #include "kernelpro/str.h"
 
 #define COMPILE_LOG_CAP 6000
@@ -29,6 +31,18 @@ void kp_eval_tolerance(const struct kp_task *t, const struct kp_eval_opts *o, si
 		*rtol = o->rtol;
 }
 
+const char *kp_eval_tolerance_source(const struct kp_task *t, const struct kp_eval_opts *o, size_t i)
+{
+	int task_tol = !isnan(t->atol) || (t->kind == KP_TASK_NATIVE && i < t->noutputs && !isnan(t->outputs[i].atol));
+	if (!isnan(o->atol) || !isnan(o->rtol))
+		return "option";
+	if (task_tol)
+		return "task";
+	if (o->tol_mode == KP_TOL_KB_V01 && kp_dtype_is_float(t->precision))
+		return "kernelbench-v0.1";
+	return "default";
+}
+
 int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err)
 {
 	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
@@ -44,9 +58,12 @@ int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err)
 		else
 			kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%s", parts.v[gpu]);
 		kp_strvec_release(&parts);
+		kp_strvec_push(env, "NVIDIA_TF32_OVERRIDE=0");
 		return rc;
 	}
 	kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%d", gpu);
+	/* TF32 off in cuBLAS and cuDNN whatever either side asks for: an fp32 task stays fp32. */
+	kp_strvec_push(env, "NVIDIA_TF32_OVERRIDE=0");
 	return 0;
 }
 
@@ -93,7 +110,7 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 	kp_json_set(cfg, "rtol", json_real(x->rtol));
 	kp_json_set(cfg, "loop_s", json_real(o->loop_s));
 	kp_json_set(cfg, "iters", json_integer(x->iters));
-	kp_json_set(cfg, "with_compile", json_boolean(x->with_compile));
+	kp_json_set(cfg, "with_compile", json_boolean(x->with_compile || (!strcmp(x->mode, "eval") && o->time_compiled)));
 	kp_json_set(cfg, "checks_off", str_array(o->allow_checks));
 	limits = json_object();
 	build = json_object();
@@ -106,6 +123,19 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 	kp_json_set(build, "arch", json_string(x->tc.arch));
 	kp_json_set(build, "cache", json_string(x->tc.cache));
 	kp_json_set(build, "flags", str_array((const char *const *)x->tc.flags.v));
+	{
+		/* The fast path builds CUTLASS/CuTe sources with these headers (build.py, source_build). */
+		const struct kp_cutlass *cl = kp_cutlass_cached(NULL);
+		if (cl) {
+			json_t *cj = json_object(), *inc = json_array();
+			json_array_append_new(inc, json_string(cl->include));
+			if (cl->util_include)
+				json_array_append_new(inc, json_string(cl->util_include));
+			kp_json_set(cj, "include", inc);
+			kp_json_set(cj, "version", json_string(cl->version));
+			kp_json_set(build, "cutlass", cj);
+		}
+	}
 	/* load_inline builds: one directory per candidate source, so parallel builds never share one. */
 	if (x->cand_sha) {
 		kp_buf_addf(&ext, "%s/torch_ext/%.16s", x->tc.cache, x->cand_sha);
@@ -129,14 +159,57 @@ out:
 
 /* --- native harness ---------------------------------------------------------------------------- */
 
-static void spec_tensor(struct kp_buf *b, const char *kind, const struct kp_tensor_spec *s, double a, double c)
+/* The spec lines for the harness: the libraries, the protocol's numbers, the checks off, the tensors. */
+static int write_spec(struct kp_eval_ctx *x, const char *ref_lib, const char *cand_lib, struct kp_buf *in,
+		      struct kp_error *err)
 {
-	kp_buf_addf(b, "%s %s %d %d", kind, s->name, (int)s->dtype, s->ndim);
-	for (int d = 0; d < s->ndim; d++)
-		kp_buf_addf(b, " %lld", (long long)s->shape[d]);
-	if (!strcmp(kind, "in"))
-		kp_buf_addf(b, " %d", (int)s->fill.kind);
-	kp_buf_addf(b, " %.17g %.17g\n", a, c);
+	const struct kp_eval_opts *o = x->o;
+	const struct kp_task *t = x->task;
+	struct kp_natspec *s = kp_xcalloc(1, sizeof(*s));
+	int rc = 0;
+
+	kp_natspec_init(s);
+	if (strlen(x->mode) >= sizeof(s->mode) || strlen(ref_lib) >= sizeof(s->ref) ||
+	    (cand_lib && strlen(cand_lib) >= sizeof(s->cand))) {
+		rc = kp_error_set(err, KP_ETOOBIG, "a library path is longer than the native spec allows");
+		goto out;
+	}
+	kp_strlcpy(s->mode, x->mode, sizeof(s->mode));
+	kp_strlcpy(s->ref, ref_lib, sizeof(s->ref));
+	if (cand_lib)
+		kp_strlcpy(s->cand, cand_lib, sizeof(s->cand));
+	s->seed = (unsigned long long)o->seed;
+	s->correct_trials = o->correct_trials;
+	s->warmup = o->warmup;
+	s->trials = o->timing_trials;
+	s->discard = o->discard_first;
+	s->time_cand = o->time_candidate ? 1 : 0;
+	s->time_ref = o->time_reference ? 1 : 0;
+	s->l2_flush = o->l2_flush ? 1 : 0;
+	s->scaled_trial = t->scaled_trial_off ? 0 : 1;
+	s->limit_check = o->check_timeout_s;
+	s->limit_timing = o->timing_timeout_s;
+	s->loop_s = o->loop_s;
+	s->iters = x->iters;
+	for (const char *const *a = o->allow_checks; a && *a && s->noff < KP_NATSPEC_OFF; a++)
+		if (!strpbrk(*a, "\n") && strlen(*a) < sizeof(s->off[0]))
+			kp_strlcpy(s->off[s->noff++], *a, sizeof(s->off[0]));
+	for (size_t i = 0; i < t->ninputs && !rc; i++) {
+		const struct kp_tensor_spec *ts = &t->inputs[i];
+		rc = kp_natspec_add(s, 1, ts->name, (int)ts->dtype, ts->ndim, ts->shape, (int)ts->fill.kind, ts->fill.a,
+				    ts->fill.b, err);
+	}
+	for (size_t i = 0; i < t->noutputs && !rc; i++) {
+		const struct kp_tensor_spec *ts = &t->outputs[i];
+		double atol, rtol;
+		kp_eval_tolerance(t, o, i, &atol, &rtol);
+		rc = kp_natspec_add(s, 0, ts->name, (int)ts->dtype, ts->ndim, ts->shape, 0, atol, rtol, err);
+	}
+	if (!rc)
+		kp_natspec_write(s, in);
+out:
+	free(s);
+	return rc;
 }
 
 static int build_one(struct kp_eval_ctx *x, const char *src, size_t len, const char *name, const char *inc,
@@ -205,26 +278,8 @@ int kp_native_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_
 		}
 	}
 
-	kp_buf_addf(in, "kp-native-spec 1\nmode %s\nref %s\n", x->mode, rb.lib);
-	if (cb.lib)
-		kp_buf_addf(in, "cand %s\n", cb.lib);
-	kp_buf_addf(in, "seed %ld\ncorrect_trials %d\nwarmup %d\ntrials %d\ndiscard %d\n", o->seed, o->correct_trials,
-		    o->warmup, o->timing_trials, o->discard_first);
-	kp_buf_addf(in, "time_candidate %d\ntime_reference %d\nl2_flush %d\n", o->time_candidate ? 1 : 0,
-		    o->time_reference ? 1 : 0, o->l2_flush ? 1 : 0);
-	kp_buf_addf(in, "limit_check %.17g\nlimit_timing %.17g\nloop_s %.17g\niters %ld\n", o->check_timeout_s,
-		    o->timing_timeout_s, o->loop_s, x->iters);
-	for (const char *const *a = o->allow_checks; a && *a; a++)
-		if (!strchr(*a, '\n') && strlen(*a) < 32)
-			kp_buf_addf(in, "off %s\n", *a);
-	for (size_t i = 0; i < t->ninputs; i++)
-		spec_tensor(in, "in", &t->inputs[i], t->inputs[i].fill.a, t->inputs[i].fill.b);
-	for (size_t i = 0; i < t->noutputs; i++) {
-		double atol, rtol;
-		kp_eval_tolerance(t, o, i, &atol, &rtol);
-		spec_tensor(in, "out", &t->outputs[i], atol, rtol);
-	}
-	kp_buf_adds(in, "end\n");
+	if ((rc = write_spec(x, rb.lib, cb.lib, in, err)))
+		goto out;
 	kp_strvec_push(&cmd->argv, harness);
 	if ((rc = kp_eval_gpu_env(o->gpu, &cmd->env, err)))
 		goto out;

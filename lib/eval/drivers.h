@@ -24,7 +24,11 @@ struct kp_eval_ctx {
 /* The tolerance for output `i` under the options (explicit, v0.1 mode, task, dtype default). */
 void kp_eval_tolerance(const struct kp_task *t, const struct kp_eval_opts *o, size_t i, double *atol, double *rtol);
 
-/* CUDA_VISIBLE_DEVICES=<device> for the child, mapping opts->gpu through the parent's own list. */
+/* Where that tolerance comes from: "option", "task", "kernelbench-v0.1" or "default". */
+const char *kp_eval_tolerance_source(const struct kp_task *t, const struct kp_eval_opts *o, size_t i);
+
+/* CUDA_VISIBLE_DEVICES=<device> for the child, mapping opts->gpu through the parent's own list, and
+ * NVIDIA_TF32_OVERRIDE=0 (TF32 off in cuBLAS/cuDNN for both sides). */
 int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err);
 
 /*

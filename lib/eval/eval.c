@@ -55,41 +55,6 @@ static int opts_valid(const struct kp_eval_opts *o, struct kp_error *err)
 	return 0;
 }
 
-static int check_on(const struct kp_eval_opts *o, const char *id)
-{
-	for (const char *const *a = o->allow_checks; a && *a; a++)
-		if (!strcmp(*a, id))
-			return 0;
-	return 1;
-}
-
-/* After the harness: speedup, and the checks that need numbers only kernelpro has. */
-static void post_checks(const struct kp_eval_opts *o, struct kp_verdict *v)
-{
-	if (v->runtime.trials > 0 && v->ref_runtime.trials > 0 && v->runtime.median_ms > 0)
-		v->speedup = v->ref_runtime.median_ms / v->runtime.median_ms;
-	if (v->status != KP_STATUS_CORRECT || v->runtime.trials <= 0)
-		return;
-	if (!isnan(o->floor_time_s) && o->floor_time_s > 0 && check_on(o, "below_floor") &&
-	    v->runtime.median_ms * 1e-3 < o->floor_time_s * o->floor_slack) {
-		kp_verdict_flag(v, "below_floor", KP_SEV_REFUSE,
-				"median runtime %.4g ms is below the roofline floor %.4g ms (x%.2g slack): no correct kernel "
-				"moves the task's minimum bytes and FLOPs that fast on this GPU",
-				v->runtime.median_ms, o->floor_time_s * 1e3, o->floor_slack);
-		free(v->message);
-		v->message = kp_xasprintf("refused by check 'below_floor': %.4g ms is faster than the roofline allows "
-					  "(%.4g ms)",
-					  v->runtime.median_ms, o->floor_time_s * 1e3);
-		free(v->log);
-		v->log = kp_xasprintf("refused by dynamic check 'below_floor': %s", v->flags[v->nflags - 1].message);
-	}
-	if (v->status == KP_STATUS_CORRECT && !isnan(v->speedup) && v->speedup > o->excessive_speedup &&
-	    check_on(o, "excessive_speedup"))
-		kp_verdict_flag(v, "excessive_speedup", KP_SEV_WARN,
-				"%.1fx over the reference (threshold %.0fx): read the kernel before trusting it", v->speedup,
-				o->excessive_speedup);
-}
-
 /* Runs a prepared harness command in a fresh child and reads the verdict from it. */
 static int run_cmd(const struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err)
 {
@@ -227,6 +192,8 @@ static int prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_ver
 	kp_eval_tolerance(x->task, x->o, 0, &x->atol, &x->rtol);
 	v->atol = x->atol;
 	v->rtol = x->rtol;
+	kp_strlcpy(v->tol_source, kp_eval_tolerance_source(x->task, x->o, 0), sizeof(v->tol_source));
+	kp_strlcpy(v->precision, kp_dtype_name(x->task->precision), sizeof(v->precision));
 	if (x->task->kind == KP_TASK_KERNELBENCH)
 		return kp_torch_prepare(x, cmd, v, err);
 	return kp_native_prepare(x, cmd, v, err);
@@ -355,7 +322,7 @@ int kp_eval_source(const struct kp_task *task, const char *src, size_t len, cons
 	}
 	if (v->status == KP_STATUS_RUNTIME_ERROR && o->sanitize)
 		sanitize(&x, v);
-	post_checks(o, v);
+	kp_eval_speed_checks(task, o, v);
 done:
 	if (o->keep_work && cmd.work_dir)
 		v->work_dir = kp_xstrdup(cmd.work_dir);
@@ -468,6 +435,10 @@ int kp_eval_baseline(const struct kp_task *task, const struct kp_eval_opts *opts
 	b->gpu = o->gpu;
 	kp_strlcpy(b->gpu_name, v.gpu_name, sizeof(b->gpu_name));
 	b->io_bytes = v.io_bytes;
+	b->flops = task->kind == KP_TASK_NATIVE && task->flops > 0 ? task->flops : v.flops;
+	kp_strlcpy(b->precision, v.ref_precision[0] ? v.ref_precision : kp_dtype_name(task->precision),
+		   sizeof(b->precision));
+	b->tf32 = v.tf32_ref;
 	if (v.status != KP_STATUS_CORRECT) {
 		rc = kp_error_set(err, KP_ECHILD, "timing the reference failed: %s%s%s", v.message ? v.message : "?",
 				  v.log ? "\n" : "", v.log ? v.log : "");

@@ -87,6 +87,26 @@ static void from_exit(const struct kp_harness_out *h, const struct kp_child *c, 
 	kp_buf_release(&log);
 }
 
+static void copy_dtype(char *dst, size_t n, const json_t *o, const char *key)
+{
+	const char *s = kp_json_str(o, key, NULL);
+	if (s)
+		kp_strlcpy(dst, s, n);
+}
+
+/* What both sides ran at: output dtypes, TF32, and what the reference is. */
+static void read_conditions(const json_t *r, struct kp_verdict *v)
+{
+	const json_t *p = json_object_get(r, "precision"), *tf = json_object_get(r, "tf32");
+	copy_dtype(v->ref_precision, sizeof(v->ref_precision), p, "reference");
+	copy_dtype(v->cand_precision, sizeof(v->cand_precision), p, "candidate");
+	copy_dtype(v->reference, sizeof(v->reference), r, "reference");
+	if (json_is_boolean(json_object_get(tf, "reference")))
+		v->tf32_ref = json_is_true(json_object_get(tf, "reference"));
+	if (json_is_boolean(json_object_get(tf, "candidate")))
+		v->tf32_cand = json_is_true(json_object_get(tf, "candidate"));
+}
+
 int kp_harness_apply(const struct kp_harness_out *h, const struct kp_child *c, struct kp_verdict *v,
 		     struct kp_error *err)
 {
@@ -136,6 +156,13 @@ int kp_harness_apply(const struct kp_harness_out *h, const struct kp_child *c, s
 	kp_loop_from_json(&v->loop, json_object_get(r, "loop"));
 	kp_loop_from_json(&v->ref_loop, json_object_get(r, "ref_loop"));
 	v->io_bytes = kp_json_num(r, "io_bytes", v->io_bytes);
+	v->flops = kp_json_num(r, "flops", v->flops);
+	v->floor.in_bytes = kp_json_num(r, "in_bytes", v->floor.in_bytes);
+	v->floor.out_bytes = kp_json_num(r, "out_bytes", v->floor.out_bytes);
+	kp_timing_from_json(&v->compiled_ref_runtime, json_object_get(r, "compiled_runtime"));
+	read_conditions(r, v);
+	if (json_is_object(json_object_get(r, "scaled_trial")))
+		kp_scaled_from_json(&v->scaled, json_object_get(r, "scaled_trial"));
 	kp_strlcpy(v->gpu_name, kp_json_str(r, "gpu_name", v->gpu_name), sizeof(v->gpu_name));
 	if (isnan(v->build_s) && json_is_number(json_object_get(r, "build_s")))
 		v->build_s = kp_json_num(r, "build_s", NAN);
@@ -155,13 +182,13 @@ int kp_harness_apply(const struct kp_harness_out *h, const struct kp_child *c, s
 	flags = json_object_get(r, "flags");
 	json_array_foreach(flags, i, f) {
 		const char *check = kp_json_str(f, "check", NULL);
-		const char *sev = kp_json_str(f, "severity", "warn");
+		enum kp_check_severity sev = KP_SEV_WARN;
 		enum kp_status keep = v->status;
 		if (!check)
 			continue;
-		kp_verdict_flag(v, check, !strcmp(sev, "refuse") ? KP_SEV_REFUSE : KP_SEV_WARN, "%s",
-				kp_json_str(f, "message", ""));
-		v->status = keep; /* the harness already decided; a refusing flag ended it as cheat_suspected */
+		kp_check_severity_parse(kp_json_str(f, "severity", "warn"), &sev);
+		kp_verdict_flag(v, check, sev, "%s", kp_json_str(f, "message", ""));
+		v->status = keep; /* the harness already decided: a refusing or failing flag ended the run */
 	}
 	v->correct = v->status == KP_STATUS_CORRECT;
 	if (v->status == KP_STATUS_CORRECT && !v->compiled)

@@ -32,5 +32,6 @@ int kp_harness_apply(const struct kp_harness_out *h, const struct kp_child *c, s
 /* Shared JSON readers (lib/eval/verdict.c). */
 void kp_timing_from_json(struct kp_timing *t, const json_t *o);
 void kp_loop_from_json(struct kp_loop *l, const json_t *o);
+void kp_scaled_from_json(struct kp_scaled_trial *t, const json_t *o);
 
 #endif

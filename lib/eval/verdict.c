@@ -44,15 +44,26 @@ static void timing_init(struct kp_timing *t)
 	t->trials = 0;
 }
 
+static void floor_init(struct kp_floor *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->time_s = f->bytes = f->dram_bytes = f->flops = f->flop_time_s = f->dram_bw = f->compute_peak = NAN;
+	f->in_bytes = f->out_bytes = NAN;
+}
+
 void kp_verdict_init(struct kp_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->max_abs_diff = v->mean_abs_diff = NAN;
 	v->atol = v->rtol = NAN;
-	v->speedup = v->io_bytes = NAN;
+	v->speedup = v->speedup_compile = v->io_bytes = v->flops = NAN;
 	v->build_s = v->run_s = v->total_s = NAN;
 	timing_init(&v->runtime);
 	timing_init(&v->ref_runtime);
+	timing_init(&v->compiled_ref_runtime);
+	v->tf32_ref = v->tf32_cand = -1;
+	floor_init(&v->floor);
+	v->scaled.scale = NAN;
 	v->gpu = -1;
 }
 
@@ -64,6 +75,7 @@ void kp_verdict_release(struct kp_verdict *v)
 	free(v->artifact);
 	free(v->work_dir);
 	free(v->timeline);
+	free(v->scaled.reason);
 	for (size_t i = 0; i < v->nflags; i++)
 		free(v->flags[i].message);
 	free(v->flags);
@@ -88,6 +100,9 @@ void kp_verdict_flag(struct kp_verdict *v, const char *check, enum kp_check_seve
 	if (sev == KP_SEV_REFUSE) {
 		v->status = KP_STATUS_CHEAT_SUSPECTED;
 		v->correct = 0;
+	} else if (sev == KP_SEV_FAIL && v->status != KP_STATUS_CHEAT_SUSPECTED) {
+		v->status = KP_STATUS_WRONG_OUTPUT;
+		v->correct = 0;
 	}
 }
 
@@ -97,6 +112,41 @@ const struct kp_flag *kp_verdict_find_flag(const struct kp_verdict *v, const cha
 		if (!strcmp(v->flags[i].check, check))
 			return &v->flags[i];
 	return NULL;
+}
+
+static const char *tf32_words(int ref, int cand)
+{
+	if (ref == 0 && cand == 0)
+		return "TF32 off on both";
+	if (ref == 1 || cand == 1)
+		return "TF32 ON on at least one side";
+	return "TF32 not verified";
+}
+
+void kp_verdict_speedup_text(const struct kp_verdict *v, struct kp_buf *out)
+{
+	const char *prec = v->precision[0] ? v->precision : "?";
+	if (v->status != KP_STATUS_CORRECT || isnan(v->speedup))
+		return;
+	kp_buf_addf(out, "%.3gx over %s (%.4g ms vs %.4g ms, medians of %d trials)", v->speedup,
+		    v->reference[0] ? v->reference : "the reference", v->runtime.median_ms, v->ref_runtime.median_ms,
+		    v->runtime.trials);
+	if (!isnan(v->speedup_compile))
+		kp_buf_addf(out, ", %.3gx over torch.compile (%.4g ms)", v->speedup_compile,
+			    v->compiled_ref_runtime.median_ms);
+	else
+		kp_buf_adds(out, ", torch.compile not measured");
+	kp_buf_addf(out, "; both sides in %s", prec);
+	if (v->ref_precision[0] && v->cand_precision[0] && strcmp(v->ref_precision, v->cand_precision))
+		kp_buf_addf(out, " (outputs: reference %s, candidate %s)", v->ref_precision, v->cand_precision);
+	kp_buf_addf(out, ", %s; outputs within atol=%g, rtol=%g (%s%s%s) on %d of %d trials",
+		    tf32_words(v->tf32_ref, v->tf32_cand), v->atol, v->rtol, v->tol_source[0] ? v->tol_source : "tolerance",
+		    !strcmp(v->tol_source, "default") ? " for " : "", !strcmp(v->tol_source, "default") ? prec : "",
+		    v->trials_passed, v->trials_run);
+	if (!strcmp(v->scaled.status, "passed"))
+		kp_buf_addf(out, " and with inputs scaled x%g", v->scaled.scale);
+	else if (!strcmp(v->scaled.status, "skipped"))
+		kp_buf_adds(out, " (scaled trial skipped)");
 }
 
 /* --- JSON ------------------------------------------------------------------------------------ */
@@ -134,8 +184,60 @@ static json_t *loop_json(const struct kp_loop *l)
 	return o;
 }
 
+static json_t *tf32_json(int on)
+{
+	return on < 0 ? json_null() : json_boolean(on);
+}
+
+static json_t *floor_json(const struct kp_floor *f)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "time_s", kp_json_real(f->time_s));
+	kp_json_set(o, "source", f->source[0] ? json_string(f->source) : json_null());
+	kp_json_set(o, "bytes", kp_json_real(f->bytes));
+	kp_json_set(o, "in_bytes", kp_json_real(f->in_bytes));
+	kp_json_set(o, "out_bytes", kp_json_real(f->out_bytes));
+	kp_json_set(o, "dram_bytes", kp_json_real(f->dram_bytes));
+	kp_json_set(o, "flops", kp_json_real(f->flops));
+	kp_json_set(o, "flops_counted", json_boolean(f->flops_counted));
+	kp_json_set(o, "flop_time_s", kp_json_real(f->flop_time_s));
+	kp_json_set(o, "dram_bw", kp_json_real(f->dram_bw));
+	kp_json_set(o, "compute_peak", kp_json_real(f->compute_peak));
+	kp_json_set(o, "gpu", f->gpu[0] ? json_string(f->gpu) : json_null());
+	return o;
+}
+
+static json_t *conditions_json(const struct kp_verdict *v)
+{
+	json_t *o = json_object(), *tf = json_object();
+	kp_json_set(o, "precision", v->precision[0] ? json_string(v->precision) : json_null());
+	kp_json_set(o, "reference_precision", v->ref_precision[0] ? json_string(v->ref_precision) : json_null());
+	kp_json_set(o, "candidate_precision", v->cand_precision[0] ? json_string(v->cand_precision) : json_null());
+	kp_json_set(tf, "reference", tf32_json(v->tf32_ref));
+	kp_json_set(tf, "candidate", tf32_json(v->tf32_cand));
+	kp_json_set(o, "tf32", tf);
+	kp_json_set(o, "atol", kp_json_real(v->atol));
+	kp_json_set(o, "rtol", kp_json_real(v->rtol));
+	kp_json_set(o, "tolerance", v->tol_source[0] ? json_string(v->tol_source) : json_null());
+	kp_json_set(o, "reference", v->reference[0] ? json_string(v->reference) : json_null());
+	return o;
+}
+
+static json_t *scaled_json(const struct kp_scaled_trial *t)
+{
+	json_t *o;
+	if (!t->status[0])
+		return json_null();
+	o = json_object();
+	kp_json_set(o, "status", json_string(t->status));
+	kp_json_set(o, "scale", kp_json_real(t->scale));
+	kp_json_set(o, "reason", str_or_null(t->reason));
+	return o;
+}
+
 json_t *kp_verdict_to_json(const struct kp_verdict *v)
 {
+	struct kp_buf claim = KP_BUF_INIT;
 	json_t *o = json_object(), *c = json_object(), *flags = json_array(), *gpu = json_object(),
 	       *secs = json_object();
 
@@ -163,7 +265,16 @@ json_t *kp_verdict_to_json(const struct kp_verdict *v)
 	kp_json_set(o, "runtime", timing_json(&v->runtime));
 	kp_json_set(o, "ref_runtime", timing_json(&v->ref_runtime));
 	kp_json_set(o, "speedup", kp_json_real(v->speedup));
+	kp_json_set(o, "compiled_ref_runtime", timing_json(&v->compiled_ref_runtime));
+	kp_json_set(o, "speedup_compile", kp_json_real(v->speedup_compile));
+	kp_verdict_speedup_text(v, &claim);
+	kp_json_set(o, "claim", claim.len ? json_string(claim.buf) : json_null());
+	kp_buf_release(&claim);
+	kp_json_set(o, "conditions", conditions_json(v));
 	kp_json_set(o, "io_bytes", kp_json_real(v->io_bytes));
+	kp_json_set(o, "flops", kp_json_real(v->flops));
+	kp_json_set(o, "floor", floor_json(&v->floor));
+	kp_json_set(o, "scaled_trial", scaled_json(&v->scaled));
 
 	for (size_t i = 0; i < v->nflags; i++) {
 		json_t *f = json_object();
@@ -213,6 +324,62 @@ static void timing_from_json(struct kp_timing *t, const json_t *o)
 		t->trials = 0;
 }
 
+static void copy_name(char *dst, size_t n, const json_t *o, const char *key)
+{
+	kp_strlcpy(dst, kp_json_str(o, key, ""), n);
+}
+
+static int tf32_from_json(const json_t *o, const char *key)
+{
+	const json_t *x = json_object_get(o, key);
+	return json_is_boolean(x) ? json_is_true(x) : -1;
+}
+
+static void floor_from_json(struct kp_floor *f, const json_t *o)
+{
+	floor_init(f);
+	if (!json_is_object(o))
+		return;
+	f->time_s = num_or_nan(o, "time_s");
+	f->bytes = num_or_nan(o, "bytes");
+	f->in_bytes = num_or_nan(o, "in_bytes");
+	f->out_bytes = num_or_nan(o, "out_bytes");
+	f->dram_bytes = num_or_nan(o, "dram_bytes");
+	f->flops = num_or_nan(o, "flops");
+	f->flops_counted = kp_json_bool(o, "flops_counted", 0);
+	f->flop_time_s = num_or_nan(o, "flop_time_s");
+	f->dram_bw = num_or_nan(o, "dram_bw");
+	f->compute_peak = num_or_nan(o, "compute_peak");
+	copy_name(f->source, sizeof(f->source), o, "source");
+	copy_name(f->gpu, sizeof(f->gpu), o, "gpu");
+}
+
+static void conditions_from_json(struct kp_verdict *v, const json_t *o)
+{
+	const json_t *tf = json_object_get(o, "tf32");
+	copy_name(v->precision, sizeof(v->precision), o, "precision");
+	copy_name(v->ref_precision, sizeof(v->ref_precision), o, "reference_precision");
+	copy_name(v->cand_precision, sizeof(v->cand_precision), o, "candidate_precision");
+	copy_name(v->tol_source, sizeof(v->tol_source), o, "tolerance");
+	copy_name(v->reference, sizeof(v->reference), o, "reference");
+	v->tf32_ref = tf32_from_json(tf, "reference");
+	v->tf32_cand = tf32_from_json(tf, "candidate");
+}
+
+/* The scaled trial from a verdict's or a harness result's "scaled_trial" object. */
+void kp_scaled_from_json(struct kp_scaled_trial *t, const json_t *o)
+{
+	const char *reason = kp_json_str(o, "reason", NULL);
+	free(t->reason);
+	memset(t, 0, sizeof(*t));
+	t->scale = NAN;
+	if (!json_is_object(o))
+		return;
+	copy_name(t->status, sizeof(t->status), o, "status");
+	t->scale = num_or_nan(o, "scale");
+	t->reason = reason ? kp_xstrdup(reason) : NULL;
+}
+
 static void loop_from_json(struct kp_loop *l, const json_t *o)
 {
 	memset(l, 0, sizeof(*l));
@@ -258,17 +425,24 @@ int kp_verdict_from_json(struct kp_verdict *v, const json_t *j, struct kp_error 
 	timing_from_json(&v->runtime, json_object_get(j, "runtime"));
 	timing_from_json(&v->ref_runtime, json_object_get(j, "ref_runtime"));
 	v->speedup = num_or_nan(j, "speedup");
+	timing_from_json(&v->compiled_ref_runtime, json_object_get(j, "compiled_ref_runtime"));
+	v->speedup_compile = num_or_nan(j, "speedup_compile");
+	conditions_from_json(v, json_object_get(j, "conditions"));
 	v->io_bytes = num_or_nan(j, "io_bytes");
+	v->flops = num_or_nan(j, "flops");
+	floor_from_json(&v->floor, json_object_get(j, "floor"));
+	kp_scaled_from_json(&v->scaled, json_object_get(j, "scaled_trial"));
 
 	flags = json_object_get(j, "flags");
 	json_array_foreach(flags, i, f) {
 		const char *check = kp_json_str(f, "check", NULL);
-		const char *sev = kp_json_str(f, "severity", "warn");
 		const char *msg = kp_json_str(f, "message", "");
+		enum kp_check_severity sev = KP_SEV_WARN;
 		enum kp_status keep = v->status;
 		if (!check)
 			continue;
-		kp_verdict_flag(v, check, !strcmp(sev, "refuse") ? KP_SEV_REFUSE : KP_SEV_WARN, "%s", msg);
+		kp_check_severity_parse(kp_json_str(f, "severity", "warn"), &sev);
+		kp_verdict_flag(v, check, sev, "%s", msg);
 		v->status = keep; /* the stored status is the truth */
 	}
 	v->correct = v->status == KP_STATUS_CORRECT;
@@ -292,7 +466,8 @@ void kp_baseline_init(struct kp_baseline *b)
 	memset(b, 0, sizeof(*b));
 	timing_init(&b->eager);
 	timing_init(&b->compiled);
-	b->io_bytes = NAN;
+	b->io_bytes = b->flops = NAN;
+	b->tf32 = -1;
 	b->gpu = -1;
 }
 
@@ -311,6 +486,9 @@ json_t *kp_baseline_to_json(const struct kp_baseline *b)
 	kp_json_set(o, "torch_compile", timing_json(&b->compiled));
 	kp_json_set(o, "compile_error", str_or_null(b->compile_error));
 	kp_json_set(o, "io_bytes", kp_json_real(b->io_bytes));
+	kp_json_set(o, "flops", kp_json_real(b->flops));
+	kp_json_set(o, "precision", b->precision[0] ? json_string(b->precision) : json_null());
+	kp_json_set(o, "tf32", tf32_json(b->tf32));
 	kp_json_set(o, "log", str_or_null(b->log));
 	kp_json_set(gpu, "index", b->gpu >= 0 ? json_integer(b->gpu) : json_null());
 	kp_json_set(gpu, "name", b->gpu_name[0] ? json_string(b->gpu_name) : json_null());

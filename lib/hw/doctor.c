@@ -5,11 +5,14 @@
 
 #include "kernelpro/buf.h"
 #include "kernelpro/child.h"
+#include "kernelpro/codesearch.h"
 #include "kernelpro/doctor.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/str.h"
+#include "kernelpro/toolchain.h"
 
 const char *kp_check_status_name(enum kp_check_status s)
 {
@@ -39,23 +42,6 @@ static struct kp_check *add(struct kp_doctor *d, const char *name, enum kp_check
 	va_end(ap);
 	kp_strlcpy(c->fix, fix ? fix : "", sizeof(c->fix));
 	return c;
-}
-
-char *kp_cuda_tool(const char *tool)
-{
-	struct kp_buf p = KP_BUF_INIT;
-	const char *home = getenv("CUDA_HOME");
-	if (home && *home) {
-		kp_buf_addf(&p, "%s/bin/%s", home, tool);
-		if (access(p.buf, X_OK) == 0)
-			return kp_buf_detach(&p, NULL);
-		kp_buf_reset(&p);
-	}
-	kp_buf_addf(&p, "/usr/local/cuda/bin/%s", tool);
-	if (access(p.buf, X_OK) == 0)
-		return kp_buf_detach(&p, NULL);
-	kp_buf_release(&p);
-	return kp_which(tool);
 }
 
 /* Runs `path args...` briefly; returns the first line of output matching `needle` (or the first line). */
@@ -153,7 +139,7 @@ static void check_ncu_counters(struct kp_doctor *d, const char *ncu, const char 
 		    "%s; cannot test counters: kp-probe was not built", ver);
 		return;
 	}
-	kp_strvec_pushl(&c.args, ncu, "--clock-control", "none", "--metrics", "sm__cycles_elapsed.avg", "--csv",
+	kp_strvec_pushl(&c.args, ncu, "--clock-control", "none", "--metrics", KP_M_SM_CYCLES_ELAPSED, "--csv",
 			"--page", "raw", probe, NULL);
 	kp_strvec_push(&c.env, "LC_ALL=C");
 	c.timeout_ms = 120000;
@@ -166,7 +152,7 @@ static void check_ncu_counters(struct kp_doctor *d, const char *ncu, const char 
 		    "run as root, or allow non-admin counter access (modprobe nvidia NVreg_RestrictProfilingToAdminUsers=0); "
 		    "until then kernelpro falls back to timing only",
 		    "%s; no permission to read GPU counters (ERR_NVGPUCTRPERM)", ver);
-	} else if (kp_child_ok(&c) && strstr(c.out.buf, "sm__cycles_elapsed.avg")) {
+	} else if (kp_child_ok(&c) && strstr(c.out.buf, KP_M_SM_CYCLES_ELAPSED)) {
 		add(d, "ncu", KP_CHECK_OK, NULL, "%s; reads hardware counters", ver);
 	} else {
 		char first[200] = "";
@@ -253,9 +239,9 @@ static void check_nvml(struct kp_doctor *d)
 	kp_nvml_close(&n);
 }
 
-/* One python3 start answers the torch and CUTLASS questions. */
+/* One python3 start answers the torch questions. */
 static const char py_probe[] =
-	"import json, importlib.util, os\n"
+	"import json\n"
 	"r = {}\n"
 	"try:\n"
 	"    import torch\n"
@@ -266,10 +252,6 @@ static const char py_probe[] =
 	"        r['device'] = torch.cuda.get_device_name(0)\n"
 	"except Exception as e:\n"
 	"    r['torch_error'] = type(e).__name__ + ': ' + str(e)\n"
-	"s = importlib.util.find_spec('cutlass_library')\n"
-	"if s and s.submodule_search_locations:\n"
-	"    inc = os.path.join(list(s.submodule_search_locations)[0], 'source', 'include')\n"
-	"    r['cutlass_pip'] = inc if os.path.isdir(inc) else ''\n"
 	"print(json.dumps(r))\n";
 
 static void check_python(struct kp_doctor *d, json_t **probe)
@@ -310,26 +292,23 @@ out:
 	kp_child_release(&c);
 }
 
-static void check_cutlass(struct kp_doctor *d, const json_t *py)
+/* CUTLASS where lib/codesearch looks for it: $CUTLASS_PATH, kernelpro's .cutlass, pip's nvidia-cutlass. */
+static void check_cutlass(struct kp_doctor *d, unsigned flags)
 {
-	const char *env = getenv("CUTLASS_PATH");
-	const char *pip = py ? kp_json_str(py, "cutlass_pip", NULL) : NULL;
-	struct kp_buf p = KP_BUF_INIT;
-	if (env && *env) {
-		kp_buf_addf(&p, "%s/include/cutlass/cutlass.h", env);
-		if (kp_path_exists(p.buf))
-			add(d, "cutlass", KP_CHECK_OK, NULL, "headers at %s/include (CUTLASS_PATH)", env);
-		else
-			add(d, "cutlass", KP_CHECK_BROKEN, "point CUTLASS_PATH at a CUTLASS checkout (with include/cutlass)",
-			    "CUTLASS_PATH='%s' has no include/cutlass/cutlass.h", env);
-	} else if (pip && *pip) {
-		add(d, "cutlass", KP_CHECK_OK, NULL, "headers at %s (pip nvidia-cutlass)", pip);
-	} else {
-		add(d, "cutlass", KP_CHECK_MISSING,
-		    "set CUTLASS_PATH to a CUTLASS checkout or 'pip install nvidia-cutlass' (for CuTe candidates and code search)",
+	struct kp_cutlass c;
+	struct kp_error err = KP_ERROR_INIT;
+	int rc = kp_cutlass_find(&c, flags & KP_DOCTOR_SKIP_PYTHON ? KP_CUTLASS_NO_PYTHON : 0, &err);
+	if (!rc) {
+		add(d, "cutlass", KP_CHECK_OK, NULL, "CUTLASS %s, headers at %s (%s)", c.version, c.include,
+		    kp_cutlass_source_name(c.source));
+		kp_cutlass_release(&c);
+	} else if (rc == KP_ENOENT) {
+		add(d, "cutlass", KP_CHECK_MISSING, KP_CUTLASS_INSTALL_HINT " (for CuTe candidates and code search)",
 		    "no CUTLASS headers found");
+	} else {
+		add(d, "cutlass", KP_CHECK_BROKEN, "point CUTLASS_PATH at a CUTLASS checkout (with include/cutlass)", "%s",
+		    kp_error_msg(&err));
 	}
-	kp_buf_release(&p);
 }
 
 static void check_llm(struct kp_doctor *d)
@@ -370,7 +349,7 @@ void kp_doctor_run(struct kp_doctor *d, unsigned flags)
 	check_nvml(d);
 	if (!(flags & KP_DOCTOR_SKIP_PYTHON))
 		check_python(d, &py);
-	check_cutlass(d, py);
+	check_cutlass(d, flags);
 	check_llm(d);
 	json_decref(py);
 	d->elapsed_s = kp_now() - t0;

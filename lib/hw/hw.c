@@ -234,6 +234,26 @@ int kp_hw_load(struct kp_hw *hw, const char *key, int index, struct kp_error *er
 	return rc;
 }
 
+int kp_hw_for_profile(struct kp_hw *hw, const char *key, const char *profiled, int index, struct kp_error *err)
+{
+	const struct kp_hw_spec *s = profiled && *profiled ? kp_hw_spec_find(profiled) : NULL;
+	struct kp_gpu_list gl;
+	int rc;
+
+	if (key && *key)
+		return kp_hw_load(hw, key, 0, err);
+	if (s) {
+		if (kp_device_query(&gl, NULL) == 0 && index >= 0 && index < gl.count &&
+		    kp_hw_spec_find(gl.gpus[index].name) == s)
+			return kp_hw_load(hw, NULL, index, err);
+		return kp_hw_load(hw, s->key, 0, err);
+	}
+	rc = kp_hw_load(hw, NULL, index, err);
+	if (rc == KP_ENODEV && profiled && *profiled)
+		kp_error_prefix(err, "the profile was taken on '%s', which the GPU table does not know", profiled);
+	return rc;
+}
+
 void kp_hw_describe(const struct kp_hw *hw, struct kp_buf *out)
 {
 	kp_buf_addf(out, "%s (%s): %d SMs, DRAM %.3g TB/s, FP32 %.3g TFLOP/s", hw->spec.name, hw->source,

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <pthread.h>
 
+#include "kernelpro/fault.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
 #include "llm/backend.h"
@@ -417,6 +418,8 @@ static void finish_attempt(struct kp_llm *llm, struct xfer *x, CURLcode res)
 	long status = 0;
 	char msg[300];
 
+	if (kp_fault_hit(KP_FAULT_HTTP))
+		res = CURLE_COULDNT_CONNECT; /* KP_FAULT: this attempt fails as a lost connection would */
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	drop_easy(x);
 	if (res == CURLE_OPERATION_TIMEDOUT) {

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "kernelpro/arena.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/profile.h"
 #include "kernelpro/str.h"
 #include "profile/csv.h"
@@ -299,17 +300,136 @@ static int build_columns(struct kp_ncu_report *r, struct ncu_priv *p, const stru
 	return 0;
 }
 
+/* Where the raw page keeps each launch's identity (-1: no such column). */
+struct raw_cols {
+	long id, name, block, grid, dev, cc, stream;
+};
+
+/* The field of `row` in column `col`, or NULL when the column is absent or the row too short. */
+static const char *field(const struct kp_csv_row *row, long col)
+{
+	return col >= 0 && (size_t)col < row->n ? row->f[col] : NULL;
+}
+
+/* The header row of a raw page and where its identity columns are. */
+static int raw_header(struct kp_csv *c, struct kp_csv_row *h, struct raw_cols *k, const char *what,
+		      struct kp_error *err)
+{
+	int rc;
+	if ((rc = read_header(c, h, what, err)))
+		return rc;
+	if (kp_csv_col(h, "Section Name") >= 0 && kp_csv_col(h, "Metric Name") >= 0)
+		return kp_error_set(err, KP_EPARSE,
+				    "%s:%d: this is a details page (--page details), not the raw page; "
+				    "collect with 'ncu --csv --page raw --print-units base'",
+				    what, h->line);
+	k->id = kp_csv_col(h, "ID");
+	k->name = kp_csv_col(h, "Kernel Name");
+	if (k->name < 0)
+		return kp_error_set(err, KP_EPARSE, "%s:%d: header has no \"Kernel Name\" column", what, h->line);
+	k->block = kp_csv_col(h, "Block Size");
+	k->grid = kp_csv_col(h, "Grid Size");
+	k->dev = kp_csv_col(h, "Device");
+	k->cc = kp_csv_col(h, "CC");
+	k->stream = kp_csv_col(h, "Stream");
+	return 0;
+}
+
+/*
+ * The row after the header: the units (`--print-units base`, first field empty), else already
+ * the first launch (*launch_row). Returns 0, or a negative code.
+ */
+static int raw_units(struct kp_ncu_report *r, struct kp_csv *c, const struct kp_csv_row *h,
+		     struct kp_csv_row *units, int *have_units, int *launch_row, const char *what,
+		     struct kp_error *err)
+{
+	int rc = kp_csv_next(c, units, err);
+	*have_units = *launch_row = 0;
+	if (rc < 0)
+		return rc;
+	if (rc == 1 && units->n && !*units->f[0]) {
+		*have_units = 1;
+		if (units->n != h->n)
+			return kp_error_set(err, KP_EPARSE, "%s:%d: units row has %zu fields, the header %zu", what,
+					    units->line, units->n, h->n);
+		return 0;
+	}
+	warn(r, "%s: no units row after the header; values are taken as printed", what);
+	*launch_row = rc == 1;
+	return 0;
+}
+
+/* A launch's identity from its row: ID (its index when absent), names, grid, block, device, stream, cc. */
+static void launch_identity(struct kp_ncu_report *r, struct ncu_priv *p, const struct raw_cols *k,
+			    const struct kp_csv_row *row, size_t index, const char *what, struct kp_launch *l)
+{
+	const char *f;
+	long v;
+	char *key;
+
+	memset(l, 0, sizeof(*l));
+	l->line = row->line;
+	if ((f = field(row, k->id)) && kp_parse_long(f, &v) == 0 && v >= 0 && v <= 0x7fffffff) {
+		l->id = (int)v;
+	} else {
+		l->id = (int)index;
+		warn(r, "%s:%d: launch has no numeric ID; using %d", what, row->line, l->id);
+	}
+	l->kernel = (f = field(row, k->name)) ? f : "";
+	key = kp_kernel_name_key(l->kernel);
+	l->function = kp_arena_strdup(&p->arena, key);
+	free(key);
+	if (!strncmp(l->kernel, "_Z", 2))
+		l->mangled = l->kernel;
+	if ((f = field(row, k->block)) && parse_dim3(f, l->block))
+		warn(r, "%s:%d: unreadable Block Size '%s'", what, row->line, f);
+	if ((f = field(row, k->grid)) && parse_dim3(f, l->grid))
+		warn(r, "%s:%d: unreadable Grid Size '%s'", what, row->line, f);
+	l->device = (f = field(row, k->dev)) && kp_parse_long(f, &v) == 0 ? (int)v : -1;
+	l->stream = (f = field(row, k->stream)) && kp_parse_long(f, &v) == 0 ? (int)v : -1;
+	l->cc = (f = field(row, k->cc)) ? f : "";
+}
+
+/* A launch's metric values, in the columns' (sorted) order; a short or cut row leaves the rest missing. */
+static void launch_metrics(struct kp_ncu_report *r, struct ncu_priv *p, const struct mcol *cols, size_t ncols,
+			   const struct kp_csv_row *row, size_t nheader, const char *what, struct kp_launch *l)
+{
+	l->nmetrics = ncols;
+	l->metrics = kp_arena_calloc(&p->arena, ncols ? ncols : 1, sizeof(*l->metrics));
+	if (row->n < nheader || row->truncated) {
+		l->incomplete = 1;
+		r->incomplete = 1;
+		warn(r, "%s:%d: launch %d has %zu of %zu fields (truncated file?); the rest are missing", what,
+		     row->line, l->id, row->truncated ? row->n - 1 : row->n, nheader);
+	}
+	for (size_t i = 0; i < ncols; i++) {
+		struct kp_metric *m = &l->metrics[i];
+		size_t col = (size_t)cols[i].col;
+		int usable = col < row->n && !(row->truncated && col == row->n - 1);
+		m->name = cols[i].name;
+		m->column = cols[i].column;
+		m->unit = cols[i].unit;
+		m->text = usable ? row->f[col] : NULL;
+		if (usable && parse_value(row->f[col], &m->value) == 0) {
+			m->value *= cols[i].factor;
+		} else {
+			m->missing = 1;
+			m->value = NAN;
+		}
+	}
+}
+
 int kp_ncu_parse_raw(struct kp_ncu_report *r, const char *what, const char *text, size_t len,
 		     struct kp_error *err)
 {
 	struct ncu_priv *p = priv_of(r);
 	struct kp_csv c;
 	struct kp_csv_row h = {0}, units = {0}, row = {0};
+	struct raw_cols k = {-1, -1, -1, -1, -1, -1, -1};
 	struct mcol *cols = NULL;
 	size_t ncols = 0, alloc = 0, nl = 0;
 	struct kp_launch *launches = NULL;
-	long c_id, c_name, c_block, c_grid, c_dev, c_cc, c_stream;
-	int rc, have_units = 0;
+	int rc, have_units, launch_row;
 	char *copy;
 
 	if (r->nlaunches)
@@ -317,47 +437,16 @@ int kp_ncu_parse_raw(struct kp_ncu_report *r, const char *what, const char *text
 	copy = kp_arena_strndup(&p->arena, text, len);
 	kp_csv_init(&c, what, copy, len);
 	c.skip_unquoted = 1;
-	if ((rc = read_header(&c, &h, what, err)))
+	if ((rc = raw_header(&c, &h, &k, what, err)) ||
+	    (rc = raw_units(r, &c, &h, &units, &have_units, &launch_row, what, err)))
 		goto out;
-	if (kp_csv_col(&h, "Section Name") >= 0 && kp_csv_col(&h, "Metric Name") >= 0) {
-		rc = kp_error_set(err, KP_EPARSE,
-				  "%s:%d: this is a details page (--page details), not the raw page; "
-				  "collect with 'ncu --csv --page raw --print-units base'",
-				  what, h.line);
-		goto out;
-	}
-	c_id = kp_csv_col(&h, "ID");
-	c_name = kp_csv_col(&h, "Kernel Name");
-	if (c_name < 0) {
-		rc = kp_error_set(err, KP_EPARSE, "%s:%d: header has no \"Kernel Name\" column", what, h.line);
-		goto out;
-	}
-	c_block = kp_csv_col(&h, "Block Size");
-	c_grid = kp_csv_col(&h, "Grid Size");
-	c_dev = kp_csv_col(&h, "Device");
-	c_cc = kp_csv_col(&h, "CC");
-	c_stream = kp_csv_col(&h, "Stream");
-
-	rc = kp_csv_next(&c, &units, err);
-	if (rc < 0)
-		goto out;
-	if (rc == 1 && units.n && !*units.f[0]) {
-		have_units = 1;
-		if (units.n != h.n) {
-			rc = kp_error_set(err, KP_EPARSE, "%s:%d: units row has %zu fields, the header %zu", what,
-					  units.line, units.n, h.n);
-			goto out;
-		}
-	}
-	if (!have_units)
-		warn(r, "%s: no units row after the header; values are taken as printed", what);
 	build_columns(r, p, &h, have_units ? &units : NULL, &cols, &ncols);
 
-	for (int first = 1;; first = 0) {
-		struct kp_csv_row *cur = &row;
-		struct kp_launch *l;
-		if (first && rc == 1 && !have_units) {
+	for (;;) {
+		const struct kp_csv_row *cur = &row;
+		if (launch_row) {
 			cur = &units; /* the row after the header was a launch */
+			launch_row = 0;
 		} else {
 			rc = kp_csv_next(&c, &row, err);
 			if (rc < 0)
@@ -375,64 +464,9 @@ int kp_ncu_parse_raw(struct kp_ncu_report *r, const char *what, const char *text
 		if (!strcmp(cur->f[0], "ID")) /* a second report appended: same columns expected */
 			continue;
 		KP_ALLOC_GROW(launches, nl + 1, alloc);
-		l = &launches[nl++];
-		memset(l, 0, sizeof(*l));
-		l->line = cur->line;
-		{
-			long id;
-			if (c_id >= 0 && (size_t)c_id < cur->n && kp_parse_long(cur->f[c_id], &id) == 0 && id >= 0 &&
-			    id <= 0x7fffffff)
-				l->id = (int)id;
-			else {
-				l->id = (int)nl - 1;
-				warn(r, "%s:%d: launch has no numeric ID; using %d", what, cur->line, l->id);
-			}
-		}
-		l->kernel = (size_t)c_name < cur->n ? cur->f[c_name] : "";
-		{
-			char *key = kp_kernel_name_key(l->kernel);
-			l->function = kp_arena_strdup(&p->arena, key);
-			free(key);
-		}
-		if (!strncmp(l->kernel, "_Z", 2))
-			l->mangled = l->kernel;
-		if (c_block >= 0 && (size_t)c_block < cur->n && parse_dim3(cur->f[c_block], l->block))
-			warn(r, "%s:%d: unreadable Block Size '%s'", what, cur->line, cur->f[c_block]);
-		if (c_grid >= 0 && (size_t)c_grid < cur->n && parse_dim3(cur->f[c_grid], l->grid))
-			warn(r, "%s:%d: unreadable Grid Size '%s'", what, cur->line, cur->f[c_grid]);
-		l->device = -1;
-		l->stream = -1;
-		{
-			long v;
-			if (c_dev >= 0 && (size_t)c_dev < cur->n && kp_parse_long(cur->f[c_dev], &v) == 0)
-				l->device = (int)v;
-			if (c_stream >= 0 && (size_t)c_stream < cur->n && kp_parse_long(cur->f[c_stream], &v) == 0)
-				l->stream = (int)v;
-		}
-		l->cc = c_cc >= 0 && (size_t)c_cc < cur->n ? cur->f[c_cc] : "";
-		l->nmetrics = ncols;
-		l->metrics = kp_arena_calloc(&p->arena, ncols ? ncols : 1, sizeof(*l->metrics));
-		if (cur->n < h.n || cur->truncated) {
-			l->incomplete = 1;
-			r->incomplete = 1;
-			warn(r, "%s:%d: launch %d has %zu of %zu fields (truncated file?); the rest are missing", what,
-			     cur->line, l->id, cur->truncated ? cur->n - 1 : cur->n, h.n);
-		}
-		for (size_t i = 0; i < ncols; i++) {
-			struct kp_metric *m = &l->metrics[i];
-			size_t col = (size_t)cols[i].col;
-			int usable = col < cur->n && !(cur->truncated && col == cur->n - 1);
-			m->name = cols[i].name;
-			m->column = cols[i].column;
-			m->unit = cols[i].unit;
-			m->text = usable ? cur->f[col] : NULL;
-			if (usable && parse_value(cur->f[col], &m->value) == 0) {
-				m->value *= cols[i].factor;
-			} else {
-				m->missing = 1;
-				m->value = NAN;
-			}
-		}
+		launch_identity(r, p, &k, cur, nl, what, &launches[nl]);
+		launch_metrics(r, p, cols, ncols, cur, h.n, what, &launches[nl]);
+		nl++;
 	}
 	if (!nl) {
 		rc = kp_error_set(err, KP_EPARSE, "%s: header but no launch rows (did ncu profile any kernel?)", what);
@@ -477,6 +511,16 @@ const struct kp_launch *kp_ncu_find_launch(const struct kp_ncu_report *r, int id
 	for (size_t i = 0; i < r->nlaunches; i++)
 		if (r->launches[i].id == id)
 			return &r->launches[i];
+	return NULL;
+}
+
+const char *kp_ncu_report_device(const struct kp_ncu_report *r)
+{
+	for (size_t i = 0; i < r->nlaunches; i++) {
+		const struct kp_metric *m = kp_launch_metric(&r->launches[i], KP_M_DEVICE_NAME);
+		if (m && m->text && *m->text)
+			return m->text;
+	}
 	return NULL;
 }
 

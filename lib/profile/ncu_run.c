@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include "kernelpro/child.h"
-#include "kernelpro/doctor.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/profile.h"
 #include "kernelpro/str.h"
+#include "kernelpro/toolchain.h"
 
 #define LOG_CAP (64u << 20)
 
@@ -131,6 +131,74 @@ out:
 	return rc;
 }
 
+/* ncu's command line for r: the collection, the filters, the log and the output, then the program. */
+static void build_command(const struct kp_ncu_run *r, const char *bin, const char *rep_base, int want_report,
+			  struct kp_child *c)
+{
+	kp_strvec_pushl(&c->args, bin, "--target-processes", "all", "--clock-control", "none", NULL);
+	push_list(&c->args, "--metrics", r->metrics, 1);
+	push_list(&c->args, "--section", r->sections, 0);
+	if (r->set)
+		kp_strvec_pushl(&c->args, "--set", r->set, NULL);
+	if (r->kernel)
+		kp_strvec_pushl(&c->args, "--kernel-name", r->kernel, NULL);
+	if (r->launch_skip > 0) {
+		kp_strvec_push(&c->args, "--launch-skip");
+		kp_strvec_pushf(&c->args, "%ld", r->launch_skip);
+	}
+	if (r->launch_count > 0) {
+		kp_strvec_push(&c->args, "--launch-count");
+		kp_strvec_pushf(&c->args, "%ld", r->launch_count);
+	}
+	if (r->nvtx_include)
+		kp_strvec_pushl(&c->args, "--nvtx", "--nvtx-include", r->nvtx_include, NULL);
+	kp_strvec_pushl(&c->args, "--log-file", r->log, NULL);
+	if (want_report)
+		kp_strvec_pushl(&c->args, "--export", rep_base, "--force-overwrite", NULL);
+	else
+		kp_strvec_pushl(&c->args, "--csv", "--page", "raw", "--print-units", "base", NULL);
+	kp_strvec_pushv(&c->args, r->argv);
+	kp_strvec_pushl(&c->env, "LC_ALL=C", "LANG=C", NULL);
+	if (r->env)
+		kp_strvec_pushv(&c->env, r->env);
+	c->timeout_ms = r->timeout_ms;
+	c->merge_stderr = 1;
+	c->out_cap = 16u << 20;
+	c->stdin_data = r->stdin_data;
+	c->stdin_len = r->stdin_len;
+}
+
+/* One optional page of the exported report into dst (emptied on failure: a warning, the raw page stands). */
+static void optional_page(struct kp_ncu_run *r, const char *bin, const char *page, const char *file, char *dst,
+			  size_t n)
+{
+	struct kp_error perr = KP_ERROR_INIT;
+	path_in(dst, n, r->out_dir, file);
+	if (kp_ncu_import(bin, r->report, page, dst, r->timeout_ms, &perr)) {
+		kp_strlcpy(r->warning, kp_error_msg(&perr), sizeof(r->warning));
+		dst[0] = '\0';
+	}
+}
+
+/* The pages asked for, from the exported report (removed afterwards unless it is to be kept). */
+static int export_pages(struct kp_ncu_run *r, const char *bin, const char *rep_base, struct kp_error *err)
+{
+	int rc;
+	snprintf(r->report, sizeof(r->report), "%.1000s.ncu-rep", rep_base);
+	path_in(r->raw_csv, sizeof(r->raw_csv), r->out_dir, "ncu_raw.csv");
+	if ((rc = kp_ncu_import(bin, r->report, "raw", r->raw_csv, r->timeout_ms, err)))
+		return rc;
+	if (r->details)
+		optional_page(r, bin, "details", "ncu_details.csv", r->details_csv, sizeof(r->details_csv));
+	if (r->source_sass)
+		optional_page(r, bin, "source", "sass.csv", r->sass_csv, sizeof(r->sass_csv));
+	if (!r->keep_report) {
+		unlink(r->report);
+		r->report[0] = '\0';
+	}
+	return 0;
+}
+
 int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err)
 {
 	struct kp_child c = KP_CHILD_INIT;
@@ -147,38 +215,7 @@ int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err)
 	path_in(r->log, sizeof(r->log), r->out_dir, "ncu.log");
 	path_in(prog_log, sizeof(prog_log), r->out_dir, "program.log");
 	path_in(rep_base, sizeof(rep_base), r->out_dir, "report");
-
-	kp_strvec_pushl(&c.args, bin, "--target-processes", "all", "--clock-control", "none", NULL);
-	push_list(&c.args, "--metrics", r->metrics, 1);
-	push_list(&c.args, "--section", r->sections, 0);
-	if (r->set)
-		kp_strvec_pushl(&c.args, "--set", r->set, NULL);
-	if (r->kernel)
-		kp_strvec_pushl(&c.args, "--kernel-name", r->kernel, NULL);
-	if (r->launch_skip > 0) {
-		kp_strvec_push(&c.args, "--launch-skip");
-		kp_strvec_pushf(&c.args, "%ld", r->launch_skip);
-	}
-	if (r->launch_count > 0) {
-		kp_strvec_push(&c.args, "--launch-count");
-		kp_strvec_pushf(&c.args, "%ld", r->launch_count);
-	}
-	if (r->nvtx_include)
-		kp_strvec_pushl(&c.args, "--nvtx", "--nvtx-include", r->nvtx_include, NULL);
-	kp_strvec_pushl(&c.args, "--log-file", r->log, NULL);
-	if (want_report)
-		kp_strvec_pushl(&c.args, "--export", rep_base, "--force-overwrite", NULL);
-	else
-		kp_strvec_pushl(&c.args, "--csv", "--page", "raw", "--print-units", "base", NULL);
-	kp_strvec_pushv(&c.args, r->argv);
-	kp_strvec_pushl(&c.env, "LC_ALL=C", "LANG=C", NULL);
-	if (r->env)
-		kp_strvec_pushv(&c.env, r->env);
-	c.timeout_ms = r->timeout_ms;
-	c.merge_stderr = 1;
-	c.out_cap = 16u << 20;
-	c.stdin_data = r->stdin_data;
-	c.stdin_len = r->stdin_len;
+	build_command(r, bin, rep_base, want_report, &c);
 
 	rc = kp_child_run(&c, err);
 	r->elapsed_s = c.elapsed_s;
@@ -204,38 +241,12 @@ int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err)
 	if ((rc = check_log(log.buf, r->log, &c, err)))
 		goto out;
 	if (want_report) {
-		snprintf(r->report, sizeof(r->report), "%.1000s.ncu-rep", rep_base);
-		path_in(r->raw_csv, sizeof(r->raw_csv), r->out_dir, "ncu_raw.csv");
-		if ((rc = kp_ncu_import(bin, r->report, "raw", r->raw_csv, r->timeout_ms, err)))
-			goto out;
-		/* The optional pages: without them the raw page still stands. */
-		if (r->details) {
-			struct kp_error perr = KP_ERROR_INIT;
-			path_in(r->details_csv, sizeof(r->details_csv), r->out_dir, "ncu_details.csv");
-			if (kp_ncu_import(bin, r->report, "details", r->details_csv, r->timeout_ms, &perr)) {
-				kp_strlcpy(r->warning, kp_error_msg(&perr), sizeof(r->warning));
-				r->details_csv[0] = '\0';
-			}
-		}
-		if (r->source_sass) {
-			struct kp_error perr = KP_ERROR_INIT;
-			path_in(r->sass_csv, sizeof(r->sass_csv), r->out_dir, "sass.csv");
-			if (kp_ncu_import(bin, r->report, "source", r->sass_csv, r->timeout_ms, &perr)) {
-				kp_strlcpy(r->warning, kp_error_msg(&perr), sizeof(r->warning));
-				r->sass_csv[0] = '\0';
-			}
-		}
-		if (!r->keep_report) {
-			unlink(r->report);
-			r->report[0] = '\0';
-		}
+		rc = export_pages(r, bin, rep_base, err);
 	} else {
 		/* the CSV went into the log file, between ncu's ==PROF== lines, which the parser skips */
 		path_in(r->raw_csv, sizeof(r->raw_csv), r->out_dir, "ncu_raw.csv");
-		if ((rc = kp_write_file_atomic(r->raw_csv, log.buf, log.len - c.out.len, err)))
-			goto out;
+		rc = kp_write_file_atomic(r->raw_csv, log.buf, log.len - c.out.len, err);
 	}
-	rc = 0;
 out:
 	kp_buf_release(&log);
 	kp_child_release(&c);

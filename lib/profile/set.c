@@ -4,6 +4,8 @@
 #include <ctype.h>
 
 #include "kernelpro/fs.h"
+#include "kernelpro/json.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/profile.h"
 
 static int read_all(const char *path, struct kp_buf *b, struct kp_error *err)
@@ -16,9 +18,10 @@ int kp_profile_set_load(struct kp_profile_set *ps, const struct kp_profile_files
 {
 	struct kp_buf b = KP_BUF_INIT;
 	int rc = 0;
-	if (!f->ncu_csv)
+	if (!f->ncu_csv && !f->trace)
 		return kp_error_set(err, KP_EINVAL, "no ncu CSV given");
-	if ((rc = read_all(f->ncu_csv, &b, err)) || (rc = kp_ncu_parse_raw(&ps->ncu, f->ncu_csv, b.buf, b.len, err)))
+	if (f->ncu_csv &&
+	    ((rc = read_all(f->ncu_csv, &b, err)) || (rc = kp_ncu_parse_raw(&ps->ncu, f->ncu_csv, b.buf, b.len, err))))
 		goto out;
 	if (f->ncu_details &&
 	    ((rc = read_all(f->ncu_details, &b, err)) ||
@@ -99,12 +102,28 @@ void kp_profile_dir_files(const char *dir, struct kp_profile_files *f, struct kp
 	}
 }
 
+const char *kp_profile_dir_device(const char *dir, struct kp_strvec *sv)
+{
+	struct kp_buf p = KP_BUF_INIT;
+	json_t *o = NULL;
+	const char *name = NULL;
+	kp_path_join(&p, dir, "profile.json");
+	if (kp_path_exists(p.buf) && kp_json_load_file(p.buf, 1 << 20, &o, NULL) == 0 &&
+	    kp_json_str(o, "device", NULL)) {
+		kp_strvec_push(sv, kp_json_str(o, "device", NULL));
+		name = sv->v[sv->n - 1];
+	}
+	json_decref(o);
+	kp_buf_release(&p);
+	return name;
+}
+
 const struct kp_kernel_profile *kp_profile_set_longest(const struct kp_profile_set *ps)
 {
 	const struct kp_kernel_profile *best = NULL;
 	double best_t = -1;
 	for (size_t i = 0; i < ps->nkernels; i++) {
-		double t = kp_launch_getd(ps->kernels[i].launch, "gpu__time_duration.sum", 0);
+		double t = kp_launch_getd(ps->kernels[i].launch, KP_M_TIME, 0);
 		if (t > best_t) {
 			best_t = t;
 			best = &ps->kernels[i];

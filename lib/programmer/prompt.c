@@ -408,7 +408,7 @@ static void fill_task(const struct kp_prog_ctx *c, const struct budgets *b, stru
 	if (set(c->reference_code) && b->cap[P_REFERENCE]) {
 		trim_code(c->reference_code, b->cap[P_REFERENCE], tmp);
 		/* KernelBench references are PyTorch; native ones are CUDA. */
-		fenced(V(reference), c->format == KP_CAND_TORCH ? "python" : "cuda", tmp->buf);
+		fenced(V(reference), kp_cand_format_info(c->format)->fence, tmp->buf);
 		kp_buf_reset(tmp);
 	}
 	if (set(c->stage1_text) && b->cap[P_STAGE1])
@@ -499,7 +499,7 @@ static void fill(struct kp_programmer *pg, const struct kp_prog_ctx *c, const st
 	for (int i = 0; i < KP_NSLOTS; i++)
 		s->p[i] = s->v[i].buf;
 	/* The format section and the request protocol are templates themselves, over the same slots. */
-	kp_tmpl_render(&pg->t[c->format == KP_CAND_TORCH ? KP_PT_FMT_TORCH : KP_PT_FMT_CUDA], s->p, V(format));
+	kp_tmpl_render(&pg->t[KP_PT_FMT_CUDA + c->format], s->p, V(format)); /* KP_PT_FMT_* follow enum kp_cand_format */
 	s->p[KP_SLOT_format] = s->v[KP_SLOT_format].buf;
 	if (search_on || tools_on) {
 		kp_tmpl_render(&pg->t[KP_PT_TOOLS], s->p, V(protocol));

@@ -137,7 +137,7 @@ static int exec_evaluate(struct kp_search_evaluator *base, long node, const char
 	struct kp_buf path = KP_BUF_INIT;
 	int rc;
 
-	kp_buf_addf(&path, "%s/cand-%ld.%s", e->work_dir, node, lang && !strcmp(lang, "python") ? "py" : e->ext);
+	kp_buf_addf(&path, "%s/cand-%ld.%s", e->work_dir, node, e->ext);
 	rc = kp_write_file_atomic(path.buf, source, strlen(source), err);
 	if (!rc)
 		rc = run_one(e, path.buf, "candidate", node, out, err);

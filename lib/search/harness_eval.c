@@ -1,8 +1,9 @@
 /*
  * The harness evaluator: the search's evaluator built from the evaluation engine (lib/eval: build,
- * check, time, anti-cheat), the profiler (lib/profile: ncu on the candidate's calls only), Stage 1
- * (lib/analyze) and the tools (lib/tools: findings and the semantic feedback). Profiling problems
- * never fail an evaluation: the candidate keeps its verdict and timing, the feedback says less.
+ * check, time, anti-cheat), the profiler (lib/profile: ncu on the candidate's calls only) and the
+ * diagnosis pipeline (lib/tools/pipeline.c: GPU model, Stage 1, the tools, the semantic feedback).
+ * Profiling problems never fail an evaluation: the candidate keeps its verdict and timing, the
+ * feedback says less.
  */
 #include "base/setup.h"
 
@@ -13,7 +14,9 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
+#include "kernelpro/pipeline.h"
 #include "kernelpro/search_backends.h"
+#include "kernelpro/task_kind.h"
 
 /* The NVTX range kp_eval_prepare() wraps the candidate's calls in (eval.h). */
 #define CANDIDATE_RANGE "kp_candidate/"
@@ -26,7 +29,7 @@ struct harness {
 	int have_hw;
 	int profile_off;            /* profiling cannot work here (no ncu, no counter access) */
 	int energy_off;             /* energy cannot be measured here (no NVML, no driver) */
-	struct kp_strvec metrics;   /* Stage 1's and every tool's: one ncu run classifies and feeds the tools */
+	struct kp_strvec metrics;   /* the collection set: one ncu run classifies, feeds the tools and the energy proxy */
 	struct kp_strvec all_checks;/* every static check id: switched off to profile a KernelBench reference */
 };
 
@@ -57,44 +60,92 @@ static char *json_text(json_t *v)
 	return s;
 }
 
-/* The GPU model: the report's device when it names one, else the local device or the key given. */
-static int ensure_hw(struct harness *h, const struct kp_ncu_report *r, struct kp_error *err)
+/* The GPU model when no profile chose one (kp_hw_for_profile without a profiled GPU): --hw, else the device. */
+static int ensure_hw(struct harness *h, struct kp_error *err)
 {
-	const struct kp_hw_spec *s = h->o.hw_key ? NULL : r ? kp_hw_spec_for_report(r) : NULL;
 	int rc;
 	if (h->have_hw)
 		return 0;
-	rc = kp_hw_load(&h->hw, s ? s->key : h->o.hw_key, h->o.eval.gpu, err);
+	rc = kp_hw_for_profile(&h->hw, h->o.hw_key, NULL, h->o.eval.gpu, err);
 	if (!rc)
 		h->have_hw = 1;
 	return rc;
 }
 
+/* Stage 1 and Stage 2 of the pipeline on the longest kernel of the ncu files; fills `out`. */
+static int diagnose(struct harness *h, const struct kp_profile_files *files,
+		    const struct kp_energy_measurement *measured, struct kp_search_eval *out, json_t *pj, int reference,
+		    struct kp_error *err)
+{
+	struct kp_pipeline p;
+	struct kp_pipeline_opts po;
+	struct kp_pipeline_result res;
+	struct kp_buf text = KP_BUF_INIT;
+	const struct kp_kernel_profile *k;
+	json_t *fa;
+	int rc;
+
+	memset(&po, 0, sizeof(po));
+	memset(&res, 0, sizeof(res));
+	po.gpu_key = h->o.hw_key;
+	po.gpu_index = h->o.eval.gpu;
+	po.hw = h->have_hw ? &h->hw : NULL; /* the first profile's choice holds for the run */
+	po.task.min_bytes = h->o.task->min_bytes;
+	po.task.flops_hint = h->o.task->flops;
+	po.toolset = h->o.toolset;
+	po.stage2 = h->o.stage2;
+	po.measured = measured;
+	if ((rc = kp_pipeline_open(&p, files, &po, err)))
+		goto out;
+	if (!h->have_hw) {
+		h->hw = p.hw;
+		h->have_hw = 1;
+	}
+	if (!(k = kp_profile_set_longest(&p.set))) {
+		rc = kp_error_set(err, KP_EMISSING, "ncu profiled no kernel inside the candidate's calls");
+		goto out;
+	}
+	if ((rc = kp_pipeline_kernel(&p, k, &res, err)))
+		goto out;
+	kp_pipeline_feedback_text(&res, &text);
+	out->feedback = kp_buf_detach(&text, NULL);
+	fa = json_array();
+	for (size_t i = 0; i < res.feedback.findings.n; i++)
+		json_array_append_new(fa, kp_finding_json(&res.feedback.findings.v[i]));
+	out->findings_json = json_text(fa);
+	kp_json_set(pj, "launch", kp_diagnose_launch_json(k, &res.stage1));
+	if (reference) {
+		struct kp_buf b = KP_BUF_INIT;
+		kp_stage1_describe(&res.stage1, &b);
+		out->stage1 = kp_buf_detach(&b, NULL);
+		h->o.eval.floor_time_s = res.stage1.floor_time_s; /* the anti-cheat roofline floor for candidates */
+		kp_json_set(pj, "floor_time_s", kp_json_real(res.stage1.floor_time_s));
+	}
+out:
+	kp_pipeline_result_release(&res);
+	kp_pipeline_release(&p);
+	kp_buf_release(&text);
+	return rc;
+}
+
 /*
- * Stage 1 and Stage 2 on one candidate file: ncu over its calls, the longest kernel classified,
- * the class's tools run, the feedback written into `out`. Returns 0 whatever happened to the
- * profile (a note goes into the profile JSON); a negative code only for an evaluation-level error.
+ * Profiles one candidate file: ncu over its calls, then the diagnosis pipeline on its longest
+ * kernel (`measured`: its NVML energy for the energy paragraph, or NULL). Returns 0 whatever
+ * happened to the profile (a note goes into the profile JSON); a negative code only for an
+ * evaluation-level error.
  */
 static int profile(struct harness *h, const char *tag, const char *path, const struct kp_eval_opts *eo,
-		   struct kp_search_eval *out, int reference)
+		   const struct kp_energy_measurement *measured, struct kp_search_eval *out, int reference)
 {
 	struct kp_eval_cmd cmd;
 	struct kp_verdict v;
 	struct kp_ncu_run r;
-	struct kp_profile_set ps;
 	struct kp_profile_files files;
-	struct kp_buf dir = KP_BUF_INIT, text = KP_BUF_INIT;
+	struct kp_buf dir = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_stage1 s1;
-	struct kp_stage1_thresholds th;
-	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
-	struct kp_feedback fb;
-	struct kp_task_bytes tb = {h->o.task->min_bytes, h->o.task->flops};
-	const struct kp_kernel_profile *k;
 	json_t *pj = json_object();
-	int rc, have_fb = 0;
+	int rc;
 
-	memset(&ps, 0, sizeof(ps));
 	memset(&files, 0, sizeof(files));
 	kp_verdict_init(&v);
 	memset(&cmd, 0, sizeof(cmd));
@@ -132,43 +183,14 @@ static int profile(struct harness *h, const char *tag, const char *path, const s
 	files.ncu_csv = r.raw_csv;
 	files.ncu_details = r.details_csv[0] ? r.details_csv : NULL;
 	files.sass = r.sass_csv[0] ? r.sass_csv : NULL;
-	if ((rc = kp_profile_set_load(&ps, &files, &err)))
+	if (diagnose(h, &files, measured, out, pj, reference, &err))
 		goto note;
-	if (!(k = kp_profile_set_longest(&ps))) {
-		kp_error_set(&err, KP_EMISSING, "ncu profiled no kernel inside the candidate's calls");
-		goto note;
-	}
-	kp_stage1_thresholds_default(&th);
-	if ((rc = ensure_hw(h, &ps.ncu, &err)) || (rc = kp_stage1_run(&s1, k, &h->hw, &tb, &th, &err)))
-		goto note;
-	{
-		struct kp_tool_input in = {k, &s1, &h->hw, h->o.stage2.energy, NULL};
-		if ((rc = kp_stage2_run(h->o.toolset, &in, &h->o.stage2, &d, &fb, &err)))
-			goto note;
-		have_fb = 1;
-	}
-	kp_feedback_text(&fb, &text);
-	out->feedback = kp_buf_detach(&text, NULL);
-	{
-		json_t *fa = json_array();
-		for (size_t i = 0; i < fb.findings.n; i++)
-			json_array_append_new(fa, kp_finding_json(&fb.findings.v[i]));
-		out->findings_json = json_text(fa);
-	}
-	kp_json_set(pj, "launch", kp_diagnose_launch_json(k, &s1));
-	if (reference) {
-		struct kp_buf b = KP_BUF_INIT;
-		kp_stage1_describe(&s1, &b);
-		out->stage1 = kp_buf_detach(&b, NULL);
-		h->o.eval.floor_time_s = s1.floor_time_s; /* the anti-cheat roofline floor for candidates */
-		kp_json_set(pj, "floor_time_s", kp_json_real(s1.floor_time_s));
-	}
 	goto done;
 note:
 	kp_info("%s: profile not used: %s", tag, kp_error_msg(&err));
 	kp_json_set(pj, "error", json_string(kp_error_msg(&err)));
 done:
-	if (reference && !out->stage1 && !ensure_hw(h, NULL, &err))
+	if (reference && !out->stage1 && !ensure_hw(h, &err))
 		kp_json_set(pj, "stage1", json_null());
 	if (reference && h->have_hw) {
 		struct kp_buf b = KP_BUF_INIT;
@@ -176,35 +198,30 @@ done:
 		out->hardware = kp_buf_detach(&b, NULL);
 	}
 	out->profile_json = json_text(pj);
-	if (have_fb)
-		kp_feedback_release(&fb);
-	kp_diagnosis_release(&d);
-	kp_profile_set_release(&ps);
 	if (cmd.argv.n || cmd.work_dir)
 		kp_eval_cmd_release(&cmd);
 	kp_verdict_release(&v);
 	kp_buf_release(&dir);
-	kp_buf_release(&text);
 	return 0;
 }
 
-/* Energy per launch of a built native candidate (its .so), or NAN with a note when it cannot be had. */
-static double measure_energy(struct harness *h, const char *artifact, const char *label)
+/* Energy per launch of a built native candidate (its .so) into *m, or NAN with a note when it cannot be had. */
+static double measure_energy(struct harness *h, const char *artifact, const char *label,
+			     struct kp_energy_measurement *m)
 {
 	struct kp_energy_driver d;
-	struct kp_energy_measurement m;
 	struct kp_error err = KP_ERROR_INIT;
 	size_t n = 0;
 	double e = NAN;
 
-	if (!h->o.energy || h->o.task->kind != KP_TASK_NATIVE || !artifact || h->energy_off)
+	if (!h->o.energy || !kp_task_kind_info(h->o.task->kind)->energy || !artifact || h->energy_off)
 		return NAN;
 	kp_energy_driver_init(&d);
 	d.gpu = h->o.eval.gpu;
 	d.seed = (unsigned long long)h->o.eval.seed;
 	kp_strvec_pushf(&d.libs, "%s=%s", label, artifact);
 	kp_energy_driver_add_task(&d, h->o.task);
-	if (kp_energy_driver_run(&d, &m, 1, &n, &err) || !n) {
+	if (kp_energy_driver_run(&d, m, 1, &n, &err) || !n) {
 		if (err.code == KP_ENOTOOL || err.code == KP_ENODEV || err.code == KP_EUNSUPPORTED) {
 			h->energy_off = 1;
 			kp_warn("energy switched off for this run: %s", kp_error_msg(&err));
@@ -212,7 +229,7 @@ static double measure_energy(struct harness *h, const char *artifact, const char
 			kp_info("%s: no energy measurement: %s", label, n ? "" : kp_error_msg(&err));
 		}
 	} else {
-		e = m.energy_j;
+		e = m->energy_j;
 	}
 	kp_energy_driver_release(&d);
 	return e;
@@ -225,7 +242,8 @@ static int harness_reference(struct kp_search_evaluator *base, struct kp_search_
 	struct kp_eval_opts eo = h->o.eval;
 	struct kp_buf shim = KP_BUF_INIT, src = KP_BUF_INIT;
 	const char *path = h->o.task->reference;
-	double t0 = kp_now();
+	struct kp_energy_measurement em;
+	double t0 = kp_now(), ej = NAN;
 	int rc;
 
 	kp_baseline_init(&b);
@@ -238,27 +256,31 @@ static int harness_reference(struct kp_search_evaluator *base, struct kp_search_
 	out->ref_time_ms = b.eager.median_ms;
 	out->speedup = 1.0;
 	out->verdict_json = json_text(kp_baseline_to_json(&b));
-	if (h->o.task->kind == KP_TASK_KERNELBENCH) {
+	if (kp_task_kind_info(h->o.task->kind)->reference_as_candidate) {
 		/* Profiled as a candidate that is the reference itself; the checks that would refuse that are off. */
-		kp_path_join(&shim, h->profile_dir, "reference_as_candidate.py");
-		kp_buf_addf(&src, "%s\n\nModelNew = Model\n", h->o.task->source);
+		kp_path_join(&shim, h->profile_dir, "reference_as_candidate.");
+		kp_buf_adds(&shim, kp_task_kind_info(h->o.task->kind)->ext);
+		kp_buf_addf(&src, "%s%s", h->o.task->source, kp_task_kind_info(h->o.task->kind)->reference_as_candidate);
 		if ((rc = kp_mkdir_p(h->profile_dir, 0755, err)) ||
 		    (rc = kp_write_file_atomic(shim.buf, src.buf, src.len, err)))
 			goto out;
 		eo.allow_checks = (const char *const *)h->all_checks.v;
 		path = shim.buf;
 	}
-	rc = profile(h, "reference", path, &eo, out, 1);
-	if (!rc && h->o.energy && h->o.task->kind == KP_TASK_NATIVE) {
+	if (h->o.energy && kp_task_kind_info(h->o.task->kind)->energy) {
+		/* Measured before profiling, so the reference's energy paragraph quotes NVML. */
 		struct kp_verdict built;
 		struct kp_eval_opts bo = h->o.eval;
 		kp_verdict_init(&built);
 		bo.build_only = 1;
 		if (!kp_eval_file(h->o.task, h->o.task->reference, &bo, &built, err) && built.artifact)
-			out->energy_j = measure_energy(h, built.artifact, "reference");
+			ej = measure_energy(h, built.artifact, "reference", &em);
 		kp_error_clear(err);
 		kp_verdict_release(&built);
 	}
+	rc = profile(h, "reference", path, &eo, isfinite(ej) ? &em : NULL, out, 1);
+	if (!rc && h->o.energy && kp_task_kind_info(h->o.task->kind)->energy)
+		out->energy_j = ej;
 	out->wall_s = kp_now() - t0;
 out:
 	kp_baseline_release(&b);
@@ -273,15 +295,14 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 	struct harness *h = base->priv;
 	struct kp_verdict v;
 	struct kp_buf path = KP_BUF_INIT;
-	const char *ext = h->o.task->kind == KP_TASK_KERNELBENCH ? "py" : "cu";
+	const char *ext = kp_task_kind_info(h->o.task->kind)->ext;
 	char tag[32];
 	int rc;
 
 	kp_verdict_init(&v);
 	snprintf(tag, sizeof(tag), "%ld", node);
 	kp_buf_addf(&path, "%s/%ld/cand.%s", h->profile_dir, node, ext);
-	rc = kp_eval_source(h->o.task, source, strlen(source), ext[0] == 'p' ? "cand.py" : "cand.cu", &h->o.eval, &v,
-			    err);
+	rc = kp_eval_source(h->o.task, source, strlen(source), path.buf, &h->o.eval, &v, err);
 	if (rc)
 		goto out;
 	out->outcome = outcome_of(v.status);
@@ -306,15 +327,18 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 	}
 	out->verdict_json = json_text(kp_verdict_to_json(&v));
 	if (out->outcome == KP_OUTCOME_CORRECT) {
-		/* The file profiled is the one evaluated (kp_eval_prepare reads it from disk). */
+		/* The file profiled is the one evaluated (kp_eval_prepare reads it from disk); energy is
+		 * measured first so that its paragraph in the feedback quotes NVML. */
 		struct kp_buf dir = KP_BUF_INIT;
+		struct kp_energy_measurement em;
+		double ej = measure_energy(h, v.artifact, tag, &em);
 		kp_path_join(&dir, h->profile_dir, tag);
 		if (!(rc = kp_mkdir_p(dir.buf, 0755, err)) &&
 		    !(rc = kp_write_file_atomic(path.buf, source, strlen(source), err)))
-			rc = profile(h, tag, path.buf, &h->o.eval, out, 0);
+			rc = profile(h, tag, path.buf, &h->o.eval, isfinite(ej) ? &em : NULL, out, 0);
 		kp_buf_release(&dir);
 		if (!rc)
-			out->energy_j = measure_energy(h, v.artifact, tag);
+			out->energy_j = ej;
 	}
 out:
 	kp_verdict_release(&v);
@@ -350,21 +374,16 @@ int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_h
 	for (size_t i = 0; i < n; i++)
 		if (checks[i].stage == KP_CHECK_STATIC)
 			kp_strvec_push(&h->all_checks, checks[i].id);
-	if (o->toolset) {
-		struct kp_strvec tools = KP_STRVEC_INIT;
-		kp_toolset_metrics_for_class(o->toolset, KP_BOUND_MIXED, o->stage2.energy, &tools, NULL);
-		for (const char *const *m = kp_stage1_metrics(); *m; m++)
-			if (kp_strvec_find(&tools, *m) < 0)
-				kp_strvec_push(&h->metrics, *m);
-		for (size_t i = 0; i < tools.n; i++)
-			kp_strvec_push(&h->metrics, tools.v[i]);
-		kp_strvec_release(&tools);
-	}
 	h->base.name = "harness";
 	h->base.reference = harness_reference;
 	h->base.evaluate = harness_evaluate;
 	h->base.free = harness_free;
 	h->base.priv = h;
+	/* The collection set: Stage 1's, every tool's (the class is unknown before the run), the energy proxy's. */
+	if (o->toolset && (rc = kp_pipeline_collection(o->toolset, NULL, o->stage2.energy, &h->metrics, NULL, err))) {
+		harness_free(&h->base);
+		return rc;
+	}
 	*out = &h->base;
 	return 0;
 }

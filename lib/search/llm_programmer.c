@@ -7,6 +7,8 @@
 
 #include <math.h>
 
+#include "kernelpro/codesearch.h"
+#include "kernelpro/log.h"
 #include "kernelpro/search_backends.h"
 
 struct llm_prog {
@@ -16,6 +18,7 @@ struct llm_prog {
 	enum kp_cand_format format;
 	char *task_text;
 	struct kp_reactive *reactive;  /* borrowed; NULL: proactive */
+	struct kp_cs_index *codesearch; /* borrowed; NULL: no CUTLASS code search */
 };
 
 /* One generation, as the hooks see it (kp_prog_ctx.user). */
@@ -64,6 +67,33 @@ static int on_tool(void *ud, const struct kp_prog_ctx *ctx, const char *name, co
 	const struct llm_gen *g = ctx->user;
 	(void)args; /* the tools take none */
 	return kp_reactive_call(lp->reactive, g->req->parent_profile, name, out, err);
+}
+
+/* Hook: "search: QUERY" from the model, answered from the CUTLASS/CuTe index (reactive orchestration). */
+static int on_search(void *ud, const struct kp_prog_ctx *ctx, const char *query, struct kp_buf *out,
+		     struct kp_error *err)
+{
+	struct llm_prog *lp = ud;
+	const struct llm_gen *g = ctx->user;
+	struct kp_strvec refs = KP_STRVEC_INIT;
+	int rc = kp_cs_answer(lp->codesearch, query, KP_CS_ANSWER_TOKENS, out, &refs, err);
+	for (size_t i = 0; i < refs.n; i++) /* search memory keeps what was shown */
+		kp_search_child_add_query(g->out, query, refs.v[i]);
+	kp_strvec_release(&refs);
+	return rc < 0 ? rc : 0;
+}
+
+/* Proactive: CUTLASS/CuTe snippets for the parent's findings, recorded as the generation's queries. */
+static void findings_snippets(struct llm_prog *lp, const struct kp_search_request *req, struct kp_search_child *out,
+			      struct kp_buf *text)
+{
+	struct kp_strvec refs = KP_STRVEC_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	if (kp_cs_for_findings(lp->codesearch, req->parent_findings, KP_CS_DEFAULT_TOKENS, text, &refs, &err) < 0)
+		kp_warn("code search for #%ld's findings: %s", req->parent_id, kp_error_msg(&err));
+	for (size_t i = 0; i < refs.n; i++)
+		kp_search_child_add_query(out, "snippets for the findings", refs.v[i]);
+	kp_strvec_release(&refs);
 }
 
 static enum kp_prog_failure failure_of(enum kp_outcome o)
@@ -130,6 +160,7 @@ static int llm_generate(struct kp_search_programmer *base, const struct kp_searc
 	struct kp_prog_ctx ctx;
 	struct kp_prog_result res = {0};
 	struct llm_gen g = {out, req};
+	struct kp_buf cs_text = KP_BUF_INIT;
 	char tag[64];
 	int rc;
 
@@ -150,6 +181,10 @@ static int llm_generate(struct kp_search_programmer *base, const struct kp_searc
 		ctx.tools_text = kp_reactive_menu(lp->reactive); /* offered instead of the feedback */
 	else
 		ctx.feedback_text = req->feedback;
+	if (lp->codesearch && !lp->reactive && req->mode == KP_PROG_OPTIMIZE && req->parent_findings) {
+		findings_snippets(lp, req, out, &cs_text);
+		ctx.codesearch_text = cs_text.len ? cs_text.buf : NULL;
+	}
 	if (req->mode == KP_PROG_DEBUG) {
 		ctx.failure = failure_of(req->parent_outcome);
 		if (ctx.failure == KP_PROG_FAIL_COMPILE)
@@ -171,10 +206,10 @@ static int llm_generate(struct kp_search_programmer *base, const struct kp_searc
 		goto out;
 	}
 	out->source = kp_xstrdup(res.code);
-	out->lang = kp_xstrdup(lp->format == KP_CAND_TORCH ? "python" : "cuda");
 	out->summary = reply_summary(res.reply);
 out:
 	kp_prog_result_release(&res);
+	kp_buf_release(&cs_text);
 	return rc;
 }
 
@@ -195,7 +230,8 @@ static void llm_free(struct kp_search_programmer *base)
 
 int kp_llm_programmer_new(struct kp_search_programmer **out, struct kp_llm *llm,
 			  const struct kp_programmer_opts *opts, enum kp_cand_format format, const char *task_text,
-			  struct kp_reactive *reactive, int max_parallel, struct kp_error *err)
+			  struct kp_reactive *reactive, struct kp_cs_index *codesearch, int max_parallel,
+			  struct kp_error *err)
 {
 	struct llm_prog *lp = kp_xcalloc(1, sizeof(*lp));
 	struct kp_programmer_opts o = *opts;
@@ -204,6 +240,7 @@ int kp_llm_programmer_new(struct kp_search_programmer **out, struct kp_llm *llm,
 	*out = NULL;
 	o.hooks.exchange = on_exchange;
 	o.hooks.tool = reactive ? on_tool : NULL;
+	o.hooks.search = reactive && codesearch ? on_search : NULL;
 	o.hooks.ud = lp;
 	rc = kp_programmer_new(&lp->prog, llm, &o, err);
 	if (rc) {
@@ -213,6 +250,7 @@ int kp_llm_programmer_new(struct kp_search_programmer **out, struct kp_llm *llm,
 	lp->llm = llm;
 	lp->format = format;
 	lp->reactive = reactive;
+	lp->codesearch = codesearch;
 	lp->task_text = task_text ? kp_xstrdup(task_text) : NULL;
 	lp->base.name = "llm";
 	lp->base.max_parallel = max_parallel > 0 ? max_parallel : 1;

@@ -10,19 +10,23 @@
 #include <math.h>
 #include <pthread.h>
 
-#include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
 #include "kernelpro/search.h"
 #include "kernelpro/str.h"
 
-/* One programmer request: its context (owning every string) and, once done, its result. */
+/* The texts a request carries from the database; the request's context points into them. */
+struct job_text {
+	struct kp_buf parent_source, parent_log, feedback, memory, parent_profile, parent_findings;
+};
+
+/* One programmer request: its context and the texts it points to and, once done, its result. */
 struct job {
 	struct job *next;
 	long parent_id;
 	enum kp_node_kind kind;
 	struct kp_search_request ctx;
-	char *owned[8];
+	struct job_text text;
 	struct kp_search_child result;
 	int rc;
 	struct kp_error err;
@@ -157,47 +161,30 @@ static int commit_step(struct loop *L, struct kp_error *err)
 	return rc;
 }
 
-static void write_outputs(struct loop *L)
+/* An evaluation was committed (or the session ends): whoever keeps files beside the database hears of it. */
+static void evaluated(struct loop *L)
 {
-	struct kp_error err = KP_ERROR_INIT;
-	if (L->run->run_dir && kp_search_write_outputs(L->st, L->run->run_dir, &err))
-		kp_warn("run outputs: %s", kp_error_msg(&err));
+	if (L->run->evaluated)
+		L->run->evaluated(L->run->ud);
 }
 
-static const char *lang_ext(const char *lang)
+/* What one evaluation wrote to the database: the evaluator's judgement of node `id`. */
+static struct kp_eval_row eval_row(long id, const struct kp_search_eval *res, double ref_time_ms, double speedup)
 {
-	return lang && !strcmp(lang, "python") ? "py" : "cu";
-}
-
-/* candidates/<id>.<ext>: a copy for people; the database holds the source of truth. */
-static void write_candidate_file(struct loop *L, long id, const char *lang, const char *source)
-{
-	struct kp_buf path = KP_BUF_INIT;
-	struct kp_error err = KP_ERROR_INIT;
-	if (!L->run->run_dir)
-		return;
-	kp_buf_addf(&path, "%s/candidates", L->run->run_dir);
-	if (!kp_mkdir_p(path.buf, 0755, &err)) {
-		kp_buf_addf(&path, "/%ld.%s", id, lang_ext(lang));
-		kp_write_file_atomic(path.buf, source, strlen(source), &err);
-	}
-	if (err.code)
-		kp_warn("%s", kp_error_msg(&err));
-	kp_buf_release(&path);
+	return (struct kp_eval_row){.node = id, .outcome = res->outcome, .time_ms = res->time_ms,
+				    .time_std_ms = res->time_std_ms, .ref_time_ms = ref_time_ms, .speedup = speedup,
+				    .energy_j = res->energy_j, .wall_s = res->wall_s, .log = res->log,
+				    .verdict_json = res->verdict_json, .profile_json = res->profile_json,
+				    .feedback = res->feedback, .findings_json = res->findings_json};
 }
 
 /* ---- the reference (root) ---------------------------------------------------------------------------- */
-
-static const char *reference_lang(const struct kp_search_task *task)
-{
-	return task->format && !strcmp(task->format, "kernelbench") ? "python" : "cuda";
-}
 
 static int setup_root(struct loop *L, struct kp_error *err)
 {
 	struct kp_node_row row;
 	struct kp_search_eval res;
-	struct kp_eval_row er = {0};
+	struct kp_eval_row er;
 	int rc, idx;
 
 	if (!L->tree.count) {
@@ -206,8 +193,7 @@ static int setup_root(struct loop *L, struct kp_error *err)
 		snprintf(row.summary, sizeof(row.summary), "the reference");
 		rc = kp_store_begin(L->st, err);
 		if (!rc)
-			rc = kp_store_node_insert(L->st, &row, reference_lang(L->run->task), L->run->task->reference_source,
-						  err);
+			rc = kp_store_node_insert(L->st, &row, L->run->task->kind->lang, L->run->task->reference_source, err);
 		if (!rc)
 			rc = kp_store_commit(L->st, err);
 		else
@@ -232,11 +218,7 @@ static int setup_root(struct loop *L, struct kp_error *err)
 	idx = 0;
 	kp_tree_record(&L->tree, &L->run->params, idx, KP_OUTCOME_CORRECT, 1.0, res.energy_j);
 	L->tree.n[idx].time_ms = res.time_ms;
-	er = (struct kp_eval_row){.node = L->tree.n[0].id, .outcome = res.outcome, .time_ms = res.time_ms,
-				  .time_std_ms = res.time_std_ms, .ref_time_ms = res.time_ms, .speedup = 1.0,
-				  .energy_j = res.energy_j, .wall_s = res.wall_s, .log = res.log,
-				  .verdict_json = res.verdict_json, .profile_json = res.profile_json,
-				  .feedback = res.feedback, .findings_json = res.findings_json};
+	er = eval_row(L->tree.n[0].id, &res, res.time_ms, 1.0);
 	rc = kp_store_begin(L->st, err);
 	if (!rc)
 		rc = kp_store_eval_insert(L->st, &er, L->session, err);
@@ -262,17 +244,20 @@ out:
 
 /* ---- programmer requests ------------------------------------------------------------------------------ */
 
-static char *own(struct job *j, int slot, struct kp_buf *b)
+/* A text for the request: NULL when empty ("not known" to the programmer). */
+static const char *text_or_null(const struct kp_buf *b)
 {
-	j->owned[slot] = b->len ? kp_buf_detach(b, NULL) : NULL;
-	kp_buf_release(b);
-	return j->owned[slot];
+	return b->len ? b->buf : NULL;
 }
 
 static void job_free(struct job *j)
 {
-	for (size_t i = 0; i < KP_ARRAY_SIZE(j->owned); i++)
-		free(j->owned[i]);
+	kp_buf_release(&j->text.parent_source);
+	kp_buf_release(&j->text.parent_log);
+	kp_buf_release(&j->text.feedback);
+	kp_buf_release(&j->text.memory);
+	kp_buf_release(&j->text.parent_profile);
+	kp_buf_release(&j->text.parent_findings);
 	kp_search_child_release(&j->result);
 	free(j);
 }
@@ -281,8 +266,8 @@ static void job_free(struct job *j)
 static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *err)
 {
 	struct job *j = kp_xcalloc(1, sizeof(*j));
+	struct job_text *t = &j->text;
 	const struct kp_tnode *par = &L->tree.n[idx];
-	struct kp_buf src = KP_BUF_INIT, log = KP_BUF_INIT, fb = KP_BUF_INIT, mem = KP_BUF_INIT, prof = KP_BUF_INIT;
 	const struct kp_tnode *best = L->tree.best >= 0 ? &L->tree.n[L->tree.best] : NULL;
 	int rc = 0;
 
@@ -291,7 +276,7 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 	j->ctx.mode = kp_search_child_mode(j->kind);
 	j->ctx.parent_id = par->id;
 	j->ctx.task_name = L->run->task->name;
-	j->ctx.task_format = L->run->task->format;
+	j->ctx.kind = L->run->task->kind;
 	j->ctx.reference_source = L->reference;
 	j->ctx.stage1 = L->stage1;
 	j->ctx.hardware = L->hardware;
@@ -302,21 +287,22 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 	j->ctx.parent_time_ms = par->outcome == KP_OUTCOME_CORRECT ? par->time_ms : NAN;
 	j->ctx.best_time_ms = best ? best->time_ms : NAN;
 	if (par->parent >= 0)
-		rc = kp_store_candidate_get(L->st, par->id, &src, NULL, err);
+		rc = kp_store_candidate_get(L->st, par->id, &t->parent_source, NULL, err);
 	if (!rc)
-		rc = kp_store_eval_text(L->st, par->id, &log, &fb, NULL, err);
+		rc = kp_store_eval_text(L->st, par->id, &t->parent_log, &t->feedback, &t->parent_findings,
+					err);
 	if (!rc && j->ctx.mode == KP_PROG_OPTIMIZE)
-		rc = kp_store_profile_get(L->st, par->id, &prof, err); /* what reactive tool requests run on */
+		rc = kp_store_profile_get(L->st, par->id, &t->parent_profile, err); /* what reactive tool requests run on */
 	if (!rc)
-		rc = kp_memory_render(&L->mem, &L->tree, idx, j->ctx.mode, log.buf, (size_t)L->run->params.memory_bytes,
-				      &mem, err);
-	j->ctx.parent_source = own(j, 0, &src);
-	j->ctx.parent_log = j->ctx.mode == KP_PROG_DEBUG ? own(j, 1, &log) : NULL;
-	j->ctx.feedback = j->ctx.mode != KP_PROG_DEBUG ? own(j, 2, &fb) : NULL;
-	j->ctx.memory = own(j, 3, &mem);
-	j->ctx.parent_profile = own(j, 4, &prof);
-	kp_buf_release(&log);
-	kp_buf_release(&fb);
+		rc = kp_memory_render(&L->mem, &L->tree, idx, j->ctx.mode, t->parent_log.buf,
+				      (size_t)L->run->params.memory_bytes, &t->memory, err);
+	j->ctx.parent_source = text_or_null(&t->parent_source);
+	j->ctx.parent_log = j->ctx.mode == KP_PROG_DEBUG ? text_or_null(&t->parent_log) : NULL;
+	j->ctx.feedback = j->ctx.mode != KP_PROG_DEBUG ? text_or_null(&t->feedback) : NULL;
+	j->ctx.memory = text_or_null(&t->memory);
+	j->ctx.parent_profile = text_or_null(&t->parent_profile);
+	/* code search: snippets for what the tools found on the parent */
+	j->ctx.parent_findings = j->ctx.mode == KP_PROG_OPTIMIZE ? text_or_null(&t->parent_findings) : NULL;
 	if (rc) {
 		job_free(j);
 		return rc;
@@ -429,7 +415,7 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 	if (rc)
 		return rc;
 	if (r->source && *r->source) {
-		rc = kp_store_node_insert(L->st, &row, r->lang ? r->lang : L->run->task->lang, r->source, err);
+		rc = kp_store_node_insert(L->st, &row, L->run->task->kind->lang, r->source, err);
 		if (!rc) {
 			L->tree.n[pidx].expansions++;
 			L->tree.n[pidx].dirty = 1;
@@ -473,7 +459,8 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 	kp_tree_add(&L->tree, &row);
 	KP_ALLOC_GROW(L->evalq, L->nevalq + 1, L->evalq_alloc);
 	L->evalq[L->nevalq++] = row.id;
-	write_candidate_file(L, row.id, r->lang ? r->lang : L->run->task->lang, r->source);
+	if (L->run->candidate)
+		L->run->candidate(row.id, r->source, L->run->ud);
 	note(L, "#%ld: %s of #%ld%s%s", row.id, kp_node_kind_name(row.kind), j->parent_id, row.summary[0] ? ": " : "",
 	     row.summary);
 	return 0;
@@ -514,12 +501,7 @@ static int evaluate_next(struct loop *L, struct kp_error *err)
 	was_best = L->tree.best;
 	kp_tree_record(&L->tree, &L->run->params, idx, res.outcome, res.speedup, res.energy_j);
 	L->tree.n[idx].time_ms = res.time_ms;
-	er = (struct kp_eval_row){.node = id, .outcome = res.outcome, .time_ms = res.time_ms,
-				  .time_std_ms = res.time_std_ms, .ref_time_ms = res.ref_time_ms,
-				  .speedup = res.outcome == KP_OUTCOME_CORRECT ? res.speedup : NAN,
-				  .energy_j = res.energy_j, .wall_s = res.wall_s, .log = res.log,
-				  .verdict_json = res.verdict_json, .profile_json = res.profile_json,
-				  .feedback = res.feedback, .findings_json = res.findings_json};
+	er = eval_row(id, &res, res.ref_time_ms, res.outcome == KP_OUTCOME_CORRECT ? res.speedup : NAN);
 	rc = kp_store_begin(L->st, err);
 	if (!rc)
 		rc = kp_store_eval_insert(L->st, &er, L->session, err);
@@ -543,7 +525,7 @@ static int evaluate_next(struct loop *L, struct kp_error *err)
 		note(L, "#%ld: %s", id, kp_outcome_name(res.outcome));
 	if (L->tree.best != was_best)
 		note(L, "new best: #%ld at %.2fx", L->tree.n[L->tree.best].id, L->tree.n[L->tree.best].speedup);
-	write_outputs(L);
+	evaluated(L);
 out:
 	kp_search_eval_release(&res);
 	kp_buf_release(&src);
@@ -696,10 +678,113 @@ static int drain(struct loop *L, struct kp_error *err)
 	return rc;
 }
 
+/* Collects finished requests: commits what they made, or takes the first hard error. */
+static int collect(struct loop *L, struct kp_error *err)
+{
+	struct job *j;
+	int rc = 0;
+	while ((j = take_done(L, 0))) {
+		if (j->rc) {
+			rc = j->rc;
+			kp_error_set(err, j->rc, "%s", kp_error_msg(&j->err));
+			kp_error_prefix(err, "programmer '%s'", L->run->programmer->name);
+		} else if (!rc) {
+			rc = commit_job(L, j, err);
+		}
+		job_free(j);
+	}
+	if (!rc && L->gen_fail_streak >= L->run->params.max_gen_failures)
+		rc = kp_error_set(err, KP_ELLM, "the programmer's last %d replies held no usable code (last: %s); "
+						"check the model and its replies in the run database",
+				  L->gen_fail_streak, L->last_gen_error);
+	return rc;
+}
+
+/*
+ * The steps: commit finished requests, send new ones while the budget allows, evaluate saved
+ * candidates one at a time, until something ends the session. Sets *end; returns 0 or an error.
+ */
+static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
+{
+	enum kp_search_end blocked = KP_END_NONE;
+	int rc;
+
+	for (;;) {
+		if ((rc = collect(L, err))) {
+			*end = KP_END_ERROR;
+			return rc;
+		}
+		if (L->run->stop && *L->run->stop) {
+			*end = KP_END_STOPPED;
+			return 0;
+		}
+		if (L->parallel > 1 || !L->nevalq) {
+			int sent = dispatch(L, &blocked, err);
+			if (sent < 0) {
+				*end = KP_END_ERROR;
+				return sent;
+			}
+			if (sent && !L->nthreads)
+				continue; /* done already (one at a time): commit it first */
+		}
+		if (L->nevalq) {
+			if (L->run->budget.wall_s > 0 && elapsed(L) >= L->run->budget.wall_s) {
+				*end = KP_END_WALL;
+				return 0;
+			}
+			if ((rc = evaluate_next(L, err))) {
+				*end = KP_END_ERROR;
+				return rc;
+			}
+			continue;
+		}
+		if (L->inflight) {
+			report(L, "generating");
+			wait_done(L);
+			continue;
+		}
+		*end = blocked != KP_END_NONE ? blocked : KP_END_EXHAUSTED;
+		return 0;
+	}
+}
+
+/* A new session: recorded, the tree loaded, the reference evaluated when it is not yet. */
+static int session_begin(struct loop *L, struct kp_error *err)
+{
+	int rc = kp_store_session_begin(L->st, L->run->argv_text, &L->session, err);
+	if (!rc)
+		rc = kp_store_meta_set(L->st, "status", "running", err);
+	if (!rc)
+		rc = load(L, err);
+	if (!rc)
+		rc = setup_root(L, err);
+	return rc;
+}
+
+/* The session's end: the run's status and why, the session's time, the outcome. Best effort: rc wins. */
+static void session_end(struct loop *L, enum kp_search_end end, int rc, const struct kp_error *err,
+			struct kp_search_outcome *out)
+{
+	const char *status = end == KP_END_ERROR ? "failed" : end == KP_END_STOPPED ? "stopped" : "finished";
+	struct kp_error e2 = KP_ERROR_INIT;
+
+	out->end = end;
+	out->evals = L->session_evals;
+	if (L->tree.best >= 0) {
+		out->best_node = L->tree.n[L->tree.best].id;
+		out->best_speedup = L->tree.best > 0 ? L->tree.n[L->tree.best].speedup : 1.0;
+	}
+	if (!kp_store_meta_set(L->st, "status", status, &e2))
+		kp_store_meta_set(L->st, "end_reason", rc ? kp_error_msg(err) : kp_search_end_name(end), &e2);
+	kp_store_session_end(L->st, L->session, elapsed(L), kp_search_end_name(end), &e2);
+	report(L, kp_search_end_name(end));
+	evaluated(L);
+}
+
 int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, struct kp_error *err)
 {
 	struct loop L;
-	enum kp_search_end end = KP_END_NONE, blocked = KP_END_NONE;
+	enum kp_search_end end = KP_END_ERROR;
 	struct kp_error sub = KP_ERROR_INIT;
 	int rc;
 
@@ -715,99 +800,26 @@ int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, str
 	if (run->programmer->max_parallel > 0 && run->programmer->max_parallel < L.parallel)
 		L.parallel = run->programmer->max_parallel;
 	kp_tree_init(&L.tree);
-	rc = kp_store_session_begin(L.st, run->argv_text, &L.session, err);
-	if (!rc)
-		rc = kp_store_meta_set(L.st, "status", "running", err);
-	if (!rc)
-		rc = load(&L, err);
-	if (!rc)
-		rc = setup_root(&L, err);
-	if (rc) {
-		end = KP_END_ERROR;
-		goto finish;
-	}
-	if (L.nevalq)
-		note(&L, "resuming: %zu candidate(s) saved but not yet evaluated", L.nevalq);
-	start_workers(&L);
-	for (;;) {
-		struct job *j;
-		while ((j = take_done(&L, 0))) {
-			if (j->rc) {
-				rc = j->rc;
-				kp_error_set(err, j->rc, "%s", kp_error_msg(&j->err));
-				kp_error_prefix(err, "programmer '%s'", run->programmer->name);
-			} else if (!rc) {
-				rc = commit_job(&L, j, err);
-			}
-			job_free(j);
-		}
-		if (!rc && L.gen_fail_streak >= run->params.max_gen_failures)
-			rc = kp_error_set(err, KP_ELLM, "the programmer's last %d replies held no usable code (last: %s); "
-							"check the model and its replies in the run database",
-					  L.gen_fail_streak, L.last_gen_error);
-		if (rc) {
+	rc = session_begin(&L, err);
+	if (!rc) {
+		if (L.nevalq)
+			note(&L, "resuming: %zu candidate(s) saved but not yet evaluated", L.nevalq);
+		start_workers(&L);
+		rc = steps(&L, &end, err);
+		/* Requests in flight finish, and what they made is kept (evaluated on resume). */
+		if (drain(&L, rc ? &sub : err) && !rc) {
+			rc = err->code;
 			end = KP_END_ERROR;
-			break;
 		}
-		if (run->stop && *run->stop) {
-			end = KP_END_STOPPED;
-			break;
-		}
-		if (L.parallel > 1 || !L.nevalq) {
-			int sent = dispatch(&L, &blocked, err);
-			if (sent < 0) {
-				rc = sent;
-				end = KP_END_ERROR;
-				break;
-			}
-			if (sent && !L.nthreads)
-				continue; /* done already (one at a time): commit it first */
-		}
-		if (L.nevalq) {
-			if (run->budget.wall_s > 0 && elapsed(&L) >= run->budget.wall_s) {
-				end = KP_END_WALL;
-				break;
-			}
-			rc = evaluate_next(&L, err);
-			if (rc) {
-				end = KP_END_ERROR;
-				break;
-			}
-			continue;
-		}
-		if (L.inflight) {
-			report(&L, "generating");
-			wait_done(&L);
-			continue;
-		}
-		end = blocked != KP_END_NONE ? blocked : KP_END_EXHAUSTED;
-		break;
+		stop_workers(&L);
 	}
-	if (drain(&L, rc ? &sub : err) && !rc)
-		rc = err->code;
-	stop_workers(&L);
-finish:
 	if (rc == KP_ECANCELED) {
 		/* A stop (Ctrl-C) reached a request or an evaluation in progress: stopped, not failed. */
 		rc = 0;
 		kp_error_clear(err);
 		end = KP_END_STOPPED;
 	}
-	out->end = end;
-	out->evals = L.session_evals;
-	if (L.tree.best >= 0) {
-		out->best_node = L.tree.n[L.tree.best].id;
-		out->best_speedup = L.tree.best > 0 ? L.tree.n[L.tree.best].speedup : 1.0;
-	}
-	{
-		const char *status = end == KP_END_ERROR ? "failed" : end == KP_END_STOPPED ? "stopped" : "finished";
-		struct kp_error e2 = KP_ERROR_INIT;
-		if (!kp_store_meta_set(L.st, "status", status, &e2))
-			kp_store_meta_set(L.st, "end_reason", rc ? kp_error_msg(err) : kp_search_end_name(end), &e2);
-		kp_store_session_end(L.st, L.session, elapsed(&L), kp_search_end_name(end), &e2);
-	}
-	report(&L, kp_search_end_name(end));
-	write_outputs(&L);
+	session_end(&L, end, rc, err, out);
 	kp_tree_release(&L.tree);
 	free(L.evalq);
 	free(L.stage1);

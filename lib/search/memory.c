@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <math.h>
 
+#include "kernelpro/codesearch.h"
 #include "kernelpro/json.h"
 #include "kernelpro/search.h"
 #include "kernelpro/str.h"
@@ -236,6 +237,49 @@ static int learn_recommendations(const struct kp_memory *m, const struct kp_tree
 	return rc;
 }
 
+/* The code-search snippets shown so far (CODE_PATH rows not yet judged), as kp_cs_ref lines. */
+static int collect_shown(const struct kp_memory_row *r, void *ud)
+{
+	if (r->kind == KP_MEM_CODE_PATH && r->outcome == KP_MEMO_UNKNOWN && r->text)
+		kp_strvec_push(ud, r->text);
+	return 0;
+}
+
+/*
+ * A correct child faster than its parent that uses a snippet code search showed (its name appears
+ * in the child and not in the parent): that snippet helped. Recorded as a CODE_PATH row that worked.
+ */
+static int learn_snippets(const struct kp_memory *m, const struct kp_tree *t, const struct kp_search_params *p,
+			  int child, const char *child_source, const char *parent_source, struct kp_error *err)
+{
+	const struct kp_tnode *c = &t->n[child], *par = &t->n[c->parent];
+	struct kp_strvec shown = KP_STRVEC_INIT, done = KP_STRVEC_INIT;
+	int rc;
+
+	if (c->outcome != KP_OUTCOME_CORRECT || !child_source || c->reward <= par->reward + p->noise_band)
+		return 0;
+	rc = kp_store_memory_each(m->run, NULL, collect_shown, &shown, err);
+	for (size_t i = 0; i < shown.n && !rc; i++) {
+		struct kp_memory_row r = {0};
+		char text[MEM_LINE_MAX];
+		if (kp_strvec_find(&done, shown.v[i]) >= 0 || !kp_cs_ref_used(shown.v[i], child_source) ||
+		    kp_cs_ref_used(shown.v[i], parent_source))
+			continue;
+		kp_strvec_push(&done, shown.v[i]);
+		snprintf(text, sizeof(text), "used by #%ld, correct at %.2fx", c->id, c->speedup);
+		r.kind = KP_MEM_CODE_PATH;
+		r.outcome = KP_MEMO_WORKED;
+		r.key = shown.v[i];
+		r.text = text;
+		r.gain = c->reward - par->reward;
+		r.node = c->id;
+		rc = add_row(m, &r, err);
+	}
+	kp_strvec_release(&shown);
+	kp_strvec_release(&done);
+	return rc;
+}
+
 int kp_memory_learn(const struct kp_memory *m, const struct kp_tree *t, const struct kp_search_params *p, int child,
 		    const char *child_source, const char *parent_source, const char *parent_log,
 		    const char *parent_findings_json, const char *child_summary, struct kp_error *err)
@@ -248,6 +292,8 @@ int kp_memory_learn(const struct kp_memory *m, const struct kp_tree *t, const st
 		rc = learn_apis(m, t, child, child_source, parent_source, err);
 	if (!rc)
 		rc = learn_recommendations(m, t, p, child, parent_findings_json, err);
+	if (!rc)
+		rc = learn_snippets(m, t, p, child, child_source, parent_source, err);
 	return rc;
 }
 
@@ -441,6 +487,9 @@ int kp_memory_render(const struct kp_memory *m, const struct kp_tree *t, int par
 		case KP_MEM_API_USAGE:
 			kind_w = 30;
 			break;
+		case KP_MEM_CODE_PATH:
+			kind_w = e->outcome == KP_MEMO_WORKED && mode != KP_PROG_DEBUG ? 40 : 20;
+			break;
 		default:
 			kind_w = 20;
 		}
@@ -473,7 +522,10 @@ int kp_memory_render(const struct kp_memory *m, const struct kp_tree *t, int par
 			ok = add_line(out, max_bytes, "- %s worked: %s", e->key, e->text);
 			break;
 		case KP_MEM_CODE_PATH:
-			ok = add_line(out, max_bytes, "- code search \"%.60s\" found: %s", e->key, e->text);
+			if (e->outcome == KP_MEMO_WORKED)
+				ok = add_line(out, max_bytes, "- code-search snippet %.120s helped: %s", e->key, e->text);
+			else
+				ok = add_line(out, max_bytes, "- code search \"%.60s\" found: %s", e->key, e->text);
 			break;
 		default:
 			continue;

@@ -1,16 +1,16 @@
 /*
  * Reactive orchestration: the tools are offered to the model by name, and a request ("tool: NAME")
  * is answered by running that one tool on the profile the parent candidate's evaluation saved —
- * the same ncu files the proactive path reads. Requests come from the programmer's worker
- * threads; the toolset is not thread-safe, so answers are made one at a time.
+ * the same ncu files the proactive path reads, through the same diagnosis pipeline
+ * (lib/tools/pipeline.c: GPU model, Stage 1, then the tool). Requests come from the programmer's
+ * worker threads; the toolset is not thread-safe, so answers are made one at a time.
  */
 #include "base/setup.h"
 
-#include <math.h>
 #include <pthread.h>
 
-#include "kernelpro/analyze.h"
 #include "kernelpro/json.h"
+#include "kernelpro/pipeline.h"
 #include "kernelpro/search_backends.h"
 
 struct kp_reactive {
@@ -53,17 +53,6 @@ const char *kp_reactive_menu(const struct kp_reactive *r)
 	return r->menu.buf;
 }
 
-/* The GPU model: the key given, else the one the report names, else the local device. */
-static int load_hw(const struct kp_reactive *r, const struct kp_ncu_report *rep, struct kp_hw *hw,
-		   struct kp_error *err)
-{
-	const struct kp_hw_spec *s = r->o.hw_key ? NULL : kp_hw_spec_for_report(rep);
-	int rc = kp_hw_load(hw, s ? s->key : r->o.hw_key, r->o.gpu, err);
-	if (rc)
-		kp_error_prefix(err, "the profile names no known GPU and none could be loaded (give --hw KEY)");
-	return rc;
-}
-
 /* The profile directory a saved profile summary points to: its "dir", when files were saved there. */
 static int profile_dir(const char *profile_json, struct kp_buf *dir, struct kp_error *err)
 {
@@ -92,46 +81,44 @@ int kp_reactive_call(struct kp_reactive *r, const char *profile_json, const char
 		     struct kp_error *err)
 {
 	struct kp_buf dir = KP_BUF_INIT;
-	struct kp_strvec paths = KP_STRVEC_INIT;
-	struct kp_profile_files files;
-	struct kp_profile_set ps;
-	struct kp_stage1_thresholds th;
-	struct kp_stage1 s1;
-	struct kp_hw hw;
-	struct kp_task_bytes tb = {r->o.task->min_bytes, r->o.task->flops};
+	struct kp_pipeline p;
+	struct kp_pipeline_opts po;
 	const struct kp_kernel_profile *k;
 	int rc;
 
-	memset(&ps, 0, sizeof(ps));
+	memset(&p, 0, sizeof(p));
+	memset(&po, 0, sizeof(po));
 	if (!kp_toolset_find(r->o.toolset, name)) {
 		rc = kp_error_set(err, KP_ENOENT, "no tool named '%s'; ask for one of the tools listed", name);
 		goto out;
 	}
 	if ((rc = profile_dir(profile_json, &dir, err)))
 		goto out;
-	kp_profile_dir_files(dir.buf, &files, &paths);
-	if (!files.ncu_csv) {
+	po.gpu_key = r->o.hw_key;
+	po.gpu_index = r->o.gpu;
+	po.task.min_bytes = r->o.task->min_bytes;
+	po.task.flops_hint = r->o.task->flops;
+	po.toolset = r->o.toolset;
+	po.stage2.energy = r->o.energy;
+	rc = kp_pipeline_open_dir(&p, dir.buf, NULL, &po, err);
+	if (rc == KP_EMISSING || (!rc && !p.files.ncu_csv)) {
+		kp_error_clear(err);
 		rc = kp_error_set(err, KP_EMISSING, "the profile of this version (%s) holds no ncu_raw.csv", dir.buf);
 		goto out;
 	}
-	if ((rc = kp_profile_set_load(&ps, &files, err)))
+	if (rc == KP_ENODEV)
+		kp_error_prefix(err, "the profile names no known GPU and none could be loaded (give --hw KEY)");
+	if (rc)
 		goto out;
-	if (!(k = kp_profile_set_longest(&ps))) {
+	if (!(k = kp_profile_set_longest(&p.set))) {
 		rc = kp_error_set(err, KP_EMISSING, "the profile of this version (%s) holds no kernel launch", dir.buf);
 		goto out;
 	}
-	kp_stage1_thresholds_default(&th);
-	if ((rc = load_hw(r, &ps.ncu, &hw, err)) || (rc = kp_stage1_run(&s1, k, &hw, &tb, &th, err)))
-		goto out;
 	pthread_mutex_lock(&r->mu);
-	{
-		struct kp_tool_input in = {k, &s1, &hw, r->o.energy, NULL};
-		rc = kp_toolset_call(r->o.toolset, name, &in, &r->o.feedback, out, NULL, err);
-	}
+	rc = kp_pipeline_call_tool(&p, k, name, &r->o.feedback, out, err);
 	pthread_mutex_unlock(&r->mu);
 out:
-	kp_profile_set_release(&ps);
-	kp_strvec_release(&paths);
+	kp_pipeline_release(&p);
 	kp_buf_release(&dir);
 	return rc;
 }

@@ -13,7 +13,6 @@ static char *dup_or_null(const char *s)
 void kp_search_child_release(struct kp_search_child *r)
 {
 	free(r->source);
-	free(r->lang);
 	free(r->summary);
 	free(r->error);
 	for (size_t i = 0; i < r->nexchanges; i++) {

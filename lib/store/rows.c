@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <math.h>
 
+#include "kernelpro/fault.h"
 #include "kernelpro/hash.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
@@ -290,6 +291,66 @@ int kp_store_eval_text(struct kp_store *s, long node, struct kp_buf *log, struct
 	return rc;
 }
 
+#define EVAL_COLUMNS "node_id, outcome, time_ms, time_std_ms, ref_time_ms, speedup, energy_j, wall_s, log, verdict_json"
+
+/* An evaluations row (EVAL_COLUMNS); the strings live as long as the statement's row. */
+static void eval_from_row(sqlite3_stmt *st, struct kp_eval_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->node = (long)sqlite3_column_int64(st, 0);
+	r->outcome = (enum kp_outcome)sqlite3_column_int(st, 1);
+	r->time_ms = kp__store_col_real(st, 2);
+	r->time_std_ms = kp__store_col_real(st, 3);
+	r->ref_time_ms = kp__store_col_real(st, 4);
+	r->speedup = kp__store_col_real(st, 5);
+	r->energy_j = kp__store_col_real(st, 6);
+	r->wall_s = kp__store_col_real(st, 7);
+	r->log = (const char *)sqlite3_column_text(st, 8);
+	r->verdict_json = (const char *)sqlite3_column_text(st, 9);
+}
+
+int kp_store_eval_last(struct kp_store *s, long node, struct kp_eval_row *r, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "SELECT " EVAL_COLUMNS " FROM evaluations WHERE node_id = ?1 ORDER BY id DESC LIMIT 1",
+				   &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, node);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		eval_from_row(st, r);
+		r->log = r->verdict_json = NULL; /* gone with the statement: kp_store_eval_text has them */
+		rc = 0;
+	} else if (rc == SQLITE_DONE) {
+		rc = kp_error_set(err, KP_ENOENT, "run database '%s': node #%ld has no evaluation", s->path, node);
+	} else {
+		rc = kp__store_fail(s, "reading an evaluation", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int kp_store_evals_each(struct kp_store *s, int (*fn)(const struct kp_eval_row *r, void *ud), void *ud,
+			struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "SELECT " EVAL_COLUMNS " FROM evaluations ORDER BY id", &st, err);
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kp_eval_row r;
+		eval_from_row(st, &r);
+		if (fn(&r, ud)) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	rc = rc == SQLITE_DONE ? 0 : kp__store_fail(s, "reading the evaluations", err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int kp_store_profile_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err)
 {
 	sqlite3_stmt *st;
@@ -350,12 +411,50 @@ int kp_store_exchange_insert(struct kp_store *s, const struct kp_exchange_row *r
 	return kp__store_step_done(s, st, "saving a reply", err);
 }
 
+int kp_store_exchanges_each(struct kp_store *s, long node, int (*fn)(const struct kp_exchange_row *r, void *ud),
+			    void *ud, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "SELECT p.parent_id, IFNULL(p.node_id, 0), p.mode, p.round, p.text, r.text, r.error, "
+				      "r.tokens_in, r.tokens_out, r.cost, r.latency_s FROM prompts p "
+				      "JOIN responses r ON r.prompt_id = p.id WHERE ?1 = 0 OR p.node_id = ?1 ORDER BY p.id",
+				   &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, node);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kp_exchange_row r = {
+			.parent = (long)sqlite3_column_int64(st, 0),
+			.node = (long)sqlite3_column_int64(st, 1),
+			.mode = (const char *)sqlite3_column_text(st, 2),
+			.round = sqlite3_column_int(st, 3),
+			.prompt = (const char *)sqlite3_column_text(st, 4),
+			.reply = (const char *)sqlite3_column_text(st, 5),
+			.error = (const char *)sqlite3_column_text(st, 6),
+			.tokens_in = (long)sqlite3_column_int64(st, 7),
+			.tokens_out = (long)sqlite3_column_int64(st, 8),
+			.cost = sqlite3_column_double(st, 9),
+			.latency_s = kp__store_col_real(st, 10),
+		};
+		if (fn(&r, ud)) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	rc = rc == SQLITE_DONE ? 0 : kp__store_fail(s, "reading prompts and replies", err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* ---- search memory ------------------------------------------------------------------------------------ */
 
 int kp_store_memory_add(struct kp_store *s, struct kp_memory_row *r, struct kp_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s, "INSERT INTO memory(family, kind, key, text, outcome, gain, node_id, run, created, wins) "
+	int rc = kp_fault(KP_FAULT_SQLITE_WRITE, "saving search memory", err);
+	if (rc)
+		return rc;
+	rc = kp__store_prepare(s, "INSERT INTO memory(family, kind, key, text, outcome, gain, node_id, run, created, wins) "
 				      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?5 = 1) "
 				      "ON CONFLICT DO UPDATE SET outcome = excluded.outcome, tries = tries + 1, "
 				      "wins = wins + excluded.wins, gain = CASE WHEN gain IS NULL OR excluded.gain > gain "

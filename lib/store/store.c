@@ -4,6 +4,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "kernelpro/fault.h"
 #include "kernelpro/log.h"
 #include "kernelpro/store.h"
 #include "store/store_int.h"
@@ -36,8 +37,12 @@ int kp__store_prepare(struct kp_store *s, const char *sql, sqlite3_stmt **st, st
 
 int kp__store_step_done(struct kp_store *s, sqlite3_stmt *st, const char *what, struct kp_error *err)
 {
-	int rc = sqlite3_step(st);
-	int ret = 0;
+	int rc, ret = kp_fault(KP_FAULT_SQLITE_WRITE, what, err);
+	if (ret) {
+		sqlite3_finalize(st);
+		return ret;
+	}
+	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		ret = kp__store_fail(s, what, err);
 	sqlite3_finalize(st);
@@ -195,9 +200,22 @@ const char *kp_store_path(const struct kp_store *s)
 	return s->path;
 }
 
-void *kp_store_sqlite(struct kp_store *s)
+int kp_store_check(struct kp_store *s, struct kp_error *err)
 {
-	return s->db;
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "PRAGMA integrity_check", &st, err);
+	if (rc)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		rc = kp__store_fail(s, "checking integrity", err);
+	else if (strcmp((const char *)sqlite3_column_text(st, 0), "ok"))
+		rc = kp_error_set(err, KP_EDB, "run database '%s' is damaged: %s", s->path,
+				  (const char *)sqlite3_column_text(st, 0));
+	else
+		rc = 0;
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int kp_store_begin(struct kp_store *s, struct kp_error *err)
@@ -212,7 +230,9 @@ int kp_store_begin(struct kp_store *s, struct kp_error *err)
 
 int kp_store_commit(struct kp_store *s, struct kp_error *err)
 {
-	int rc = exec_sql(s, "COMMIT", "committing", err);
+	int rc = kp_fault(KP_FAULT_SQLITE_WRITE, "committing", err);
+	if (!rc)
+		rc = exec_sql(s, "COMMIT", "committing", err);
 	if (rc)
 		kp_store_rollback(s);
 	s->in_tx = 0;

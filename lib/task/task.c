@@ -80,17 +80,6 @@ const char *kp_fill_name(enum kp_fill_kind k)
 	return (unsigned)k < KP_ARRAY_SIZE(fill_names) ? fill_names[k] : "unknown";
 }
 
-const char *kp_task_kind_name(enum kp_task_kind k)
-{
-	switch (k) {
-	case KP_TASK_KERNELBENCH:
-		return "kernelbench";
-	case KP_TASK_NATIVE:
-		return "native";
-	}
-	return "unknown";
-}
-
 int64_t kp_tensor_spec_numel(const struct kp_tensor_spec *s)
 {
 	int64_t n = 1;
@@ -359,7 +348,7 @@ static int check_unique_names(const struct kp_task *t, struct kp_error *err)
 int kp_task_parse_native(struct kp_task *t, const char *text, size_t len, const char *dir, struct kp_error *err)
 {
 	static const char *const keys[] = {"name", "description", "inputs", "outputs", "atol", "rtol",
-					   "flops", "min_bytes", NULL};
+					   "flops", "min_bytes", "scaled_trial", NULL};
 	json_t *root = NULL;
 	const json_t *v;
 	int rc;
@@ -380,6 +369,13 @@ int kp_task_parse_native(struct kp_task *t, const char *text, size_t len, const 
 			goto out;
 		}
 		t->name = kp_xstrdup(json_string_value(v));
+	}
+	if ((v = json_object_get(root, "scaled_trial"))) {
+		if (!json_is_boolean(v)) {
+			rc = kp_error_set(err, KP_EPARSE, "task.json: \"scaled_trial\" must be true or false");
+			goto out;
+		}
+		t->scaled_trial_off = json_is_false(v);
 	}
 	if ((v = json_object_get(root, "description"))) {
 		if (!json_is_string(v)) {
@@ -624,6 +620,7 @@ json_t *kp_task_to_json(const struct kp_task *t)
 	kp_json_set(o, "rtol", kp_json_real(rtol));
 	kp_json_set(o, "flops", kp_json_real(t->flops));
 	kp_json_set(o, "min_bytes", kp_json_real(t->min_bytes));
+	kp_json_set(o, "scaled_trial", json_boolean(!t->scaled_trial_off));
 	if (t->kind == KP_TASK_NATIVE) {
 		json_t *in = json_array(), *out = json_array();
 		for (size_t i = 0; i < t->ninputs; i++)

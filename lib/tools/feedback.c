@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "kernelpro/feedback.h"
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/json.h"
 
 #define DEFAULT_MAX_FINDINGS 5
@@ -75,12 +76,12 @@ static void build_position(struct kp_feedback *fb, const struct kp_tool_input *i
 {
 	const struct kp_stage1 *s = in->stage1;
 	const struct kp_launch *l = in->profile ? in->profile->launch : NULL;
-	double ns = l ? launch_metric(in, "gpu__time_duration.sum") : NAN;
+	double ns = l ? launch_metric(in, KP_M_TIME) : NAN;
 
 	fb->kernel = l && l->function ? kp_xstrdup(l->function) : NULL;
 	fb->time_s = s && s->time_s > 0 ? s->time_s : ns > 0 ? ns * 1e-9 : NAN;
-	fb->sm_sol_pct = l ? launch_metric(in, "sm__throughput.avg.pct_of_peak_sustained_elapsed") : NAN;
-	fb->mem_sol_pct = l ? launch_metric(in, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed") : NAN;
+	fb->sm_sol_pct = l ? launch_metric(in, KP_M_SM_PCT) : NAN;
+	fb->mem_sol_pct = l ? launch_metric(in, KP_M_MEM_PCT) : NAN;
 	fb->bound = bound_names[s && (unsigned)s->bound < KP_ARRAY_SIZE(bound_names) ? s->bound : 0];
 	fb->achieved_bw = fb->memory_peak = fb->memory_frac = NAN;
 	fb->achieved_flops = fb->compute_peak = fb->compute_frac = fb->floor_time_s = NAN;

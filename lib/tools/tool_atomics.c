@@ -15,18 +15,14 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_RED "lts__t_sectors_srcunit_tex_op_red.sum"
-#define M_ATOM "lts__t_sectors_srcunit_tex_op_atom.sum"
-#define M_SATOM "smsp__inst_executed_op_shared_atom.sum"
-
 static const struct kp_tool_metric metrics[] = {
-	{M_RED, KP_TM_OPTIONAL},
-	{M_ATOM, KP_TM_OPTIONAL},
-	{M_SATOM, KP_TM_OPTIONAL},
+	{KP_M_L2_RED, KP_TM_OPTIONAL},
+	{KP_M_L2_ATOM, KP_TM_OPTIONAL},
+	{KP_M_SATOM_INST, KP_TM_OPTIONAL},
 	{KP_M_STALL_TOTAL, KP_TM_OPTIONAL},
-	KP_TM_STALL("drain"),
-	KP_TM_STALL("lg_throttle"),
-	KP_TM_STALL("membar"),
+	KP_TM_STALL(KP_M_STALL_DRAIN),
+	KP_TM_STALL(KP_M_STALL_LG_THROTTLE),
+	KP_TM_STALL(KP_M_STALL_MEMBAR),
 	KP_TM_SOL,
 	{NULL, 0},
 };
@@ -37,11 +33,12 @@ struct atom {
 
 static int measure(const struct kp_tool_input *m, struct atom *a)
 {
-	double red = kp_tool_metric(m, M_RED), at = kp_tool_metric(m, M_ATOM), threads = kp_tool_threads(m);
+	double red = kp_tool_metric(m, KP_M_L2_RED), at = kp_tool_metric(m, KP_M_L2_ATOM);
+	double threads = kp_tool_threads(m);
 	if (isnan(red) && isnan(at))
 		return KP_EMISSING;
 	a->ops = kp_nz(red) + kp_nz(at);
-	a->shared_ops = kp_nz(kp_tool_metric(m, M_SATOM)) * 32;
+	a->shared_ops = kp_nz(kp_tool_metric(m, KP_M_SATOM_INST)) * 32;
 	a->per_thread = threads > 0 ? (a->ops + a->shared_ops) / threads : NAN;
 	a->busiest = kp_tool_busiest(m);
 	a->time = kp_tool_time_s(m);
@@ -74,8 +71,8 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 	kp_finding_evidence(f, "busiest unit's share of its peak", a.busiest * 100, t[T_MAX_BUSY], "%");
 	if (a.time > 0)
 		kp_finding_evidence(f, "atomic operations per second", a.ops / a.time, NAN, "op/s");
-	drain = kp_tool_stall_share(m, KP_M_STALL("drain"));
-	lg = kp_tool_stall_share(m, KP_M_STALL("lg_throttle"));
+	drain = kp_tool_stall_share(m, KP_M_STALL_DRAIN);
+	lg = kp_tool_stall_share(m, KP_M_STALL_LG_THROTTLE);
 	kp_tool_evidence(f, "warp cycles in drain + lg_throttle stalls", (kp_nz(drain) + kp_nz(lg)) * 100, NAN, "%");
 	kp_finding_rec(f, "Reduce before the atomic: sum within the warp with __shfl_down_sync (or "
 			  "cooperative_groups::reduce), then across warps in shared memory, and issue one atomicAdd "

@@ -14,22 +14,16 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_CONF_LD "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
-#define M_CONF_ST "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
-#define M_WAVE_LD "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
-#define M_WAVE_ST "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
-#define M_SST_INST "smsp__sass_inst_executed_op_shared_st.sum"
-
 static const struct kp_tool_metric metrics[] = {
-	{M_CONF_LD, 0},
-	{M_WAVE_LD, 0},
-	{M_CONF_ST, KP_TM_OPTIONAL},
-	{M_WAVE_ST, KP_TM_OPTIONAL},
+	{KP_M_CONF_LD, 0},
+	{KP_M_WAVE_LD, 0},
+	{KP_M_CONF_ST, KP_TM_OPTIONAL},
+	{KP_M_WAVE_ST, KP_TM_OPTIONAL},
 	{KP_M_SLD_INST, KP_TM_OPTIONAL},
-	{M_SST_INST, KP_TM_OPTIONAL},
+	{KP_M_SST_INST, KP_TM_OPTIONAL},
 	{KP_M_STALL_TOTAL, KP_TM_OPTIONAL},
-	KP_TM_STALL("short_scoreboard"),
-	KP_TM_STALL("mio_throttle"),
+	KP_TM_STALL(KP_M_STALL_SHORT_SCOREBOARD),
+	KP_TM_STALL(KP_M_STALL_MIO_THROTTLE),
 	KP_TM_SOL,
 	{NULL, 0},
 };
@@ -45,15 +39,15 @@ static double ratio(double a, double b)
 
 static void measure(const struct kp_tool_input *m, struct banks *b)
 {
-	b->conf_ld = kp_nz(kp_tool_metric(m, M_CONF_LD));
-	b->conf_st = kp_nz(kp_tool_metric(m, M_CONF_ST));
-	b->wave_ld = kp_nz(kp_tool_metric(m, M_WAVE_LD));
-	b->wave_st = kp_nz(kp_tool_metric(m, M_WAVE_ST));
+	b->conf_ld = kp_nz(kp_tool_metric(m, KP_M_CONF_LD));
+	b->conf_st = kp_nz(kp_tool_metric(m, KP_M_CONF_ST));
+	b->wave_ld = kp_nz(kp_tool_metric(m, KP_M_WAVE_LD));
+	b->wave_st = kp_nz(kp_tool_metric(m, KP_M_WAVE_ST));
 	b->frac_ld = ratio(b->conf_ld, b->wave_ld);
 	b->frac_st = ratio(b->conf_st, b->wave_st);
 	b->frac = ratio(b->conf_ld + b->conf_st, b->wave_ld + b->wave_st);
 	b->nway_ld = ratio(b->wave_ld, kp_tool_metric(m, KP_M_SLD_INST));
-	b->nway_st = ratio(b->wave_st, kp_tool_metric(m, M_SST_INST));
+	b->nway_st = ratio(b->wave_st, kp_tool_metric(m, KP_M_SST_INST));
 }
 
 static int trigger(const struct kp_tool_input *m, const double *t)
@@ -91,8 +85,8 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 			  "(float4) or ldmatrix access");
 	kp_finding_rec(f, "For 8/16-byte elements, make consecutive threads access consecutive elements of a row; "
 			  "a warp reading 128-bit words needs 4 wavefronts even without conflicts");
-	ss = kp_tool_stall_share(m, KP_M_STALL("short_scoreboard"));
-	mio = kp_tool_stall_share(m, KP_M_STALL("mio_throttle"));
+	ss = kp_tool_stall_share(m, KP_M_STALL_SHORT_SCOREBOARD);
+	mio = kp_tool_stall_share(m, KP_M_STALL_MIO_THROTTLE);
 	/* Conflicts cost time only while warps wait on shared memory. */
 	wait = isnan(ss) && isnan(mio) ? 0.5 * kp_tool_memory_weight(m) : kp_nz(ss) + kp_nz(mio);
 	kp_finding_evidence(f, "warp cycles waiting on shared memory", wait * 100, NAN, "%");

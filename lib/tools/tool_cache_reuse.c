@@ -25,8 +25,8 @@ static const struct kp_tool_metric metrics[] = {
 	{KP_M_GLD_INST, KP_TM_OPTIONAL},
 	{KP_M_SLD_INST, KP_TM_OPTIONAL},
 	KP_TM_EXCESS,
-	{"lts__t_sector_hit_rate.pct", KP_TM_OPTIONAL},
-	{"l1tex__t_sector_hit_rate.pct", KP_TM_OPTIONAL},
+	{KP_M_L2_HIT, KP_TM_OPTIONAL},
+	{KP_M_L1_HIT, KP_TM_OPTIONAL},
 	KP_TM_SOL,
 	{NULL, 0},
 };
@@ -87,7 +87,7 @@ static void analyze_dram(const struct kp_tool_input *m, const struct reuse *r, c
 			    "between uses, or several passes/kernels each read the same inputs.",
 			 m->hw ? m->hw->spec.l2_bytes / 1e6 : 50.0);
 	kp_finding_evidence(f, "DRAM bytes / minimum bytes", r->dram_excess, t[T_DRAM_EXCESS], "x");
-	kp_tool_evidence(f, "lts__t_sector_hit_rate.pct", kp_tool_metric(m, "lts__t_sector_hit_rate.pct"), NAN, "%");
+	kp_tool_evidence(f, KP_M_L2_HIT, kp_tool_metric(m, KP_M_L2_HIT), NAN, "%");
 	kp_finding_rec(f, "Fuse the passes that read the same data into one kernel, so each input is read once "
 			  "and intermediates stay on chip");
 	kp_finding_rec(f, "Order the work so blocks that share inputs run together (tile the iteration space into "
@@ -112,7 +112,7 @@ static void analyze_onchip(const struct kp_tool_input *m, const struct reuse *r,
 			 r->reread, r->onchip_gap);
 	kp_finding_evidence(f, "global bytes requested per DRAM byte read", r->reread, t[T_REREAD], "x");
 	kp_finding_evidence(f, "memory minus DRAM throughput", r->onchip_gap, t[T_ONCHIP_GAP], "%");
-	kp_tool_evidence(f, "l1tex__t_sector_hit_rate.pct", kp_tool_metric(m, "l1tex__t_sector_hit_rate.pct"), NAN, "%");
+	kp_tool_evidence(f, KP_M_L1_HIT, kp_tool_metric(m, KP_M_L1_HIT), NAN, "%");
 	kp_finding_rec(f, "Tile the loop: each block loads a %.0fx%.0f (or 32x32) tile of each input into __shared__ "
 			  "arrays with coalesced loads, __syncthreads(), then computes from shared memory, so each "
 			  "loaded element is used %.0f times",

@@ -14,28 +14,26 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_ACTIVE "smsp__thread_inst_executed_per_inst_executed.ratio"
-#define M_PRED "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"
-#define M_UNIFORM "smsp__sass_average_branch_targets_threads_uniform.pct"
-
 static const struct kp_tool_metric metrics[] = {
-	{M_ACTIVE, 0},
-	{M_PRED, KP_TM_OPTIONAL},
-	{M_UNIFORM, KP_TM_OPTIONAL},
+	{KP_M_THREADS_PER_INST, 0},
+	{KP_M_THREADS_PRED_PER_INST, KP_TM_OPTIONAL},
+	{KP_M_BRANCH_UNIFORM, KP_TM_OPTIONAL},
 	KP_TM_SOL,
 	{NULL, 0},
 };
 
 static int trigger(const struct kp_tool_input *m, const double *t)
 {
-	double active = kp_tool_metric(m, M_ACTIVE), pred = kp_tool_metric(m, M_PRED);
+	double active = kp_tool_metric(m, KP_M_THREADS_PER_INST);
+	double pred = kp_tool_metric(m, KP_M_THREADS_PRED_PER_INST);
 	return active < t[T_MIN_ACTIVE] || pred < t[T_MIN_ACTIVE];
 }
 
 static int analyze(const struct kp_tool_input *m, const double *t, struct kp_findings *out)
 {
-	double active = kp_tool_metric(m, M_ACTIVE), pred = kp_tool_metric(m, M_PRED);
-	double uniform = kp_tool_metric(m, M_UNIFORM), useful = isnan(pred) ? active : fmin(active, pred);
+	double active = kp_tool_metric(m, KP_M_THREADS_PER_INST);
+	double pred = kp_tool_metric(m, KP_M_THREADS_PRED_PER_INST);
+	double uniform = kp_tool_metric(m, KP_M_BRANCH_UNIFORM), useful = isnan(pred) ? active : fmin(active, pred);
 	unsigned threads = kp_tool_block_threads(m);
 	struct kp_finding *f;
 
@@ -67,9 +65,9 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 		kp_finding_rec(f, "Hoist bounds checks out of inner loops (handle the tail in a separate loop) and "
 				  "launch exactly as many threads as there is work");
 	}
-	kp_finding_evidence(f, M_ACTIVE, active, t[T_MIN_ACTIVE], "threads");
-	kp_tool_evidence(f, M_PRED, pred, t[T_MIN_ACTIVE], "threads");
-	kp_tool_evidence(f, M_UNIFORM, uniform, NAN, "%");
+	kp_finding_evidence(f, KP_M_THREADS_PER_INST, active, t[T_MIN_ACTIVE], "threads");
+	kp_tool_evidence(f, KP_M_THREADS_PRED_PER_INST, pred, t[T_MIN_ACTIVE], "threads");
+	kp_tool_evidence(f, KP_M_BRANCH_UNIFORM, uniform, NAN, "%");
 	kp_finding_gain(f, (1.0 - useful / 32.0) * kp_tool_compute_weight(m),
 			"the idle-lane share of issued work, in proportion to the compute-bound share of the time");
 	return 0;

@@ -14,20 +14,15 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_GRID "launch__grid_size"
-#define M_SMS "launch__sm_count"
-#define M_WAVES "launch__waves_per_multiprocessor"
-#define M_LIM(r) "launch__occupancy_limit_" r
-
 static const struct kp_tool_metric metrics[] = {
-	{M_GRID, KP_TM_OPTIONAL},
-	{M_SMS, KP_TM_OPTIONAL},
-	{M_WAVES, KP_TM_OPTIONAL},
-	{M_LIM("blocks"), KP_TM_OPTIONAL},
-	{M_LIM("registers"), KP_TM_OPTIONAL},
-	{M_LIM("shared_mem"), KP_TM_OPTIONAL},
-	{M_LIM("warps"), KP_TM_OPTIONAL},
-	{M_LIM("barriers"), KP_TM_OPTIONAL},
+	{KP_M_GRID_SIZE, KP_TM_OPTIONAL},
+	{KP_M_LAUNCH_SMS, KP_TM_OPTIONAL},
+	{KP_M_WAVES, KP_TM_OPTIONAL},
+	{KP_M_OCC_LIMIT_BLOCKS, KP_TM_OPTIONAL},
+	{KP_M_OCC_LIMIT_REGISTERS, KP_TM_OPTIONAL},
+	{KP_M_OCC_LIMIT_SMEM, KP_TM_OPTIONAL},
+	{KP_M_OCC_LIMIT_WARPS, KP_TM_OPTIONAL},
+	{KP_M_OCC_LIMIT_BARRIERS, KP_TM_OPTIONAL},
 	KP_TM_SOL,
 	{NULL, 0},
 };
@@ -38,13 +33,13 @@ struct waves {
 
 static int measure(const struct kp_tool_input *m, struct waves *w)
 {
-	static const char *const lim[] = {M_LIM("blocks"), M_LIM("registers"), M_LIM("shared_mem"), M_LIM("warps"),
-					  M_LIM("barriers")};
+	static const char *const lim[] = {KP_M_OCC_LIMIT_BLOCKS, KP_M_OCC_LIMIT_REGISTERS, KP_M_OCC_LIMIT_SMEM,
+					  KP_M_OCC_LIMIT_WARPS, KP_M_OCC_LIMIT_BARRIERS};
 	double whole;
-	w->grid = kp_tool_metric(m, M_GRID);
+	w->grid = kp_tool_metric(m, KP_M_GRID_SIZE);
 	if (isnan(w->grid) && kp_tool_threads(m) > 0)
 		w->grid = kp_tool_threads(m) / kp_tool_block_threads(m);
-	w->sms = kp_tool_metric(m, M_SMS);
+	w->sms = kp_tool_metric(m, KP_M_LAUNCH_SMS);
 	if (isnan(w->sms) && m->hw && m->hw->spec.sm_count > 0)
 		w->sms = m->hw->spec.sm_count;
 	w->per_sm = NAN;
@@ -106,7 +101,7 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 		kp_finding_rec(f, "Or use smaller blocks (more, shorter blocks quantize the last wave finer)");
 	}
 	kp_finding_evidence(f, "blocks in the grid", w.grid, w.sms, "");
-	kp_finding_evidence(f, M_WAVES, w.waves, NAN, "");
+	kp_finding_evidence(f, KP_M_WAVES, w.waves, NAN, "");
 	kp_finding_evidence(f, "SM time idle because of the grid shape", w.idle * 100, t[T_MIN_GAIN], "%");
 	kp_finding_gain(f, w.idle, "if every SM had work until the end");
 	return 0;

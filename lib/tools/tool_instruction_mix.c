@@ -17,12 +17,9 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_FP64 "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active"
-#define M_XU "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"
-
 static const struct kp_tool_metric metrics[] = {
-	{M_FP64, KP_TM_OPTIONAL},
-	{M_XU, KP_TM_OPTIONAL},
+	{KP_M_PIPE_FP64, KP_TM_OPTIONAL},
+	{KP_M_PIPE_XU, KP_TM_OPTIONAL},
 	KP_TM_SOL,
 	{NULL, 0},
 };
@@ -51,8 +48,8 @@ static void measure(const struct kp_tool_input *m, const double *t, struct mix *
 		  N(MUFU_TANH) + N(MUFU_OTHER);
 	x->f2f = N(F2F_F64);
 #undef N
-	x->fp64_pct = kp_tool_metric(m, M_FP64);
-	x->xu_pct = kp_tool_metric(m, M_XU);
+	x->fp64_pct = kp_tool_metric(m, KP_M_PIPE_FP64);
+	x->xu_pct = kp_tool_metric(m, KP_M_PIPE_XU);
 	/* Promotion shows as float<->double conversions (F2F.F64): a kernel that is FP64 by design loads doubles
 	   and converts nothing. FP64 may also sit on a cold path (sinf's huge-argument reduction): trust the
 	   pipe when measured. */
@@ -104,7 +101,7 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 				    "expf) or an implicit promotion turns float math into FP64, which runs at a fraction "
 				    "of the FP32 rate.");
 		kp_finding_evidence(f, "FP64 instructions in SASS (DFMA/DADD/DMUL/F2F.F64)", x.f64, 0, "");
-		kp_tool_evidence(f, M_FP64, x.fp64_pct, t[T_FP64_PCT], "%");
+		kp_tool_evidence(f, KP_M_PIPE_FP64, x.fp64_pct, t[T_FP64_PCT], "%");
 		kp_finding_rec(f, "Write float literals (0.5f) and float functions (expf, sqrtf, fabsf); find each "
 				  "promotion with -Xptxas -warn-double-usage");
 		weigh(f, m);
@@ -124,7 +121,7 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 		kp_finding_cause(f, "Many MUFU operations (exp, log, sin, rcp) per element (%u in SASS) share a pipe "
 				    "with a quarter of the FMA pipe's throughput.",
 				 x.mufu);
-		kp_finding_evidence(f, M_XU, x.xu_pct, t[T_XU_PCT], "%");
+		kp_finding_evidence(f, KP_M_PIPE_XU, x.xu_pct, t[T_XU_PCT], "%");
 		kp_finding_rec(f, "Compute fewer transcendentals: reuse exp/log results, rewrite x/(1+exp(-x)) with one "
 				  "exp, or evaluate a short polynomial on the FMA pipe");
 		weigh(f, m);

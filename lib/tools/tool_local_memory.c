@@ -14,16 +14,11 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_LLD "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"
-#define M_LST "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"
-#define M_LLD_INST "smsp__sass_inst_executed_op_local_ld.sum"
-#define M_LST_INST "smsp__sass_inst_executed_op_local_st.sum"
-
 static const struct kp_tool_metric metrics[] = {
-	{M_LLD, KP_TM_OPTIONAL},
-	{M_LST, KP_TM_OPTIONAL},
-	{M_LLD_INST, KP_TM_OPTIONAL},
-	{M_LST_INST, KP_TM_OPTIONAL},
+	{KP_M_LLD_SECTORS, KP_TM_OPTIONAL},
+	{KP_M_LST_SECTORS, KP_TM_OPTIONAL},
+	{KP_M_LLD_INST, KP_TM_OPTIONAL},
+	{KP_M_LST_INST, KP_TM_OPTIONAL},
 	{KP_M_GLD_SECTORS, KP_TM_OPTIONAL},
 	{KP_M_GST_SECTORS, KP_TM_OPTIONAL},
 	{KP_M_DRAM_RD, KP_TM_OPTIONAL},
@@ -43,7 +38,7 @@ static void measure(const struct kp_tool_input *m, struct local *x)
 {
 	const struct kp_ptxas_func *p = m->profile->ptxas;
 	const struct kp_sass_func *s = m->profile->sass;
-	double ld = kp_tool_metric(m, M_LLD), st = kp_tool_metric(m, M_LST);
+	double ld = kp_tool_metric(m, KP_M_LLD_SECTORS), st = kp_tool_metric(m, KP_M_LST_SECTORS);
 	double other = kp_nz(kp_tool_metric(m, KP_M_GLD_SECTORS)) + kp_nz(kp_tool_metric(m, KP_M_GST_SECTORS)) +
 		       (kp_nz(kp_tool_metric(m, KP_M_DRAM_RD)) + kp_nz(kp_tool_metric(m, KP_M_DRAM_WR))) / 32.0;
 
@@ -83,8 +78,8 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 				   isnan(x.share) ? "" : ", and its traffic dominates");
 	if (!isnan(x.share))
 		kp_finding_evidence(f, "local-memory share of memory traffic (sectors)", x.share * 100, t[T_MIN_SHARE], "%");
-	kp_tool_evidence(f, M_LLD_INST, kp_tool_metric(m, M_LLD_INST), NAN, "");
-	kp_tool_evidence(f, M_LST_INST, kp_tool_metric(m, M_LST_INST), NAN, "");
+	kp_tool_evidence(f, KP_M_LLD_INST, kp_tool_metric(m, KP_M_LLD_INST), NAN, "");
+	kp_tool_evidence(f, KP_M_LST_INST, kp_tool_metric(m, KP_M_LST_INST), NAN, "");
 	if (x.spill_bytes >= 0)
 		kp_finding_evidence(f, "ptxas spill stores + loads", (double)x.spill_bytes, 0, "B");
 	if (x.stack >= 0)

@@ -16,25 +16,20 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_ACH "sm__warps_active.avg.pct_of_peak_sustained_active"
-#define M_LIM(r) "launch__occupancy_limit_" r
-#define M_REGS "launch__registers_per_thread"
-#define M_SMEM "launch__shared_mem_per_block"
-
 static const struct kp_tool_metric metrics[] = {
-	{M_ACH, KP_TM_OPTIONAL},
-	{M_LIM("blocks"), KP_TM_OPTIONAL},
-	{M_LIM("registers"), KP_TM_OPTIONAL},
-	{M_LIM("shared_mem"), KP_TM_OPTIONAL},
-	{M_LIM("warps"), KP_TM_OPTIONAL},
-	{M_LIM("barriers"), KP_TM_OPTIONAL},
-	{M_REGS, KP_TM_OPTIONAL},
-	{M_SMEM, KP_TM_OPTIONAL},
+	{KP_M_WARPS_ACTIVE, KP_TM_OPTIONAL},
+	{KP_M_OCC_LIMIT_BLOCKS, KP_TM_OPTIONAL},
+	{KP_M_OCC_LIMIT_REGISTERS, KP_TM_OPTIONAL},
+	{KP_M_OCC_LIMIT_SMEM, KP_TM_OPTIONAL},
+	{KP_M_OCC_LIMIT_WARPS, KP_TM_OPTIONAL},
+	{KP_M_OCC_LIMIT_BARRIERS, KP_TM_OPTIONAL},
+	{KP_M_REGS, KP_TM_OPTIONAL},
+	{KP_M_SMEM_PER_BLOCK, KP_TM_OPTIONAL},
 	{KP_M_STALL_TOTAL, KP_TM_OPTIONAL},
-	KP_TM_STALL("long_scoreboard"),
-	KP_TM_STALL("short_scoreboard"),
-	KP_TM_STALL("wait"),
-	KP_TM_STALL("barrier"),
+	KP_TM_STALL(KP_M_STALL_LONG_SCOREBOARD),
+	KP_TM_STALL(KP_M_STALL_SHORT_SCOREBOARD),
+	KP_TM_STALL(KP_M_STALL_WAIT),
+	KP_TM_STALL(KP_M_STALL_BARRIER),
 	KP_TM_SOL,
 	{NULL, 0},
 };
@@ -43,8 +38,8 @@ static const struct kp_tool_metric metrics[] = {
 static const char *limiter(const struct kp_tool_input *m, double *blocks)
 {
 	static const char *const names[] = {"registers", "shared_mem", "warps", "blocks", "barriers"};
-	static const char *const metric[] = {M_LIM("registers"), M_LIM("shared_mem"), M_LIM("warps"),
-					     M_LIM("blocks"), M_LIM("barriers")};
+	static const char *const metric[] = {KP_M_OCC_LIMIT_REGISTERS, KP_M_OCC_LIMIT_SMEM, KP_M_OCC_LIMIT_WARPS,
+					     KP_M_OCC_LIMIT_BLOCKS, KP_M_OCC_LIMIT_BARRIERS};
 	const char *best = NULL;
 	*blocks = NAN;
 	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++) {
@@ -74,7 +69,7 @@ static double theoretical(const struct kp_tool_input *m)
 
 static int trigger(const struct kp_tool_input *m, const double *t)
 {
-	double theo = theoretical(m), ach = kp_tool_metric(m, M_ACH);
+	double theo = theoretical(m), ach = kp_tool_metric(m, KP_M_WARPS_ACTIVE);
 	if (isnan(theo))
 		return KP_EMISSING;
 	if (theo < t[T_MIN_OCC])
@@ -85,8 +80,8 @@ static int trigger(const struct kp_tool_input *m, const double *t)
 /* Share of the time that is latency more resident warps could overlap. */
 static double latency_share(const struct kp_tool_input *m)
 {
-	static const char *const r[] = {KP_M_STALL("long_scoreboard"), KP_M_STALL("short_scoreboard"),
-					KP_M_STALL("wait"), KP_M_STALL("barrier")};
+	static const char *const r[] = {KP_M_STALL_LONG_SCOREBOARD, KP_M_STALL_SHORT_SCOREBOARD,
+					KP_M_STALL_WAIT, KP_M_STALL_BARRIER};
 	double s = 0;
 	int known = 0;
 	for (size_t i = 0; i < KP_ARRAY_SIZE(r); i++) {
@@ -103,7 +98,7 @@ static void recommend_limit(struct kp_finding *f, const struct kp_tool_input *m,
 {
 	const struct kp_hw *hw = m->hw;
 	unsigned threads = kp_tool_block_threads(m), warps = (threads + 31) / 32;
-	double regs = kp_tool_metric(m, M_REGS), smem = kp_tool_metric(m, M_SMEM);
+	double regs = kp_tool_metric(m, KP_M_REGS), smem = kp_tool_metric(m, KP_M_SMEM_PER_BLOCK);
 	double regfile = hw && hw->spec.regs_per_sm > 0 ? hw->spec.regs_per_sm : 65536;
 	double smem_sm = hw && hw->spec.smem_per_sm > 0 ? hw->spec.smem_per_sm : 233472;
 
@@ -147,7 +142,7 @@ static void recommend_limit(struct kp_finding *f, const struct kp_tool_input *m,
 
 static int analyze(const struct kp_tool_input *m, const double *t, struct kp_findings *out)
 {
-	double theo = theoretical(m), ach = kp_tool_metric(m, M_ACH), blocks;
+	double theo = theoretical(m), ach = kp_tool_metric(m, KP_M_WARPS_ACTIVE), blocks;
 	double headroom = kp_tool_headroom(m), lat = latency_share(m), occ, gain;
 	const char *lim = limiter(m, &blocks);
 	struct kp_finding *f;
@@ -163,15 +158,15 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 		else
 			kp_finding_cause(f, "The launch configuration admits few warps per SM.");
 		kp_finding_evidence(f, "theoretical occupancy", theo, t[T_MIN_OCC], "%");
-		kp_tool_evidence(f, M_REGS, kp_tool_metric(m, M_REGS), NAN, "");
-		kp_tool_evidence(f, M_SMEM, kp_tool_metric(m, M_SMEM), NAN, "B");
+		kp_tool_evidence(f, KP_M_REGS, kp_tool_metric(m, KP_M_REGS), NAN, "");
+		kp_tool_evidence(f, KP_M_SMEM_PER_BLOCK, kp_tool_metric(m, KP_M_SMEM_PER_BLOCK), NAN, "B");
 	} else {
 		occ = ach;
 		f = kp_finding_new(out, KP_SEV_NONE, "Achieved occupancy %.0f%% is far below the theoretical %.0f%%", ach, theo);
 		kp_finding_cause(f, "Warp slots sit empty although blocks would fit: the grid has too few blocks to "
 				    "fill the SMs, the last wave is partial, or blocks finish at very different times.");
 		kp_finding_rec(f, "Launch more, smaller blocks (at least 2-4 per SM) and balance the work per block");
-		kp_finding_evidence(f, M_ACH, ach, theo - t[T_GAP], "%");
+		kp_finding_evidence(f, KP_M_WARPS_ACTIVE, ach, theo - t[T_GAP], "%");
 		kp_finding_explained_by(f, "grid_waves");
 	}
 	kp_finding_evidence(f, "warp cycles stalled on latency more warps could hide", lat * 100, NAN, "%");

@@ -16,10 +16,6 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define PIPE(p) "sm__pipe_" p "_cycles_active.avg.pct_of_peak_sustained_active"
-#define INST(p) "sm__inst_executed_pipe_" p ".avg.pct_of_peak_sustained_active"
-#define M_ISSUE_PCT "smsp__issue_active.avg.pct_of_peak_sustained_active"
-
 struct pipe {
 	const char *metric;
 	const char *name;
@@ -29,33 +25,33 @@ struct pipe {
 };
 
 static const struct pipe pipes[] = {
-	{PIPE("fma"), "FMA (FP32 and IMAD)", "FP32 FFMA/FADD/FMUL and integer multiply-add (IMAD) address math",
+	{KP_M_PIPE_FMA, "FMA (FP32 and IMAD)", "FP32 FFMA/FADD/FMUL and integer multiply-add (IMAD) address math",
 	 "Move matrix-shaped math to tensor cores; hoist index arithmetic (IMAD) out of inner loops; use packed "
 	 "half2/bfloat162 math (HFMA2) where precision allows",
 	 "tensor_cores instruction_mix"},
-	{PIPE("alu"), "ALU (integer and logic)", "integer adds, comparisons, shifts, logic and min/max",
+	{KP_M_PIPE_ALU, "ALU (integer and logic)", "integer adds, comparisons, shifts, logic and min/max",
 	 "Precompute indices and strides outside loops, replace division/modulo by powers of two with shifts and "
 	 "masks, and drop redundant bounds checks inside unrolled loops",
 	 "divergence instruction_mix"},
-	{INST("xu"), "XU (special functions)", "MUFU transcendentals (exp, log, sin, rcp, rsqrt) and conversions",
+	{KP_M_PIPE_XU, "XU (special functions)", "MUFU transcendentals (exp, log, sin, rcp, rsqrt) and conversions",
 	 "Compute fewer transcendentals per element (reuse exp/log results, algebraic rewrites), and keep "
 	 "conversions out of inner loops",
 	 "instruction_mix"},
-	{PIPE("fp64"), "FP64", "double-precision arithmetic",
+	{KP_M_PIPE_FP64, "FP64", "double-precision arithmetic",
 	 "Use FP64 tensor cores (DMMA, via cuBLAS/CUTLASS) for FP64 matrix math, or FP32 where the accuracy allows",
 	 "instruction_mix"},
-	{INST("lsu"), "LSU (load/store)", "load/store instructions to global, local and shared memory",
+	{KP_M_PIPE_LSU, "LSU (load/store)", "load/store instructions to global, local and shared memory",
 	 "Issue fewer, wider memory instructions (128-bit), and keep reused values in registers",
 	 "vector_width cache_reuse bank_conflicts local_memory"},
 };
 
 static const struct kp_tool_metric metrics[] = {
-	{PIPE("fma"), KP_TM_OPTIONAL},
-	{PIPE("alu"), KP_TM_OPTIONAL},
-	{INST("xu"), KP_TM_OPTIONAL},
-	{PIPE("fp64"), KP_TM_OPTIONAL},
-	{INST("lsu"), KP_TM_OPTIONAL},
-	{M_ISSUE_PCT, KP_TM_OPTIONAL},
+	{KP_M_PIPE_FMA, KP_TM_OPTIONAL},
+	{KP_M_PIPE_ALU, KP_TM_OPTIONAL},
+	{KP_M_PIPE_XU, KP_TM_OPTIONAL},
+	{KP_M_PIPE_FP64, KP_TM_OPTIONAL},
+	{KP_M_PIPE_LSU, KP_TM_OPTIONAL},
+	{KP_M_ISSUE_PCT, KP_TM_OPTIONAL},
 	KP_TM_SOL,
 	{NULL, 0},
 };
@@ -84,14 +80,14 @@ static int trigger(const struct kp_tool_input *m, const double *t)
 		if (pipe_fires(m, i, t))
 			return 1;
 	}
-	if (kp_tool_metric(m, M_ISSUE_PCT) >= t[T_ISSUE])
+	if (kp_tool_metric(m, KP_M_ISSUE_PCT) >= t[T_ISSUE])
 		return 1;
-	return known || !isnan(kp_tool_metric(m, M_ISSUE_PCT)) ? 0 : KP_EMISSING;
+	return known || !isnan(kp_tool_metric(m, KP_M_ISSUE_PCT)) ? 0 : KP_EMISSING;
 }
 
 static int analyze(const struct kp_tool_input *m, const double *t, struct kp_findings *out)
 {
-	double issue = kp_tool_metric(m, M_ISSUE_PCT);
+	double issue = kp_tool_metric(m, KP_M_ISSUE_PCT);
 	struct kp_finding *f;
 
 	for (size_t i = 0; i < KP_ARRAY_SIZE(pipes); i++) {
@@ -129,7 +125,7 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 				  "precision allows, fewer index computations, predication instead of branches");
 		kp_finding_rec(f, "Make every issued instruction do full work: no half-empty warps (divergence), "
 				  "vector loads, packed half2 math");
-		kp_finding_evidence(f, M_ISSUE_PCT, issue, t[T_ISSUE], "%");
+		kp_finding_evidence(f, KP_M_ISSUE_PCT, issue, t[T_ISSUE], "%");
 		kp_tool_explained_by_list(f, "divergence instruction_mix tensor_cores");
 	}
 	return 0;

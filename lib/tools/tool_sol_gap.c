@@ -18,8 +18,8 @@ static const struct kp_threshold thresholds[] = {
 
 static const struct kp_tool_metric metrics[] = {
 	KP_TM_SOL,
-	{"l1tex__throughput.avg.pct_of_peak_sustained_active", KP_TM_OPTIONAL},
-	{"lts__throughput.avg.pct_of_peak_sustained_elapsed", KP_TM_OPTIONAL},
+	{KP_M_L1_PCT, KP_TM_OPTIONAL},
+	{KP_M_L2_PCT, KP_TM_OPTIONAL},
 	{NULL, 0},
 };
 
@@ -32,8 +32,8 @@ static int trigger(const struct kp_tool_input *m, const double *t)
 static const char *memory_unit(const struct kp_tool_input *m, double *pct)
 {
 	double dram = kp_tool_metric(m, KP_M_DRAM_PCT);
-	double l1 = kp_tool_metric(m, "l1tex__throughput.avg.pct_of_peak_sustained_active");
-	double l2 = kp_tool_metric(m, "lts__throughput.avg.pct_of_peak_sustained_elapsed");
+	double l1 = kp_tool_metric(m, KP_M_L1_PCT);
+	double l2 = kp_tool_metric(m, KP_M_L2_PCT);
 	const char *name = "DRAM";
 	*pct = kp_nz(dram);
 	if (kp_nz(l2) > *pct) {

@@ -16,18 +16,12 @@ static const struct kp_threshold thresholds[] = {
 	{NULL, 0, NULL, NULL},
 };
 
-#define M_TENSOR "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
-#define M_FMA "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
-#define M_FFMA "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
-#define M_FADD "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"
-#define M_FMUL "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"
-
 static const struct kp_tool_metric metrics[] = {
-	{M_TENSOR, KP_TM_OPTIONAL},
-	{M_FMA, KP_TM_OPTIONAL},
-	{M_FFMA, KP_TM_OPTIONAL},
-	{M_FADD, KP_TM_OPTIONAL},
-	{M_FMUL, KP_TM_OPTIONAL},
+	{KP_M_PIPE_TENSOR, KP_TM_OPTIONAL},
+	{KP_M_PIPE_FMA, KP_TM_OPTIONAL},
+	{KP_M_OP_FFMA, KP_TM_OPTIONAL},
+	{KP_M_OP_FADD, KP_TM_OPTIONAL},
+	{KP_M_OP_FMUL, KP_TM_OPTIONAL},
 	{KP_M_GLD_INST, KP_TM_OPTIONAL},
 	{KP_M_SLD_INST, KP_TM_OPTIONAL},
 	{KP_M_DRAM_RD, KP_TM_OPTIONAL},
@@ -45,12 +39,12 @@ static void measure(const struct kp_tool_input *m, struct mm *x)
 {
 	const struct kp_stage1 *s = m->stage1;
 	const struct kp_sass_func *sass = m->profile->sass;
-	double ffma = kp_tool_metric(m, M_FFMA), gi = kp_tool_metric(m, KP_M_GLD_INST);
+	double ffma = kp_tool_metric(m, KP_M_OP_FFMA), gi = kp_tool_metric(m, KP_M_GLD_INST);
 	double si = kp_tool_metric(m, KP_M_SLD_INST), ffma_inst;
 
 	x->flops32 = s && !isnan(s->flops_fp32) ? s->flops_fp32 : NAN;
 	if (isnan(x->flops32) && !isnan(ffma))
-		x->flops32 = 2 * ffma + kp_nz(kp_tool_metric(m, M_FADD)) + kp_nz(kp_tool_metric(m, M_FMUL));
+		x->flops32 = 2 * ffma + kp_nz(kp_tool_metric(m, KP_M_OP_FADD)) + kp_nz(kp_tool_metric(m, KP_M_OP_FMUL));
 	x->flops_tc = s && s->flops_tensor > 0 ? s->flops_tensor : 0;
 	x->dram = s && s->dram_bytes > 0 ? s->dram_bytes
 					 : kp_tool_metric(m, KP_M_DRAM_RD) + kp_nz(kp_tool_metric(m, KP_M_DRAM_WR));
@@ -66,7 +60,7 @@ static void measure(const struct kp_tool_input *m, struct mm *x)
 				    sass->counts[KP_SASS_FFMA];
 	else
 		x->loads_per_ffma = NAN;
-	x->tensor_pct = kp_tool_metric(m, M_TENSOR);
+	x->tensor_pct = kp_tool_metric(m, KP_M_PIPE_TENSOR);
 	x->hmma_only = sass && sass->counts[KP_SASS_HMMA] > 0 && !sass->counts[KP_SASS_HGMMA] && sass->arch &&
 		       !strncmp(sass->arch, "sm_90", 5);
 }
@@ -109,8 +103,8 @@ static void analyze_ffma(const struct kp_tool_input *m, const struct mm *x, cons
 						     : "several times faster");
 	kp_finding_evidence(f, "FP32 FLOPs per DRAM byte", x->ai, t[T_MIN_AI], "FLOP/B");
 	kp_tool_evidence(f, "operand loads per FFMA", x->loads_per_ffma, t[T_MIN_LOADS], "");
-	kp_tool_evidence(f, M_TENSOR, x->tensor_pct, t[T_MAX_TENSOR], "%");
-	kp_tool_evidence(f, M_FMA, kp_tool_metric(m, M_FMA), NAN, "%");
+	kp_tool_evidence(f, KP_M_PIPE_TENSOR, x->tensor_pct, t[T_MAX_TENSOR], "%");
+	kp_tool_evidence(f, KP_M_PIPE_FMA, kp_tool_metric(m, KP_M_PIPE_FMA), NAN, "%");
 	kp_finding_rec(f, "Compute the product with tensor cores: on sm_90 use WGMMA (wgmma.mma_async, via CUTLASS 3 / "
 			  "CuTe's SM90 TiledMMA with TMA loads) and accumulate in FP32");
 	kp_finding_rec(f, "Simpler first step: nvcuda::wmma fragments (16x16x8 TF32, or 16x16x16 BF16) over tiles "

@@ -1,36 +1,16 @@
 /*
- * Shared by the built-in tools (lib/tools/tool_*.c): the ncu metric names
- * several tools read, and the derived quantities they share (headroom to the
- * busiest unit, stall shares, which roof dominates). Not a public header.
+ * Shared by the built-in tools (lib/tools/tool_*.c): the metric groups several
+ * tools declare (names: kernelpro/ncu_metrics.h) and the derived quantities
+ * they share (headroom to the busiest unit, stall shares, which roof
+ * dominates). Not a public header.
  */
 #ifndef KP_TOOLS_TOOL_UTIL_H
 #define KP_TOOLS_TOOL_UTIL_H
 
 #include <math.h>
 
+#include "kernelpro/ncu_metrics.h"
 #include "kernelpro/tools.h"
-
-/* ---- Metric names (sm_90, Nsight Compute 2025) ---------------------------------------------- */
-
-#define KP_M_TIME "gpu__time_duration.sum"
-#define KP_M_SM_PCT "sm__throughput.avg.pct_of_peak_sustained_elapsed"
-#define KP_M_MEM_PCT "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
-#define KP_M_DRAM_PCT "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
-#define KP_M_DRAM_RD "dram__bytes_read.sum"
-#define KP_M_DRAM_WR "dram__bytes_write.sum"
-#define KP_M_ISSUE "smsp__issue_active.avg.per_cycle_active"
-#define KP_M_STALL_TOTAL "smsp__average_warp_latency_per_inst_issued.ratio"
-#define KP_M_STALL(reason) "smsp__average_warps_issue_stalled_" reason "_per_issue_active.ratio"
-#define KP_M_GLD_INST "smsp__sass_inst_executed_op_global_ld.sum"
-#define KP_M_SLD_INST "smsp__sass_inst_executed_op_shared_ld.sum"
-#define KP_M_GLD_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
-#define KP_M_GST_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
-#define KP_M_GLD_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
-#define KP_M_GST_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
-#define KP_M_BPS_LD "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"
-#define KP_M_BPS_ST "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"
-#define KP_M_L2_SECTORS "memory_l2_theoretical_sectors_global"
-#define KP_M_L2_SECTORS_IDEAL "memory_l2_theoretical_sectors_global_ideal"
 
 /* Declared by every tool that calls kp_tool_headroom(), kp_tool_time_s() or the weights below. */
 #define KP_TM_SOL                                                                                  \
@@ -44,8 +24,8 @@
 		{KP_M_GLD_REQUESTS, KP_TM_OPTIONAL}, {KP_M_GST_REQUESTS, KP_TM_OPTIONAL},                        \
 		{KP_M_BPS_LD, KP_TM_OPTIONAL}, {KP_M_BPS_ST, KP_TM_OPTIONAL}
 
-/* Declared by every tool that calls kp_tool_stall_share() for these reasons. */
-#define KP_TM_STALL(reason) {KP_M_STALL(reason), KP_TM_OPTIONAL}
+/* Declared by every tool that calls kp_tool_stall_share() for this reason (a KP_M_STALL_* name). */
+#define KP_TM_STALL(metric) {metric, KP_TM_OPTIONAL}
 
 /*
  * The fraction of the datasheet DRAM bandwidth a streaming kernel reaches in

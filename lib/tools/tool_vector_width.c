@@ -17,8 +17,8 @@ static const struct kp_threshold thresholds[] = {
 
 static const struct kp_tool_metric metrics[] = {
 	{KP_M_STALL_TOTAL, KP_TM_OPTIONAL},
-	KP_TM_STALL("long_scoreboard"),
-	KP_TM_STALL("lg_throttle"),
+	KP_TM_STALL(KP_M_STALL_LONG_SCOREBOARD),
+	KP_TM_STALL(KP_M_STALL_LG_THROTTLE),
 	KP_TM_SOL,
 	{NULL, 0},
 };
@@ -33,8 +33,8 @@ static void measure(const struct kp_tool_input *m, struct width *w)
 	const struct kp_sass_func *s = m->profile->sass;
 	double b64 = kp_sass_n(s, KP_SASS_LDG_64) + kp_sass_n(s, KP_SASS_STG_64);
 	double b128 = kp_sass_n(s, KP_SASS_LDG_128) + kp_sass_n(s, KP_SASS_STG_128);
-	double ls = kp_tool_stall_share(m, KP_M_STALL("long_scoreboard"));
-	double lg = kp_tool_stall_share(m, KP_M_STALL("lg_throttle"));
+	double ls = kp_tool_stall_share(m, KP_M_STALL_LONG_SCOREBOARD);
+	double lg = kp_tool_stall_share(m, KP_M_STALL_LG_THROTTLE);
 
 	w->scalar = kp_sass_n(s, KP_SASS_LDG_32) + kp_sass_n(s, KP_SASS_STG_32) + kp_sass_n(s, KP_SASS_LDG_OTHER) +
 		    kp_sass_n(s, KP_SASS_STG_OTHER);

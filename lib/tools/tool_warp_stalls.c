@@ -24,107 +24,106 @@ struct stall {
 	const char *explained_by; /* space-separated tool ids */
 };
 
-#define S(r) r, KP_M_STALL(r)
 static const struct stall stalls[] = {
-	{S("long_scoreboard"), "global or local memory data (long scoreboard)",
+	{"long_scoreboard", KP_M_STALL_LONG_SCOREBOARD, "global or local memory data (long scoreboard)",
 	 "Loads from global or local memory are outstanding and the next instruction needs their data; there is "
 	 "not enough independent work in flight to cover DRAM latency.",
 	 {"Issue independent loads early and use the values late: unroll loops so several loads are in flight, "
 	  "or give each thread several elements",
 	  "Cut the bytes behind each stall: coalesced and vectorized accesses, data reused from shared memory"},
 	 "coalescing vector_width cache_reuse local_memory grid_waves occupancy atomics"},
-	{S("lg_throttle"), "the local/global memory queue (LG throttle)",
+	{"lg_throttle", KP_M_STALL_LG_THROTTLE, "the local/global memory queue (LG throttle)",
 	 "The load/store queue to L1 is full: too many separate global or local memory instructions.",
 	 {"Issue fewer, wider memory instructions (float4 / 128-bit loads)",
 	  "Remove local-memory traffic (spills, dynamically indexed arrays)"},
 	 "local_memory vector_width atomics coalescing"},
-	{S("short_scoreboard"), "shared memory or special-function results (short scoreboard)",
+	{"short_scoreboard", KP_M_STALL_SHORT_SCOREBOARD,
+	 "shared memory or special-function results (short scoreboard)",
 	 "Instructions wait for shared-memory loads or MUFU (exp, rcp, sin) results; bank conflicts make these "
 	 "waits longer.",
 	 {"Remove bank conflicts (pad shared arrays by one element, or swizzle) and load shared memory with "
 	  "wider accesses",
 	  "Interleave independent math between a shared-memory load and its first use"},
 	 "bank_conflicts instruction_mix atomics"},
-	{S("mio_throttle"), "the shared-memory/MIO queue (MIO throttle)",
+	{"mio_throttle", KP_M_STALL_MIO_THROTTLE, "the shared-memory/MIO queue (MIO throttle)",
 	 "The memory-input/output queue is full: many shared-memory instructions, special-function ops or "
 	 "dynamic branches.",
 	 {"Use fewer, wider shared-memory accesses (LDS.128, ldmatrix) and remove bank conflicts",
 	  "Reduce special-function instructions per element"},
 	 "bank_conflicts instruction_mix atomics"},
-	{S("barrier"), "__syncthreads() barriers",
+	{"barrier", KP_M_STALL_BARRIER, "__syncthreads() barriers",
 	 "Warps of a block wait at a barrier for the slowest warp: the work between barriers is uneven or "
 	 "barriers are too frequent.",
 	 {"Give every warp the same work between barriers, and remove barriers that order nothing",
 	  "Double-buffer shared-memory tiles so one barrier per tile suffices; split blocks of 512+ threads"},
 	 "divergence occupancy"},
-	{S("drain"), "memory stores to drain at exit (drain)",
+	{"drain", KP_M_STALL_DRAIN, "memory stores to drain at exit (drain)",
 	 "Warps that finished wait for their outstanding stores (or reductions) to complete before exiting.",
 	 {"Make the final stores coalesced and wide; avoid many atomics/reductions at the end of the kernel",
 	  "Give each thread more work so the exit cost is amortized"},
 	 "atomics coalescing vector_width"},
-	{S("math_pipe_throttle"), "a busy math pipe (math pipe throttle)",
+	{"math_pipe_throttle", KP_M_STALL_MATH_PIPE_THROTTLE, "a busy math pipe (math pipe throttle)",
 	 "One arithmetic pipe is oversubscribed: the kernel is compute-bound on it.",
 	 {"Move the work to a faster unit (tensor cores for matrix math, FP32 instead of FP64)",
 	  "Balance the instruction mix across pipes"},
 	 "pipe_balance tensor_cores instruction_mix"},
-	{S("wait"), "fixed-latency dependencies (wait)",
+	{"wait", KP_M_STALL_WAIT, "fixed-latency dependencies (wait)",
 	 "Each instruction depends on the result of the previous one: a long dependent chain with no "
 	 "instruction-level parallelism.",
 	 {"Break dependency chains: several independent accumulators, unrolled loops",
 	  "Use intrinsics (__fdividef, __expf) that shorten chains where precision allows"},
 	 "instruction_mix"},
-	{S("branch_resolving"), "branch targets (branch resolving)",
+	{"branch_resolving", KP_M_STALL_BRANCH_RESOLVING, "branch targets (branch resolving)",
 	 "Warps wait for branch targets to be computed: many or divergent branches.",
 	 {"Replace short data-dependent branches by selects (x = c ? a : b)",
 	  "Make conditions uniform across a warp"},
 	 "divergence"},
-	{S("no_instruction"), "instruction fetch (no instruction)",
+	{"no_instruction", KP_M_STALL_NO_INSTRUCTION, "instruction fetch (no instruction)",
 	 "The instruction cache misses or warps are not selected to fetch: typical of very short kernels or "
 	 "huge unrolled code.",
 	 {"Give each block more work so start-up costs are amortized", "Reduce code size (less unrolling)"},
 	 "grid_waves launch_overhead"},
-	{S("membar"), "memory fences (membar)",
+	{"membar", KP_M_STALL_MEMBAR, "memory fences (membar)",
 	 "Memory barriers (__threadfence, atomics with fences) wait for prior memory operations.",
 	 {"Remove fences that order nothing; use relaxed atomics", "Batch work between fences"},
 	 "atomics"},
-	{S("imc_miss"), "the immediate constant cache (IMC miss)",
+	{"imc_miss", KP_M_STALL_IMC_MISS, "the immediate constant cache (IMC miss)",
 	 "Threads read constant memory at divergent addresses, so the constant cache serializes.",
 	 {"Read constant memory at warp-uniform addresses only; move per-thread tables to global or shared memory",
 	  NULL},
 	 ""},
-	{S("tex_throttle"), "the texture pipeline (tex throttle)",
+	{"tex_throttle", KP_M_STALL_TEX_THROTTLE, "the texture pipeline (tex throttle)",
 	 "The texture/L1 pipeline is oversubscribed.",
 	 {"Issue fewer texture or surface fetches per element", NULL},
 	 ""},
-	{S("dispatch_stall"), "the dispatcher (dispatch stall)",
+	{"dispatch_stall", KP_M_STALL_DISPATCH_STALL, "the dispatcher (dispatch stall)",
 	 "The pipeline cannot accept the instruction due to a dispatch conflict.",
 	 {"Balance the instruction mix across pipes", NULL},
 	 "pipe_balance"},
-	{S("gmma"), "warpgroup MMA operations (GMMA)",
+	{"gmma", KP_M_STALL_GMMA, "warpgroup MMA operations (GMMA)",
 	 "Warps wait for asynchronous wgmma operations to complete.",
 	 {"Deepen the software pipeline: issue the next wgmma batch before waiting on the previous one", NULL},
 	 ""},
-	{S("misc"), "miscellaneous hardware reasons",
+	{"misc", KP_M_STALL_MISC, "miscellaneous hardware reasons",
 	 "A rare hardware condition keeps warps from issuing.",
 	 {"Look at the per-instruction stall breakdown (ncu source view) for the hot instruction", NULL},
 	 ""},
-	{S("sleeping"), "__nanosleep (sleeping)",
+	{"sleeping", KP_M_STALL_SLEEPING, "__nanosleep (sleeping)",
 	 "Warps sleep on purpose (__nanosleep in spin loops).",
 	 {"Shorten or remove spin-wait loops", NULL},
 	 ""},
 };
-#undef S
 
-#define STALL_METRIC(r) KP_TM_STALL(#r),
+#define STALL_METRIC(r) KP_TM_STALL(KP_M_STALL_##r),
 static const struct kp_tool_metric metrics[] = {
 	{KP_M_STALL_TOTAL, 0},
 	{KP_M_ISSUE, KP_TM_OPTIONAL},
 	/* Every reason of the table above (the unit tests run each one). */
-	STALL_METRIC(long_scoreboard) STALL_METRIC(lg_throttle) STALL_METRIC(short_scoreboard)
-	STALL_METRIC(mio_throttle) STALL_METRIC(barrier) STALL_METRIC(drain) STALL_METRIC(math_pipe_throttle)
-	STALL_METRIC(wait) STALL_METRIC(branch_resolving) STALL_METRIC(no_instruction) STALL_METRIC(membar)
-	STALL_METRIC(imc_miss) STALL_METRIC(tex_throttle) STALL_METRIC(dispatch_stall) STALL_METRIC(gmma)
-	STALL_METRIC(misc) STALL_METRIC(sleeping)
+	STALL_METRIC(LONG_SCOREBOARD) STALL_METRIC(LG_THROTTLE) STALL_METRIC(SHORT_SCOREBOARD)
+	STALL_METRIC(MIO_THROTTLE) STALL_METRIC(BARRIER) STALL_METRIC(DRAIN) STALL_METRIC(MATH_PIPE_THROTTLE)
+	STALL_METRIC(WAIT) STALL_METRIC(BRANCH_RESOLVING) STALL_METRIC(NO_INSTRUCTION) STALL_METRIC(MEMBAR)
+	STALL_METRIC(IMC_MISS) STALL_METRIC(TEX_THROTTLE) STALL_METRIC(DISPATCH_STALL) STALL_METRIC(GMMA)
+	STALL_METRIC(MISC) STALL_METRIC(SLEEPING)
 	KP_TM_SOL,
 	{NULL, 0},
 };

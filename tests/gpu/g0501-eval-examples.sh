@@ -1,7 +1,9 @@
 #!/bin/sh
 # The examples on a real GPU: every native candidate and the KernelBench fast-path and load_inline
 # candidates are correct and timed; baselines time eager and torch.compile; a profile run calls the
-# candidate N times; --loop reports an energy window; the reordered-sum candidate passes.
+# candidate N times; --loop reports an energy window; the reordered-sum candidate passes. Between them
+# they go through every phase of the native harness (load, correctness with the scaled trial and the
+# repeat and input_memo checks, timing, loop, run, baseline).
 . "$KP_ROOT/tests/integration/lib.sh"
 # The harness files come from the source tree whatever build directory $KP is in.
 KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
@@ -19,8 +21,12 @@ rt, ref = v["runtime"], v["ref_runtime"]
 assert rt["trials"] == 100 and 0 < rt["min_ms"] <= rt["median_ms"] <= rt["max_ms"], rt
 assert ref["trials"] == 100 and ref["median_ms"] > 0, ref
 assert abs(v["speedup"] - ref["median_ms"] / rt["median_ms"]) < 1e-6 * v["speedup"], v["speedup"]
-assert not [f for f in v["flags"] if f["severity"] == "refuse"], v["flags"]
+assert not [f for f in v["flags"] if f["severity"] in ("refuse", "fail")], v["flags"]
 assert v["gpu"]["name"], v["gpu"]
+# Every phase of both harnesses ran: the scaled trial, a measured floor under the runtime, TF32 off.
+assert v["scaled_trial"]["status"] == "passed", v["scaled_trial"]
+assert v["floor"]["source"] == "measured" and v["floor"]["time_s"] < rt["median_ms"] * 1e-3, v["floor"]
+assert v["conditions"]["tf32"] == {"reference": False, "candidate": False}, v["conditions"]
 print("%-40s %s %.4g ms (ref %.4g ms) %.2fx total %.2f s" % (sys.argv[1], v["status"], rt["median_ms"],
       ref["median_ms"], v["speedup"], v["seconds"]["total"]))
 PY

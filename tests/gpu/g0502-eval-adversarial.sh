@@ -6,50 +6,10 @@
 KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
 export KERNELPRO_HOME
 cache="$KP_TMP/cache"
-bad=0
-n=0
-
-# check_verdict JSON "STATUS[|STATUS] [CHECK]" LABEL: the verdict has one of the statuses (and the flag).
-check_verdict() {
-	python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-v = json.load(open(sys.argv[1]))
-want = sys.argv[2].split()
-ok = v["status"] in want[0].split("|")
-if len(want) > 1:
-    ok = ok and any(f["check"] == want[1] for f in v["flags"])
-print("%-44s %-16s %s" % (sys.argv[3], v["status"], "; ".join("%s:%s" % (f["check"], f["severity"]) for f in v["flags"])))
-if not ok:
-    print("    expected %s; message: %s" % (sys.argv[2], v["message"]))
-    print("    log: %s" % (v["log"] or "")[:1500])
-sys.exit(0 if ok else 1)
-PY
-}
-
-# one FILE TASK "ARGS" "EXPECT" LABEL
-one() {
-	n=$((n + 1))
-	# shellcheck disable=SC2086
-	"$KP" eval --json --cache "$cache" --check-timeout 60 $3 "$KP_ROOT/$2" "$1" >"$5.json" 2>"$5.err"
-	if ! check_verdict "$5.json" "$4" "$5"; then
-		bad=$((bad + 1))
-		cat "$5.err"
-	fi
-}
+. "$KP_ROOT/tests/gpu/corpus.sh"
 
 for f in "$KP_ROOT"/tests/adversarial/kernelbench/*.py "$KP_ROOT"/tests/adversarial/native/*.cu; do
-	name=$(basename "$f")
-	task=$(sed -n 's/^.*kp-task: *//p' "$f" | head -1)
-	want=$(sed -n 's/^.*kp-expect-verdict: *//p' "$f" | head -1)
-	args=$(sed -n 's/^.*kp-eval-args: *//p' "$f" | head -1)
-	one "$f" "$task" "$args" "$want" "$name"
-	sed -n 's/^.*kp-also: *//p' "$f" | while IFS= read -r also; do
-		echo "$also" >"$name.also"
-	done
-	if [ -f "$name.also" ]; then
-		also=$(cat "$name.also")
-		one "$f" "$task" "${also%% =>*}" "${also#*=> }" "$name (${also%% =>*})"
-	fi
+	corpus_file "$f"
 	case "$want" in
 	runtime_error* | timeout*)
 		# The next evaluation starts clean.

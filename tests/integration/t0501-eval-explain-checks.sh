@@ -4,10 +4,13 @@
 
 expect_exit 0 "$KP" eval --explain-checks
 for id in torch_fallback try_fallback streams threads timer_patch lazy_tensor precision reads_reference \
-	output_poison output_alias repeat_mismatch input_memo inputs_modified host_time below_floor; do
+	output_poison output_alias repeat_mismatch input_memo inputs_modified host_time below_floor \
+	constant_output partial_match relative_error scaled_inputs flop_floor; do
 	contains out "$id  ("
 done
 contains out "Switch one off with --allow ID"
+contains out "constant_output  (dynamic, fail, all tasks)"
+contains out "failing checks make it wrong_output"
 
 expect_exit 0 "$KP" eval --explain-checks --json
 python3 - <<'PY' || fail "explain-checks JSON"
@@ -16,8 +19,10 @@ checks = json.load(open("out"))
 ids = [c["id"] for c in checks]
 assert len(ids) == len(set(ids)) >= 20, ids
 for c in checks:
-    assert c["stage"] in ("static", "dynamic") and c["severity"] in ("warn", "refuse"), c
+    assert c["stage"] in ("static", "dynamic") and c["severity"] in ("warn", "refuse", "fail"), c
     assert c["applies"] in ("both", "kernelbench", "native") and len(c["explain"]) > 60, c
+fails = sorted(c["id"] for c in checks if c["severity"] == "fail")
+assert fails == ["constant_output", "partial_match", "relative_error", "scaled_inputs"], fails
 PY
 
 # Usage errors.

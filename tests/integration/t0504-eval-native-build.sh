@@ -51,11 +51,13 @@ contains out '"build_cached": false'
 h="$KP_BUILD/libexec/kernelpro/kp-native-harness"
 if [ -x "$h" ]; then
 	printf 'kp-native-spec 1\nbogus line\nend\n' | "$h" >spec.out 2>spec.err
-	contains spec.out '"status":"harness_error","message":"malformed spec on stdin"'
+	contains spec.out '"status":"harness_error","message":"malformed spec on stdin: native spec line 2: unknown key"'
+	printf 'kp-native-spec 1\nref /r.so\ntrials -3\nout y 0 1 4 0 0\nend\n' | "$h" >spec.out 2>spec.err
+	contains spec.out 'native spec line 3: expected an integer in range'
 	long=$(python3 -c 'print("x" * 5000)')
 	printf 'kp-native-spec 1\nref /%s\nend\n' "$long" | "$h" >spec.out 2>spec.err
-	contains spec.out '"malformed spec on stdin"'
+	contains spec.out '"malformed spec on stdin: native spec line 2: the value is empty or too long"'
 	printf 'kp-native-spec 1\nin x 0 9 1 1 1 1 1 1 1 1 1 0 0 1\nend\n' | "$h" >spec.out 2>spec.err
-	contains spec.out '"malformed spec on stdin"'
+	contains spec.out '"malformed spec on stdin: native spec line 2: a tensor is NAME DTYPE NDIM'
 fi
 echo ok

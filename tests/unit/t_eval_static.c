@@ -278,7 +278,8 @@ static int check_file(const char *rel, const char *expect_override)
 
 static void test_corpus(void **state)
 {
-	static const char *const dirs[] = {"tests/adversarial/kernelbench", "tests/adversarial/native"};
+	static const char *const dirs[] = {"tests/adversarial/kernelbench", "tests/adversarial/native",
+					   "tests/adversarial/degenerate"};
 	int files = 0, bad = 0;
 	for (size_t d = 0; d < KP_ARRAY_SIZE(dirs); d++) {
 		DIR *dir = opendir(kp_test_path(dirs[d]));
@@ -294,7 +295,7 @@ static void test_corpus(void **state)
 		}
 		closedir(dir);
 	}
-	assert_true(files >= 30);
+	assert_true(files >= 44);
 	assert_int_equal(bad, 0);
 }
 

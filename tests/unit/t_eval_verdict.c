@@ -35,6 +35,14 @@ static void test_flags(void **state)
 	kp_verdict_flag(&v, "host_time", KP_SEV_REFUSE, "%.1f ms hidden", 2.5);
 	assert_int_equal(v.status, KP_STATUS_CHEAT_SUSPECTED);
 	assert_false(v.correct);
+	/* A failing check after a refusal keeps the refusal. */
+	kp_verdict_flag(&v, "constant_output", KP_SEV_FAIL, "zeros");
+	assert_int_equal(v.status, KP_STATUS_CHEAT_SUSPECTED);
+	kp_verdict_release(&v);
+	v.status = KP_STATUS_CORRECT;
+	v.correct = 1;
+	kp_verdict_flag(&v, "fast_math", KP_SEV_WARN, "flag %d", 1);
+	kp_verdict_flag(&v, "host_time", KP_SEV_REFUSE, "%.1f ms hidden", 2.5);
 	assert_int_equal(v.nflags, 2);
 	assert_string_equal(kp_verdict_find_flag(&v, "host_time")->message, "2.5 ms hidden");
 	assert_null(kp_verdict_find_flag(&v, "threads"));
@@ -42,6 +50,34 @@ static void test_flags(void **state)
 	kp_verdict_release(&v);
 	assert_int_equal(v.nflags, 0);
 	assert_true(isnan(v.speedup));
+	/* A failing check: the output is wrong, whatever the intent. */
+	v.status = KP_STATUS_CORRECT;
+	v.correct = 1;
+	kp_verdict_flag(&v, "partial_match", KP_SEV_FAIL, "half the elements");
+	assert_int_equal(v.status, KP_STATUS_WRONG_OUTPUT);
+	assert_false(v.correct);
+	kp_verdict_release(&v);
+}
+
+static void test_severity_names(void **state)
+{
+	enum kp_check_severity s;
+	static const enum kp_check_severity all[] = {KP_SEV_WARN, KP_SEV_REFUSE, KP_SEV_FAIL};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(all); i++) {
+		assert_int_equal(kp_check_severity_parse(kp_check_severity_name(all[i]), &s), 0);
+		assert_int_equal(s, all[i]);
+	}
+	assert_string_equal(kp_check_severity_name(KP_SEV_FAIL), "fail");
+	assert_int_equal(kp_check_severity_parse("deny", &s), KP_EINVAL);
+	/* The degenerate-output checks are in the table, failing (wrong_output), on both kinds. */
+	static const char *const fails[] = {"constant_output", "partial_match", "relative_error", "scaled_inputs"};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(fails); i++) {
+		const struct kp_check_info *c = kp_check_find(fails[i]);
+		assert_non_null(c);
+		assert_int_equal(c->severity, KP_SEV_FAIL);
+		assert_int_equal(c->applies, KP_APPLIES_BOTH);
+	}
+	assert_int_equal(kp_check_find("flop_floor")->severity, KP_SEV_WARN);
 }
 
 static void fill(struct kp_verdict *v)
@@ -59,7 +95,28 @@ static void fill(struct kp_verdict *v)
 	v->runtime = (struct kp_timing){0.5, 0.51, 0.01, 0.49, 0.6, 100, 0.52};
 	v->ref_runtime = (struct kp_timing){1.0, 1.01, 0.02, 0.98, 1.2, 100, 1.03};
 	v->speedup = 2.0;
+	v->compiled_ref_runtime = (struct kp_timing){0.8, 0.81, 0.01, 0.79, 0.9, 100, 0.82};
+	v->speedup_compile = 1.6;
 	v->io_bytes = 134217728;
+	v->flops = 2e9;
+	snprintf(v->precision, sizeof(v->precision), "f32");
+	snprintf(v->ref_precision, sizeof(v->ref_precision), "f32");
+	snprintf(v->cand_precision, sizeof(v->cand_precision), "f32");
+	v->tf32_ref = v->tf32_cand = 0;
+	snprintf(v->tol_source, sizeof(v->tol_source), "default");
+	snprintf(v->reference, sizeof(v->reference), "eager PyTorch");
+	v->floor.time_s = 2.8e-5;
+	v->floor.bytes = v->floor.dram_bytes = v->floor.in_bytes = 134217728;
+	v->floor.out_bytes = 0;
+	v->floor.flops = 2e9;
+	v->floor.flops_counted = 1;
+	v->floor.flop_time_s = 4.05e-6;
+	v->floor.dram_bw = 4.8e12;
+	v->floor.compute_peak = 4.94e14;
+	snprintf(v->floor.source, sizeof(v->floor.source), "measured");
+	snprintf(v->floor.gpu, sizeof(v->floor.gpu), "h200-sxm");
+	snprintf(v->scaled.status, sizeof(v->scaled.status), "passed");
+	v->scaled.scale = 64;
 	v->loop = (struct kp_loop){4000, 10.5, 12.5};
 	v->gpu = 0;
 	snprintf(v->gpu_name, sizeof(v->gpu_name), "NVIDIA H200");
@@ -94,6 +151,18 @@ static void test_json_golden_and_round_trip(void **state)
 	assert_int_equal(back.status, KP_STATUS_CORRECT);
 	assert_true(back.runtime.median_ms == 0.5);
 	assert_int_equal(back.loop.iterations, 4000);
+	assert_true(back.floor.time_s == 2.8e-5 && back.floor.flops_counted);
+	assert_string_equal(back.scaled.status, "passed");
+	assert_int_equal(back.tf32_cand, 0);
+	{
+		/* The claim a report can quote: both speedups, precision, TF32, tolerance, trials. */
+		const char *claim = kp_json_str(j, "claim", "");
+		assert_non_null(strstr(claim, "2x over eager PyTorch (0.5 ms vs 1 ms, medians of 100 trials)"));
+		assert_non_null(strstr(claim, "1.6x over torch.compile (0.8 ms)"));
+		assert_non_null(strstr(claim, "both sides in f32, TF32 off on both"));
+		assert_non_null(strstr(claim, "atol=0.0001, rtol=0.0001 (default for f32) on 5 of 5 trials"));
+		assert_non_null(strstr(claim, "scaled x64"));
+	}
 	json_decref(j);
 	json_decref(j2);
 	kp_verdict_release(&v);
@@ -114,6 +183,9 @@ static void test_json_nulls_and_errors(void **state)
 	assert_true(json_is_null(json_object_get(j, "runtime")));
 	assert_true(json_is_null(json_object_get(j, "speedup")));
 	assert_true(json_is_null(json_object_get(j, "loop")));
+	assert_true(json_is_null(json_object_get(j, "claim")));
+	assert_true(json_is_null(json_object_get(j, "scaled_trial")));
+	assert_true(json_is_null(json_object_get(json_object_get(j, "conditions"), "tf32")) == 0);
 	assert_string_equal(kp_json_str(j, "status", ""), "compile_error");
 	json_decref(j);
 	j = json_pack("{s:s}", "status", "great");
@@ -121,6 +193,43 @@ static void test_json_nulls_and_errors(void **state)
 	json_decref(j);
 	assert_int_equal(kp_verdict_from_json(&v, json_null(), &err), KP_EPARSE);
 	kp_verdict_release(&v);
+}
+
+/* Every key the schema requires is written, and every key written is in the schema, at the top level
+ * and in the nested objects it describes (docs/verdict.schema.json stays true). */
+static void expect_schema(const json_t *schema, const json_t *v, const char *where)
+{
+	const json_t *props = json_object_get(schema, "properties"), *req = json_object_get(schema, "required"), *x;
+	const char *key;
+	size_t i;
+	json_array_foreach(req, i, x) {
+		if (!json_object_get(v, json_string_value(x)))
+			fail_msg("%s: required key '%s' not written", where, json_string_value(x));
+	}
+	json_object_foreach((json_t *)v, key, x) {
+		const json_t *p = json_object_get(props, key);
+		if (!p)
+			fail_msg("%s: key '%s' is not in the schema", where, key);
+		if (json_is_object(x) && json_object_get(p, "properties"))
+			expect_schema(p, x, key);
+	}
+}
+
+static void test_schema(void **state)
+{
+	struct kp_verdict v;
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *schema = NULL, *j;
+	KP_ASSERT_OK(kp_json_load_file(kp_test_path("docs/verdict.schema.json"), 1 << 20, &schema, &err), &err);
+	fill(&v);
+	j = kp_verdict_to_json(&v);
+	expect_schema(schema, j, "verdict");
+	json_decref(j);
+	kp_verdict_release(&v);
+	j = kp_verdict_to_json(&v); /* an empty one: nulls where nothing was measured */
+	expect_schema(schema, j, "empty verdict");
+	json_decref(j);
+	json_decref(schema);
 }
 
 /* --- the harness protocol ---------------------------------------------------------------------- */
@@ -143,7 +252,11 @@ static void test_harness_result(void **state)
 			  "\"trials_passed\":5,\"max_abs_diff\":1e-7,\"runtime\":{\"median_ms\":0.5,\"mean_ms\":0.5,"
 			  "\"std_ms\":0,\"min_ms\":0.5,\"max_ms\":0.5,\"trials\":100,\"host_median_ms\":0.6},"
 			  "\"flags\":[{\"check\":\"output_poison\",\"severity\":\"warn\",\"message\":\"m\"}],"
-			  "\"fast_builds\":[{\"lib\":\"/c/k/lib.so\",\"cached\":true}],\"gpu_name\":\"H200\"}}\n";
+			  "\"fast_builds\":[{\"lib\":\"/c/k/lib.so\",\"cached\":true}],\"gpu_name\":\"H200\","
+			  "\"flops\":2e9,\"in_bytes\":1024,\"out_bytes\":512,\"reference\":\"eager PyTorch\","
+			  "\"precision\":{\"reference\":\"f32\",\"candidate\":\"f32\"},"
+			  "\"tf32\":{\"reference\":false,\"candidate\":false},"
+			  "\"scaled_trial\":{\"status\":\"skipped\",\"scale\":64,\"reason\":\"NaN\"}}}\n";
 	struct kp_harness_out h;
 	struct kp_child c;
 	struct kp_verdict v;
@@ -162,6 +275,12 @@ static void test_harness_result(void **state)
 	assert_true(v.runtime.median_ms == 0.5 && v.runtime.trials == 100);
 	assert_int_equal(v.nflags, 1);
 	assert_string_equal(v.gpu_name, "H200");
+	assert_true(v.flops == 2e9 && v.floor.in_bytes == 1024 && v.floor.out_bytes == 512);
+	assert_string_equal(v.reference, "eager PyTorch");
+	assert_string_equal(v.cand_precision, "f32");
+	assert_true(v.tf32_ref == 0 && v.tf32_cand == 0);
+	assert_string_equal(v.scaled.status, "skipped");
+	assert_string_equal(v.scaled.reason, "NaN");
 	kp_verdict_release(&v);
 	kp_child_release(&c);
 	kp_harness_release(&h);
@@ -323,8 +442,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_names),
 		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_severity_names),
 		cmocka_unit_test(test_json_golden_and_round_trip),
 		cmocka_unit_test(test_json_nulls_and_errors),
+		cmocka_unit_test(test_schema),
 		cmocka_unit_test(test_harness_result),
 		cmocka_unit_test(test_harness_died),
 		cmocka_unit_test(test_harness_error_is_an_error),

@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 
 #include "kp_test.h"
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
 #include "kernelpro/store.h"
 
 struct fixture {
@@ -43,14 +45,11 @@ static void test_open_and_version(void **state)
 	char missing[600];
 
 	assert_int_equal(kp_store_schema_version(f->s), KP_STORE_SCHEMA_VERSION);
-	/* WAL mode is on. */
-	{
-		sqlite3_stmt *st;
-		sqlite3_prepare_v2(kp_store_sqlite(f->s), "PRAGMA journal_mode", -1, &st, NULL);
-		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
-		sqlite3_finalize(st);
-	}
+	KP_ASSERT_OK(kp_store_check(f->s, &err), &err);
+	/* WAL mode is on: a write goes to the write-ahead log beside the file. */
+	KP_ASSERT_OK(kp_store_meta_set(f->s, "k", "v", &err), &err);
+	snprintf(missing, sizeof(missing), "%s-wal", f->path);
+	assert_true(kp_path_exists(missing));
 	/* A reader can open it while the writer holds it. */
 	KP_ASSERT_OK(kp_store_open(&ro, f->path, KP_STORE_READONLY, &err), &err);
 	kp_store_close(ro);
@@ -177,14 +176,22 @@ static void test_nodes_and_rollback(void **state)
 	kp_buf_release(&src);
 }
 
+static int count_evals(const struct kp_eval_row *r, void *ud)
+{
+	long *n = ud;
+	assert_string_equal(r->log, ++*n == 1 ? "ok" : "second");
+	return 0;
+}
+
 static void test_evaluations_and_findings(void **state)
 {
 	struct fixture *f = *state;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_node_row root;
 	struct kp_buf log = KP_BUF_INIT, fb = KP_BUF_INIT, fj = KP_BUF_INIT;
-	struct kp_eval_row er = {0};
-	sqlite3_stmt *st;
+	struct kp_eval_row er = {0}, last;
+	json_t *findings;
+	long nevals = 0;
 
 	kp_node_row_init(&root);
 	KP_ASSERT_OK(kp_store_node_insert(f->s, &root, "cuda", "x", &err), &err);
@@ -212,24 +219,49 @@ static void test_evaluations_and_findings(void **state)
 	KP_ASSERT_OK(kp_store_profile_get(f->s, root.id, &fj, &err), &err);
 	assert_string_equal(fj.buf, er.profile_json);
 	kp_buf_reset(&fj);
-	sqlite3_prepare_v2(kp_store_sqlite(f->s), "SELECT COUNT(*), MIN(severity) FROM findings", -1, &st, NULL);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 2);
-	assert_string_equal((const char *)sqlite3_column_text(st, 1), "high");
-	sqlite3_finalize(st);
+	/* One row per finding, each whole, in the tools' order. */
+	KP_ASSERT_OK(kp_store_eval_text(f->s, root.id, NULL, NULL, &fj, &err), &err);
+	findings = json_loads(fj.buf, 0, NULL);
+	assert_int_equal(json_array_size(findings), 2);
+	assert_string_equal(kp_json_str(json_array_get(findings, 0), "severity", ""), "high");
+	assert_string_equal(kp_json_str(json_array_get(findings, 1), "tool", ""), "occupancy");
+	json_decref(findings);
+	kp_buf_reset(&fj);
+	/* The latest evaluation's numbers, and every evaluation in order. */
+	KP_ASSERT_OK(kp_store_eval_last(f->s, root.id, &last, &err), &err);
+	assert_int_equal(last.outcome, KP_OUTCOME_CORRECT);
+	assert_true(last.time_ms == 2.0 && isnan(last.speedup) && !last.log);
+	assert_int_equal(kp_store_eval_last(f->s, root.id + 1, &last, &err), KP_ENOENT);
 
 	/* Findings that are not an array are kept verbatim as one row rather than lost. */
 	er.findings_json = "not json";
+	er.log = "second";
 	KP_ASSERT_OK(kp_store_eval_insert(f->s, &er, 0, &err), &err);
+	KP_ASSERT_OK(kp_store_evals_each(f->s, count_evals, &nevals, &err), &err);
+	assert_int_equal(nevals, 2);
 	kp_buf_release(&log);
 	kp_buf_release(&fb);
 	kp_buf_release(&fj);
+}
+
+static int one_exchange(const struct kp_exchange_row *x, void *ud)
+{
+	int *n = ud;
+	assert_string_equal(x->prompt, "prompt text");
+	assert_string_equal(x->mode, "optimize");
+	if (x->node == 2)
+		assert_true(x->reply && !x->error && !strcmp(x->reply, "```cuda\n...```"));
+	else
+		assert_true(!x->reply && x->error && x->latency_s == 1.5 && x->tokens_in == 10);
+	++*n;
+	return 0;
 }
 
 static void test_exchanges(void **state)
 {
 	struct fixture *f = *state;
 	struct kp_error err = KP_ERROR_INIT;
+	int n = 0;
 	struct kp_exchange_row x = {1, 0, "optimize", 0, "prompt text", NULL, "timeout", 10, 0, 0, 1.5};
 	KP_ASSERT_OK(kp_store_exchange_insert(f->s, &x, &err), &err);
 	x.node = 2;
@@ -238,12 +270,24 @@ static void test_exchanges(void **state)
 	KP_ASSERT_OK(kp_store_exchange_insert(f->s, &x, &err), &err);
 	assert_int_equal(kp_store_exchange_count(f->s, 0), 2);
 	assert_int_equal(kp_store_exchange_count(f->s, 1), 1);
+	/* Those that made node 2, with their strings; a failed request has no reply. */
+	KP_ASSERT_OK(kp_store_exchanges_each(f->s, 2, one_exchange, &n, &err), &err);
+	assert_int_equal(n, 1);
+	KP_ASSERT_OK(kp_store_exchanges_each(f->s, 0, one_exchange, &n, &err), &err);
+	assert_int_equal(n, 3);
 }
 
 struct seen {
 	int n;
 	char last[128];
+	double gain;
 };
+
+static int gain_of(const struct kp_memory_row *r, void *ud)
+{
+	((struct seen *)ud)->gain = r->gain;
+	return 0;
+}
 
 static int count_mem(const struct kp_memory_row *r, void *ud)
 {
@@ -284,13 +328,9 @@ static void test_memory_upsert(void **state)
 	KP_ASSERT_OK(kp_store_memory_each(f->s, "softmax", count_mem, &s, &err), &err);
 	assert_int_equal(s.n, 1);
 	assert_string_equal(s.last, "recommendation/coalescing: strided loads/3/2");
-	{
-		sqlite3_stmt *st;
-		sqlite3_prepare_v2(kp_store_sqlite(f->s), "SELECT gain FROM memory WHERE family = 'softmax'", -1, &st, NULL);
-		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_true(fabs(sqlite3_column_double(st, 0) - 0.4) < 1e-12);
-		sqlite3_finalize(st);
-	}
+	s.n = 0;
+	KP_ASSERT_OK(kp_store_memory_each(f->s, "softmax", gain_of, &s, &err), &err);
+	assert_true(fabs(s.gain - 0.4) < 1e-12);
 }
 
 int main(void)

@@ -11,6 +11,7 @@ Pure Python (no torch): unit-tested on machines without a GPU.
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -58,10 +59,32 @@ def nvcc_argv(nvcc, arch, flags, src_name, out_name, includes=()):
     return argv
 
 
+# CUTLASS/CuTe sources: the same rules as lib/codesearch/cutlass.c (kp_cutlass_build_flags).
+_CUTLASS_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](cute|cutlass)/', re.M)
+_ARCH_A_WORDS = ("wgmma", "GMMA", "SM90_TMA", "make_tma_", "cp.async.bulk.tensor", "setmaxnreg", "warpgroup_reg_",
+                 "KernelTmaWarpSpecialized", "SM90_64x")
+
+
+def source_build(tc, source, flags):
+    """(flags, arch, extras) for `source`: CUTLASS users get -std=c++17, --expt-relaxed-constexpr and
+    its include directories (and the version in the key); WGMMA/TMA users get sm_90a for sm_90."""
+    arch = tc.arch
+    if arch == "sm_90" and any(w in source for w in _ARCH_A_WORDS):
+        arch = "sm_90a"
+    if not _CUTLASS_INCLUDE.search(source):
+        return list(flags), arch, ()
+    if not tc.cutlass or not tc.cutlass.get("include"):
+        raise BuildError("the source includes cute/ or cutlass/ headers, but no CUTLASS was found: run "
+                         "tools/install-cutlass.sh (or 'make deps'), 'pip install nvidia-cutlass', or set "
+                         "CUTLASS_PATH to a CUTLASS checkout")
+    extra = ["-std=c++17", "--expt-relaxed-constexpr"] + ["-I" + d for d in tc.cutlass["include"]]
+    return list(flags) + extra, arch, ("cutlass %s\n" % tc.cutlass.get("version", "?"),)
+
+
 class Toolchain:
     """Where nvcc is and what it is; from the adapter's config or the environment."""
 
-    def __init__(self, nvcc=None, nvcc_version=None, arch=None, cache=None, flags=None):
+    def __init__(self, nvcc=None, nvcc_version=None, arch=None, cache=None, flags=None, cutlass=None):
         self.nvcc = nvcc or os.environ.get("KP_NVCC") or _default_nvcc()
         self.arch = arch or os.environ.get("KP_ARCH") or "sm_90"
         self.cache = cache or os.environ.get("KP_BUILD_CACHE") or _default_cache()
@@ -73,6 +96,11 @@ class Toolchain:
         else:
             self.flags = ["-O3", "-lineinfo"]
         self._version = nvcc_version or os.environ.get("KP_NVCC_VERSION")
+        # {"include": [dirs], "version": "4.2.0"} from kernelpro (lib/codesearch), or None
+        if cutlass is None and os.environ.get("KP_CUTLASS_INCLUDES"):
+            cutlass = {"include": os.environ["KP_CUTLASS_INCLUDES"].split("\x1f"),
+                       "version": os.environ.get("KP_CUTLASS_VERSION", "?")}
+        self.cutlass = cutlass
 
     @property
     def version(self):
@@ -81,13 +109,17 @@ class Toolchain:
         return self._version
 
     def to_env(self):
-        return {
+        env = {
             "KP_NVCC": self.nvcc,
             "KP_NVCC_VERSION": self.version,
             "KP_ARCH": self.arch,
             "KP_BUILD_CACHE": self.cache,
             "KP_NVCC_FLAGS": "\x1f".join(self.flags),
         }
+        if self.cutlass and self.cutlass.get("include"):
+            env["KP_CUTLASS_INCLUDES"] = "\x1f".join(self.cutlass["include"])
+            env["KP_CUTLASS_VERSION"] = self.cutlass.get("version", "?")
+        return env
 
 
 def _default_nvcc():
@@ -118,8 +150,8 @@ class Build:
         self.tc = tc
         self.source = source
         self.name = _safe_name(name)
-        self.flags = list(flags)
-        self.key = cache_key(source, self.flags, tc.version, tc.arch)
+        self.flags, self.arch, extras = source_build(tc, source, flags)
+        self.key = cache_key(source, self.flags, tc.version, self.arch, extras)
         self.final = os.path.join(tc.cache, self.key)
         self.lib = os.path.join(self.final, LIB_NAME)
         self.cached = False
@@ -139,7 +171,7 @@ class Build:
         src_name = self.name + ".cu"
         with open(os.path.join(self._tmp, src_name), "w", encoding="utf-8") as f:
             f.write(source)
-        argv = nvcc_argv(tc.nvcc, tc.arch, self.flags, src_name, LIB_NAME)
+        argv = nvcc_argv(tc.nvcc, self.arch, self.flags, src_name, LIB_NAME)
         self._log = open(os.path.join(self._tmp, LOG_NAME), "w+b")
         try:
             self._proc = subprocess.Popen(argv, cwd=self._tmp, stdout=self._log, stderr=subprocess.STDOUT,
@@ -199,7 +231,8 @@ _registry = {}
 
 def start(tc, source, name="kernel", flags=None, timeout=300):
     flags = tc.flags if flags is None else list(flags)
-    key = cache_key(source, flags, tc.version, tc.arch)
+    all_flags, arch, extras = source_build(tc, source, flags)
+    key = cache_key(source, all_flags, tc.version, arch, extras)
     b = _registry.get(key)
     if b is None:
         b = Build(tc, source, name, flags, timeout)

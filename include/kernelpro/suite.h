@@ -1,0 +1,169 @@
+/*
+ * A suite's results and its KernelBench-compatible metrics: one record per task (correct or not,
+ * best time, baselines, what the search spent), the per-suite figures computed from them
+ * (correctness rate, fast_p against eager and torch.compile, geometric-mean speedups, coverage),
+ * and the files a suite leaves behind: results.json (docs/bench-results.schema.json), results.csv
+ * and kernels/ in the layout KernelBench's own scripts read. docs/report.md defines every figure.
+ *
+ * Plain data: nothing here reads a run database. A task record comes from whoever ran the task
+ * (kp_suite_task_from_view reads the run view that lib/report builds), or from results.json.
+ */
+#ifndef KERNELPRO_SUITE_H
+#define KERNELPRO_SUITE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "kernelpro/buf.h"
+#include "kernelpro/error.h"
+#include "kernelpro/store.h" /* enum kp_outcome, KP_OUTCOME_COUNT */
+
+#define KP_SUITE_SCHEMA "kernelpro.bench-results/1"
+
+/* What speedups are measured against. The names are the JSON keys. */
+#define KP_SUITE_BASELINES(X) \
+	X(EAGER, "eager")     \
+	X(COMPILE, "torch_compile")
+#define KP__SB_ENUM(n, s) KP_SUITE_##n,
+enum kp_suite_baseline { KP_SUITE_BASELINES(KP__SB_ENUM) KP_SUITE_NBASE };
+#undef KP__SB_ENUM
+const char *kp_suite_baseline_name(enum kp_suite_baseline b);
+
+/* The thresholds fast_p is reported at, and their JSON keys ("0.0", "1.0", "1.5", "2.0": KernelBench's). */
+#define KP_SUITE_NP 4
+extern const double kp_suite_p[KP_SUITE_NP];
+const char *kp_suite_p_key(int i);
+
+/* Where a task stands. The names are the JSON values; a run's own status maps onto them. */
+#define KP_SUITE_STATES(X)                                                          \
+	X(PENDING, "pending")   /* not started */                                   \
+	X(RUNNING, "running")   /* started and not ended (or killed) */             \
+	X(STOPPED, "stopped")   /* stopped by the user before its budget ran out */ \
+	X(FINISHED, "finished") /* ended: budget spent or search exhausted */       \
+	X(FAILED, "failed")     /* ended on an error */
+#define KP__SS_ENUM(n, s) KP_SUITE_##n,
+enum kp_suite_state { KP_SUITE_STATES(KP__SS_ENUM) KP_SUITE_NSTATE };
+#undef KP__SS_ENUM
+const char *kp_suite_state_name(enum kp_suite_state s);
+/* -1 when `name` is none of the names above. */
+int kp_suite_state_parse(const char *name);
+
+/*
+ * One task. Times are milliseconds, NAN when not measured; every count and sum is finite and
+ * >= 0. Strings are owned by the record (kp_suite_task_release frees them).
+ */
+struct kp_suite_task {
+	char *name; /* the task's name (required) */
+	char *run;  /* its run directory, NULL when none */
+	char *kind; /* "kernelbench", "native", or NULL */
+	int level;  /* KernelBench level and problem id (from .../levelN/ID_Name.py); 0: none */
+	int problem_id;
+	enum kp_suite_state state;
+	int correct;                    /* some version other than the reference passed its checks */
+	long best_node;                 /* the fastest correct version (run-database id); 0 when none */
+	double best_ms;                 /* its time; required when correct */
+	double ref_ms;                  /* the reference, timed by the run beside its candidates */
+	double base_ms[KP_SUITE_NBASE]; /* the baselines the speedups divide */
+	char
+	    *eager_from; /* where base_ms[EAGER] came from: "baseline" (measured alone) or "run" (= ref_ms) */
+	long outcomes[KP_OUTCOME_COUNT]; /* verdicts of every evaluated version but the reference */
+	long evaluations, tokens_in, tokens_out;
+	double cost_usd, elapsed_s;
+	double energy_j, ref_energy_j; /* J per call of the fastest version and of the reference; NAN */
+	char *lang; /* the fastest version's language ("cuda", "python") and source; NULL */
+	char *source;
+	/* Set by kp_suite_compute: base_ms / best_ms when correct and both are measured, else NAN. */
+	double speedup[KP_SUITE_NBASE];
+	/* Set by kp_suite_write: the exported kernel's path relative to the output directory, or NULL. */
+	char *kernel;
+};
+
+void kp_suite_task_init(struct kp_suite_task *t);
+void kp_suite_task_release(struct kp_suite_task *t);
+
+/* The figures for one baseline. Denominators follow KernelBench (docs/report.md, "fast_p"). */
+struct kp_suite_base_stats {
+	long n;                     /* tasks with this baseline measured: the denominator */
+	long correct;               /* of which correct */
+	long missing;               /* tasks without this baseline, left out of n (as KernelBench does) */
+	double fast_p[KP_SUITE_NP]; /* (correct and speedup > p) / n; NAN when n == 0 */
+	double geomean_correct;     /* over the correct tasks; NAN when none */
+	double geomean_all; /* over all n, a task with no correct version counting 1.0; NAN when n == 0 */
+};
+
+struct kp_suite_summary {
+	long tasks;
+	long states[KP_SUITE_NSTATE];
+	long correct;
+	double correctness_rate; /* correct / tasks; NAN when no tasks */
+	double coverage;         /* (finished + failed) / tasks: tasks whose result is final; NAN */
+	struct kp_suite_base_stats base[KP_SUITE_NBASE];
+	long outcomes[KP_OUTCOME_COUNT];
+	long evaluations, tokens_in, tokens_out;
+	double cost_usd, elapsed_s;
+	long energy_tasks;           /* correct tasks with both energies measured */
+	double energy_ratio_geomean; /* geomean of energy_j / ref_energy_j over those; NAN when none */
+};
+
+struct kp_suite {
+	char *name;
+	struct kp_suite_task *v;
+	size_t n, alloc;
+	struct kp_suite_summary sum; /* valid after kp_suite_compute */
+};
+
+/* ---- Lifecycle ----------------------------------------------------------------------------------- */
+
+void kp_suite_init(struct kp_suite *s, const char *name);
+void kp_suite_release(struct kp_suite *s);
+/* Appends a task, taking over its strings (*t is left initialised, empty). */
+void kp_suite_add(struct kp_suite *s, struct kp_suite_task *t);
+
+/* ---- Metrics ------------------------------------------------------------------------------------- */
+
+/*
+ * Checks every record and computes the speedups and the summary. Refused with KP_EINVAL, naming
+ * the task and the field: a time that is negative, zero or infinite; a count or sum that is
+ * negative, NaN or infinite; a correct task without best_ms; a task without a name.
+ */
+int kp_suite_compute(struct kp_suite *s, struct kp_error *err);
+
+/* fast_p at any p >= 0 against baseline b (the curve the report draws); NAN when n == 0. */
+double kp_suite_fast_p(const struct kp_suite *s, enum kp_suite_baseline b, double p);
+
+/* ---- Documents ------------------------------------------------------------------------------------- */
+
+/* The whole results document (after kp_suite_compute). New reference. */
+json_t *kp_suite_to_json(const struct kp_suite *s);
+
+/*
+ * Reads the tasks of a results document into `s` (its summary is recomputed, not trusted), then
+ * runs kp_suite_compute. Errors name the task and the field; JSON numbers that are NaN or
+ * infinite never parse, and -1 for "not measured" (KernelBench's runtime) is refused: use null.
+ */
+int kp_suite_from_json(struct kp_suite *s, const json_t *doc, struct kp_error *err);
+
+/* One header line and one line per task, RFC 4180 quoting, empty cells for values not measured. */
+void kp_suite_csv(const struct kp_suite *s, struct kp_buf *out);
+
+/*
+ * Writes DIR/results.json, DIR/results.csv and DIR/kernels/ (creating DIR): the fastest correct
+ * version of each task, a KernelBench task's as kernels/level_L_problem_P_sample_S_kernel.py
+ * (S counts repeats of one problem from 0), any other as kernels/<name>.<cu|py>. Sets each task's
+ * `kernel`. Never writes an eval_results.json: KernelBench's eval_from_generations.py would take it
+ * as finished work and skip those kernels.
+ */
+int kp_suite_write(struct kp_suite *s, const char *dir, struct kp_error *err);
+
+/* ---- From a run ------------------------------------------------------------------------------------ */
+
+/*
+ * Fills a task record from a run view (kernelpro.run-view/1, docs/report.md): the task's name,
+ * kind and KernelBench ids, the run's status, the fastest correct version other than the
+ * reference (ties: the lower id) with its source, the outcome counts and what the run spent.
+ * The eager baseline is the view's "baseline" (kernelpro baseline --json) when it has one, else
+ * the run's own reference time; torch.compile only from the baseline.
+ */
+int kp_suite_task_from_view(struct kp_suite_task *t, const json_t *view, struct kp_error *err);
+
+#endif

@@ -1,0 +1,406 @@
+/* The suite page: headline figures, fast_p curves, the speedup distribution, time and cost, the task table.
+ */
+#include "base/setup.h"
+
+#include <math.h>
+
+#include "report/report_int.h"
+
+static const char *const base_cls[KP_SUITE_NBASE] = {"eager", "compile"};
+static const char *const base_label[KP_SUITE_NBASE] = {"eager", "torch.compile"};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The speedups of the correct tasks against baseline b, sorted; returns how many. Caller frees *out. */
+static size_t speedups(const struct kp_suite *s, enum kp_suite_baseline b, double **out)
+{
+	size_t k = 0;
+	*out = kp_xcalloc(s->n ? s->n : 1, sizeof(double));
+	for (size_t i = 0; i < s->n; i++)
+		if (isfinite(s->v[i].speedup[b]))
+			(*out)[k++] = s->v[i].speedup[b];
+	qsort(*out, k, sizeof(double), cmp_double);
+	return k;
+}
+
+static double max_speedup(const struct kp_suite *s)
+{
+	double m = 0;
+	for (size_t i = 0; i < s->n; i++)
+		for (int b = 0; b < KP_SUITE_NBASE; b++)
+			if (isfinite(s->v[i].speedup[b]) && s->v[i].speedup[b] > m)
+				m = s->v[i].speedup[b];
+	return m;
+}
+
+/* ---- headline
+ * ---------------------------------------------------------------------------------------------- */
+
+static void headline(struct kp_buf *b, const struct kp_suite *s)
+{
+	const struct kp_suite_summary *m = &s->sum;
+	char v[64], d[160], t[32];
+
+	kp_html_cards_begin(b);
+	snprintf(v, sizeof(v), "%ld", m->tasks);
+	snprintf(d, sizeof(d), "%ld finished, %ld failed, %ld stopped, %ld running, %ld pending",
+	         m->states[KP_SUITE_FINISHED], m->states[KP_SUITE_FAILED], m->states[KP_SUITE_STOPPED],
+	         m->states[KP_SUITE_RUNNING], m->states[KP_SUITE_PENDING]);
+	kp_html_card(b, "Tasks", v, d);
+	snprintf(d, sizeof(d), "%ld of %ld tasks have a correct version", m->correct, m->tasks);
+	kp_html_card(b, "Correct", kp_html_pct(v, sizeof(v), m->correctness_rate), d);
+	for (int k = 0; k < KP_SUITE_NBASE; k++) {
+		const struct kp_suite_base_stats *st = &m->base[k];
+		char label[64];
+		snprintf(label, sizeof(label), "fast_1 vs %s", base_label[k]);
+		snprintf(d, sizeof(d), "correct and faster, over %ld tasks", st->n);
+		kp_html_card(b, label, kp_html_pct(v, sizeof(v), st->fast_p[1]),
+		             st->n ? d : "baseline not measured");
+	}
+	for (int k = 0; k < KP_SUITE_NBASE; k++) {
+		const struct kp_suite_base_stats *st = &m->base[k];
+		char label[64];
+		snprintf(label, sizeof(label), "Geomean vs %s", base_label[k]);
+		snprintf(d, sizeof(d), "over %ld correct tasks; %s over all %ld (failures 1.0\xc3\x97)",
+		         st->correct, kp_html_speedup(t, sizeof(t), st->geomean_all), st->n);
+		kp_html_card(b, label, kp_html_speedup(v, sizeof(v), st->geomean_correct), d);
+	}
+	snprintf(d, sizeof(d), "%ld of %ld tasks have a final result",
+	         m->states[KP_SUITE_FINISHED] + m->states[KP_SUITE_FAILED], m->tasks);
+	kp_html_card(b, "Coverage", kp_html_pct(v, sizeof(v), m->coverage), d);
+	snprintf(d, sizeof(d), "%ld evaluations", m->evaluations);
+	kp_html_card(b, "Time", kp_html_duration(v, sizeof(v), m->elapsed_s), d);
+	snprintf(d, sizeof(d), "%ld tokens in, %ld out", m->tokens_in, m->tokens_out);
+	kp_html_card(b, "Cost", kp_html_fmt(v, sizeof(v), "$%.2f", m->cost_usd), d);
+	if (m->energy_tasks) {
+		snprintf(d, sizeof(d), "geomean of best/reference energy per call over %ld tasks",
+		         m->energy_tasks);
+		kp_html_card(b, "Energy", kp_html_fmt(v, sizeof(v), "%.2f\xc3\x97", m->energy_ratio_geomean),
+		             d);
+	}
+	kp_html_cards_end(b);
+}
+
+/* ---- fast_p
+ * ------------------------------------------------------------------------------------------------ */
+
+static void fast_p_table(struct kp_buf *b, const struct kp_suite *s)
+{
+	char v[32];
+	kp_buf_adds(b, "<div class=\"tablewrap\" style=\"max-width:560px\"><table id=\"fastp-table\">\n"
+	               "<thead><tr><th>p</th>");
+	for (int k = 0; k < KP_SUITE_NBASE; k++)
+		kp_buf_addf(b, "<th class=\"num\">vs %s (n = %ld)</th>", base_label[k], s->sum.base[k].n);
+	kp_buf_adds(b, "</tr></thead>\n<tbody>\n");
+	for (int i = 0; i < KP_SUITE_NP; i++) {
+		kp_buf_addf(b, "<tr><td>fast_%g</td>", kp_suite_p[i]);
+		for (int k = 0; k < KP_SUITE_NBASE; k++)
+			kp_buf_addf(b, "<td class=\"num\">%s</td>",
+			            kp_html_pct(v, sizeof(v), s->sum.base[k].fast_p[i]));
+		kp_buf_adds(b, "</tr>\n");
+	}
+	kp_buf_adds(b, "</tbody></table></div>\n");
+}
+
+static void fast_p_chart(struct kp_buf *b, const struct kp_suite *s)
+{
+	struct kp_svg S = {.ml = 64, .mr = 24, .mt = 30, .mb = 52};
+	double smax = max_speedup(s), xmax = ceil(smax * 1.1 * 2) / 2;
+	const char *cls[KP_SUITE_NBASE], *labels[KP_SUITE_NBASE];
+	char lab[KP_SUITE_NBASE][64];
+	size_t nleg = 0;
+
+	xmax = xmax < 2.5 ? 2.5 : xmax > 10 ? 10 : xmax;
+	/* A little room beyond 0 and 100% so the marks there are not cut by the frame. */
+	S.x = (struct kp_svg_axis){
+	    -0.03 * xmax, xmax, KP_SVG_LINEAR, KP_SVG_TIMES, "p: speedup threshold over the baseline",
+	    NULL,         0};
+	S.y = (struct kp_svg_axis){
+	    -0.03, 1.06, KP_SVG_LINEAR, KP_SVG_PCT, "fast_p: tasks correct and faster than p", NULL, 0};
+	kp_svg_begin(&S, b, "fast_p", "fast_p curves against eager and torch.compile", 820, 400, 0);
+	kp_svg_axes(&S);
+	kp_svg_guide(&S, 1, 1);
+	kp_svg_text(&S, kp_svg_px(&S, 1), S.mt - 8, 'm', "annot", "p = 1: faster than the baseline");
+	kp_svg_clip_begin(&S);
+	for (int k = 0; k < KP_SUITE_NBASE; k++) {
+		const struct kp_suite_base_stats *st = &s->sum.base[k];
+		double *sp, *x, *y;
+		size_t n = speedups(s, k, &sp), m = 0, i = 0;
+		if (!st->n) {
+			free(sp);
+			continue;
+		}
+		x = kp_xcalloc(2 * n + 2, sizeof(double));
+		y = kp_xcalloc(2 * n + 2, sizeof(double));
+		x[m] = 0;
+		y[m++] = (double)n / (double)st->n;
+		while (i < n) {
+			double at = sp[i];
+			while (i < n && sp[i] == at) /* ties drop together: fast_p counts speedup > p */
+				i++;
+			x[m] = at;
+			y[m] = y[m - 1];
+			m++;
+			x[m] = at;
+			y[m++] = (double)(n - i) / (double)st->n;
+		}
+		x[m] = xmax * 2;
+		y[m] = y[m - 1];
+		m++;
+		kp_svg_line(&S, x, y, m, base_cls[k]);
+		free(x);
+		free(y);
+		free(sp);
+	}
+	kp_svg_clip_end(&S);
+	for (int k = 0; k < KP_SUITE_NBASE; k++) {
+		const struct kp_suite_base_stats *st = &s->sum.base[k];
+		if (st->n) {
+			for (int i = 0; i < KP_SUITE_NP; i++) {
+				char t[96], pct[16];
+				snprintf(t, sizeof(t), "fast_%s vs %s: %s of %ld tasks", kp_suite_p_key(i),
+				         base_label[k], kp_html_pct(pct, sizeof(pct), st->fast_p[i]), st->n);
+				kp_svg_mark(&S, kp_suite_p[i], st->fast_p[i], k ? 's' : 'o', 4.5, base_cls[k],
+				            t);
+			}
+			snprintf(lab[nleg], sizeof(lab[nleg]), "%s (n = %ld)", base_label[k], st->n);
+		} else {
+			snprintf(lab[nleg], sizeof(lab[nleg]), "%s: not measured", base_label[k]);
+		}
+		cls[nleg] = base_cls[k];
+		labels[nleg] = lab[nleg];
+		nleg++;
+	}
+	kp_svg_legend(&S, nleg, cls, labels, 0);
+	kp_svg_end(&S);
+	if (smax > 10)
+		kp_html_para(b, "caption", "Speedups above 10\xc3\x97 run off the right edge of the chart.");
+}
+
+/* ---- distribution
+ * ------------------------------------------------------------------------------------------- */
+
+static const double bin_edges[] = {0, 0.5, 0.8, 1, 1.5, 2, 3, 5, 10, INFINITY};
+#define NBINS (KP_ARRAY_SIZE(bin_edges) - 1)
+static const char *const bin_labels[NBINS + 1] = {"<0.5\xc3\x97",
+                                                  "0.5\xe2\x80\x93"
+                                                  "0.8",
+                                                  "0.8\xe2\x80\x93"
+                                                  "1",
+                                                  "1\xe2\x80\x93"
+                                                  "1.5",
+                                                  "1.5\xe2\x80\x93"
+                                                  "2",
+                                                  "2\xe2\x80\x93"
+                                                  "3",
+                                                  "3\xe2\x80\x93"
+                                                  "5",
+                                                  "5\xe2\x80\x93"
+                                                  "10",
+                                                  "\xe2\x89\xa5"
+                                                  "10\xc3\x97",
+                                                  "failed"};
+
+static size_t bin_of(double v)
+{
+	for (size_t i = 0; i < NBINS; i++)
+		if (v >= bin_edges[i] && v < bin_edges[i + 1])
+			return i;
+	return NBINS - 1;
+}
+
+static void distribution_chart(struct kp_buf *b, const struct kp_suite *s)
+{
+	struct kp_svg S = {.ml = 56, .mr = 24, .mt = 34, .mb = 52};
+	long count[KP_SUITE_NBASE][NBINS + 1] = {{0}}, top = 1;
+	const char *cls[KP_SUITE_NBASE], *labels[KP_SUITE_NBASE];
+
+	for (size_t i = 0; i < s->n; i++)
+		for (int k = 0; k < KP_SUITE_NBASE; k++) {
+			const struct kp_suite_task *t = &s->v[i];
+			if (isnan(t->base_ms[k]))
+				continue;
+			count[k][t->correct ? bin_of(t->speedup[k]) : NBINS]++;
+		}
+	for (int k = 0; k < KP_SUITE_NBASE; k++)
+		for (size_t j = 0; j <= NBINS; j++)
+			top = count[k][j] > top ? count[k][j] : top;
+	S.x = (struct kp_svg_axis){
+	    0,          NBINS + 1, KP_SVG_CATEGORY, KP_SVG_NUM, "speedup of the fastest correct version",
+	    bin_labels, 0};
+	S.y = (struct kp_svg_axis){
+	    0, top < 4 ? 4 : ceil(top * 1.15), KP_SVG_LINEAR, KP_SVG_NUM, "tasks", NULL, 1};
+	kp_svg_begin(&S, b, "speedup_distribution", "Distribution of speedups per task", 820, 360, 0);
+	kp_svg_axes(&S);
+	for (int k = 0; k < KP_SUITE_NBASE; k++) {
+		for (size_t j = 0; j <= NBINS; j++) {
+			char t[128];
+			double x0 = (double)j + 0.1 + 0.4 * k;
+			if (!count[k][j])
+				continue;
+			snprintf(t, sizeof(t), "%s: %ld task%s %s %s", base_label[k], count[k][j],
+			         count[k][j] == 1 ? "" : "s", j == NBINS ? "with no correct version" : "at",
+			         j == NBINS ? "" : bin_labels[j]);
+			kp_svg_bar(&S, x0, x0 + 0.4, (double)count[k][j], base_cls[k], t);
+		}
+		cls[k] = base_cls[k];
+		labels[k] = base_label[k];
+	}
+	kp_svg_guide(&S, 1, 3); /* between the bins below and above 1x */
+	kp_svg_legend_row(&S, KP_SUITE_NBASE, cls, labels);
+	kp_svg_end(&S);
+}
+
+/* ---- time and cost
+ * -------------------------------------------------------------------------------------------- */
+
+static void spend_chart(struct kp_buf *b, const struct kp_suite *s)
+{
+	struct kp_svg S = {.ml = 64, .mr = 24, .mt = 20, .mb = 52};
+	double tmax = 0, lo = 1, hi = 1, unit;
+	const char *cls[2] = {"eager", "fail"}, *labels[2] = {"speedup vs eager", "no correct version"};
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct kp_suite_task *t = &s->v[i];
+		double sp = t->speedup[KP_SUITE_EAGER];
+		tmax = t->elapsed_s > tmax ? t->elapsed_s : tmax;
+		if (isfinite(sp)) {
+			lo = sp < lo ? sp : lo;
+			hi = sp > hi ? sp : hi;
+		}
+	}
+	unit = tmax >= 120 ? 60 : 1; /* minutes once a task takes more than two */
+	S.x = (struct kp_svg_axis){0,
+	                           tmax > 0 ? tmax * 1.08 / unit : 1,
+	                           KP_SVG_LINEAR,
+	                           KP_SVG_NUM,
+	                           unit > 1 ? "time spent on the task (minutes)"
+	                                    : "time spent on the task (seconds)",
+	                           NULL,
+	                           0};
+	S.y = kp_svg_speedup_axis(lo, hi, "speedup vs eager");
+	kp_svg_begin(&S, b, "time_cost", "Speedup against the time spent per task", 820, 360, 0);
+	kp_svg_axes(&S);
+	kp_svg_guide(&S, 0, 1);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct kp_suite_task *t = &s->v[i];
+		char tipbuf[400], sp[32], el[32];
+		int ok = isfinite(t->speedup[KP_SUITE_EAGER]);
+		snprintf(tipbuf, sizeof(tipbuf), "%.200s: %s vs eager, %s, $%.2f, %ld evaluations", t->name,
+		         ok ? kp_html_speedup(sp, sizeof(sp), t->speedup[KP_SUITE_EAGER])
+		            : "no correct version",
+		         kp_html_duration(el, sizeof(el), t->elapsed_s), t->cost_usd, t->evaluations);
+		kp_svg_mark(&S, t->elapsed_s / unit, ok ? t->speedup[KP_SUITE_EAGER] : S.y.lo * 1.15,
+		            ok ? 'o' : 'x', ok ? 5 : 4.5, ok ? "eager" : "fail", tipbuf);
+	}
+	kp_svg_legend(&S, 2, cls, labels, 0);
+	kp_svg_end(&S);
+}
+
+/* ---- tasks
+ * -------------------------------------------------------------------------------------------------------- */
+
+/* "6 ok, 1 CE, 1 WO": the verdicts of a task's versions (the codes of the run page's tree). */
+static void outcomes_text(struct kp_buf *b, const long *oc)
+{
+	static const char *const code[] = {"ok", "CE", "RE", "TO", "WO", "CH"};
+	_Static_assert(KP_ARRAY_SIZE(code) == KP_OUTCOME_COUNT, "one code per outcome");
+	for (int k = 0; k < KP_OUTCOME_COUNT; k++)
+		if (oc[k])
+			kp_buf_addf(b, "%s%ld %s", b->len ? ", " : "", oc[k], code[k]);
+}
+
+static void task_table(struct kp_buf *b, const struct kp_suite *s)
+{
+	static const char *const cols[] = {"Task",     "State",     "Correct",     "#vs eager", "#vs compile",
+	                                   "#Best ms", "#Eager ms", "#Compile ms", "#Evals",    "Outcomes",
+	                                   "#Tokens",  "#Cost",     "#Time",       NULL};
+	struct kp_buf oc = KP_BUF_INIT;
+	char v[64];
+
+	kp_html_table_begin(b, "tasks", cols);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct kp_suite_task *t = &s->v[i];
+		kp_buf_adds(b, "<tr>");
+		kp_html_td(b, t->name);
+		kp_html_td(b, kp_suite_state_name(t->state));
+		kp_html_td(b, t->correct ? "yes" : "no");
+		for (int k = 0; k < KP_SUITE_NBASE; k++)
+			kp_html_td_num(b, t->speedup[k], kp_html_speedup(v, sizeof(v), t->speedup[k]));
+		kp_html_td_num(b, t->best_ms, kp_html_fmt(v, sizeof(v), "%.4g", t->best_ms));
+		for (int k = 0; k < KP_SUITE_NBASE; k++)
+			kp_html_td_num(b, t->base_ms[k], kp_html_fmt(v, sizeof(v), "%.4g", t->base_ms[k]));
+		kp_html_td_num(b, (double)t->evaluations,
+		               kp_html_fmt(v, sizeof(v), "%.0f", (double)t->evaluations));
+		kp_buf_reset(&oc);
+		outcomes_text(&oc, t->outcomes);
+		kp_html_td(b, oc.buf);
+		kp_html_td_num(b, (double)(t->tokens_in + t->tokens_out),
+		               kp_html_fmt(v, sizeof(v), "%.0f", (double)(t->tokens_in + t->tokens_out)));
+		kp_html_td_num(b, t->cost_usd, kp_html_fmt(v, sizeof(v), "$%.2f", t->cost_usd));
+		kp_html_td_num(b, t->elapsed_s, kp_html_duration(v, sizeof(v), t->elapsed_s));
+		kp_buf_adds(b, "</tr>\n");
+	}
+	kp_html_table_end(b);
+	kp_buf_release(&oc);
+}
+
+int kp_report_suite_html(const struct kp_suite *s, struct kp_buf *out, struct kp_error *err)
+{
+	struct kp_buf title = KP_BUF_INIT;
+
+	kp_buf_addf(&title, "Suite %s", s->name);
+	kp_html_begin(out, title.buf);
+	kp_html_heading(out, title.buf,
+	                "kernelpro suite report: KernelBench-compatible metrics over every task");
+	headline(out, s);
+	if (!s->n) {
+		kp_html_para(out, "empty", "This suite has no tasks yet: nothing to plot.");
+		goto end;
+	}
+	kp_html_section(out, "fast-p", "fast_p");
+	kp_html_para(
+	    out, "caption",
+	    "fast_p is the share of tasks whose fastest correct version is more than p times faster than the "
+	    "baseline (KernelBench's definition; tasks without a measured baseline are left out of its "
+	    "count). "
+	    "fast_0 is the correctness rate over those tasks.");
+	fast_p_table(out, s);
+	kp_buf_adds(out, "<div class=\"figure\">\n");
+	fast_p_chart(out, s);
+	kp_buf_adds(out, "</div>\n");
+	kp_html_section_end(out);
+	kp_html_section(out, "distribution", "Speedup distribution");
+	kp_buf_adds(out, "<div class=\"figure\">\n");
+	distribution_chart(out, s);
+	kp_buf_adds(out, "</div>\n");
+	kp_html_para(out, "caption",
+	             "One bar per baseline and speedup range; the dashed line separates slower (left) "
+	             "from faster (right) than the baseline; \"failed\": no correct version.");
+	kp_html_section_end(out);
+	kp_html_section(out, "spend", "Time and cost");
+	kp_buf_adds(out, "<div class=\"figure\">\n");
+	spend_chart(out, s);
+	kp_buf_adds(out, "</div>\n");
+	kp_html_para(out, "caption",
+	             "One point per task: the wall time its run took and the speedup it reached. Hover "
+	             "a point for its cost and evaluations.");
+	kp_html_section_end(out);
+	kp_html_section(out, "task-table", "Tasks");
+	kp_html_para(
+	    out, "caption",
+	    "Click a column header to sort; values not measured sort last. \"compile\" is torch.compile. "
+	    "Outcomes: ok correct, CE compile error, RE runtime error, TO timeout, WO wrong output, CH cheat "
+	    "suspected.");
+	task_table(out, s);
+	kp_html_section_end(out);
+end:
+	kp_html_end(out);
+	kp_buf_release(&title);
+	(void)err;
+	return 0;
+}

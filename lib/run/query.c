@@ -1,0 +1,160 @@
+/* The read queries of `runs` and `show`: every run under a directory, a run's tree, one version in full. */
+#include "base/setup.h"
+
+#include <dirent.h>
+#include <math.h>
+
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
+#include "kernelpro/strvec.h"
+#include "run/run_int.h"
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of the run directories under root, sorted. */
+static int run_names(const char *root, struct kp_strvec *names, struct kp_error *err)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+
+	if (!d)
+		return errno == ENOENT ? 0
+				       : kp_error_set(err, KP_EIO, "cannot read runs directory '%s': %s",
+						      root, strerror(errno));
+	while ((de = readdir(d))) {
+		struct kp_buf p = KP_BUF_INIT;
+		if (de->d_name[0] == '.')
+			continue;
+		kp_path_join(&p, root, de->d_name);
+		if (kp_run_exists(p.buf))
+			kp_strvec_push(names, de->d_name);
+		kp_buf_release(&p);
+	}
+	closedir(d);
+	if (names->n)
+		qsort(names->v, names->n, sizeof(*names->v), by_name);
+	return 0;
+}
+
+/* One run's summary, or an object saying why it could not be read. */
+static json_t *list_entry(const char *dir, const char *name)
+{
+	struct kp_run *r = NULL;
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *sum = NULL;
+
+	if (kp_run_open(&r, dir, KP_RUN_READONLY, &err) || kp_run_summary(r, &sum, &err)) {
+		sum = json_object();
+		kp_json_set(sum, "run", json_string(name));
+		kp_json_set(sum, "error", json_string(kp_error_msg(&err)));
+		kp_json_set(sum, "dir", json_string(dir));
+	}
+	kp_run_close(r);
+	return sum;
+}
+
+int kp_run_list(const char *root, json_t **out, struct kp_error *err)
+{
+	struct kp_strvec names = KP_STRVEC_INIT;
+	int rc = run_names(root, &names, err);
+
+	*out = NULL;
+	if (!rc) {
+		*out = json_array();
+		for (size_t i = 0; i < names.n; i++) {
+			struct kp_buf dir = KP_BUF_INIT;
+			kp_path_join(&dir, root, names.v[i]);
+			json_array_append_new(*out, list_entry(dir.buf, names.v[i]));
+			kp_buf_release(&dir);
+		}
+	}
+	kp_strvec_release(&names);
+	return rc;
+}
+
+/* The fields of a version that the tree and the full view share. */
+static json_t *node_json(const struct kp_node_row *r)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "node", json_integer(r->id));
+	kp_json_set(o, "parent", r->parent ? json_integer(r->parent) : NULL);
+	kp_json_set(o, "kind", json_string(kp_node_kind_name(r->kind)));
+	kp_json_set(o, "outcome", json_string(r->evaluated ? kp_outcome_name(r->outcome) : "pending"));
+	kp_json_set(o, "speedup", kp_json_real(r->parent ? r->speedup : 1.0));
+	kp_json_set(o, "time_ms", kp_json_real(r->time_ms));
+	return o;
+}
+
+int kp_run_tree(struct kp_run *r, json_t **out, struct kp_error *err)
+{
+	struct kp_node_row *rows = NULL;
+	size_t n = 0;
+	int rc = kp_store_nodes_load(r->store, &rows, &n, err);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	*out = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = node_json(&rows[i]);
+		kp_json_set(o, "energy_j", kp_json_real(rows[i].energy_j));
+		kp_json_set(o, "reward", kp_json_real(rows[i].reward));
+		kp_json_set(o, "visits", json_integer(rows[i].visits));
+		kp_json_set(o, "closed",
+			    rows[i].dead ? json_string(kp_dead_reason_text(rows[i].dead)) : NULL);
+		kp_json_set(o, "summary", json_string(rows[i].summary));
+		json_array_append_new(*out, o);
+	}
+	free(rows);
+	return 0;
+}
+
+static int add_exchange(const struct kp_exchange_row *x, void *ud)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "mode", json_string(x->mode ? x->mode : ""));
+	kp_json_set(o, "round", json_integer(x->round));
+	kp_json_set(o, "prompt", json_string(x->prompt ? x->prompt : ""));
+	kp_json_set(o, "reply", json_string(x->reply ? x->reply : ""));
+	kp_json_set(o, "error", x->error ? json_string(x->error) : NULL);
+	kp_json_set(o, "tokens_in", json_integer(x->tokens_in));
+	kp_json_set(o, "tokens_out", json_integer(x->tokens_out));
+	json_array_append_new(ud, o);
+	return 0;
+}
+
+int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err)
+{
+	struct kp_node_row row;
+	struct kp_buf src = KP_BUF_INIT, log = KP_BUF_INIT, fb = KP_BUF_INIT;
+	struct kp_error absent = KP_ERROR_INIT;
+	json_t *o = NULL, *ex = json_array();
+	char lang[16] = "";
+	int rc;
+
+	*out = NULL;
+	if ((rc = kp_store_node_get(r->store, id, &row, err)) ||
+	    (rc = kp_store_eval_text(r->store, id, &log, &fb, NULL, err)) ||
+	    (rc = kp_store_exchanges_each(r->store, id, add_exchange, ex, err)))
+		goto out;
+	kp_store_candidate_get(r->store, id, &src, lang, &absent); /* none: an empty source */
+	o = node_json(&row);
+	kp_json_set(o, "closed", row.dead ? json_string(kp_dead_reason_text(row.dead)) : NULL);
+	kp_json_set(o, "summary", json_string(row.summary));
+	kp_json_set(o, "lang", json_string(lang));
+	kp_json_set(o, "source", json_string(src.buf));
+	kp_json_set(o, "log", log.len ? json_string(log.buf) : NULL);
+	kp_json_set(o, "feedback", fb.len ? json_string(fb.buf) : NULL);
+	kp_json_set(o, "exchanges", ex);
+	ex = NULL;
+	*out = o;
+out:
+	json_decref(ex);
+	kp_buf_release(&src);
+	kp_buf_release(&log);
+	kp_buf_release(&fb);
+	return rc;
+}

@@ -1,0 +1,442 @@
+/* Run directories: where they live, creating and opening one, its lock, the settings its sessions share. */
+#include "base/setup.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
+#include "kernelpro/str.h"
+#include "run/run_int.h"
+
+/* ---- where runs live ------------------------------------------------------------------------- */
+
+const char *kp_run_root(const char *given)
+{
+	const char *env = getenv("KERNELPRO_RUNS");
+	if (given)
+		return given;
+	return env && *env ? env : "kernelpro-runs";
+}
+
+int kp_run_exists(const char *dir)
+{
+	struct kp_buf p = KP_BUF_INIT;
+	int ok;
+	kp_path_join(&p, dir, KP_RUN_DB);
+	ok = kp_path_exists(p.buf);
+	kp_buf_release(&p);
+	return ok;
+}
+
+int kp_run_resolve(const char *root, const char *run, struct kp_buf *dir, struct kp_error *err)
+{
+	struct kp_buf p = KP_BUF_INIT;
+	int found;
+
+	if (kp_run_exists(run)) {
+		kp_buf_adds(dir, run);
+		return 0;
+	}
+	kp_path_join(&p, root, run);
+	found = !strchr(run, '/') && kp_run_exists(p.buf);
+	if (found)
+		kp_buf_adds(dir, p.buf);
+	kp_buf_release(&p);
+	if (found)
+		return 0;
+	return kp_error_set(err, KP_ENOENT,
+			    "no run '%s' (neither a directory holding %s nor a run in '%s'); "
+			    "'kernelpro runs' lists them",
+			    run, KP_RUN_DB, root);
+}
+
+/* ---- settings -------------------------------------------------------------------------------- */
+
+void kp_run_settings_init(struct kp_run_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	kp_search_params_default(&s->params);
+	s->orchestration = KP_ORCH_PROACTIVE;
+	s->tool_rounds = 3;
+}
+
+void kp_run_settings_release(struct kp_run_settings *s)
+{
+	free(s->family);
+	free(s->llm);
+	free(s->evaluator);
+	kp_run_settings_init(s);
+}
+
+static json_t *budget_json(const struct kp_search_budget *b)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "evals", b->evals ? json_integer(b->evals) : NULL);
+	kp_json_set(o, "wall_s", b->wall_s > 0 ? json_real(b->wall_s) : NULL);
+	kp_json_set(o, "tokens", b->tokens ? json_integer(b->tokens) : NULL);
+	kp_json_set(o, "cost_usd", b->cost > 0 ? json_real(b->cost) : NULL);
+	return o;
+}
+
+static void budget_from_json(const json_t *o, struct kp_search_budget *b)
+{
+	b->evals = (long)kp_json_int(o, "evals", 0);
+	b->wall_s = kp_json_num(o, "wall_s", 0);
+	b->tokens = (long)kp_json_int(o, "tokens", 0);
+	b->cost = kp_json_num(o, "cost_usd", 0);
+}
+
+/* How the tools reach the model; kept with the run, so a resumed run asks the same way. */
+static json_t *orchestration_json(const struct kp_run_settings *s)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "mode", json_string(kp_orchestration_name(s->orchestration)));
+	kp_json_set(o, "tool_rounds", json_integer(s->tool_rounds));
+	return o;
+}
+
+/* Stores v (taken) under key as compact, sorted JSON. */
+static int meta_set_json(struct kp_store *s, const char *key, json_t *v, struct kp_error *err)
+{
+	char *t = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	int rc = kp_store_meta_set(s, key, t, err);
+	free(t);
+	json_decref(v);
+	return rc;
+}
+
+int kp__run_meta_json(struct kp_store *s, const char *key, json_t **out, struct kp_error *err)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	int rc = kp_store_meta_get(s, key, &b, err);
+	if (!rc)
+		rc = kp_json_load_mem(key, b.buf, b.len, out, err);
+	kp_buf_release(&b);
+	return rc;
+}
+
+char *kp__run_meta_str(struct kp_store *s, const char *key)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_error ignore = KP_ERROR_INIT;
+	char *v = NULL;
+	if (!kp_store_meta_get(s, key, &b, &ignore) && b.len)
+		v = kp_buf_detach(&b, NULL);
+	kp_buf_release(&b);
+	return v;
+}
+
+/* Records what every later session reads back: one transaction, so a run has all of it or none. */
+static int save_settings(struct kp_run *r, const char *stamp, struct kp_error *err)
+{
+	const struct kp_run_settings *s = &r->settings;
+	int rc = kp_store_begin(r->store, err);
+	if (rc)
+		return rc;
+	if ((rc = kp_store_meta_set(r->store, "run_name", r->name, err)) ||
+	    (rc = kp_store_meta_set(r->store, "kernelpro", KP_VERSION " (" KP_GIT_REV ")", err)) ||
+	    (rc = kp_store_meta_set(r->store, "created", stamp, err)) ||
+	    (rc = kp_store_meta_set(r->store, "family", s->family, err)) ||
+	    (rc = kp_store_meta_set(r->store, "llm", s->llm ? s->llm : "", err)) ||
+	    (rc = kp_store_meta_set(r->store, "evaluator", s->evaluator ? s->evaluator : "harness", err)) ||
+	    (rc = meta_set_json(r->store, "orchestration", orchestration_json(s), err)) ||
+	    (rc = meta_set_json(r->store, "task", json_incref(r->task), err)) ||
+	    (rc = meta_set_json(r->store, "params", kp_search_params_to_json(&s->params), err)) ||
+	    (rc = meta_set_json(r->store, "budget", budget_json(&s->budget), err))) {
+		kp_store_rollback(r->store);
+		return rc;
+	}
+	return kp_store_commit(r->store, err);
+}
+
+/* The orchestration a run records (runs made before it was recorded were proactive). */
+static int load_orchestration(struct kp_run *r, struct kp_error *err)
+{
+	json_t *o = NULL;
+	struct kp_error absent = KP_ERROR_INIT;
+	int rc = 0;
+
+	if (kp__run_meta_json(r->store, "orchestration", &o, &absent))
+		return absent.code == KP_ENOENT ? 0
+						: kp_error_set(err, absent.code, "%s", kp_error_msg(&absent));
+	if (kp_orchestration_parse(kp_json_str(o, "mode", ""), &r->settings.orchestration))
+		rc = kp_error_set(err, KP_EPARSE,
+				  "the run records orchestration '%s', which this kernelpro does not know",
+				  kp_json_str(o, "mode", ""));
+	r->settings.tool_rounds = (int)kp_json_int(o, "tool_rounds", 3);
+	json_decref(o);
+	return rc;
+}
+
+/*
+ * Reads the settings back. The task, parameters and budget are required to work on a run
+ * (strict); a reader takes what is there.
+ */
+static int load_settings(struct kp_run *r, int strict, struct kp_error *err)
+{
+	struct kp_run_settings *s = &r->settings;
+	json_t *pj = NULL, *bj = NULL;
+	struct kp_error soft = KP_ERROR_INIT, *e = strict ? err : &soft;
+	int rc = kp__run_meta_json(r->store, "task", &r->task, e), one;
+
+	r->name = kp__run_meta_str(r->store, "run_name");
+	s->family = kp__run_meta_str(r->store, "family");
+	s->llm = kp__run_meta_str(r->store, "llm");
+	s->evaluator = kp__run_meta_str(r->store, "evaluator");
+	if (!(one = kp__run_meta_json(r->store, "params", &pj, e)))
+		one = kp_search_params_from_json(&s->params, pj, e);
+	rc = rc ? rc : one;
+	if (!(one = kp__run_meta_json(r->store, "budget", &bj, e)))
+		budget_from_json(bj, &s->budget);
+	rc = rc ? rc : one;
+	json_decref(pj);
+	json_decref(bj);
+	if (!r->name) {
+		const char *slash = strrchr(r->dir, '/');
+		r->name = kp_xstrdup(slash && slash[1] ? slash + 1 : r->dir);
+	}
+	r->kind = kp_task_kind_find(kp_json_str(r->task, "kind", NULL));
+	if (strict && rc)
+		return rc;
+	rc = load_orchestration(r, e);
+	return strict ? rc : 0;
+}
+
+/* ---- the lock -------------------------------------------------------------------------------- */
+
+/*
+ * An flock on DIR/run.lock, released when the process ends (kill -9 included) or the handle
+ * closes: one process, and one handle, works on a run at a time.
+ */
+static int lock_run(const char *dir, int *fd, struct kp_error *err)
+{
+	struct kp_buf p = KP_BUF_INIT;
+	char pid[32];
+	int f;
+
+	kp_path_join(&p, dir, "run.lock");
+	f = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (f < 0) {
+		int rc = kp_error_set(err, KP_EIO, "cannot open '%s': %s", p.buf, strerror(errno));
+		kp_buf_release(&p);
+		return rc;
+	}
+	kp_buf_release(&p);
+	if (flock(f, LOCK_EX | LOCK_NB) != 0) {
+		ssize_t n = read(f, pid, sizeof(pid) - 1);
+		pid[n > 0 ? n : 0] = '\0';
+		close(f);
+		return kp_error_set(err, KP_EEXISTS,
+				    "run '%s' is in use by another kernelpro process%s%s%s; wait for it "
+				    "or stop it",
+				    dir, pid[0] ? " (pid " : "", pid[0] ? kp_str_trim(pid) : "",
+				    pid[0] ? ")" : "");
+	}
+	if (ftruncate(f, 0) == 0) {
+		int n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+		if (pwrite(f, pid, (size_t)n, 0) < 0)
+			pid[0] = '\0'; /* the pid is only a courtesy in the message above */
+	}
+	*fd = f;
+	return 0;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------------- */
+
+static struct kp_run *run_alloc(const char *dir)
+{
+	struct kp_run *r = kp_xcalloc(1, sizeof(*r));
+	r->dir = kp_xstrdup(dir);
+	r->lock_fd = -1;
+	kp_run_settings_init(&r->settings);
+	return r;
+}
+
+static int open_db(struct kp_run *r, unsigned store_flags, struct kp_error *err)
+{
+	struct kp_buf db = KP_BUF_INIT;
+	int rc;
+	kp_path_join(&db, r->dir, KP_RUN_DB);
+	rc = kp_store_open(&r->store, db.buf, store_flags, err);
+	kp_buf_release(&db);
+	return rc;
+}
+
+/* The run's name: the one given, else TASK-STAMP; a name is one path component. */
+static int choose_name(const struct kp_run_new *o, const char *stamp, struct kp_buf *name,
+		       struct kp_error *err)
+{
+	if (o->name)
+		kp_buf_adds(name, o->name);
+	else
+		kp_buf_addf(name, "%s-%s", o->task->name, stamp);
+	if (!name->len || strchr(name->buf, '/') || name->buf[0] == '.')
+		return kp_error_set(err, KP_EINVAL,
+				    "run name '%s' must not be empty, contain '/' or start with '.'",
+				    name->buf);
+	return 0;
+}
+
+int kp_run_create(struct kp_run **out, const struct kp_run_new *o, struct kp_error *err)
+{
+	struct kp_buf name = KP_BUF_INIT, dir = KP_BUF_INIT;
+	struct kp_run *r = NULL;
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc;
+
+	*out = NULL;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if ((rc = choose_name(o, stamp, &name, err)))
+		goto out;
+	kp_path_join(&dir, o->root, name.buf);
+	if (kp_path_exists(dir.buf)) {
+		rc = kp_error_set(err, KP_EEXISTS,
+				  "run directory '%s' exists; resume it with --resume %s or choose "
+				  "another --name",
+				  dir.buf, dir.buf);
+		goto out;
+	}
+	r = run_alloc(dir.buf);
+	if (!kp_path_exists(o->root))
+		r->made_root = kp_xstrdup(o->root);
+	if ((rc = kp_mkdir_p(r->dir, 0755, err)))
+		goto out;
+	r->created = 1;
+	r->name = kp_buf_detach(&name, NULL);
+	r->settings.params = o->settings->params;
+	r->settings.budget = o->settings->budget;
+	r->settings.orchestration = o->settings->orchestration;
+	r->settings.tool_rounds = o->settings->tool_rounds;
+	r->settings.family = kp_xstrdup(o->settings->family ? o->settings->family : o->task->name);
+	r->settings.llm = o->settings->llm && *o->settings->llm ? kp_xstrdup(o->settings->llm) : NULL;
+	r->settings.evaluator = kp_xstrdup(o->settings->evaluator ? o->settings->evaluator : "harness");
+	r->task = kp_task_to_json(o->task);
+	kp_json_set(r->task, "path", json_string(o->task->path));
+	r->kind = kp_task_kind_info(o->task->kind);
+	if ((rc = lock_run(r->dir, &r->lock_fd, err)) || (rc = open_db(r, KP_STORE_CREATE, err)) ||
+	    (rc = save_settings(r, stamp, err)))
+		goto out;
+	*out = r;
+	r = NULL;
+out:
+	if (r)
+		kp_run_abandon(r);
+	kp_buf_release(&name);
+	kp_buf_release(&dir);
+	return rc;
+}
+
+int kp_run_open(struct kp_run **out, const char *dir, unsigned flags, struct kp_error *err)
+{
+	struct kp_run *r = run_alloc(dir);
+	int ro = !!(flags & KP_RUN_READONLY);
+	int rc;
+
+	*out = NULL;
+	if ((!ro && (rc = lock_run(r->dir, &r->lock_fd, err))) ||
+	    (rc = open_db(r, ro ? KP_STORE_READONLY : 0, err)) || (rc = load_settings(r, !ro, err))) {
+		kp_run_close(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+void kp_run_close(struct kp_run *r)
+{
+	if (!r)
+		return;
+	kp_store_close(r->store);
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
+	kp_run_settings_release(&r->settings);
+	json_decref(r->task);
+	free(r->dir);
+	free(r->name);
+	free(r->made_root);
+	free(r);
+}
+
+void kp_run_abandon(struct kp_run *r)
+{
+	struct kp_error ignore = KP_ERROR_INIT;
+	int remove;
+
+	if (!r)
+		return;
+	remove = r->created && (!r->store || !kp_store_session_count(r->store));
+	kp_store_close(r->store);
+	r->store = NULL;
+	if (remove) {
+		kp_rm_rf(r->dir, &ignore);
+		if (r->made_root)
+			rmdir(r->made_root); /* only when empty: another run may have appeared meanwhile */
+	}
+	kp_run_close(r);
+}
+
+const char *kp_run_dir(const struct kp_run *r)
+{
+	return r->dir;
+}
+
+const char *kp_run_name(const struct kp_run *r)
+{
+	return r->name;
+}
+
+const struct kp_run_settings *kp_run_settings(const struct kp_run *r)
+{
+	return &r->settings;
+}
+
+struct kp_store *kp_run_store(struct kp_run *r)
+{
+	return r->store;
+}
+
+int kp_run_load_task(struct kp_run *r, const char *moved, struct kp_task *t, struct kp_error *err)
+{
+	const char *path = moved ? moved : kp_json_str(r->task, "path", NULL);
+	int rc;
+
+	if (!path)
+		return kp_error_set(err, KP_EPARSE,
+				    "run '%s' does not record its task; give TASK with --resume", r->dir);
+	rc = kp_task_load(t, path, err);
+	if (rc)
+		kp_error_prefix(err, "the run's task (give its new place as TASK with --resume)");
+	return rc;
+}
+
+int kp_run_set_budget(struct kp_run *r, const struct kp_search_budget *b, unsigned which,
+		      struct kp_error *err)
+{
+	struct kp_search_budget *cur = &r->settings.budget;
+	if (!which)
+		return 0;
+	if (which & KP_RUN_LIMIT_EVALS)
+		cur->evals = b->evals;
+	if (which & KP_RUN_LIMIT_WALL)
+		cur->wall_s = b->wall_s;
+	if (which & KP_RUN_LIMIT_TOKENS)
+		cur->tokens = b->tokens;
+	if (which & KP_RUN_LIMIT_COST)
+		cur->cost = b->cost;
+	return meta_set_json(r->store, "budget", budget_json(cur), err);
+}
+
+const struct kp_task_kind_info *kp__run_kind(const struct kp_run *r, const char *lang)
+{
+	const struct kp_task_kind_info *k = r->kind;
+	if (lang && (!k || strcmp(k->lang, lang)))
+		k = kp_task_kind_for_lang(lang); /* the database says otherwise: it is the source of truth */
+	return k ? k : kp_task_kind_info(KP_TASK_NATIVE);
+}

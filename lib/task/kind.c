@@ -1,0 +1,68 @@
+/* The task-kind table: one row per kind, read wherever a kind decides something (task_kind.h). */
+#include "base/setup.h"
+
+#include "kernelpro/task_kind.h"
+
+static const struct kp_task_kind_info kinds[] = {
+	{
+		.kind = KP_TASK_KERNELBENCH,
+		.name = "kernelbench",
+		.what = "a KernelBench .py file (Model, get_inputs, get_init_inputs)",
+		.lang = "python",
+		.ext = "py",
+		.format = "torch",
+		.best_file = "best.py",
+		/* The reference profiled as a candidate is the reference itself. */
+		.reference_as_candidate = "\n\nModelNew = Model\n",
+		.energy = 0,
+	},
+	{
+		.kind = KP_TASK_NATIVE,
+		.name = "native",
+		.what = "a native task directory (task.json and reference.cu)",
+		.lang = "cuda",
+		.ext = "cu",
+		.format = "cuda",
+		.best_file = "best.cu",
+		.reference_as_candidate = NULL,
+		.energy = 1,
+	},
+};
+
+const struct kp_task_kind_info *kp_task_kind_info(enum kp_task_kind k)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(kinds); i++)
+		if (kinds[i].kind == k)
+			return &kinds[i];
+	return &kinds[0];
+}
+
+const struct kp_task_kind_info *kp_task_kind_find(const char *name)
+{
+	for (size_t i = 0; name && i < KP_ARRAY_SIZE(kinds); i++)
+		if (!strcmp(kinds[i].name, name))
+			return &kinds[i];
+	return NULL;
+}
+
+const struct kp_task_kind_info *kp_task_kind_for_lang(const char *lang)
+{
+	for (size_t i = 0; lang && i < KP_ARRAY_SIZE(kinds); i++)
+		if (!strcmp(kinds[i].lang, lang))
+			return &kinds[i];
+	return NULL;
+}
+
+const struct kp_task_kind_info *kp_task_kinds(size_t *n)
+{
+	*n = KP_ARRAY_SIZE(kinds);
+	return kinds;
+}
+
+const char *kp_task_kind_name(enum kp_task_kind k)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(kinds); i++)
+		if (kinds[i].kind == k)
+			return kinds[i].name;
+	return "unknown";
+}

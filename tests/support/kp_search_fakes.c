@@ -1,0 +1,154 @@
+/* A scripted programmer and a fake harness for the search and run tests (kp_search_fakes.h). */
+#include "base/setup.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#include "kp_test.h"
+#include "kp_search_fakes.h"
+
+/* ---- a scripted programmer ------------------------------------------------------------------- */
+
+static int fake_generate(struct kp_search_programmer *p, const struct kp_search_request *ctx,
+			 struct kp_search_child *out, struct kp_error *err)
+{
+	struct fake_prog *f = (struct fake_prog *)p;
+	struct kp_search_exchange x = {0};
+	char src[256], prompt[512], summary[64];
+	int call;
+	struct step s = {"correct", 1.0};
+
+	pthread_mutex_lock(&f->mu);
+	call = ++f->calls;
+	if (++f->in_flight > f->max_in_flight)
+		f->max_in_flight = f->in_flight;
+	if (f->next < f->nscript)
+		s = f->script[f->next++];
+	else
+		s.speedup = 1.0 + 0.01 * call;
+	if (ctx->mode == KP_PROG_DEBUG) {
+		f->debug_calls++;
+		snprintf(f->last_debug_log, sizeof(f->last_debug_log), "%s",
+			 ctx->parent_log ? ctx->parent_log : "");
+	} else if (ctx->mode == KP_PROG_OPTIMIZE) {
+		f->optimize_calls++;
+	} else {
+		f->initial_calls++;
+	}
+	snprintf(f->last_memory, sizeof(f->last_memory), "%s", ctx->memory ? ctx->memory : "");
+	pthread_mutex_unlock(&f->mu);
+
+	if (f->sleep_ms)
+		usleep((useconds_t)f->sleep_ms * 1000);
+	pthread_mutex_lock(&f->mu);
+	f->in_flight--;
+	pthread_mutex_unlock(&f->mu);
+	if (f->hard_error_at && call == f->hard_error_at)
+		return kp_error_set(err, KP_EAUTH, "fake: key rejected");
+
+	snprintf(prompt, sizeof(prompt), "mode=%s parent=%ld task=%s", kp_prog_mode_name(ctx->mode),
+		 ctx->parent_id, ctx->task_name);
+	snprintf(src, sizeof(src),
+		 "// candidate %d\n__global__ void k() { float4 v; }\noutcome=%s\nspeed=%.17g\n", call,
+		 s.outcome, s.speedup);
+	snprintf(summary, sizeof(summary), "change %d", call);
+	x.prompt = prompt;
+	x.reply = f->no_code ? "I cannot help with that." : src;
+	x.tokens_in = f->tokens_per_call / 2;
+	x.tokens_out = f->tokens_per_call - x.tokens_in;
+	x.cost = 0.001;
+	kp_search_child_add_exchange(out, &x);
+	if (f->no_code) {
+		out->error = kp_xstrdup("the reply had no code block");
+		return 0;
+	}
+	out->source = kp_xstrdup(src);
+	out->summary = kp_xstrdup(summary);
+	if (call == 1)
+		kp_search_child_add_query(out, "cute tiled copy", "include/cute/algorithm/copy.hpp");
+	return 0;
+}
+
+void fake_prog_init(struct fake_prog *f, const struct step *script, size_t n)
+{
+	memset(f, 0, sizeof(*f));
+	f->base.name = "fake";
+	f->base.max_parallel = 16;
+	f->base.generate = fake_generate;
+	pthread_mutex_init(&f->mu, NULL);
+	f->script = script;
+	f->nscript = n;
+	f->tokens_per_call = 100;
+}
+
+/* ---- a fake harness -------------------------------------------------------------------------- */
+
+static int fake_reference(struct kp_search_evaluator *e, struct kp_search_eval *out, struct kp_error *err)
+{
+	struct fake_eval *f = (struct fake_eval *)e;
+	f->reference_calls++;
+	out->outcome = KP_OUTCOME_CORRECT;
+	out->time_ms = 10.0;
+	out->stage1 = kp_xstrdup("memory-bound: 1.2 TB/s of 4.2 TB/s (29%)");
+	out->hardware = kp_xstrdup("NVIDIA H200 (fake)");
+	out->feedback = kp_xstrdup("coalescing: strided loads");
+	out->findings_json =
+	    kp_xstrdup("[{\"tool\":\"coalescing\",\"severity\":\"high\",\"title\":\"strided loads\","
+		       "\"recommendations\":[\"load float4 per thread\"]}]");
+	return 0;
+}
+
+static int fake_evaluate(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang,
+			 struct kp_search_eval *out, struct kp_error *err)
+{
+	struct fake_eval *f = (struct fake_eval *)e;
+	const char *o = strstr(source, "outcome="), *s = strstr(source, "speed=");
+	char name[32] = "";
+	double speed = 1.0;
+
+	if (f->busy)
+		fail_msg("two candidates evaluated at once");
+	f->busy = 1;
+	if (!f->evals)
+		f->first_id = node_id;
+	if (f->prog) {
+		pthread_mutex_lock(&f->prog->mu);
+		if (f->prog->in_flight > 0)
+			f->overlap_seen = 1;
+		pthread_mutex_unlock(&f->prog->mu);
+	}
+	if (f->sleep_ms)
+		usleep((useconds_t)f->sleep_ms * 1000);
+	f->evals++;
+	if (o)
+		sscanf(o, "outcome=%31[a-z_]", name);
+	if (s)
+		sscanf(s, "speed=%lf", &speed);
+	out->outcome = kp_outcome_parse(name);
+	if (out->outcome == KP_OUTCOME_NONE)
+		fail_msg("bad fake candidate '%s'", source);
+	out->ref_time_ms = 10.0;
+	if (out->outcome == KP_OUTCOME_CORRECT) {
+		out->time_ms = 10.0 / speed;
+		out->speedup = speed;
+		out->feedback = kp_xstrdup("occupancy: 50% achieved");
+		out->findings_json =
+		    kp_xstrdup("[{\"tool\":\"occupancy\",\"severity\":\"medium\",\"title\":\"low occupancy\","
+			       "\"recommendations\":[\"fewer registers\"]}]");
+	} else {
+		out->speedup = speed; /* a failure may still report a time: it must never count */
+		out->log = kp_xasprintf("kernel.cu(%ld): error: identifier \"vec_t\" is undefined", node_id);
+	}
+	f->busy = 0;
+	if (f->stop && f->stop_after && f->evals >= f->stop_after)
+		*f->stop = 1;
+	return 0;
+}
+
+void fake_eval_init(struct fake_eval *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->base.name = "fake";
+	f->base.reference = fake_reference;
+	f->base.evaluate = fake_evaluate;
+}

@@ -1,0 +1,51 @@
+/*
+ * A scripted programmer and a fake harness for tests that drive the search (t_search_loop) or a
+ * whole run (t_run) on the CPU. A candidate's source says what the fake harness will report:
+ * "outcome=correct\nspeed=2.5".
+ */
+#ifndef KP_SEARCH_FAKES_H
+#define KP_SEARCH_FAKES_H
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "kernelpro/search.h"
+
+/* Each reply: the outcome the fake harness will report and the speedup. */
+struct step {
+	const char *outcome;
+	double speedup;
+};
+
+struct fake_prog {
+	struct kp_search_programmer base;
+	pthread_mutex_t mu;
+	const struct step *script;
+	size_t nscript, next;
+	int calls, in_flight, max_in_flight;
+	int sleep_ms;
+	int no_code;       /* reply without code */
+	int hard_error_at; /* call number (1-based) that fails hard; 0: never */
+	long tokens_per_call;
+	/* What the prompts contained, for checks. */
+	char last_debug_log[256];
+	char last_memory[2048];
+	int debug_calls, optimize_calls, initial_calls;
+};
+
+struct fake_eval {
+	struct kp_search_evaluator base;
+	int reference_calls, evals, busy, overlap_seen;
+	long first_id;
+	int sleep_ms;
+	struct fake_prog *prog; /* to see whether requests were in flight during an evaluation */
+	volatile sig_atomic_t *stop;
+	int stop_after;
+};
+
+/* Replies follow `script`, then correct versions at 1.01x, 1.02x, ...; 100 tokens each. */
+void fake_prog_init(struct fake_prog *f, const struct step *script, size_t n);
+/* The reference at 10 ms with a coalescing finding; candidates as their source says. */
+void fake_eval_init(struct fake_eval *f);
+
+#endif

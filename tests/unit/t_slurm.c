@@ -1,0 +1,784 @@
+/*
+ * Unit tests: Slurm settings and their validation (hostile values), the job-array and merge scripts
+ * (golden, and run by bash to show nothing is injected), sbatch/squeue/sacct through fake programs,
+ * and squeue/sacct parsing on captures from a real cluster (tests/golden/slurm/capture.sh). With
+ * KP_SLURM_LIVE=1 and a SLURM_CONF (t1502 starts a private cluster), a suite is submitted for real.
+ */
+#include "base/setup.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kp_test.h"
+#include "kernelpro/child.h"
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
+#include "kernelpro/slurm.h"
+
+static void load_example(struct kp_slurm_settings *s)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	kp_slurm_settings_init(s);
+	KP_ASSERT_OK(kp_slurm_settings_load(s, kp_test_path("tests/golden/slurm/settings.json"), &err), &err);
+}
+
+static void write_exec(const char *path, const char *text)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	KP_ASSERT_OK(kp_write_file_atomic(path, text, strlen(text), &err), &err);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static char *join(const char *dir, const char *name)
+{
+	return kp_xasprintf("%s/%s", dir, name);
+}
+
+/* ---- Settings ----------------------------------------------------------------------------------- */
+
+static void test_settings_example(void **state)
+{
+	struct kp_slurm_settings s;
+	load_example(&s);
+	assert_string_equal(s.partition, "gpu");
+	assert_string_equal(s.account, "proj-kernels");
+	assert_string_equal(s.time, "6:00:00");
+	assert_string_equal(s.merge_time, "1:00:00"); /* the default stays */
+	assert_int_equal(s.nodes, 4);
+	assert_int_equal(s.gpus_per_node, 8);
+	assert_int_equal(s.signal_s, 600);
+	assert_int_equal(s.modules.n, 2);
+	assert_string_equal(s.modules.v[1], "python/3.12");
+	assert_int_equal(s.env.n, 2);
+	assert_int_equal(s.sbatch_args.n, 3);
+	assert_string_equal(s.sbatch_args.v[2], "--constraint=h100|h200");
+	kp_slurm_settings_release(&s);
+	kp_slurm_settings_release(&s); /* safe twice */
+}
+
+/* Each of these is refused with a message naming the key or the value. */
+static void test_settings_refused(void **state)
+{
+	static const struct {
+		const char *key, *value, *says;
+	} bad[] = {
+	    {"partition", "gpu; rm -rf /", "partition"},
+	    {"partition", "", "partition"},
+	    {"account", "a b", "account"},
+	    {"account", "$(id)", "account"},
+	    {"qos", "normal\n#SBATCH --uid=0", "qos"},
+	    {"time", "1:2:3:4", "not a Slurm time"},
+	    {"time", "abc", "not a Slurm time"},
+	    {"time", "1-", "not a Slurm time"},
+	    {"time", "4:00:00 #", "not a Slurm time"},
+	    {"merge_time", "", "not a Slurm time"},
+	    {"nodes", "0", "from 1 to"},
+	    {"nodes", "x", "not a whole number"},
+	    {"gpus_per_node", "-1", "from 0 to"},
+	    {"requeue", "maybe", "yes or no"},
+	    {"python", "python3", "absolute path"},
+	    {"python", "/opt/py\n/bin", "absolute path"},
+	    {"modules", "cuda $(touch x)", "module"},
+	    {"modules", "cuda;ls", "module"},
+	    {"env", "PATH=/x", "sets PATH itself"},
+	    {"env", "CUDA_HOME=/x", "cuda_home"},
+	    {"env", "SLURM_JOB_ID=1", "belong to Slurm"},
+	    {"env", "1A=x", "NAME=value"},
+	    {"env", "A-B=x", "letters, digits"},
+	    {"env", "NOEQUALS", "NAME=value"},
+	    {"env", "A=line\nbreak", "NAME=value"},
+	    {"sbatch_args", "-p gpu", "long option"},
+	    {"sbatch_args", "--mem=1G #x", "no spaces"},
+	    {"sbatch_args", "--comment='x'", "no spaces"},
+	    {"sbatch_args", "--comment=a\\b", "no spaces"},
+	    {"sbatch_args", "--output=/x", "sets --output itself"},
+	    {"sbatch_args", "--array=0-9", "sets --array itself"},
+	    {"sbatch_args", "--time=10", "'time' setting"},
+	    {"sbatch_args", "--partition=x", "'partition' setting"},
+	    {"sbatch_args", "--x_y", "no spaces"},
+	    {"nosuch", "1", "unknown Slurm setting"},
+	};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
+		struct kp_slurm_settings s;
+		struct kp_error err = KP_ERROR_INIT;
+		kp_slurm_settings_init(&s);
+		if (kp_slurm_settings_set(&s, bad[i].key, bad[i].value, &err) != KP_EINVAL)
+			fail_msg("%s='%s' was accepted", bad[i].key, bad[i].value);
+		if (!strstr(kp_error_msg(&err), bad[i].says))
+			fail_msg("%s='%s': '%s' lacks '%s'", bad[i].key, bad[i].value, kp_error_msg(&err),
+			         bad[i].says);
+		kp_slurm_settings_release(&s);
+	}
+}
+
+static void test_settings_set_and_json(void **state)
+{
+	struct kp_slurm_settings s;
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *o;
+	kp_slurm_settings_init(&s);
+	KP_ASSERT_OK(kp_slurm_settings_set(&s, "gpus_per_node", "4", &err), &err);
+	KP_ASSERT_OK(kp_slurm_settings_set(&s, "requeue", "no", &err), &err);
+	KP_ASSERT_OK(kp_slurm_settings_set(&s, "time", "1-12", &err), &err);
+	KP_ASSERT_OK(kp_slurm_settings_set(&s, "time", "90", &err), &err);
+	KP_ASSERT_OK(kp_slurm_settings_set(&s, "partition", "gpu,gpu-long", &err), &err);
+	KP_ASSERT_OK(kp_slurm_settings_set(&s, "sbatch_args", "--exclusive", &err), &err);
+	KP_ASSERT_OK(kp_slurm_settings_set(&s, "env", "X=it's $HOME", &err), &err);
+	assert_int_equal(s.gpus_per_node, 4);
+	assert_int_equal(s.requeue, 0);
+	assert_string_equal(s.time, "90");
+	assert_string_equal(s.env.v[0], "X=it's $HOME");
+	/* JSON: types are checked, unknown keys refused, lists replaced. */
+	o = json_pack("{s:i}", "gpus_per_node", 2);
+	KP_ASSERT_OK(kp_slurm_settings_from_json(&s, o, "suite.json", &err), &err);
+	assert_int_equal(s.gpus_per_node, 2);
+	json_decref(o);
+	o = json_pack("{s:[s]}", "sbatch_args", "--mem=0");
+	KP_ASSERT_OK(kp_slurm_settings_from_json(&s, o, "suite.json", &err), &err);
+	assert_int_equal(s.sbatch_args.n, 1);
+	json_decref(o);
+	o = json_pack("{s:s}", "gpus_per_node", "2");
+	assert_int_equal(kp_slurm_settings_from_json(&s, o, "suite.json", &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "suite.json: 'gpus_per_node' has the wrong type"));
+	json_decref(o);
+	kp_error_clear(&err);
+	o = json_pack("{s:s}", "partiton", "gpu");
+	assert_int_equal(kp_slurm_settings_from_json(&s, o, "suite.json", &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "unknown Slurm setting 'partiton'"));
+	json_decref(o);
+	kp_error_clear(&err);
+	o = json_pack("{s:{s:s}}", "env", "SLURM_X", "1");
+	assert_int_equal(kp_slurm_settings_from_json(&s, o, "suite.json", &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "suite.json"));
+	json_decref(o);
+	kp_slurm_settings_release(&s);
+}
+
+/* ---- Scripts ------------------------------------------------------------------------------------ */
+
+static void test_scripts_golden(void **state)
+{
+	struct kp_slurm_settings s;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_strvec args = KP_STRVEC_INIT;
+	struct kp_slurm_job job = {"/shared/suites/level1", "/shared/kernelpro/bin/kernelpro", NULL, &args};
+	load_example(&s);
+	kp_strvec_pushl(&args, "--evals", "10", "--llm", "openai:gpt-5", NULL);
+	KP_ASSERT_OK(kp_slurm_array_script(&s, &job, &b, &err), &err);
+	kp_test_golden("tests/golden/slurm/bench.sbatch", b.buf);
+	kp_buf_reset(&b);
+	KP_ASSERT_OK(kp_slurm_merge_script(&s, &job, &b, &err), &err);
+	kp_test_golden("tests/golden/slurm/merge.sbatch", b.buf);
+	assert_null(strstr(b.buf, "gpus"));
+	assert_null(strstr(b.buf, "exclusive")); /* sbatch_args are the array's */
+	/* The smallest settings: no GPUs, no signal, no modules. */
+	kp_slurm_settings_release(&s);
+	kp_slurm_settings_init(&s);
+	s.signal_s = 0;
+	kp_buf_reset(&b);
+	job.bench_args = NULL;
+	job.job_name = "t";
+	KP_ASSERT_OK(kp_slurm_array_script(&s, &job, &b, &err), &err);
+	assert_non_null(strstr(b.buf, "#SBATCH --array=0-0\n"));
+	assert_non_null(strstr(b.buf, "#SBATCH --job-name=t\n"));
+	assert_null(strstr(b.buf, "--signal"));
+	assert_null(strstr(b.buf, "--gpus"));
+	assert_null(strstr(b.buf, "module"));
+	assert_non_null(strstr(b.buf, "--shard \"$shard/1\" --resume\n"));
+	kp_buf_release(&b);
+	kp_strvec_release(&args);
+	kp_slurm_settings_release(&s);
+}
+
+/* Values set on the struct directly are checked again; a suite path must suit #SBATCH lines. */
+static void test_scripts_refuse(void **state)
+{
+	struct kp_slurm_settings s;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_slurm_job job = {"/shared/my suite", "/bin/kernelpro", NULL, NULL};
+	kp_slurm_settings_init(&s);
+	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "cannot be named on an #SBATCH line"));
+	kp_error_clear(&err);
+	job.suite_dir = "/shared/100%";
+	assert_int_equal(kp_slurm_merge_script(&s, &job, &b, &err), KP_EINVAL);
+	kp_error_clear(&err);
+	job.suite_dir = "relative/suite";
+	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	kp_error_clear(&err);
+	job.suite_dir = "/shared/suite";
+	s.partition = kp_xstrdup("gpu\n#SBATCH --uid=0");
+	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "partition"));
+	kp_error_clear(&err);
+	free(s.partition);
+	s.partition = NULL;
+	kp_strvec_push(&s.sbatch_args, "--x #y");
+	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	kp_error_clear(&err);
+	kp_strvec_release(&s.sbatch_args);
+	s.nodes = 0;
+	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(b.len, 0);
+	kp_slurm_settings_release(&s);
+}
+
+/*
+ * The array script run by bash as element 1 of 3 (a fake `module` and a fake kernelpro that prints
+ * what it got): every hostile value arrives byte for byte, and nothing in them ran.
+ */
+static void test_script_runs_without_injection(void **state)
+{
+	static const char *const hostile[] = {
+	    "it's",        "$(touch pwned1)", "`touch pwned2`", "a\"b",
+	    "back\\slash", "; touch pwned3",  "'$HOME'",        "",
+	};
+	char *dir = kp_test_tmpdir(), *kpdir = join(dir, "k p'$(touch pwned4)"),
+	     *kp = join(kpdir, "kernelpro");
+	char *script = join(dir, "bench.sbatch"), *modlog = join(dir, "modules.log");
+	struct kp_slurm_settings s;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf b = KP_BUF_INIT, want = KP_BUF_INIT;
+	struct kp_strvec args = KP_STRVEC_INIT;
+	struct kp_child c = KP_CHILD_INIT;
+	struct kp_slurm_job job = {dir, kp, NULL, &args};
+
+	KP_ASSERT_OK(kp_mkdir_p(kpdir, 0755, &err), &err);
+	write_exec(kp, "#!/bin/sh\n"
+	               "for a in \"$@\"; do printf 'arg:%s\\n' \"$a\"; done\n"
+	               "printf 'py:%s\\ncuda:%s\\nv:%s\\n' \"$KERNELPRO_PYTHON\" \"$CUDA_HOME\" \"$V\"\n"
+	               "case $PATH in \"$CUDA_HOME/bin:\"*) echo path-ok ;; esac\n");
+	kp_slurm_settings_init(&s);
+	s.nodes = 3;
+	s.python = kp_xstrdup("/opt/py'; touch pwned5; '/bin/python3");
+	s.cuda_home = kp_xstrdup("/opt/cuda $(touch pwned6)");
+	kp_strvec_push(&s.env, "V=$(touch pwned7)'\"`x`\\");
+	kp_strvec_pushl(&s.modules, "cuda/12.4", "py@3:x", NULL);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++)
+		kp_strvec_push(&args, hostile[i]);
+	KP_ASSERT_OK(kp_slurm_array_script(&s, &job, &b, &err), &err);
+	KP_ASSERT_OK(kp_write_file_atomic(script, b.buf, b.len, &err), &err);
+
+	kp_strvec_pushl(&c.args, "bash", script, NULL);
+	kp_strvec_pushl(&c.env, "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_JOB_ID=77", NULL);
+	kp_strvec_pushf(&c.env, "BASH_FUNC_module%%%%=() { echo \"$*\" >> '%s'; }", modlog);
+	c.cwd = dir;
+	c.timeout_ms = 20000;
+	KP_ASSERT_OK(kp_child_run(&c, &err), &err);
+	if (!kp_child_ok(&c))
+		fail_msg("the script failed: %s", c.err.buf);
+	kp_buf_addf(&want, "kernelpro: shard 1/3, job 77_1 on ");
+	assert_true(!strncmp(c.out.buf, want.buf, want.len));
+	kp_buf_reset(&want);
+	kp_buf_addf(&want, "arg:bench\narg:%s\narg:--shard\narg:1/3\narg:--resume\n", dir);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++)
+		kp_buf_addf(&want, "arg:%s\n", hostile[i]);
+	kp_buf_addf(&want, "py:%s\ncuda:%s\nv:%s\npath-ok\n", s.python, s.cuda_home,
+	            "$(touch pwned7)'\"`x`\\");
+	assert_non_null(strstr(c.out.buf, want.buf));
+	kp_buf_reset(&want);
+	KP_ASSERT_OK(kp_read_file(modlog, 0, &want, &err), &err);
+	assert_string_equal(want.buf, "load cuda/12.4\nload py@3:x\n");
+	for (int i = 1; i <= 7; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "pwned%d", i);
+		char *p = join(dir, name);
+		if (kp_path_exists(p) || kp_path_exists(name))
+			fail_msg("'%s' was created: a value was run as shell", name);
+		free(p);
+	}
+	/* Not run as an array element: it says so and runs nothing. */
+	kp_child_release(&c);
+	kp_strvec_pushl(&c.args, "bash", script, NULL);
+	kp_strvec_push(&c.env_unset, "SLURM_ARRAY_TASK_ID");
+	KP_ASSERT_OK(kp_child_run(&c, &err), &err);
+	assert_false(kp_child_ok(&c));
+	assert_non_null(strstr(c.err.buf, "runs as a Slurm array element"));
+	assert_null(strstr(c.out.buf, "arg:"));
+
+	kp_child_release(&c);
+	kp_buf_release(&b);
+	kp_buf_release(&want);
+	kp_strvec_release(&args);
+	kp_slurm_settings_release(&s);
+	free(kp);
+	free(kpdir);
+	free(script);
+	free(modlog);
+	kp_test_tmpdir_remove(dir);
+}
+
+/* ---- sbatch ------------------------------------------------------------------------------------- */
+
+static void test_parse_job_id(void **state)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	long long id = 0;
+	char *cluster = NULL;
+	KP_ASSERT_OK(kp_slurm_parse_job_id("4242\n", 5, &id, &cluster, &err), &err);
+	assert_int_equal(id, 4242);
+	assert_null(cluster);
+	KP_ASSERT_OK(kp_slurm_parse_job_id("note\n17;big-one\n\n", 17, &id, &cluster, &err), &err);
+	assert_int_equal(id, 17);
+	assert_string_equal(cluster, "big-one");
+	free(cluster);
+	KP_ASSERT_OK(kp_slurm_parse_job_id("48151623\r\n", 10, &id, NULL, &err), &err); /* big clusters */
+	assert_int_equal(id, 48151623);
+	static const char *const bad[] = {
+	    "",    "\n", "abc\n", "12a\n", "0\n", "-3\n", "12;\n", "12;a b\n", "99999999999999999999999\n",
+	    ";x\n"};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
+		kp_error_clear(&err);
+		if (kp_slurm_parse_job_id(bad[i], strlen(bad[i]), &id, NULL, &err) != KP_EPARSE)
+			fail_msg("'%s' was read as a job id", bad[i]);
+	}
+}
+
+/* A fake sbatch that logs its arguments; it refuses a --dependency when $1 of the fake is "nodep". */
+static char *fake_sbatch(const char *dir, const char *mode)
+{
+	char *path = join(dir, "sbatch"), *text;
+	text = kp_xasprintf(
+	    "#!/bin/sh\n"
+	    "echo \"$*\" >> '%s/sbatch.log'\n"
+	    "case '%s' in\n"
+	    "refuse) echo 'sbatch: error: Invalid partition name specified' >&2; exit 1 ;;\n"
+	    "garbage) echo 'Submitted batch job 5'; exit 0 ;;\n"
+	    "nodep) case \"$*\" in *--dependency*) echo 'sbatch: error: Job dependency problem' >&2; "
+	    "exit 1 ;; esac ;;\n"
+	    "esac\n"
+	    "n=$(wc -l < '%s/sbatch.log')\n"
+	    "echo \"$((4240 + n));kpt\"\n",
+	    dir, mode, dir);
+	write_exec(path, text);
+	free(text);
+	return path;
+}
+
+static void test_sbatch(void **state)
+{
+	char *dir = kp_test_tmpdir(), *sb = fake_sbatch(dir, "ok"), *log = join(dir, "sbatch.log");
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf b = KP_BUF_INIT;
+	long long id;
+	char *cluster = NULL;
+	KP_ASSERT_OK(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, &cluster, &err), &err);
+	assert_int_equal(id, 4241);
+	assert_string_equal(cluster, "kpt");
+	free(cluster);
+	KP_ASSERT_OK(kp_slurm_sbatch(sb, "/x/merge.sbatch", 4241, &id, NULL, &err), &err);
+	assert_int_equal(id, 4242);
+	KP_ASSERT_OK(kp_read_file(log, 0, &b, &err), &err);
+	assert_string_equal(
+	    b.buf, "--parsable /x/bench.sbatch\n--parsable --dependency=afterany:4241 /x/merge.sbatch\n");
+	free(sb);
+	sb = fake_sbatch(dir, "refuse");
+	assert_int_equal(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), KP_ECHILD);
+	assert_non_null(
+	    strstr(kp_error_msg(&err), "exited with status 1: sbatch: error: Invalid partition name"));
+	kp_error_clear(&err);
+	free(sb);
+	sb = fake_sbatch(dir, "garbage");
+	assert_int_equal(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), KP_EPARSE);
+	assert_non_null(strstr(kp_error_msg(&err), "'Submitted batch job 5', not a job id"));
+	kp_error_clear(&err);
+	assert_int_equal(kp_slurm_sbatch("/nonexistent/sbatch", "/x", 0, &id, NULL, &err), KP_ENOTOOL);
+	assert_non_null(strstr(kp_error_msg(&err), "Slurm login node"));
+	kp_buf_release(&b);
+	free(sb);
+	free(log);
+	kp_test_tmpdir_remove(dir);
+}
+
+/*
+ * sbatch and the Slurm clients get the submitter's whole environment: SLURM_CONF to find the
+ * cluster, and what the jobs need (sbatch's --export=ALL), an API key included. Children with
+ * kp_child's allow-list lost SLURM_CONF, and sbatch failed "resolve_ctls_from_dns_srv".
+ */
+static void test_clients_environment(void **state)
+{
+	char *dir = kp_test_tmpdir(), *sb = join(dir, "sbatch"), *envlog = join(dir, "env.log");
+	char *sq = join(dir, "squeue"), *sa = join(dir, "sacct"), *text;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_slurm_status st;
+	struct kp_buf b = KP_BUF_INIT;
+	const char *conf = getenv("SLURM_CONF");
+	char *saved_conf = conf ? kp_xstrdup(conf) : NULL; /* t1502's cluster: given back at the end */
+	long long id;
+
+	text = kp_xasprintf("#!/bin/sh\necho \"sbatch $SLURM_CONF $KP_TEST_SLURM_API_KEY\" >> '%s'\n"
+			    "echo '77'\n",
+			    envlog);
+	write_exec(sb, text);
+	free(text);
+	/* squeue and sacct: the conf they were given, then nothing (no job known). */
+	text = kp_xasprintf("#!/bin/sh\necho \"$(basename \"$0\") $SLURM_CONF\" >> '%s'\n", envlog);
+	write_exec(sq, text);
+	write_exec(sa, text);
+	free(text);
+	setenv("SLURM_CONF", "/x/slurm.conf", 1);
+	setenv("KP_TEST_SLURM_API_KEY", "sk-kp-test", 1);
+	KP_ASSERT_OK(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), &err);
+	assert_int_equal(id, 77);
+	kp_slurm_status_init(&st);
+	KP_ASSERT_OK(kp_slurm_query(sq, sa, 77, 1, &st, &err), &err);
+	kp_slurm_status_release(&st);
+	if (saved_conf)
+		setenv("SLURM_CONF", saved_conf, 1);
+	else
+		unsetenv("SLURM_CONF");
+	unsetenv("KP_TEST_SLURM_API_KEY");
+	free(saved_conf);
+	KP_ASSERT_OK(kp_read_file(envlog, 0, &b, &err), &err);
+	assert_string_equal(b.buf,
+	                    "sbatch /x/slurm.conf sk-kp-test\nsqueue /x/slurm.conf\nsacct /x/slurm.conf\n");
+	kp_buf_release(&b);
+	free(sb);
+	free(sq);
+	free(sa);
+	free(envlog);
+	kp_test_tmpdir_remove(dir);
+}
+
+static void test_write_and_submit(void **state)
+{
+	char *dir = kp_test_tmpdir(), *sb = fake_sbatch(dir, "ok"), *suite = join(dir, "suite");
+	char *p = join(suite, "slurm/bench.sbatch");
+	struct kp_slurm_settings s;
+	struct kp_slurm_submission sub, back;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_slurm_job job = {suite, "/opt/kp/bin/kernelpro", NULL, NULL};
+	kp_slurm_settings_init(&s);
+	kp_slurm_submission_init(&sub);
+	kp_slurm_submission_init(&back);
+	s.nodes = 3;
+	/* Dry run: the scripts, nothing submitted or recorded. */
+	KP_ASSERT_OK(kp_slurm_write_and_submit(&s, &job, sb, 0, &sub, &err), &err);
+	assert_true(kp_path_exists(p));
+	assert_int_equal(sub.array_job, 0);
+	assert_int_equal(kp_slurm_submission_load(suite, &back, &err), KP_ENOENT);
+	kp_error_clear(&err);
+	KP_ASSERT_OK(kp_slurm_write_and_submit(&s, &job, sb, 1, &sub, &err), &err);
+	assert_int_equal(sub.array_job, 4241);
+	assert_int_equal(sub.merge_job, 4242);
+	KP_ASSERT_OK(kp_slurm_submission_load(suite, &back, &err), &err);
+	assert_int_equal(back.array_job, 4241);
+	assert_int_equal(back.merge_job, 4242);
+	assert_int_equal(back.shards, 3);
+	assert_string_equal(back.cluster, "kpt");
+	assert_true(back.submitted_at > 1.7e9);
+	/* The merge refused after the array went in: the array is recorded, the error says what to do. */
+	free(sb);
+	sb = fake_sbatch(dir, "nodep");
+	assert_int_equal(kp_slurm_write_and_submit(&s, &job, sb, 1, &sub, &err), KP_ECHILD);
+	assert_non_null(strstr(kp_error_msg(&err), "is submitted but its merge job is not"));
+	assert_non_null(strstr(kp_error_msg(&err), "--merge"));
+	assert_non_null(strstr(kp_error_msg(&err), "Job dependency problem"));
+	KP_ASSERT_OK(kp_slurm_submission_load(suite, &back, &err), &err);
+	assert_int_equal(back.array_job, sub.array_job);
+	assert_int_equal(back.merge_job, 0);
+	kp_slurm_submission_release(&sub);
+	kp_slurm_submission_release(&back);
+	kp_slurm_settings_release(&s);
+	free(sb);
+	free(p);
+	free(suite);
+	kp_test_tmpdir_remove(dir);
+}
+
+/* ---- squeue and sacct --------------------------------------------------------------------------- */
+
+static void parse_capture(const char *kind, const char *name, struct kp_slurm_status *st)
+{
+	struct kp_buf b = KP_BUF_INIT, out = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	char rel[128];
+	json_t *j;
+	snprintf(rel, sizeof(rel), "tests/golden/slurm/%s-%s.txt", kind, name);
+	kp_test_read(rel, &b);
+	kp_slurm_status_init(st);
+	if (!strcmp(kind, "squeue"))
+		KP_ASSERT_OK(kp_slurm_parse_squeue(b.buf, b.len, st, &err), &err);
+	else
+		KP_ASSERT_OK(kp_slurm_parse_sacct(b.buf, b.len, st, &err), &err);
+	j = kp_slurm_status_json(st);
+	assert_int_equal(kp_json_dump_buf(j, &out, 0), 0);
+	kp_buf_addch(&out, '\n');
+	snprintf(rel, sizeof(rel), "tests/golden/slurm/%s-%s.json", kind, name);
+	kp_test_golden(rel, out.buf);
+	json_decref(j);
+	kp_buf_release(&b);
+	kp_buf_release(&out);
+}
+
+static void test_parse_captures(void **state)
+{
+	static const char *const names[] = {"running", "requeued", "done", "nodefail", "timeout"};
+	struct kp_slurm_status st;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++) {
+		parse_capture("squeue", names[i], &st);
+		kp_slurm_status_release(&st);
+		parse_capture("sacct", names[i], &st);
+		kp_slurm_status_release(&st);
+	}
+	/* The facts the goldens hold, stated. */
+	parse_capture("sacct", "running", &st); /* "1_[2-3]|PENDING" is two elements that never started */
+	assert_int_equal(st.n, 4);
+	assert_int_equal(st.v[3].task, 3);
+	assert_int_equal(st.v[3].state, KP_SLURM_PENDING);
+	assert_int_equal(st.v[3].attempts, 0);
+	assert_int_equal(st.v[0].attempts, 1);
+	kp_slurm_status_release(&st);
+	parse_capture("sacct", "done", &st); /* killed, requeued, then completed: two runs */
+	assert_int_equal(st.n, 4);
+	assert_int_equal(st.v[0].state, KP_SLURM_COMPLETED);
+	assert_int_equal(st.v[0].attempts, 2);
+	assert_int_equal(st.v[1].state, KP_SLURM_FAILED);
+	assert_int_equal(st.v[1].exit_code, 3);
+	assert_int_equal(st.v[3].state, KP_SLURM_CANCELLED); /* "CANCELLED by 0" */
+	kp_slurm_status_release(&st);
+	parse_capture("sacct", "nodefail", &st); /* NODE_FAIL, then pending again */
+	assert_int_equal(st.n, 2);
+	assert_int_equal(st.v[1].state, KP_SLURM_PENDING);
+	assert_int_equal(st.v[1].attempts, 1);
+	assert_string_equal(st.v[1].nodes, "");
+	kp_slurm_status_release(&st);
+	parse_capture("squeue", "requeued", &st);
+	assert_int_equal(st.v[1].state, KP_SLURM_PENDING);
+	assert_string_equal(st.v[1].reason, "BeginTime");
+	assert_string_equal(st.v[2].reason, ""); /* "None" */
+	kp_slurm_status_release(&st);
+	parse_capture("squeue", "dependency", &st);
+	assert_int_equal(st.n, 1);
+	assert_int_equal(st.v[0].task, -1);
+	assert_string_equal(st.v[0].reason, "Dependency");
+	kp_slurm_status_release(&st);
+}
+
+static void test_parse_ranges_and_refusals(void **state)
+{
+	static const char ranges[] = "5_[1-7:2,9%3]|PENDING|0:0|None assigned\n5_4|COMPLETED|0:0|n1\n"
+	                             "5_4.batch|COMPLETED|0:0|n1\n5+1|RUNNING|0:0|n1\n";
+	static const struct {
+		int squeue;
+		const char *text;
+		int rc;
+	} bad[] = {
+	    {1, "1|0|RUNNING|None\n", KP_EPARSE},
+	    {1, "1|0|RUNNING|None|n|x\n", KP_EPARSE},
+	    {1, "x|0|RUNNING|None|n\n", KP_EPARSE},
+	    {1, "1|-1|RUNNING|None|n\n", KP_EPARSE},
+	    {1, "1|0||None|n\n", KP_EPARSE},
+	    {0, "1_0|RUNNING|0:0\n", KP_EPARSE},
+	    {0, "1_x|RUNNING|0:0|n\n", KP_EPARSE},
+	    {0, "1_[3-1]|PENDING|0:0|n\n", KP_EPARSE},
+	    {0, "1_[1-2|PENDING|0:0|n\n", KP_EPARSE},
+	    {0, "1_[]|PENDING|0:0|n\n", KP_EPARSE},
+	    {0, "1_[1-5:0]|PENDING|0:0|n\n", KP_EPARSE},
+	    {0, "1_0|RUNNING|0|n\n", KP_EPARSE},
+	    {0, "1_0|RUNNING|300:0|n\n", KP_EPARSE},
+	    {0, "_0|RUNNING|0:0|n\n", KP_EPARSE},
+	    {0, "1_[0-4000000000]|PENDING|0:0|None assigned\n", KP_ETOOBIG},
+	};
+	struct kp_slurm_status st;
+	struct kp_error err = KP_ERROR_INIT;
+	kp_slurm_status_init(&st);
+	KP_ASSERT_OK(kp_slurm_parse_sacct(ranges, strlen(ranges), &st, &err), &err);
+	assert_int_equal(st.n, 6); /* 1 3 4 5 7 9; the step and the het-job part are not elements */
+	static const long want[] = {1, 3, 4, 5, 7, 9};
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(st.v[i].task, want[i]);
+	assert_int_equal(st.v[2].state, KP_SLURM_COMPLETED);
+	kp_slurm_status_release(&st);
+	KP_ASSERT_OK(kp_slurm_parse_squeue("", 0, &st, &err), &err);
+	assert_int_equal(st.n, 0);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
+		int rc;
+		kp_error_clear(&err);
+		rc = bad[i].squeue ? kp_slurm_parse_squeue(bad[i].text, strlen(bad[i].text), &st, &err)
+		                   : kp_slurm_parse_sacct(bad[i].text, strlen(bad[i].text), &st, &err);
+		if (rc != bad[i].rc)
+			fail_msg("'%s' -> %d, want %d", bad[i].text, rc, bad[i].rc);
+		if (rc == KP_EPARSE && !strstr(kp_error_msg(&err), "line 1"))
+			fail_msg("'%s': '%s' does not name the line", bad[i].text, kp_error_msg(&err));
+		kp_slurm_status_release(&st);
+	}
+	assert_int_equal(kp_slurm_state_parse("NODE_FAIL", 9), KP_SLURM_NODE_FAIL);
+	assert_int_equal(kp_slurm_state_parse("RESV_DEL_HOLD", 13), KP_SLURM_OTHER);
+	assert_int_equal(kp_slurm_state_parse("OTHER", 5), KP_SLURM_OTHER);
+	assert_string_equal(kp_slurm_state_name(KP_SLURM_OUT_OF_MEMORY), "OUT_OF_MEMORY");
+	assert_true(kp_slurm_state_is_final(KP_SLURM_TIMEOUT));
+	assert_false(kp_slurm_state_is_final(KP_SLURM_REQUEUED));
+}
+
+/* A fake squeue/sacct that checks its arguments and prints a capture (or fails like Slurm does). */
+static char *fake_client(const char *dir, const char *name, const char *want_args, const char *capture,
+                         const char *fail_msg_text)
+{
+	char *path = join(dir, name), *text;
+	if (fail_msg_text)
+		text = kp_xasprintf("#!/bin/sh\necho '%s' >&2\nexit 1\n", fail_msg_text);
+	else
+		text = kp_xasprintf("#!/bin/sh\n[ \"$*\" = '%s' ] || { echo \"bad args: $*\" >&2; exit 9; }\n"
+		                    "cat '%s'\n",
+		                    want_args, kp_test_path(capture));
+	write_exec(path, text);
+	free(text);
+	return path;
+}
+
+static void test_query(void **state)
+{
+	char *dir = kp_test_tmpdir();
+	char *sq =
+	    fake_client(dir, "squeue", "--noheader --array --states=all --jobs=1 --format=%F|%K|%T|%r|%N",
+	                "tests/golden/slurm/squeue-requeued.txt", NULL);
+	char *sa = fake_client(dir, "sacct",
+	                       "--noheader --parsable2 --allocations --duplicates --jobs=1 "
+	                       "--format=JobID,State,ExitCode,NodeList",
+	                       "tests/golden/slurm/sacct-requeued.txt", NULL);
+	struct kp_slurm_status st;
+	struct kp_error err = KP_ERROR_INIT;
+	kp_slurm_status_init(&st);
+	KP_ASSERT_OK(kp_slurm_query(sq, sa, 1, 5, &st, &err), &err);
+	assert_int_equal(st.n, 5);
+	/* 0: killed and requeued, waiting; squeue's state, sacct's count of runs. */
+	assert_int_equal(st.v[0].state, KP_SLURM_PENDING);
+	assert_string_equal(st.v[0].reason, "BeginTime");
+	assert_int_equal(st.v[0].attempts, 1);
+	assert_int_equal(st.v[0].exit_signal, 9);
+	assert_int_equal(st.v[1].state, KP_SLURM_FAILED);
+	assert_int_equal(st.v[1].exit_code, 3);
+	/* 2: running, but accounting has not caught up with it. */
+	assert_int_equal(st.v[2].state, KP_SLURM_RUNNING);
+	assert_int_equal(st.v[2].attempts, 0);
+	assert_string_equal(st.v[2].nodes, "kpn1");
+	/* 4: neither knows it. */
+	assert_int_equal(st.v[4].state, KP_SLURM_UNKNOWN);
+	assert_int_equal(st.v[4].task, 4);
+	free(sq);
+	free(sa);
+	/* slurmctld forgot the job and there is no accounting: unknown, not an error. */
+	sq = fake_client(dir, "squeue", NULL, NULL, "slurm_load_jobs error: Invalid job id specified");
+	sa = fake_client(dir, "sacct", NULL, NULL, "Slurm accounting storage is disabled");
+	KP_ASSERT_OK(kp_slurm_query(sq, sa, 1, 2, &st, &err), &err);
+	assert_int_equal(st.n, 2);
+	assert_int_equal(st.v[1].state, KP_SLURM_UNKNOWN);
+	free(sa);
+	/* Any other failure is an error with Slurm's words. */
+	sa = fake_client(dir, "sacct", NULL, NULL, "sacct: error: slurmdbd: Connection refused");
+	assert_int_equal(kp_slurm_query(sq, sa, 1, 2, &st, &err), KP_ECHILD);
+	assert_non_null(strstr(kp_error_msg(&err), "Connection refused"));
+	kp_error_clear(&err);
+	assert_int_equal(kp_slurm_query(sq, sa, 0, 2, &st, &err), KP_EINVAL);
+	kp_slurm_status_release(&st);
+	free(sq);
+	free(sa);
+	kp_test_tmpdir_remove(dir);
+}
+
+/* ---- Live: a real cluster (t1502) --------------------------------------------------------------- */
+
+static int all_final(long long job, long shards, struct kp_slurm_status *st)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	KP_ASSERT_OK(kp_slurm_query(NULL, NULL, job, shards, st, &err), &err);
+	for (size_t i = 0; i < st->n; i++)
+		if (!kp_slurm_state_is_final(st->v[i].state) || (st->v[i].attempts == 0 && shards))
+			return 0;
+	return 1;
+}
+
+static void test_live_submit(void **state)
+{
+	const char *live = getenv("KP_SLURM_LIVE");
+	char *dir, *kpdir, *kp, *suite;
+	struct kp_slurm_settings s;
+	struct kp_slurm_submission sub;
+	struct kp_slurm_status st;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_strvec args = KP_STRVEC_INIT;
+	struct kp_buf b = KP_BUF_INIT;
+	int i;
+	if (!live || strcmp(live, "1") || !getenv("SLURM_CONF"))
+		skip(); /* t1502 runs this against a private cluster */
+	dir = kp_test_tmpdir();
+	kpdir = join(dir, "k p'$(x)");
+	kp = join(kpdir, "kernelpro");
+	suite = join(dir, "suite");
+	KP_ASSERT_OK(kp_mkdir_p(kpdir, 0755, &err), &err);
+	KP_ASSERT_OK(kp_mkdir_p(suite, 0755, &err), &err);
+	/* The nodes' kernelpro: records its arguments and GPU; the merge also lists the shards it found. */
+	write_exec(kp, "#!/bin/sh\n"
+	               "if [ \"$3\" = --merge ]; then ls \"$2\" | grep '^out-' > \"$2/merged\"; exit 0; fi\n"
+	               "echo \"$* gpu=$CUDA_VISIBLE_DEVICES v=$V\" > \"$2/out-$SLURM_ARRAY_TASK_ID\"\n");
+	kp_slurm_settings_init(&s);
+	s.nodes = 3;
+	s.gpus_per_node = 1;
+	s.time = kp_xstrdup("5");
+	kp_strvec_push(&s.env, "V=a 'b'");
+	kp_strvec_pushl(&args, "--evals", "2", NULL);
+	kp_slurm_submission_init(&sub);
+	kp_slurm_status_init(&st);
+	struct kp_slurm_job job = {suite, kp, "t1502", &args};
+	KP_ASSERT_OK(kp_slurm_write_and_submit(&s, &job, NULL, 1, &sub, &err), &err);
+	assert_true(sub.array_job > 0 && sub.merge_job > 0);
+	for (i = 0; i < 600 && !all_final(sub.merge_job, 0, &st); i++)
+		usleep(200000);
+	assert_int_equal(st.v[0].state, KP_SLURM_COMPLETED);
+	for (i = 0; i < 150 && !all_final(sub.array_job, 3, &st); i++)
+		usleep(200000); /* accounting may lag squeue a little */
+	for (long k = 0; k < 3; k++) {
+		char name[16];
+		char *p, *want;
+		assert_int_equal(st.v[k].state, KP_SLURM_COMPLETED);
+		assert_int_equal(st.v[k].attempts, 1);
+		assert_int_equal(st.v[k].exit_code, 0);
+		snprintf(name, sizeof(name), "out-%ld", k);
+		p = join(suite, name);
+		kp_buf_reset(&b);
+		KP_ASSERT_OK(kp_read_file(p, 0, &b, &err), &err);
+		want = kp_xasprintf("bench %s --shard %ld/3 --resume --evals 2 gpu=", suite, k);
+		assert_true(!strncmp(b.buf, want, strlen(want)));
+		assert_non_null(strstr(b.buf, " v=a 'b'\n"));
+		free(want);
+		free(p);
+	}
+	kp_buf_reset(&b);
+	free(kpdir);
+	kpdir = join(suite, "merged");
+	KP_ASSERT_OK(kp_read_file(kpdir, 0, &b, &err), &err);
+	assert_string_equal(b.buf, "out-0\nout-1\nout-2\n"); /* the merge ran after every element */
+	kp_slurm_status_release(&st);
+	kp_slurm_submission_release(&sub);
+	kp_slurm_settings_release(&s);
+	kp_strvec_release(&args);
+	kp_buf_release(&b);
+	free(kpdir);
+	free(kp);
+	free(suite);
+	kp_test_tmpdir_remove(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_settings_example),
+	    cmocka_unit_test(test_settings_refused),
+	    cmocka_unit_test(test_settings_set_and_json),
+	    cmocka_unit_test(test_scripts_golden),
+	    cmocka_unit_test(test_scripts_refuse),
+	    cmocka_unit_test(test_script_runs_without_injection),
+	    cmocka_unit_test(test_parse_job_id),
+	    cmocka_unit_test(test_sbatch),
+	    cmocka_unit_test(test_clients_environment),
+	    cmocka_unit_test(test_write_and_submit),
+	    cmocka_unit_test(test_parse_captures),
+	    cmocka_unit_test(test_parse_ranges_and_refusals),
+	    cmocka_unit_test(test_query),
+	    cmocka_unit_test(test_live_submit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
