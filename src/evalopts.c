@@ -34,6 +34,8 @@ int kp_evalopts_from_args(struct kp_cli *cli, const struct kp_args *a, struct kp
 	o->nvcc = kp_arg_str(a, "nvcc");
 	o->arch = kp_arg_str(a, "arch");
 	o->nvcc_flags = (const char *const *)kp_arg_list(a, "nvcc-flag")->v;
+	o->worker = kp_arg_flag(a, "worker");
+	o->cpu_inputs = kp_arg_flag(a, "cpu-inputs");
 	return 0;
 }
 

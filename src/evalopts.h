@@ -21,7 +21,11 @@
 	{"python", 0, KP_OPT_STR, "PATH", "python3 with torch (default $KERNELPRO_PYTHON or python3)", NULL},     \
 	{"nvcc", 0, KP_OPT_STR, "PATH", "nvcc to use", NULL},                                                     \
 	{"arch", 0, KP_OPT_STR, "SM", "target architecture, e.g. sm_90a (default: the GPU's)", NULL},             \
-	{"nvcc-flag", 0, KP_OPT_LIST, "FLAG", "extra nvcc flag (part of the build cache key)", NULL}
+	{"nvcc-flag", 0, KP_OPT_LIST, "FLAG", "extra nvcc flag (part of the build cache key)", NULL},              \
+	{"worker", 0, KP_OPT_FLAG, NULL,                                                                         \
+	 "evaluate in the warm worker for this GPU (started if none): no Python/PyTorch start-up per candidate", NULL},    \
+	{"cpu-inputs", 0, KP_OPT_FLAG, NULL, "draw KernelBench inputs on the CPU (KernelBench's exact values; slow)", \
+	 NULL}
 
 /* Fills `o` from the parsed options; prints a usage error and returns nonzero on a bad value. */
 int kp_evalopts_from_args(struct kp_cli *cli, const struct kp_args *a, struct kp_eval_opts *o);

@@ -1,47 +1,47 @@
 #!/bin/sh
-# Several tools/gpu-run.sh streams in one device call. Stream i runs on GPU (i mod the GPU count);
-# streams of one GPU run one after another, streams of different GPUs at once, so no GPU ever runs
-# two streams together and timings stay quiet-machine timings. All streams share one deadline. Each
-# stream's logs come back as $OUT/sI-logs.tgz and $OUT/sI-summary.txt (the device returns <= 8 files).
+# Several tools/gpu-run.sh streams in one device call, in phases. Streams of one phase run at once
+# (stream i of a phase on GPU i mod the GPU count, so on one GPU they share it: put only correctness
+# tests together, never timings); a stream whose spec starts with '|' starts a new phase, after every
+# stream before it has ended. All streams share one deadline. Everything comes back as two files:
+# $OUT/logs.tgz (s<N>/ per stream) and $OUT/summary.txt (the device returns at most 8 files).
 #
-# Usage there:  [KP_DEADLINE_S=560] sh tools/gpu-par.sh "TESTS[;BENCH ...]" ["TESTS[;BENCH ...]" ...]
+# Usage there:  [KP_DEADLINE_S=560] sh tools/gpu-par.sh "[|]TESTS[;BENCH ...]" ...
 #   TESTS   tests/gpu prefixes for KP_GPU_TESTS ("none": no tests); BENCH: scripts for gpu-run.sh
+# Example: a capture alone, then three test streams together:
+#   sh tools/gpu-par.sh "none;bench/gpu-capture-corpus2.sh" "|g1301" "g0502" "g0501 g1201"
 set -u
 OUT=${OUT:-/tmp/kp-out}
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 [ "$ngpu" -ge 1 ] || ngpu=1
 export KP_DEADLINE_AT=$(( $(date +%s) + ${KP_DEADLINE_S:-540} ))
 root=$OUT
+mkdir -p "$root"
+work=$(mktemp -d "${TMPDIR:-/tmp}/kp-par-XXXXXX")
 
-stream() { # INDEX SPEC
-	tests=${2%%;*}
+stream() { # INDEX GPU SPEC
+	tests=${3%%;*}
 	benches=
-	case "$2" in *\;*) benches=$(echo "${2#*;}" | tr ';' ' ') ;; esac
-	(
-		export CUDA_VISIBLE_DEVICES=$(($1 % ngpu)) OUT="$root/s$1" KP_GPU_TESTS="$tests"
-		mkdir -p "$OUT"
-		# shellcheck disable=SC2086
-		sh tools/gpu-run.sh $benches >/dev/null 2>&1
-		mv "$OUT/logs.tgz" "$root/s$1-logs.tgz" 2>/dev/null
-		mv "$OUT/summary.txt" "$root/s$1-summary.txt" 2>/dev/null
-		rm -rf "$OUT"
-	)
+	case "$3" in *\;*) benches=$(echo "${3#*;}" | tr ';' ' ') ;; esac
+	d="$work/s$1"
+	mkdir -p "$d"
+	# shellcheck disable=SC2086
+	CUDA_VISIBLE_DEVICES=$2 OUT="$d" KP_GPU_TESTS="$tests" sh tools/gpu-run.sh $benches >/dev/null 2>&1
+	{ echo "== stream $1 (GPU $2, ended $(( KP_DEADLINE_AT - $(date +%s) )) s before the deadline): $3"; cat "$d/summary.txt" 2>/dev/null; } >"$work/s$1.txt"
+	mkdir -p "$d/x" && tar xzf "$d/logs.tgz" -C "$d/x" 2>/dev/null && rm -f "$d/logs.tgz"
 }
 
-g=0
-while [ $g -lt "$ngpu" ]; do
-	(
-		i=0
-		for spec in "$@"; do
-			[ $((i % ngpu)) -eq $g ] && stream $i "$spec"
-			i=$((i + 1))
-		done
-	) &
-	g=$((g + 1))
+i=0
+slot=0
+for spec in "$@"; do
+	case "$spec" in
+	\|*) wait; slot=0; spec=${spec#|} ;;
+	esac
+	stream $i $((slot % ngpu)) "$spec" &
+	i=$((i + 1))
+	slot=$((slot + 1))
 done
 wait
-for f in "$root"/s*-summary.txt; do
-	[ -e "$f" ] || continue
-	echo "== $(basename "$f")"
-	cat "$f"
-done
+cat "$work"/s*.txt >"$root/summary.txt"
+tar czf "$root/logs.tgz" -C "$work" .
+rm -rf "$work"
+cat "$root/summary.txt"

@@ -108,11 +108,21 @@ const char *kp_child_describe(const struct kp_child *c, char *buf, size_t n);
 int kp_child_env_allowed(const char *name);
 
 /*
+ * Appends the environment c would run with ("NAME=value": the inherited part as above, then
+ * c->env) to out. For a process started some other way that must see what a kp_child would (the
+ * warm worker's jobs, lib/eval/worker.c).
+ */
+void kp_child_environment(const struct kp_child *c, struct kp_strvec *out);
+
+/*
  * Process-wide, for the program's signal handling (src/main.c): every child
  * also watches *flag (NULL: none) as its cancel flag. Call once, before any
  * child starts.
  */
 void kp_child_set_cancel(const volatile sig_atomic_t *flag);
+
+/* True when that flag is set: for a wait on a process kp_child does not run (the warm worker's jobs). */
+int kp_child_canceled(void);
 
 /*
  * SIGKILL to the process group of every child running now, for a process

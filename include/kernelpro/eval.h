@@ -146,6 +146,12 @@ struct kp_eval_opts {
 	int keep_work;           /* 1: leave work_dir behind (its path is in v.work_dir) */
 	int sanitize;            /* 1: after an illegal or misaligned address, run the candidate once under
 				  * compute-sanitizer memcheck and add its report to v.log (default 1) */
+
+	/* Throughput (issue 12). */
+	int worker;              /* 1: kp_eval_file/source run the harness in the warm worker for opts.gpu
+				  * (started when none runs; a cold start when it cannot be had). Default 0 */
+	int cpu_inputs;          /* 1: KernelBench get_inputs() on the CPU, KernelBench's exact values (slow
+				  * for large inputs); 0: on the GPU, same distributions (default) */
 };
 
 /* Fills in the defaults above. */
@@ -362,5 +368,70 @@ int kp_eval_cmd_run(const struct kp_eval_cmd *cmd, struct kp_verdict *v, struct 
 int kp_eval_cmd_parse(const struct kp_eval_cmd *cmd, const struct kp_child *ran, struct kp_verdict *v,
 		      struct kp_error *err);
 void kp_eval_cmd_release(struct kp_eval_cmd *cmd);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* The warm worker: evaluations that skip Python's and PyTorch's start-up (docs/eval.md).         */
+
+/*
+ * A worker is a per-GPU process (harness/kp_worker.py) that has imported PyTorch once, without
+ * touching CUDA, and forks a fresh child per evaluation: each child has its own process group, time
+ * limit and CUDA context, so a crash, a hang or an out-of-memory ends only that evaluation. Workers
+ * are shared by every kernelpro process of the user with the same Python, harness files and GPU (a
+ * Unix socket in $XDG_RUNTIME_DIR/kernelpro or /tmp/kernelpro-UID), run one evaluation at a time in
+ * submission order, and exit after 10 idle minutes ($KERNELPRO_WORKER_IDLE seconds).
+ *
+ * The asynchronous API, for a loop that builds and asks the LLM while the GPU evaluates:
+ *
+ *	struct kp_eval_worker *w = NULL;
+ *	struct kp_eval_job *job;
+ *	if (kp_eval_worker_start(gpu, &o, &w, &err))
+ *		... no worker (err says why): jobs submitted with w == NULL run cold, as kp_eval_file
+ *	kp_eval_submit(w, &task, src, len, "cand.py", &o, &job, &err);  static checks, work dir, config
+ *	while (!kp_eval_job_poll(job, 0))
+ *		... other work; or poll() on kp_eval_worker_fd(w) and call kp_eval_job_poll(job, 0) when readable
+ *	kp_eval_job_finish(job, &v, &err);                              the verdict; frees job
+ *	kp_eval_worker_stop(w, 0);
+ *
+ * When the worker dies or misbehaves, its jobs (and every later one) run cold inside
+ * kp_eval_job_finish: the same verdict, at today's start-up cost. Not thread-safe: one thread drives
+ * a worker and its jobs.
+ */
+struct kp_eval_worker;
+struct kp_eval_job;
+
+/*
+ * Connects to the worker for GPU `gpu` (an index as opts.gpu), starting one when none runs and
+ * waiting until it has imported PyTorch (up to $KERNELPRO_WORKER_START_S seconds, default 180).
+ * Uses o->python and the harness kernelpro finds. Returns 0 with *w set, or KP_ENOTOOL/KP_EIO with
+ * *w NULL and the reason in err. Free with kp_eval_worker_stop().
+ */
+int kp_eval_worker_start(int gpu, const struct kp_eval_opts *o, struct kp_eval_worker **w, struct kp_error *err);
+
+/* The connection's descriptor, readable when a job of this worker has news; -1 when it is gone. */
+int kp_eval_worker_fd(const struct kp_eval_worker *w);
+
+/* The worker's start-up report (JSON: pid, python, torch version, preload seconds, threads); borrowed. */
+const json_t *kp_eval_worker_hello(const struct kp_eval_worker *w);
+
+/* Closes the connection (the worker stays for others; `shutdown`: asks it to exit after its current
+ * job). Jobs still pending run cold when finished. NULL is fine. */
+void kp_eval_worker_stop(struct kp_eval_worker *w, int shutdown);
+
+/*
+ * Starts one evaluation as kp_eval_source() does: static checks, work directory, toolchain, the
+ * harness command (native tasks: the builds too); the harness then runs in the worker (w NULL: cold,
+ * when the job is finished). `task` and `o` must stay valid until the job is finished. Returns a
+ * negative code as kp_eval_source() does (no job then).
+ */
+int kp_eval_submit(struct kp_eval_worker *w, const struct kp_task *task, const char *src, size_t len,
+		   const char *name, const struct kp_eval_opts *o, struct kp_eval_job **job, struct kp_error *err);
+
+/* Reads the worker's news for up to timeout_ms (0: none). 1 when kp_eval_job_finish() will not wait
+ * on the GPU (done, or to run cold), 0 while queued or running. */
+int kp_eval_job_poll(struct kp_eval_job *job, long timeout_ms);
+
+/* Waits for the job (running it cold when its worker is gone), fills `v` as kp_eval_source() does,
+ * and frees the job. */
+int kp_eval_job_finish(struct kp_eval_job *job, struct kp_verdict *v, struct kp_error *err);
 
 #endif

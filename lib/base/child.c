@@ -59,9 +59,14 @@ void kp_child_set_cancel(const volatile sig_atomic_t *flag)
 	process_cancel = flag;
 }
 
+int kp_child_canceled(void)
+{
+	return process_cancel && *process_cancel;
+}
+
 static int cancel_requested(const struct kp_child *c)
 {
-	return (process_cancel && *process_cancel) || (c->cancel && c->cancel(c->cancel_ud));
+	return kp_child_canceled() || (c->cancel && c->cancel(c->cancel_ud));
 }
 
 /* More children than slots at once are not listed: they still die with their parent (PDEATHSIG). */
@@ -215,8 +220,7 @@ static int inherits(const struct kp_child *c, const char *name, size_t n, const 
 	return pass && list_has(pass, name, n);
 }
 
-/* Builds the child's environment: the inherited part (unless cleared), then env. */
-static void build_env(const struct kp_child *c, struct kp_strvec *out)
+void kp_child_environment(const struct kp_child *c, struct kp_strvec *out)
 {
 	const char *pass = getenv("KERNELPRO_PASS_ENV");
 	for (char **e = environ; e && *e && !c->env_clear; e++) {
@@ -440,7 +444,7 @@ static int spawn(struct kp_child *c, struct run *r, struct kp_error *err)
 	pid_t parent = getpid();
 	int rc;
 
-	build_env(c, &envv);
+	kp_child_environment(c, &envv);
 	prog = which_in(c->args.v[0], env_get(&envv, "PATH"));
 	if (!prog) {
 		rc = kp_error_set(err, KP_ENOTOOL, "cannot run '%s': not found%s", c->args.v[0],

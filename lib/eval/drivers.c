@@ -112,6 +112,7 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 	kp_json_set(cfg, "iters", json_integer(x->iters));
 	kp_json_set(cfg, "with_compile", json_boolean(x->with_compile || (!strcmp(x->mode, "eval") && o->time_compiled)));
 	kp_json_set(cfg, "checks_off", str_array(o->allow_checks));
+	kp_json_set(cfg, "cpu_inputs", json_boolean(o->cpu_inputs));
 	limits = json_object();
 	build = json_object();
 	kp_json_set(limits, "build", json_real(o->build_timeout_s));

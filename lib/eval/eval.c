@@ -7,6 +7,7 @@
 
 #include "eval/drivers.h"
 #include "eval/excerpt.h"
+#include "eval/evalrun.h"
 #include "eval/harness.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/hash.h"
@@ -15,8 +16,8 @@
 #include "kernelpro/str.h"
 
 #define CAND_CAP (1u << 20)
-#define OUT_CAP (4u << 20)
-#define ERR_CAP (8u << 20)
+#define OUT_CAP KP_EVAL_OUT_CAP
+#define ERR_CAP KP_EVAL_ERR_CAP
 
 void kp_eval_opts_init(struct kp_eval_opts *o)
 {
@@ -55,25 +56,31 @@ static int opts_valid(const struct kp_eval_opts *o, struct kp_error *err)
 	return 0;
 }
 
+int kp_eval_run_child(const struct kp_eval_cmd *cmd, struct kp_child *c, struct kp_error *err)
+{
+	int rc;
+
+	kp_strvec_pushv(&c->args, (const char *const *)cmd->argv.v);
+	kp_strvec_pushv(&c->env, (const char *const *)cmd->env.v);
+	c->stdin_data = cmd->input.buf;
+	c->stdin_len = cmd->input.len;
+	c->timeout_ms = cmd->timeout_s > 0 ? (long)(cmd->timeout_s * 1000) : 0;
+	c->out_cap = OUT_CAP;
+	c->err_cap = ERR_CAP;
+	if ((rc = kp_child_run(c, err)) == KP_ENOTOOL)
+		kp_error_prefix(err, "cannot start the harness (for KernelBench tasks: python3 with torch, "
+				     "or set KERNELPRO_PYTHON / --python)");
+	return rc;
+}
+
 /* Runs a prepared harness command in a fresh child and reads the verdict from it. */
 static int run_cmd(const struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err)
 {
 	struct kp_child c = KP_CHILD_INIT;
 	int rc;
 
-	kp_strvec_pushv(&c.args, (const char *const *)cmd->argv.v);
-	kp_strvec_pushv(&c.env, (const char *const *)cmd->env.v);
-	c.stdin_data = cmd->input.buf;
-	c.stdin_len = cmd->input.len;
-	c.timeout_ms = cmd->timeout_s > 0 ? (long)(cmd->timeout_s * 1000) : 0;
-	c.out_cap = OUT_CAP;
-	c.err_cap = ERR_CAP;
-	if ((rc = kp_child_run(&c, err))) {
-		if (rc == KP_ENOTOOL)
-			kp_error_prefix(err, "cannot start the harness (for KernelBench tasks: python3 with torch, "
-					     "or set KERNELPRO_PYTHON / --python)");
+	if ((rc = kp_eval_run_child(cmd, &c, err)))
 		goto out;
-	}
 	v->run_s = c.elapsed_s;
 	rc = kp_eval_cmd_parse(cmd, &c, v, err);
 out:
@@ -275,67 +282,100 @@ out:
 	kp_buf_release(&path);
 }
 
-int kp_eval_source(const struct kp_task *task, const char *src, size_t len, const char *name,
-		   const struct kp_eval_opts *opts, struct kp_verdict *v, struct kp_error *err)
+int kp_eval_begin(struct kp_eval_pending *p, const struct kp_task *task, const char *src, size_t len,
+		  const char *name, const struct kp_eval_opts *opts, struct kp_verdict *v, struct kp_error *err)
 {
-	struct kp_eval_opts defaults;
-	const struct kp_eval_opts *o = opts;
-	struct kp_eval_ctx x = {0};
-	struct kp_eval_cmd cmd;
-	struct kp_buf cand_path = KP_BUF_INIT;
-	double t0 = kp_now();
 	int rc;
 
-	if (!o) {
-		kp_eval_opts_init(&defaults);
-		o = &defaults;
+	memset(p, 0, sizeof(*p));
+	p->t0 = kp_now();
+	p->o = opts;
+	if (!p->o) {
+		kp_eval_opts_init(&p->defaults);
+		p->o = &p->defaults;
 	}
+	p->task = task;
+	p->cand_path = (struct kp_buf)KP_BUF_INIT;
 	kp_verdict_release(v);
-	cmd_init(&cmd);
-	if ((rc = opts_valid(o, err)) || (rc = check_candidate_kind(task, name, err)))
+	cmd_init(&p->cmd);
+	if ((rc = opts_valid(p->o, err)) || (rc = check_candidate_kind(task, name, err)))
 		return rc;
 	if (len > CAND_CAP)
 		return kp_error_set(err, KP_ETOOBIG, "candidate '%s' is larger than 1 MiB", name ? name : "?");
-	v->gpu = o->gpu;
+	v->gpu = p->o->gpu;
 	kp_sha256_hex(src, len, v->source_sha256);
 
-	kp_eval_static(task, src, len, o, v, err);
-	if (v->status == KP_STATUS_CHEAT_SUSPECTED)
-		goto done;
-
-	x.task = task;
-	x.o = o;
-	x.mode = "eval";
-	x.cand_sha = v->source_sha256;
-	if ((rc = setup(task, src, len, name, o, &x, &cmd, &cand_path, err)))
-		goto fail;
-	if ((rc = prepare(&x, &cmd, v, err)))
-		goto fail;
-	if (!cmd.argv.n)
-		goto done; /* compile error or build-only: the verdict is set */
-	{
-		double b = v->build_s;
-		if ((rc = run_cmd(&cmd, v, err)))
-			goto fail;
-		if (!isnan(b) && task->kind == KP_TASK_NATIVE)
-			v->build_s = b;
+	kp_eval_static(task, src, len, p->o, v, err);
+	if (v->status == KP_STATUS_CHEAT_SUSPECTED) {
+		p->done = 1;
+		return 0;
 	}
-	if (v->status == KP_STATUS_RUNTIME_ERROR && o->sanitize)
-		sanitize(&x, v);
-	kp_eval_speed_checks(task, o, v);
-done:
-	if (o->keep_work && cmd.work_dir)
-		v->work_dir = kp_xstrdup(cmd.work_dir);
+	p->x.task = task;
+	p->x.o = p->o;
+	p->x.mode = "eval";
+	p->x.cand_sha = v->source_sha256;
+	if ((rc = setup(task, src, len, name, p->o, &p->x, &p->cmd, &p->cand_path, err)) ||
+	    (rc = prepare(&p->x, &p->cmd, v, err))) {
+		v->status = KP_STATUS_NONE;
+		return rc;
+	}
+	p->done = !p->cmd.argv.n; /* compile error or build-only: the verdict is set */
+	return 0;
+}
+
+int kp_eval_end(struct kp_eval_pending *p, const struct kp_child *ran, struct kp_verdict *v, struct kp_error *err)
+{
+	const struct kp_eval_opts *o = p->o;
+	int rc = 0;
+
+	if (ran) {
+		double b = v->build_s;
+		v->run_s = ran->elapsed_s;
+		if ((rc = kp_eval_cmd_parse(&p->cmd, ran, v, err))) {
+			v->status = KP_STATUS_NONE;
+			goto out;
+		}
+		if (!isnan(b) && p->task->kind == KP_TASK_NATIVE)
+			v->build_s = b;
+		if (v->status == KP_STATUS_RUNTIME_ERROR && o->sanitize)
+			sanitize(&p->x, v);
+		kp_eval_speed_checks(p->task, o, v);
+	}
+	if (o->keep_work && p->cmd.work_dir)
+		v->work_dir = kp_xstrdup(p->cmd.work_dir);
 	v->correct = v->status == KP_STATUS_CORRECT;
-	v->total_s = kp_now() - t0;
-	rc = 0;
-	goto out;
-fail:
-	v->status = KP_STATUS_NONE;
+	v->total_s = kp_now() - p->t0;
 out:
-	kp_toolchain_release(&x.tc);
-	kp_eval_cmd_release(&cmd);
-	kp_buf_release(&cand_path);
+	kp_eval_pending_release(p);
+	return rc;
+}
+
+void kp_eval_pending_release(struct kp_eval_pending *p)
+{
+	kp_toolchain_release(&p->x.tc);
+	kp_eval_cmd_release(&p->cmd);
+	kp_buf_release(&p->cand_path);
+}
+
+int kp_eval_source(const struct kp_task *task, const char *src, size_t len, const char *name,
+		   const struct kp_eval_opts *o, struct kp_verdict *v, struct kp_error *err)
+{
+	struct kp_eval_worker *w = NULL;
+	struct kp_eval_job *job = NULL;
+	int rc;
+
+	if (o && o->worker) {
+		struct kp_error werr = KP_ERROR_INIT;
+		/* No worker to be had: a cold start, exactly as without one. */
+		if (kp_eval_worker_start(o->gpu, o, &w, &werr))
+			kp_warn("%s; evaluating without the warm worker", werr.msg);
+	}
+	rc = kp_eval_submit(w, task, src, len, name, o, &job, err);
+	if (!rc)
+		rc = kp_eval_job_finish(job, v, err);
+	else
+		kp_verdict_release(v); /* status none, as the evaluation could not run */
+	kp_eval_worker_stop(w, 0);
 	return rc;
 }
 

@@ -49,19 +49,25 @@ class GoldenTest(unittest.TestCase):
                 self.assertIn(part, msg, c["case"])
             self.assertEqual(msg == "", got is None, c["case"])
 
-    def test_chunks_cover_and_respect_groups(self):
-        for numel, inner, step in ((100, 7, 20), (100, 30, 20), (64, 64, 16), (10, 1, 3), (5, 100, 2)):
-            spans = list(outcheck._chunks(numel, inner, step))
+    def test_spans_cover_and_suit_every_layout(self):
+        for shape, step in (((10, 10), 20), ((100, 7), 20), ((4, 30, 10), 20), ((4, 16, 8, 8), 100),
+                            ((2, 64, 4096), 1000), ((3, 5), 2), ((8, 65536), 1000), ((4, 3, 7), 5)):
+            numel = math.prod(shape)
+            lay = outcheck.layouts(shape)
+            lays = [lay[k][:2] for k in ("rows", "chans") if lay[k] is not None]
+            spans = list(outcheck._spans(numel, lays, step))
             self.assertEqual(spans[0][0], 0)
             self.assertEqual(spans[-1][1], numel)
             for (a0, a1), (b0, _) in zip(spans, spans[1:]):
                 self.assertEqual(a1, b0)
             for c0, c1 in spans:
-                if inner <= step:
-                    self.assertEqual(c0 % inner, 0)
-                    self.assertTrue(c1 % inner == 0 or c1 == numel)
-                else:
-                    self.assertEqual(c0 // inner, (c1 - 1) // inner)
+                self.assertTrue(0 < c1 - c0 <= step, (shape, c0, c1))
+                for inner, nseg in lays:
+                    slab = inner * nseg
+                    whole_slabs = c0 % slab == 0 and (c1 - c0) % slab == 0
+                    groups_in_slab = c0 % inner == 0 and (c1 - c0) % inner == 0 and c0 // slab == (c1 - 1) // slab
+                    in_one_group = c0 // inner == (c1 - 1) // inner
+                    self.assertTrue(whole_slabs or groups_in_slab or in_one_group, (shape, inner, nseg, c0, c1))
 
 
 @unittest.skipIf(torch is None, "no torch on this machine (tests/gpu/g1301 runs these where there is)")
@@ -111,6 +117,27 @@ class MeasureTest(unittest.TestCase):
         got, s = self.verdict(ref, out)
         self.assertEqual(got, outcheck.RELATIVE)
         self.assertEqual((s["chans"]["bad"], s["chans"]["worst"]), (1, 5))
+
+    def test_group_sums_match_direct_sums(self):
+        g = torch.Generator().manual_seed(8)
+        for shape in ((6, 40), (3, 4, 40), (2, 3, 5, 36)):
+            ref = torch.randn(*shape, generator=g)
+            out = ref + torch.randn(*shape, generator=g) * 1e-6
+            b = outcheck.bounds("f32", 1e-4, 1e-4)
+            for step in (7, 40, 1 << 20):
+                s = outcheck.measure(torch, ref, out, b, step=step)
+                lay = outcheck.layouts(shape)
+                for key in ("rows", "chans"):
+                    if lay[key] is None:
+                        continue
+                    inner, nseg, _ = lay[key]
+                    gid = (torch.arange(ref.numel()) // inner) % nseg
+                    r2 = torch.zeros(nseg, dtype=torch.float64).index_add_(0, gid, ref.double().reshape(-1) ** 2)
+                    d2 = torch.zeros(nseg, dtype=torch.float64).index_add_(
+                        0, gid, (out.double() - ref.double()).reshape(-1) ** 2)
+                    want = outcheck.groups(torch, r2, d2, lay[key][2], s["ref_maxabs"], b)
+                    self.assertEqual(s[key]["considered"], want["considered"], (shape, step, key))
+                    self.assertEqual(s[key]["n"], nseg)
 
     def test_honest_reordered_sum(self):
         g = torch.Generator().manual_seed(4)

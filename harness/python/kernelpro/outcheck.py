@@ -113,93 +113,107 @@ def judge(s, b, name, coords=None, skip=()):
 
 # --- measuring, with torch ------------------------------------------------------------------------
 
-def _chunks(numel, inner, step):
-    """Flat [c0, c1) ranges of about `step` elements that start and end on multiples of `inner`, or
-    lie inside one block of `inner` elements (so each maps to whole groups or to one group)."""
+def _valid_end(c0, c1, inner, nseg):
+    """The largest end <= c1 for a chunk starting at c0 that maps to groups (i // inner) % nseg simply:
+    whole slabs of inner * nseg elements, whole groups inside one slab, or a piece of one group."""
+    slab = inner * nseg
+    if c0 % slab == 0 and c1 - c0 >= slab:
+        return c0 + (c1 - c0) // slab * slab
+    if c0 % inner == 0 and c1 - c0 >= inner:
+        c1 = min(c1, (c0 // slab + 1) * slab)
+        return c0 + (c1 - c0) // inner * inner
+    return min(c1, (c0 // inner + 1) * inner)
+
+
+def _spans(numel, lays, step):
+    """Flat [c0, c1) ranges of at most `step` elements covering [0, numel), each of which every layout
+    (inner, nseg) in `lays` can sum per group without an index per element (_add_groups)."""
     c0 = 0
     while c0 < numel:
-        if inner <= step:
-            c1 = min(numel, c0 + max(1, step // inner) * inner)
-        else:
-            c1 = min(numel, c0 + step, (c0 // inner + 1) * inner)
+        c1 = min(numel, c0 + step)
+        while True:  # each layout may only shorten the chunk; a one-element chunk suits them all
+            e = c1
+            for inner, nseg in lays:
+                e = _valid_end(c0, e, inner, nseg)
+            if e == c1:
+                break
+            c1 = e
         yield c0, c1
         c0 = c1
 
 
-def _segment_sums(t, squares, numel, inner, nseg, step, dev):
-    """Per-group sums of the float64 tensors squares(c0, c1) returns, for group(i) = (i // inner) % nseg:
-    one accumulator per returned tensor, in one pass."""
-    accs = None
-    for c0, c1 in _chunks(numel, inner, step):
-        vs = squares(c0, c1)
-        if accs is None:
-            accs = [t.zeros(nseg, dtype=t.float64, device=dev) for _ in vs]
-        if inner <= step:
-            ids = t.arange(c0 // inner, c1 // inner, device=dev) % nseg
-            for acc, v in zip(accs, vs):
-                acc.index_add_(0, ids, v.reshape(-1, inner).sum(dim=1))
-        else:
-            for acc, v in zip(accs, vs):
-                acc[(c0 // inner) % nseg] += v.sum()
-    return accs
+def _add_groups(acc, v, c0, c1, inner, nseg):
+    """Adds a chunk's per-element values `v` (flat [c0, c1), shaped as _spans makes them) into the
+    per-group accumulator `acc`: on the device, no host synchronisation."""
+    slab = inner * nseg
+    if c0 % slab == 0 and (c1 - c0) % slab == 0:
+        acc += v.reshape(-1, nseg, inner).sum(dim=(0, 2))
+    elif c0 % inner == 0 and (c1 - c0) % inner == 0:
+        g0, cnt = (c0 // inner) % nseg, (c1 - c0) // inner
+        acc[g0:g0 + cnt] += v.reshape(cnt, inner).sum(dim=1)
+    else:
+        acc[(c0 // inner) % nseg] += v.sum()
 
 
 def measure(t, ref, out, b, step=1 << 24):
-    """Statistics of one floating-point output (torch tensors of one shape, any device)."""
+    """Statistics of one floating-point output (torch tensors of one shape, any device). Two passes in
+    float64 chunks of `step` elements: the first gathers the sums, extremes and per-group sums, the
+    second counts elements off by more than rel of the reference's scale (it needs the first's RMS).
+    Everything accumulates on the tensors' device; the host reads it once per pass."""
     shape = tuple(ref.shape)
     r, o = ref.reshape(-1), out.reshape(-1)
     numel = r.numel()
     dev = r.device
+    f64 = t.float64
     s = {"n": 0, "ref_min": 0.0, "ref_max": 0.0, "ref_maxabs": 0.0, "ref_sumsq": 0.0, "out_min": 0.0,
          "out_max": 0.0, "diff_sumsq": 0.0, "nbad": 0, "first_bad": -1, "first_got": 0.0, "first_want": 0.0,
          "rows": no_groups(), "chans": no_groups()}
-    first = True
+    if numel == 0:
+        return s
+    lay = layouts(shape)
+    keys = [k for k in ("rows", "chans") if lay[k] is not None]
+    accs = {k: (t.zeros(lay[k][1], dtype=f64, device=dev), t.zeros(lay[k][1], dtype=f64, device=dev)) for k in keys}
+    spans = list(_spans(numel, [lay[k][:2] for k in keys], step))
+    inf = float("inf")
+    hi = t.full((5,), -inf, dtype=f64, device=dev)  # maxima of -ref, ref, -out, out, |ref|
+    sums = t.zeros(3, dtype=f64, device=dev)  # n, sum ref^2, sum (out - ref)^2
 
     def pair(c0, c1):
-        rc, oc = r[c0:c1].double(), o[c0:c1].double()
-        fin = t.isfinite(rc) & t.isfinite(oc)
-        return rc, oc, fin
+        rc, oc = r[c0:c1].to(f64), o[c0:c1].to(f64)
+        return rc, oc, t.isfinite(rc) & t.isfinite(oc)
 
-    for c0 in range(0, numel, step):
-        rc, oc, fin = pair(c0, min(numel, c0 + step))
-        k = int(fin.sum().item())
-        if not k:
-            continue
-        rf, of = rc[fin], oc[fin]
-        lo, hi, olo, ohi = (float(rf.min().item()), float(rf.max().item()), float(of.min().item()),
-                            float(of.max().item()))
-        if first:
-            s["ref_min"], s["ref_max"], s["out_min"], s["out_max"] = lo, hi, olo, ohi
-            first = False
-        else:
-            s["ref_min"], s["ref_max"] = min(s["ref_min"], lo), max(s["ref_max"], hi)
-            s["out_min"], s["out_max"] = min(s["out_min"], olo), max(s["out_max"], ohi)
-        s["n"] += k
-        s["ref_maxabs"] = max(s["ref_maxabs"], float(rf.abs().max().item()))
-        s["ref_sumsq"] += float((rf * rf).sum().item())
-        s["diff_sumsq"] += float(((of - rf) ** 2).sum().item())
-    if not s["n"]:
-        return s
-    rms = math.sqrt(s["ref_sumsq"] / s["n"])
-    for c0 in range(0, numel, step):
-        rc, oc, fin = pair(c0, min(numel, c0 + step))
-        bad = fin & ((oc - rc).abs() > b["rel"] * (rc.abs() + rms))
-        nb = int(bad.sum().item())
-        if nb and s["first_bad"] < 0:
-            j = int(bad.nonzero()[0].item())
-            s["first_bad"], s["first_got"], s["first_want"] = c0 + j, float(oc[j].item()), float(rc[j].item())
-        s["nbad"] += nb
-
-    def squares(c0, c1):
+    for c0, c1 in spans:
         rc, oc, fin = pair(c0, c1)
-        zero = t.zeros_like(rc)
-        return t.where(fin, rc * rc, zero), t.where(fin, (oc - rc) ** 2, zero)
-
-    lay = layouts(shape)
-    for key in ("rows", "chans"):
-        if lay[key] is None:
-            continue
-        inner, nseg, size = lay[key]
-        r2, d2 = _segment_sums(t, squares, numel, inner, nseg, step, dev)
-        s[key] = groups(t, r2, d2, size, s["ref_maxabs"], b)
+        zero = t.zeros((), dtype=f64, device=dev)
+        r2 = t.where(fin, rc * rc, zero)
+        d2 = t.where(fin, (oc - rc) ** 2, zero)
+        hi = t.maximum(hi, t.stack([t.where(fin, -rc, -inf).max(), t.where(fin, rc, -inf).max(),
+                                    t.where(fin, -oc, -inf).max(), t.where(fin, oc, -inf).max(),
+                                    t.where(fin, rc.abs(), -inf).max()]))
+        sums += t.stack([fin.sum().to(f64), r2.sum(), d2.sum()])
+        for k in keys:
+            _add_groups(accs[k][0], r2, c0, c1, *lay[k][:2])
+            _add_groups(accs[k][1], d2, c0, c1, *lay[k][:2])
+    h, (n, ref_sumsq, diff_sumsq) = hi.tolist(), sums.tolist()
+    if not n:
+        return s
+    s.update(n=int(n), ref_min=-h[0], ref_max=h[1], out_min=-h[2], out_max=h[3], ref_maxabs=h[4],
+             ref_sumsq=ref_sumsq, diff_sumsq=diff_sumsq)
+    rms = math.sqrt(ref_sumsq / n)
+    nbad = t.zeros((), dtype=t.int64, device=dev)
+    for c0, c1 in spans:
+        rc, oc, fin = pair(c0, c1)
+        nbad += (fin & ((oc - rc).abs() > b["rel"] * (rc.abs() + rms))).sum()
+    s["nbad"] = int(nbad.item())
+    if s["nbad"]:  # only a failing output pays for finding its first bad element
+        for c0, c1 in spans:
+            rc, oc, fin = pair(c0, c1)
+            bad = fin & ((oc - rc).abs() > b["rel"] * (rc.abs() + rms))
+            idx = bad.nonzero()
+            if idx.numel():
+                j = int(idx[0].item())
+                s["first_bad"], s["first_got"], s["first_want"] = c0 + j, float(oc[j].item()), float(rc[j].item())
+                break
+    for k in keys:
+        s[k] = groups(t, accs[k][0], accs[k][1], lay[k][2], s["ref_maxabs"], b)
     return s

@@ -1,11 +1,50 @@
-"""Pure-Python helpers of the PyTorch adapter (no torch): statistics, log excerpts, the result
-channel, and finding fast-path sources to prebuild. Unit-tested on machines without a GPU."""
+"""Pure-Python helpers of the PyTorch adapter (no torch): the verdict-ending exception and check
+severities, statistics, log excerpts, the result channel, and finding fast-path sources to prebuild.
+Unit-tested on machines without a GPU."""
 
 import ast
 import json
 import math
 import os
 import re
+
+REFUSE, WARN, FAIL = "refuse", "warn", "fail"
+
+DTYPE_NAMES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float64": "f64",
+               "torch.int32": "i32", "torch.int64": "i64", "torch.int8": "i8", "torch.uint8": "u8"}
+
+
+class Stop(Exception):
+    """Ends the evaluation with a verdict."""
+
+    def __init__(self, status, message, log=""):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.log = log
+
+
+def first_line(e):
+    """The first line of an exception's text (400 characters at most), or its type's name."""
+    s = str(e).strip()
+    return s.splitlines()[0][:400] if s else type(e).__name__
+
+
+def unravel(idx, shape):
+    """Coordinates of flat index `idx` in a C-contiguous tensor of `shape`."""
+    pos = []
+    for d in reversed(shape):
+        pos.append(idx % d if d else 0)
+        idx = idx // d if d else 0
+    return list(reversed(pos))
+
+
+def dtype_name(outs):
+    """The first floating-point output's dtype ("f32"), else the first output's."""
+    for o in outs:
+        if o.is_floating_point():
+            return DTYPE_NAMES.get(str(o.dtype), str(o.dtype))
+    return DTYPE_NAMES.get(str(outs[0].dtype), str(outs[0].dtype)) if outs else None
 
 
 def stats(times_ms):

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Seconds per candidate, source to verdict, on every task size, side by side in one run (issue 12):
+# the small task cold and with the warm worker (build uncached and cached), KernelBench's own harness
+# on the same candidates (needs .kb/: bench/kb-prepare.sh, carried to the GPU machine), the native
+# harness's cold start, and the large task (6 GiB input) with every check on. One table at the end,
+# with the targets; about 6-8 minutes on the H200.
+#   bench/eval-throughput.sh [REPEATS]          (default 5; KernelBench's harness runs 2)
+# Writes the table to stdout and, with every verdict, under $OUT (default: a temporary directory).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+KP=${KP:-$root/build/bin/kernelpro}
+[ -x "$KP" ] || KP="$root/dist/gpu/bin/kernelpro"
+py=${KERNELPRO_PYTHON:-python3}
+[ -x /opt/torch/.venv/bin/python3 ] && py=${KERNELPRO_PYTHON:-/opt/torch/.venv/bin/python3}
+export KERNELPRO_PYTHON="$py"
+out=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/kp-tput-XXXXXX")}
+exec python3 "$root/bench/eval_throughput.py" --kp "$KP" --root "$root" --out "$out" --python "$py" \
+	--reps "${1:-5}" --budget "${KP_BENCH_BUDGET:-450}"

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""A stand-in for harness/kp_torch.py in tests of the warm worker (tests/python/test_worker.py,
+tests/unit/t_eval_worker.c): the same protocol (a JSON config on stdin, JSON lines on stdout, the
+process ends with os._exit), no torch. The config's "do" (else $FAKE_DO) says what the job does;
+"hang_in_worker" hangs only when the worker runs it in-process, and answers when started cold."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def secrets_seen():
+    """The names in our environment that look like an API key (kernelpro passes none to a harness)."""
+    return sorted(k for k in os.environ if "KEY" in k.upper())
+
+
+def preload():
+    return {"imported": [], "failed": {}, "torch": None,
+            "cuda_initialized": os.environ.get("FAKE_CUDA_INIT") == "1", "secrets_seen": secrets_seen()}
+
+
+def result(obj):
+    sys.stdout.write(json.dumps({"result": obj}) + "\n")
+    sys.stdout.flush()
+
+
+def main(t_start=None, cold=False):
+    cfg = json.load(sys.stdin)
+    do = cfg.get("do", os.environ.get("FAKE_DO", "ok"))
+    if do == "hang_in_worker":
+        do = "ok" if cold else "hang"
+    sys.stdout.write(json.dumps({"phase": "correctness", "limit_s": 9, "t": time.monotonic()}) + "\n")
+    sys.stdout.flush()
+    if do == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif do == "hang":
+        time.sleep(1000)
+    elif do == "hang_hard":  # ignores SIGTERM: only SIGKILL ends it
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        time.sleep(1000)
+    elif do == "flood":
+        sys.stderr.write("x" * int(cfg.get("n", 1 << 20)))
+        sys.stderr.flush()
+    elif do == "grandchild":
+        p = subprocess.Popen(["sleep", "100"])
+        with open(cfg["pidfile"], "w") as f:
+            f.write(str(p.pid))
+    elif do == "exit":
+        sys.stdout.flush()
+        os._exit(int(cfg.get("code", 3)))
+    seen = secrets_seen()
+    result({"status": "correct", "message": "fake pid=%d ppid=%d%s%s" % (os.getpid(), os.getppid(), " cold" if cold else "",
+                                                                        " secrets=" + ",".join(seen) if seen else ""),
+            "flags": [], "trials_run": 1, "trials_passed": 1,
+            "pid": os.getpid(), "pgid": os.getpgid(0), "ppid": os.getppid(), "cwd": os.getcwd(),
+            "foo": os.environ.get("FOO"), "argv": sys.argv,
+            "timeline": "start %.3f" % (time.monotonic() - (t_start or time.monotonic()))})
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(cold=True)

@@ -1,0 +1,243 @@
+"""The adapter's correctness phase (kernelpro/correctness.py, kernelpro/inputs.py) on CPU tensors, where
+torch is installed: the trials with their copies made only when a model needs them, the checks that
+catch in-place hacks, aliases and stale results, the scaled trial, and the elementwise comparison.
+The GPU runs the same code on real candidates (tests/gpu/g0502, g1301)."""
+
+import os
+import sys
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "harness"))
+sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+from kernelpro import correctness, inputs as kin  # noqa: E402
+from kernelpro.util import Stop  # noqa: E402
+
+if torch is not None:
+    import kp_torch  # noqa: E402
+
+    class CpuAdapter(kp_torch.Adapter):
+        """The adapter with the CPU standing in for the GPU: no poisoning, no CUDA timers."""
+
+        def __init__(self, ref, cand, get_inputs, **cfg):
+            conf = {"seed": 42, "correct_trials": 5, "atol": 1e-4, "rtol": 1e-4, "precision": "f32"}
+            conf.update(cfg)
+            super().__init__(conf, chan=None)
+            self.torch, self.dev, self.dtype = torch, torch.device("cpu"), torch.float32
+            self.ref, self.cand = ref, cand
+            self.inputs = kin.InputMaker(torch, self.dev, self.dtype, get_inputs, self.set_seed)
+
+        def set_seed(self, seed):
+            torch.manual_seed(seed)
+
+        def _sync(self, dev):
+            pass
+
+        def poison(self, byte):
+            pass
+
+        def check_intact(self, when):
+            pass
+
+
+def swish_inputs():
+    return [torch.randn(64, 128)]
+
+
+class Swish(torch.nn.Module if torch else object):
+    def forward(self, x):
+        return 1.5 * x * torch.sigmoid(x)
+
+
+@unittest.skipIf(torch is None, "no torch on this machine")
+class TrialsTest(unittest.TestCase):
+    def run_checks(self, cand, ref=None, get_inputs=swish_inputs, **cfg):
+        ad = CpuAdapter(ref or Swish(), cand, get_inputs, **cfg)
+        try:
+            ad.correctness()
+        except Stop as s:
+            return ad, s
+        return ad, None
+
+    def count_clones(self):
+        calls = []
+        real = kin.clone
+
+        def counting(t, xs):
+            calls.append(len(xs))
+            return real(t, xs)
+
+        kin.clone = counting
+        self.addCleanup(setattr, kin, "clone", real)
+        return calls
+
+    def test_honest_candidate_one_copy_per_trial(self):
+        calls = self.count_clones()
+        ad, stop = self.run_checks(Swish())
+        self.assertIsNone(stop)
+        self.assertEqual(ad.result["trials_passed"], 5)
+        self.assertEqual(ad.result["scaled_trial"]["status"], "passed")
+        self.assertEqual(len(calls), 5)  # the pristine copy of each trial; nothing else
+        self.assertFalse(ad.ref_mutates or ad.ref_aliases)
+        self.assertEqual(ad.result["inputs"], "gpu")  # the default device (here the stand-in) made them
+
+    def test_candidate_writing_its_inputs_is_refused(self):
+        class ZeroInput(torch.nn.Module):
+            def forward(self, x):
+                y = 1.5 * x * torch.sigmoid(x)
+                x.zero_()
+                return y
+
+        _, stop = self.run_checks(ZeroInput())
+        self.assertEqual((stop.status, stop.message.split("'")[1]), ("cheat_suspected", "inputs_modified"))
+
+    def test_candidate_writing_inputs_caught_when_it_runs_first(self):
+        calls = {"n": 0}
+
+        class ZeroSecond(torch.nn.Module):  # honest in trial 0 (reference first), cheats in trial 1
+            def forward(self, x):
+                calls["n"] += 1
+                y = 1.5 * x * torch.sigmoid(x)
+                if calls["n"] == 2:
+                    x.zero_()
+                return y
+
+        ad, stop = self.run_checks(ZeroSecond())
+        self.assertEqual(stop.status, "cheat_suspected")
+        self.assertIn("inputs_modified", stop.message)
+        self.assertEqual(ad.result["trials_run"], 2)
+
+    def test_in_place_reference_lets_the_candidate_work_in_place(self):
+        class ReluInPlace(torch.nn.Module):
+            def forward(self, x):
+                return x.relu_()
+
+        ad, stop = self.run_checks(ReluInPlace(), ref=ReluInPlace())
+        self.assertIsNone(stop, stop and stop.message)
+        self.assertTrue(ad.ref_mutates and ad.ref_aliases)
+
+    def test_returning_a_cached_output_is_refused(self):
+        class Cached(torch.nn.Module):
+            out = None
+
+            def forward(self, x):
+                if self.out is None:
+                    self.out = torch.empty_like(x)
+                self.out.copy_(1.5 * x * torch.sigmoid(x))
+                return self.out
+
+        _, stop = self.run_checks(Cached())
+        self.assertEqual(stop.status, "cheat_suspected")
+        self.assertIn("output_alias", stop.message)
+
+    def test_returning_the_reference_output_memory_is_refused(self):
+        class Identity(torch.nn.Module):
+            def forward(self, x):
+                return x
+
+        # The reference returns its input (a view): the candidate may too, but only its own.
+        ad, stop = self.run_checks(Identity(), ref=Identity())
+        self.assertIsNone(stop, stop and stop.message)
+        self.assertTrue(ad.ref_aliases)
+
+    def test_wrong_values_fail(self):
+        class Off(torch.nn.Module):
+            def forward(self, x):
+                return 1.5 * x * torch.sigmoid(x) + 1e-2
+
+        ad, stop = self.run_checks(Off())
+        self.assertEqual(stop.status, "wrong_output")
+        self.assertIn("elements differ", stop.message)
+        self.assertEqual(ad.result["trials_passed"], 0)
+
+    def test_stale_result_for_reused_buffers_is_refused(self):
+        class Memo(torch.nn.Module):
+            seen = {}
+
+            def forward(self, x):
+                key = x.data_ptr()
+                if key not in self.seen:
+                    self.seen[key] = 1.5 * x * torch.sigmoid(x)
+                return self.seen[key].clone()
+
+        _, stop = self.run_checks(Memo())
+        self.assertIn(stop.status, ("cheat_suspected", "wrong_output"))
+        if stop.status == "cheat_suspected":
+            self.assertIn("input_memo", stop.message)
+
+    def test_range_assuming_candidate_fails_the_scaled_trial(self):
+        class Clamped(torch.nn.Module):
+            def forward(self, x):
+                x = x.clamp(-6, 6)  # right for randn inputs, wrong for inputs x64
+                return 1.5 * x * torch.sigmoid(x)
+
+        _, stop = self.run_checks(Clamped())
+        self.assertEqual(stop.status, "wrong_output")
+        self.assertIn("scaled_inputs", stop.message)
+
+    def test_inputs_fall_back_to_the_cpu(self):
+        def numpy_like():
+            if torch.get_default_device().type != "cpu" or kin_context["on"]:
+                raise RuntimeError("needs the CPU")
+            return [torch.randn(8, 40)]
+
+        kin_context = {"on": False}
+        real_device = torch.device
+
+        class Ctx:  # a default-device context that makes get_inputs fail, as numpy would under CUDA
+            def __init__(self, d):
+                self.d = d
+
+            def __enter__(self):
+                kin_context["on"] = True
+
+            def __exit__(self, *a):
+                kin_context["on"] = False
+
+        maker = kin.InputMaker(torch, real_device("cpu"), torch.float32, numpy_like, torch.manual_seed)
+        maker.t = type("T", (), {"device": Ctx, "Tensor": torch.Tensor})
+        xs = maker.make(1)
+        self.assertEqual(tuple(xs[0].shape), (8, 40))
+        self.assertTrue(maker.on_cpu)
+        self.assertIn("needs the CPU", maker.describe())
+        again = maker.make(1)  # sticky, and the same values for the same seed
+        self.assertTrue(torch.equal(xs[0], again[0]))
+
+
+@unittest.skipIf(torch is None, "no torch on this machine")
+class ElementwiseTest(unittest.TestCase):
+    def test_counts_first_and_stats(self):
+        r = torch.linspace(-1, 1, 1000)
+        o = r.clone()
+        o[7] += 1.0
+        o[500] = float("nan")
+        e = correctness.elementwise(torch, r, o, 1e-4, 1e-4, step=64)
+        self.assertEqual((e["nbad"], e["nan_bad"], e["first"]), (2, 1, 7))
+        self.assertAlmostEqual(e["max_abs"], 1.0, places=5)
+        self.assertAlmostEqual(e["mean_abs"], 1.0 / 999, places=6)  # the NaN is not a finite difference
+
+    def test_matches_allclose(self):
+        g = torch.Generator().manual_seed(0)
+        r = torch.randn(3000, generator=g)
+        o = r + torch.randn(3000, generator=g) * 1e-4
+        e = correctness.elementwise(torch, r, o, 1e-4, 1e-4, step=1000)
+        want = int((~torch.isclose(o, r, rtol=1e-4, atol=1e-4)).sum())  # |o - r| <= atol + rtol * |r|
+        self.assertLessEqual(abs(e["nbad"] - want), 5)  # allclose scales by |out| here, as KernelBench
+        self.assertEqual(e["nbad"] == 0, bool(torch.allclose(r, o, rtol=1e-4, atol=1e-4)) and e["nbad"] == 0)
+
+    def test_integers_exact(self):
+        r = torch.arange(100)
+        o = r.clone()
+        o[42] = 0
+        e = correctness.elementwise(torch, r, o, 0, 0, step=30)
+        self.assertEqual((e["nbad"], e["first"], e["max_abs"]), (1, 42, 42.0))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,234 @@
+"""harness/kp_worker.py with a stand-in adapter (fake_harness/kp_torch.py, no torch): a fresh forked
+child per job in its own process group, crashes and hangs that end only their job, time limits with
+the whole group killed, output caps, the job's environment and directory, clients that go away, and a
+worker that dies under a running job (the job dies with it)."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORKER = os.path.join(ROOT, "harness", "kp_worker.py")
+FAKE = os.path.join(ROOT, "tests", "python", "fake_harness", "kp_torch.py")
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie still answers kill(0): look at its state
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_gone(pid, seconds=5.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not alive(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+class WorkerTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="kp-worker-test-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.sock_path = os.path.join(self.dir, "w.sock")
+        self.next_id = 0
+
+    def start(self, idle=30.0, env=None, expect="hello"):
+        r, w = os.pipe()
+        p = subprocess.Popen([sys.executable, "-B", WORKER, "--socket", self.sock_path, "--idle", str(idle),
+                              "--ready-fd", str(w), "--adapter", FAKE], pass_fds=(w,), stdin=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, env=dict(os.environ, **(env or {})), start_new_session=True)
+        os.close(w)
+        with os.fdopen(r) as f:
+            line = f.readline()
+        ready = json.loads(line) if line else {}
+        self.assertIn(expect, ready, (ready, p.stderr.read1(4096) if p.poll() is not None else ""))
+        self.addCleanup(self.stop, p)
+        return p, ready
+
+    def stop(self, p):
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+        p.stderr.close()
+
+    def connect(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.sock_path)
+        f = s.makefile("rwb", buffering=0)
+        self.addCleanup(s.close)
+        hello = json.loads(f.readline())
+        self.assertEqual(hello["hello"]["version"], 1)
+        return s, f
+
+    def submit(self, f, cfg, timeout_s=20.0, in_process=True, argv=None, env=None, cwd=None, err_cap=1 << 20):
+        self.next_id += 1
+        jid = self.next_id
+        base = os.path.join(self.dir, "job%d" % jid)
+        with open(base + ".in", "w") as inp:
+            json.dump(cfg, inp)
+        req = {"op": "run", "id": jid, "argv": argv or [sys.executable, "-B", FAKE],
+               "env": ["%s=%s" % kv for kv in (env or dict(os.environ)).items()], "cwd": cwd or self.dir,
+               "stdin": base + ".in", "out": base + ".out", "err": base + ".err", "out_cap": 1 << 20,
+               "err_cap": err_cap, "timeout_s": timeout_s, "in_process": in_process}
+        f.write((json.dumps(req) + "\n").encode())
+        return jid, base
+
+    def events(self, f, jid):
+        """Reads events until job jid is done; returns them by kind."""
+        got = {}
+        while "done" not in got:
+            line = f.readline()
+            self.assertTrue(line, "the worker closed the connection")
+            ev = json.loads(line)
+            self.assertNotIn("error", ev, ev)
+            if ev.get("id") == jid:
+                for k in ("queued", "started", "done"):
+                    if k in ev:
+                        got[k] = ev[k]
+        return got
+
+    def result(self, base):
+        with open(base + ".out") as f:
+            lines = [json.loads(x) for x in f if x.startswith("{")]
+        return lines[-1].get("result")
+
+    def test_fresh_child_per_job_in_its_own_group(self):
+        p, ready = self.start()
+        self.assertIsNone(ready["hello"]["torch"])
+        _, f = self.connect()
+        pids = []
+        for _ in range(2):
+            jid, base = self.submit(f, {"do": "ok"}, env=dict(os.environ, FOO="bar"), cwd="/")
+            ev = self.events(f, jid)
+            self.assertEqual((ev["done"]["exit_code"], ev["done"]["signal"], ev["done"]["timed_out"]), (0, 0, False))
+            r = self.result(base)
+            self.assertEqual(r["pid"], ev["started"])
+            self.assertEqual(r["pgid"], r["pid"])  # its own process group
+            self.assertEqual(r["ppid"], p.pid)  # forked by the worker
+            self.assertEqual((r["cwd"], r["foo"]), ("/", "bar"))  # the job's directory and environment
+            self.assertEqual(r["argv"], [FAKE])  # as `python3 -B FAKE` would see it
+            pids.append(r["pid"])
+        self.assertNotEqual(pids[0], pids[1])
+
+    def test_crash_then_clean_job(self):
+        self.start()
+        _, f = self.connect()
+        jid, _ = self.submit(f, {"do": "crash"})
+        done = self.events(f, jid)["done"]
+        self.assertEqual((done["signal"], done["exit_code"]), (signal.SIGSEGV, None))
+        jid, base = self.submit(f, {"do": "ok"})
+        self.assertEqual(self.events(f, jid)["done"]["exit_code"], 0)
+        self.assertEqual(self.result(base)["status"], "correct")
+
+    def test_hang_killed_at_its_limit_then_clean_job(self):
+        self.start()
+        _, f = self.connect()
+        t0 = time.monotonic()
+        jid, base = self.submit(f, {"do": "hang"}, timeout_s=0.5)
+        done = self.events(f, jid)["done"]
+        self.assertTrue(done["timed_out"])
+        self.assertEqual(done["signal"], signal.SIGTERM)
+        self.assertLess(time.monotonic() - t0, 10)
+        with open(base + ".out") as out:
+            self.assertIn('"phase": "correctness"', out.read())  # the last phase survives for the verdict
+        jid, _ = self.submit(f, {"do": "hang_hard"}, timeout_s=0.3)
+        done = self.events(f, jid)["done"]
+        self.assertEqual((done["timed_out"], done["signal"]), (True, signal.SIGKILL))
+        jid, base = self.submit(f, {"do": "ok"})
+        self.assertEqual(self.events(f, jid)["done"]["exit_code"], 0)
+        self.assertEqual(self.result(base)["status"], "correct")
+
+    def test_whole_group_killed_when_the_job_ends(self):
+        self.start()
+        _, f = self.connect()
+        pidfile = os.path.join(self.dir, "grandchild.pid")
+        jid, _ = self.submit(f, {"do": "grandchild", "pidfile": pidfile})
+        self.assertEqual(self.events(f, jid)["done"]["exit_code"], 0)
+        with open(pidfile) as pf:
+            self.assertTrue(wait_gone(int(pf.read())), "a process the job started outlived it")
+
+    def test_output_capped_and_counted(self):
+        self.start()
+        _, f = self.connect()
+        jid, base = self.submit(f, {"do": "flood", "n": 300000}, err_cap=1000)
+        done = self.events(f, jid)["done"]
+        self.assertEqual((done["err_total"], done["err_truncated"]), (300000, True))
+        self.assertEqual(os.path.getsize(base + ".err"), 1000)
+
+    def test_exit_code_and_exec_jobs(self):
+        self.start()
+        _, f = self.connect()
+        jid, _ = self.submit(f, {"do": "exit", "code": 7})
+        self.assertEqual(self.events(f, jid)["done"]["exit_code"], 7)
+        jid, base = self.submit(f, {}, in_process=False, argv=["sh", "-c", "echo out; echo err >&2; exit 4"])
+        self.assertEqual(self.events(f, jid)["done"]["exit_code"], 4)
+        with open(base + ".out") as o, open(base + ".err") as e:
+            self.assertEqual((o.read(), e.read()), ("out\n", "err\n"))
+        jid, _ = self.submit(f, {}, in_process=False, argv=["/nonexistent/program"])
+        self.assertEqual(self.events(f, jid)["done"]["exit_code"], 127)
+
+    def test_jobs_queue_one_at_a_time(self):
+        self.start()
+        _, f = self.connect()
+        a, _ = self.submit(f, {"do": "ok"})
+        b, _ = self.submit(f, {"do": "ok"})
+        seen = []
+        while len([e for e in seen if "done" in e]) < 2:
+            seen.append(json.loads(f.readline()))
+        order = [(e["id"], k) for e in seen for k in ("started", "done") if k in e]
+        self.assertEqual(order, [(a, "started"), (a, "done"), (b, "started"), (b, "done")])
+
+    def test_client_gone_kills_its_job(self):
+        self.start()
+        s, f = self.connect()
+        jid, _ = self.submit(f, {"do": "hang"}, timeout_s=100)
+        line = json.loads(f.readline())
+        while "started" not in line:
+            line = json.loads(f.readline())
+        pid = line["started"]
+        s.close()
+        f.close()
+        self.assertTrue(wait_gone(pid), "the job of a client that went away kept running")
+        _, f2 = self.connect()  # and the worker serves the next client
+        jid, _ = self.submit(f2, {"do": "ok"})
+        self.assertEqual(self.events(f2, jid)["done"]["exit_code"], 0)
+
+    def test_worker_death_ends_the_job(self):
+        p, _ = self.start()
+        _, f = self.connect()
+        self.submit(f, {"do": "hang"}, timeout_s=100)
+        line = json.loads(f.readline())
+        while "started" not in line:
+            line = json.loads(f.readline())
+        p.kill()
+        self.assertEqual(f.readline(), b"")  # the client sees the worker go
+        self.assertTrue(wait_gone(line["started"]), "the job outlived its worker")
+
+    def test_one_worker_per_socket_and_idle_exit(self):
+        p, _ = self.start(idle=0.5)
+        self.start(expect="other")  # a second worker for the same socket leaves it to the first
+        self.assertEqual(p.wait(timeout=10), 0)  # nobody came: it went away by itself
+        self.assertFalse(os.path.exists(self.sock_path))
+
+    def test_refuses_when_cuda_was_initialised(self):
+        _, ready = self.start(env={"FAKE_CUDA_INIT": "1"}, expect="error")
+        self.assertIn("CUDA was initialised", ready["error"])
+
+
+if __name__ == "__main__":
+    unittest.main()
