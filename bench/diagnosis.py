@@ -378,11 +378,29 @@ class Scorer:
         min_bytes = m.get("task", {}).get("min_bytes")
         if min_bytes and dram and total:
             floor = min_bytes / dram
-            first = ("; attack first (label): %s (whole-task ranking not scored: kernelpro gives none yet)"
-                     % fmt_list(m["attack_first"])) if m.get("attack_first") else ""
             self.notes.append("module %s: %d launches, %.1f us of kernel time; the task's DRAM floor is %.1f us "
-                              "(%.1fx); longest launch: role %s%s" % (
-                                  m["name"], len(pro), total * 1e6, floor * 1e6, total / floor, longest[1], first))
+                              "(%.1fx); longest launch: role %s" % (
+                                  m["name"], len(pro), total * 1e6, floor * 1e6, total / floor, longest[1]))
+        self.ranking(m, doc.get("task"))
+
+    def ranking(self, m, task):
+        """kernelpro's whole-task ranking (time that could be saved, by kernel) by role; against the
+        label's attack_first when it has one."""
+        if not task or not task.get("kernels"):
+            self.notes.append("module %s: no whole-task ranking in the output" % m["name"])
+            return
+        ranked = []
+        for k in task["kernels"][:4]:
+            role = match_role(m["roles"], k.get("kernel"))
+            ranked.append("%s%s %.0f%% of the time, saves %.0f%%" % (
+                role["role"] if role else "?", "" if k.get("tools") else " (no tools)",
+                100 * (k.get("share") or 0), 100 * (k.get("saving_share") or 0)))
+        top = match_role(m["roles"], task["kernels"][0].get("kernel"))
+        verdict = ""
+        if m.get("attack_first"):
+            verdict = "; attack first (label): %s: %s" % (
+                fmt_list(m["attack_first"]), mark(bool(top and top["role"] in m["attack_first"])))
+        self.notes.append("module %s: whole-task ranking: %s%s" % (m["name"], "; ".join(ranked), verdict))
 
 
 def score_corpus(kp, corpus, out):

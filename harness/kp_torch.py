@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.join(HERE, "python"))
 
 from kernelpro import build as kbuild  # noqa: E402
 from kernelpro import inputs as kin  # noqa: E402
+from kernelpro import sandbox  # noqa: E402
 from kernelpro import util  # noqa: E402
 from kernelpro.correctness import Correctness  # noqa: E402
 from kernelpro.timing import Timing  # noqa: E402
@@ -202,6 +203,30 @@ class Adapter(Correctness, Timing):
             model = self.Model(*self.init_inputs)
         self.ref = model.to(device=self.dev, dtype=self.dtype)
 
+    def load_reference(self, probe):
+        """The task's module, its Model and (with `probe`) one call on the first trial's inputs, all before
+        the candidate is loaded: a failure here is the task's (harness_error), never the candidate's."""
+        steps = [("does not load", self.load_task), ("cannot be built", self.build_reference)]
+        if probe:
+            steps.append(("fails on its first inputs", self.probe_reference))
+        for what, step in steps:
+            try:
+                step()
+            except Stop:
+                raise
+            except BaseException as e:
+                sys.stderr.write(util.format_exception(e) + "\n")
+                raise Stop("harness_error", "the task's reference %s (before the candidate was loaded): %s: %s"
+                           % (what, type(e).__name__, _first_line(e)))
+
+    def probe_reference(self):
+        seed = int(self.cfg.get("seed", 42))
+        x = self.inputs.make(seed)
+        with self.torch.no_grad():
+            self.set_seed(seed)
+            self.ref(*x)
+        self._sync(self.dev)
+
     def load_candidate(self):
         import importlib.util
 
@@ -288,8 +313,9 @@ class Adapter(Correctness, Timing):
         self.phase("build", "build")
         self.prebuild(src)
         self.import_torch()
-        self.load_task()
-        self.build_reference()
+        self.load_reference(probe=True)
+        if self.cfg.get("with_compile") and self.cfg.get("time_reference", True):
+            self.compile_reference()
         self.load_candidate()
         self.result["compiled"] = True
         if self.cfg.get("build_only"):
@@ -323,8 +349,7 @@ class Adapter(Correctness, Timing):
     def run_baseline(self):
         self.phase("build", "build")
         self.import_torch()
-        self.load_task()
-        self.build_reference()
+        self.load_reference(probe=False)
         self.phase("timing", "timing")
         t = self.torch
         seed = int(self.cfg.get("seed", 42))
@@ -361,6 +386,7 @@ def main(t_start=None):
         os._exit(2)
     faulthandler.enable()
     ad = Adapter(cfg, chan, t_start)
+    sandbox.apply(ad)  # limits, no network, no new processes: before anything of the candidate is read
     try:
         ad.run()
     except Stop as s:

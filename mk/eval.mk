@@ -17,3 +17,12 @@ $(LIBEXEC)/kp-native-harness: $(NH_OBJS) $(LIBKP)
 	@mkdir -p $(@D)
 	$(QUIET_LINK)$(CXX) $(LDFLAGS) -o $@ $(NH_OBJS) $(LIBKP) -L$(NH_CUDA_LIBDIR) -lcudart_static -lrt -lm -ldl \
 		-lpthread
+
+# The sandbox prelude (lib/eval/sandbox.c, libc only) as a shared library for the PyTorch adapter,
+# which loads it with ctypes (harness/python/kernelpro/sandbox.py); built with or without nvcc. Never
+# with the sanitizers: it is loaded into a python3 that has no ASan runtime.
+KP_SANDBOX_SO := $(LIBEXEC)/libkp_sandbox.so
+all: $(KP_SANDBOX_SO)
+$(KP_SANDBOX_SO): lib/eval/sandbox.c lib/eval/sandbox.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) -std=gnu11 -O2 -g -fPIC -shared -Wall -Wextra -Iinclude -Ilib -o $@ lib/eval/sandbox.c

@@ -118,6 +118,30 @@ static void print_checks(struct kp_cli *cli, const struct kp_verdict *v)
 			v->scaled.reason && strcmp(v->scaled.status, "failed") ? v->scaled.reason : "");
 }
 
+/* One line on what the evaluation child's sandbox enforced, with the reason for any part it could not. */
+static void print_sandbox(struct kp_cli *cli, const struct kp_verdict *v)
+{
+	static const struct {
+		const char *key, *flag, *on, *off;
+	} parts[] = {{"network", "isolated", "network isolated", "network NOT isolated"},
+		     {"processes", "blocked", "processes blocked", "processes NOT blocked"}};
+	const json_t *sb = v->sandbox;
+	int all = 1;
+	if (!sb)
+		return;
+	fprintf(cli->out, "  sandbox:");
+	for (size_t i = 0; i < KP_ARRAY_SIZE(parts); i++) {
+		const json_t *p = json_object_get(sb, parts[i].key);
+		int on = json_is_true(json_object_get(p, parts[i].flag));
+		all &= on;
+		fprintf(cli->out, " %s%s%s%s%s%s,", on ? "" : kp_cli_color(cli, "warn"), on ? parts[i].on : parts[i].off,
+			on ? "" : " (", on ? "" : kp_json_str(p, "why", "?"), on ? "" : ")", on ? "" : kp_cli_reset(cli));
+	}
+	all &= json_is_object(json_object_get(sb, "limits"));
+	fprintf(cli->out, " limits %s%s\n", json_is_object(json_object_get(sb, "limits")) ? "set" : "NOT set",
+		all ? "" : " (docs/eval.md, \"The sandbox\")");
+}
+
 static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
 {
 	char a[32], b[32];
@@ -147,6 +171,7 @@ static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
 				kp_fmt_ms(v->runtime.max_ms, (char[32]){0}, 32));
 	}
 	print_checks(cli, v);
+	print_sandbox(cli, v);
 	for (size_t i = 0; i < v->nflags; i++)
 		fprintf(cli->out, "  %s%s%s %s: %s\n", kp_cli_color(cli, flag_style(v->flags[i].severity)),
 			kp_check_severity_name(v->flags[i].severity), kp_cli_reset(cli), v->flags[i].check, v->flags[i].message);
@@ -252,7 +277,9 @@ const struct kp_cmd kp_cmd_eval = {
 	.description =
 		"TASK is a KernelBench .py file or a native task directory (task.json + reference.cu).\n"
 		"CANDIDATE is a Python source defining ModelNew (KernelBench) or a .cu exporting kp_run (native).\n"
-		"Each evaluation runs in a fresh child process with time limits. The verdict is one of\n"
+		"Each evaluation runs in a fresh child process with time limits, in a sandbox (limits, no\n"
+		"network, no new processes where the machine allows; KERNELPRO_SANDBOX=off to switch it off;\n"
+		"docs/eval.md, \"The sandbox\"). The verdict is one of\n"
 		"correct, compiled, compile_error, runtime_error, timeout, wrong_output, cheat_suspected.\n"
 		"Exit status: 0 correct (or compiled with --build-only), 1 any other verdict, 3 no GPU/tool.",
 	.flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU,

@@ -114,11 +114,16 @@ static int new_run(struct opt_state *S, const struct kp_search_budget *b, unsign
 static void on_started(struct kp_run *r, const struct kp_search_params *p, void *ud)
 {
 	struct opt_state *S = ud;
+	struct kp_buf name = KP_BUF_INIT, dir = KP_BUF_INIT;
 	if (S->cli->json || S->cli->verbosity < 0)
 		return;
+	kp_cli_text(&name, kp_run_name(r), KP_TEXT_LINE);
+	kp_cli_text(&dir, kp_run_dir(r), KP_TEXT_LINE);
 	fprintf(S->cli->err, "kernelpro: %s run %s in %s (%s, %s%s)\n", S->resume ? "resuming" : "starting",
-		kp_run_name(r), kp_run_dir(r), kp_search_algo_name(p->algo), kp_objective_name(p->objective),
+		name.buf, dir.buf, kp_search_algo_name(p->algo), kp_objective_name(p->objective),
 		kp_run_settings(r)->orchestration == KP_ORCH_REACTIVE ? ", reactive tools" : "");
+	kp_buf_release(&name);
+	kp_buf_release(&dir);
 }
 
 static void on_progress(const struct kp_search_status *st, void *ud)

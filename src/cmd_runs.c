@@ -37,7 +37,11 @@ static int run_runs(struct kp_cli *cli, const struct kp_args *args)
 		return kp_cli_fail(cli, &err);
 	if (cli->json) {
 		kp_cli_print_json(cli, all);
-	} else if (!json_array_size(all)) {
+		json_decref(all);
+		return KP_EXIT_OK;
+	}
+	kp_cli_json_printable(all, KP_TEXT_LINE);
+	if (!json_array_size(all)) {
 		fprintf(cli->out, "no runs in '%s' (start one with 'kernelpro optimize TASK')\n", root);
 	} else {
 		fprintf(cli->out, "%-36s %-18s %-9s %6s %9s  %s\n", "run", "task", "status", "evals", "best",

@@ -70,6 +70,7 @@ static int show_tree(struct kp_cli *cli, struct kp_run *r, json_t *sum)
 		kp_cli_print_json(cli, sum);
 		return KP_EXIT_OK;
 	}
+	kp_cli_json_printable(tree, KP_TEXT_LINE);
 	kp_cli_print_run_summary(cli, sum);
 	fprintf(cli->out, "tree (* best):\n");
 	if (json_array_size(tree)) {
@@ -89,8 +90,12 @@ static void print_node(struct kp_cli *cli, struct kp_run *r, const json_t *o)
 	const char *log = kp_json_str(o, "log", NULL), *fb = kp_json_str(o, "feedback", NULL);
 	const json_t *ex = json_object_get(o, "exchanges");
 
-	fprintf(cli->out, "#%lld: %s of #%lld, %s", kp_json_int(o, "node", 0), kp_json_str(o, "kind", "?"),
-		kp_json_int(o, "parent", 0), strcmp(outcome, "pending") ? outcome : "not evaluated yet");
+	if (json_is_integer(json_object_get(o, "parent")))
+		fprintf(cli->out, "#%lld: %s of #%lld, ", kp_json_int(o, "node", 0),
+			kp_json_str(o, "kind", "?"), kp_json_int(o, "parent", 0));
+	else
+		fprintf(cli->out, "#%lld: the reference, ", kp_json_int(o, "node", 0));
+	fprintf(cli->out, "%s", strcmp(outcome, "pending") ? outcome : "not evaluated yet");
 	if (!strcmp(outcome, "correct"))
 		fprintf(cli->out, ", %.4g ms, %.2fx", kp_json_num(o, "time_ms", NAN),
 			kp_json_num(o, "speedup", NAN));
@@ -119,12 +124,35 @@ static int show_node(struct kp_cli *cli, struct kp_run *r, long id)
 
 	if (kp_run_node(r, id, &o, &err))
 		return kp_cli_fail(cli, &err);
-	if (cli->json)
+	if (cli->json) {
 		kp_cli_print_json(cli, o);
-	else
+	} else {
+		kp_cli_json_printable(o, KP_TEXT_LINES); /* prompts, replies, logs, source: lines stay */
 		print_node(cli, r, o);
+	}
 	json_decref(o);
 	return KP_EXIT_OK;
+}
+
+/* The summary, alone or with the tree. */
+static int show_summary(struct kp_cli *cli, struct kp_run *r, const struct kp_args *args)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *sum = NULL;
+	int rc = KP_EXIT_OK;
+
+	if (kp_run_summary(r, &sum, &err))
+		return kp_cli_fail(cli, &err);
+	if (!cli->json)
+		kp_cli_json_printable(sum, KP_TEXT_LINE);
+	if (kp_arg_flag(args, "tree"))
+		rc = show_tree(cli, r, sum);
+	else if (cli->json)
+		kp_cli_print_json(cli, sum);
+	else
+		kp_cli_print_run_summary(cli, sum);
+	json_decref(sum);
+	return rc;
 }
 
 static int run_show(struct kp_cli *cli, const struct kp_args *args)
@@ -132,7 +160,6 @@ static int run_show(struct kp_cli *cli, const struct kp_args *args)
 	struct kp_buf dir = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_run *r = NULL;
-	json_t *sum = NULL;
 	int rc;
 
 	if (kp_run_resolve(kp_cli_runs_root(args), kp_arg_pos(args, 0), &dir, &err) ||
@@ -140,18 +167,8 @@ static int run_show(struct kp_cli *cli, const struct kp_args *args)
 		rc = kp_cli_fail(cli, &err);
 	else if (kp_arg_given(args, "node"))
 		rc = show_node(cli, r, kp_arg_int(args, "node", 0));
-	else if (kp_run_summary(r, &sum, &err))
-		rc = kp_cli_fail(cli, &err);
-	else if (kp_arg_flag(args, "tree"))
-		rc = show_tree(cli, r, sum);
-	else {
-		if (cli->json)
-			kp_cli_print_json(cli, sum);
-		else
-			kp_cli_print_run_summary(cli, sum);
-		rc = KP_EXIT_OK;
-	}
-	json_decref(sum);
+	else
+		rc = show_summary(cli, r, args);
 	kp_run_close(r);
 	kp_buf_release(&dir);
 	return rc;

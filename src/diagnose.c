@@ -84,6 +84,59 @@ static void print_warnings(struct kp_cli *cli, const struct kp_profile_set *ps)
 			fprintf(cli->err, "%s", bufs[i]->buf);
 }
 
+/*
+ * The whole task (a profile of more than one launch, or --task): the ranking first; with --task
+ * also the selected kernels' reports and nothing else. JSON: root "task". Returns 1 when the
+ * report is complete (--task, or an error: *rc is then the exit code), 0 to go on with the launches.
+ */
+static int task_report(struct kp_cli *cli, const struct kp_diagnose_opts *o, struct kp_pipeline *p, json_t *root,
+		       int *rc)
+{
+	struct kp_pipeline_task t;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf b = KP_BUF_INIT;
+	int done = 0;
+
+	*rc = 0;
+	if ((o->launches && o->launches->n) || (p->set.nkernels < 2 && !o->task))
+		return 0;
+	if (kp_pipeline_task(p, &t, &err)) {
+		*rc = kp_cli_fail(cli, &err);
+		kp_pipeline_task_release(&t);
+		return 1;
+	}
+	if (root) {
+		json_t *tj = kp_task_stage1_to_json(&t.task, p->set.kernels);
+		if (o->pipe.toolset) {
+			kp_pipeline_task_feedback_text(&t, &b);
+			kp_json_set(tj, "feedback_text", json_string(b.buf ? b.buf : ""));
+		}
+		kp_json_set(root, "task", tj);
+	} else if (o->task && o->text) {
+		kp_pipeline_task_feedback_text(&t, &b);
+		fprintf(cli->out, "\n%s", b.buf ? b.buf : "");
+		done = 1;
+	} else {
+		kp_task_stage1_describe(&t.task, o->task ? 20 : 10, &b);
+		fprintf(cli->out, "%s", b.buf ? b.buf : "");
+		if (!o->task)
+			fprintf(cli->out, "(the task's feedback, --task, diagnoses only the kernels not marked; every "
+					  "launch below is diagnosed on its own)\n");
+		if (o->task) {
+			for (size_t i = 0; i < t.nresults; i++) {
+				fprintf(cli->out, "\n");
+				print_launch(cli, t.results[i].kernel, &t.results[i].stage1);
+				kp_diagnose_tools(cli, o, &t.results[i], NULL);
+			}
+			done = 1;
+		}
+		fprintf(cli->out, "\n");
+	}
+	kp_buf_release(&b);
+	kp_pipeline_task_release(&t);
+	return done || (root && o->task);
+}
+
 /* Every wanted launch through the pipeline, reported as it comes. */
 static int launches_report(struct kp_cli *cli, const struct kp_diagnose_opts *o, struct kp_pipeline *p)
 {
@@ -103,6 +156,15 @@ static int launches_report(struct kp_cli *cli, const struct kp_diagnose_opts *o,
 		fprintf(cli->out, "GPU model: %s (%s), %s: DRAM %.3g TB/s, FP32 %.3g TFLOP/s\n", p->hw.spec.name,
 			p->hw.spec.key, p->hw.source, p->hw.dram_bw / 1e12, p->hw.fp32 / 1e12);
 		print_warnings(cli, ps);
+	}
+	if (task_report(cli, o, p, root, &rc)) {
+		if (!rc && root) { /* --task: the launches are in the task's feedback */
+			kp_json_set(root, "incomplete", json_boolean(incomplete));
+			kp_json_set(root, "launches", launches);
+			launches = NULL;
+			kp_cli_print_json(cli, root);
+		}
+		goto out;
 	}
 	for (size_t i = 0; i < ps->nkernels; i++) {
 		const struct kp_kernel_profile *k = &ps->kernels[i];
@@ -247,6 +309,7 @@ void kp_diagnose_opts_args(struct kp_diagnose_opts *o, const struct kp_args *arg
 	o->pipe.task.min_bytes = kp_arg_num(args, "min-bytes", NAN);
 	o->pipe.task.flops_hint = NAN;
 	o->launches = kp_arg_list(args, "launch");
+	o->task = kp_arg_flag(args, "task");
 }
 
 int kp_diagnose_report(struct kp_cli *cli, const struct kp_diagnose_opts *o)

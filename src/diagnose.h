@@ -18,6 +18,7 @@ struct kp_diagnose_opts {
 	struct kp_pipeline_opts pipe;     /* GPU model, task bytes, toolset, feedback mode, energy */
 	const struct kp_strvec *launches; /* launch IDs to report; NULL or empty: all */
 	int text;                         /* print the feedback text the LLM gets, not the findings list */
+	int task;                         /* the whole-task view: the ranking and the selected kernels only */
 };
 
 /* The options diagnose and analyze share: the GPU model, the launches to report, the task's minimum bytes. */
@@ -27,7 +28,9 @@ struct kp_diagnose_opts {
 	{"gpu-index", 0, KP_OPT_INT, "N:0..", "local GPU to model when neither --gpu nor the report names one", "0"},     \
 	{"launch", 0, KP_OPT_LIST, "ID", "only this launch (ncu ID)", NULL},                                              \
 	{"min-bytes", 0, KP_OPT_NUM, "N:0..",                                                                             \
-	 "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL}
+	 "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL},                              \
+	{"task", 0, KP_OPT_FLAG, NULL,                                                                                    \
+	 "whole task: kernels ranked by time that could be saved, tools on the top ones only", NULL}
 
 /* Sets o from the KP_DIAGNOSE_OPTS of args. */
 void kp_diagnose_opts_args(struct kp_diagnose_opts *o, const struct kp_args *args);

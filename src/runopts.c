@@ -175,7 +175,8 @@ void kp_runopts_session(const struct kp_args *a, struct kp_runopts_parts *p, con
 	s->llm = &p->llm;
 	s->prompts_dir = kp_arg_str(a, "prompts-dir");
 	s->codesearch = p->codesearch;
-	s->evaluator_spec = kp_arg_str(a, "evaluator");
+	/* Only when given: a resumed run is judged as it always was (the default is for new runs). */
+	s->evaluator_spec = kp_arg_given(a, "evaluator") ? kp_arg_str(a, "evaluator") : NULL;
 	s->eval = &p->eval;
 	s->toolset = p->toolset;
 	s->reactive_tools = p->reactive_tools;

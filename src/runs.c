@@ -51,6 +51,65 @@ const char *kp_fmt_duration(double s, char *buf, size_t n)
 	return buf;
 }
 
+void kp_cli_text(struct kp_buf *out, const char *s, unsigned flags)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if ((flags & KP_TEXT_LINES) && (*p == '\n' || *p == '\t'))
+			kp_buf_addch(out, (char)*p);
+		else if (*p < 0x20 || *p == 0x7f)
+			kp_buf_addf(out, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* U+0080..U+009F: C1 controls */
+			kp_buf_addf(out, "\\u%04x", *++p);
+		else
+			kp_buf_addch(out, (char)*p);
+	}
+}
+
+/* Whether s needs kp_cli_text (most strings do not: they are left as they are). */
+static int has_controls(const char *s, unsigned flags)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && !((flags & KP_TEXT_LINES) && (*p == '\n' || *p == '\t'))) || *p == 0x7f ||
+		    (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return 1;
+	return 0;
+}
+
+static json_t *printable_string(const json_t *v, unsigned flags)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	json_t *s;
+	kp_cli_text(&b, json_string_value(v), flags);
+	s = json_stringn(b.buf, b.len);
+	kp_buf_release(&b);
+	return s;
+}
+
+void kp_cli_json_printable(json_t *v, unsigned flags)
+{
+	const char *key;
+	json_t *e;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, e)
+		{
+			if (json_is_string(e) && has_controls(json_string_value(e), flags))
+				json_object_set_new(v, key, printable_string(e, flags));
+			else
+				kp_cli_json_printable(e, flags);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e)
+		{
+			if (json_is_string(e) && has_controls(json_string_value(e), flags))
+				json_array_set_new(v, i, printable_string(e, flags));
+			else
+				kp_cli_json_printable(e, flags);
+		}
+	}
+}
+
 void kp_print_path_line(FILE *fp, const json_t *n)
 {
 	double sp = kp_json_num(n, "speedup", NAN);
@@ -138,17 +197,23 @@ void kp_cli_run_progress(struct kp_cli *cli, const struct kp_search_status *st)
 
 void kp_cli_run_note(struct kp_cli *cli, const char *line)
 {
+	struct kp_buf b = KP_BUF_INIT;
 	if (cli->json || cli->verbosity < 0)
 		return;
+	kp_cli_text(&b, line, KP_TEXT_LINE); /* notes quote the model's summaries */
 	kp_progress_clear(&cli->progress);
-	fprintf(cli->err, "  %s\n", line);
+	fprintf(cli->err, "  %s\n", b.buf);
 	fflush(cli->err);
+	kp_buf_release(&b);
 }
 
 void kp_cli_run_result(struct kp_cli *cli, struct kp_run *r, const struct kp_search_outcome *out)
 {
 	json_t *sum = NULL, *best, *path;
+	struct kp_buf dir = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
+	const char *status, *why;
+	int same;
 
 	if (kp_run_summary(r, &sum, &err)) {
 		kp_cli_warn(cli, "%s", kp_error_msg(&err));
@@ -159,23 +224,29 @@ void kp_cli_run_result(struct kp_cli *cli, struct kp_run *r, const struct kp_sea
 		json_decref(sum);
 		return;
 	}
+	kp_cli_json_printable(sum, KP_TEXT_LINE);
+	kp_cli_text(&dir, kp_run_dir(r), KP_TEXT_LINE);
 	best = json_object_get(sum, "best");
-	fprintf(cli->out, "run %s: %s (%s)\n", kp_run_name(r), kp_json_str(sum, "status", "?"),
-		kp_search_end_name(out->end));
+	status = kp_json_str(sum, "status", "?");
+	why = kp_search_end_name(out->end);
+	same = !strcmp(status, why); /* "stopped", not "stopped (stopped)" */
+	fprintf(cli->out, "run %s: %s%s%s%s\n", kp_json_str(sum, "run", "?"), status, same ? "" : " (",
+		same ? "" : why, same ? "" : ")");
 	if (json_is_true(json_object_get(best, "improved"))) {
 		fprintf(cli->out,
 			"best: #%lld, %.2fx faster than the reference (%.4g ms vs %.4g ms): %s/%s\n",
 			kp_json_int(best, "node", 0), kp_json_num(best, "speedup", NAN),
-			kp_json_num(best, "time_ms", NAN), kp_json_num(best, "ref_time_ms", NAN),
-			kp_run_dir(r), kp_json_str(best, "file", "best.cu"));
+			kp_json_num(best, "time_ms", NAN), kp_json_num(best, "ref_time_ms", NAN), dir.buf,
+			kp_json_str(best, "file", "best.cu"));
 		path = json_object_get(best, "path");
 		for (size_t i = 0; i < json_array_size(path); i++)
 			kp_print_path_line(cli->out, json_array_get(path, i));
 	} else {
 		fprintf(cli->out, "no candidate beat the reference yet\n");
 	}
-	fprintf(cli->out, "details: kernelpro show %s --tree\n", kp_run_dir(r));
+	fprintf(cli->out, "details: kernelpro show %s --tree\n", dir.buf);
 	if (out->end == KP_END_STOPPED)
-		fprintf(cli->out, "stopped; continue with: kernelpro optimize --resume %s\n", kp_run_dir(r));
+		fprintf(cli->out, "stopped; continue with: kernelpro optimize --resume %s\n", dir.buf);
+	kp_buf_release(&dir);
 	json_decref(sum);
 }

@@ -23,6 +23,16 @@ int kp_parse_duration(const char *s, double *out);
 /* "45s", "3m12s", "1h02m". */
 const char *kp_fmt_duration(double s, char *buf, size_t n);
 
+/*
+ * Text from a run (a model's words, a task's path, a name recorded by an older kernelpro) for a
+ * terminal: control characters (ESC, CR, BEL, ..., and C1 in UTF-8) become \xNN / \u00NN, so
+ * nothing printed can move the cursor or rewrite the screen. KP_TEXT_LINES keeps newlines and tabs.
+ */
+enum kp_text_flags { KP_TEXT_LINE = 0, KP_TEXT_LINES = 1 };
+void kp_cli_text(struct kp_buf *out, const char *s, unsigned flags);
+/* Every string in v (objects and arrays, recursively) made printable in place, for the human views. */
+void kp_cli_json_printable(json_t *v, unsigned flags);
+
 /* One step of a summary's path: "  #3    repair   correct   1.60x  what it changed". */
 void kp_print_path_line(FILE *fp, const json_t *step);
 /* A run's summary (kp_run_summary) for people: status, settings, use, outcomes, the best and its path. */

@@ -94,9 +94,12 @@ static void setup(struct nh *h, int baseline)
 	}
 	CK(cudaGetDeviceProperties(&prop, 0));
 	res_str("gpu_name", prop.name);
-	open_lib(&h->ref, h->S.ref, "reference");
-	if (!baseline)
-		open_lib(&h->cand, h->S.cand, "candidate");
+	open_lib(h, &h->ref, h->S.ref, "reference");
+	if (!baseline) {
+		/* After CUDA's own threads started (the filter reaches them too), before any candidate code. */
+		kp_sandbox_lock(1, "before the candidate's library was loaded");
+		open_lib(h, &h->cand, h->S.cand, "candidate");
+	}
 	res_raw("compiled", "true");
 	describe(h, baseline);
 	alloc_tensors(h->pristine, h->S.in, h->S.nin);
@@ -340,6 +343,8 @@ int main(void)
 
 	res_open();
 	read_spec(&h);
+	/* The sandbox's first step, while this process has one thread: limits, no network. */
+	kp_sandbox_begin(h.S.mode, h.S.limit_check + h.S.limit_timing + 4 * h.S.loop_s + 30);
 	is_baseline = !strcmp(h.S.mode, "baseline");
 	run_mode = !strcmp(h.S.mode, "run");
 	setup(&h, is_baseline);
@@ -349,11 +354,11 @@ int main(void)
 	if (run_mode)
 		run_iters(&h);
 	median = timing(&h);
+	sandbox_check(&h, &h.cand, "while it was timed");
 	loops(&h);
-	if (h.cand.fini)
-		h.cand.fini();
-	if (h.ref.fini)
-		h.ref.fini();
+	sandbox_check(&h, &h.cand, "in the energy loop");
+	fini_lib(&h, &h.cand);
+	fini_lib(&h, &h.ref);
 	if (h.S.time_cand)
 		finish("correct", "correct on %d of %d trials; %.4g ms median", passed, passed, median);
 	finish("correct", "correct on %d of %d trials", passed, passed);

@@ -12,10 +12,29 @@ static int is_reference(const struct lib *l)
 	return !strcmp(l->who, "reference");
 }
 
-void open_lib(struct lib *l, const char *path, const char *who)
+static unsigned long sb_seen; /* refused calls already looked at */
+
+void sandbox_check(const struct nh *h, const struct lib *l, const char *when)
+{
+	unsigned long now = kp_sandbox_refused(), n = now - sb_seen;
+	sb_seen = now;
+	if (!n)
+		return;
+	if (is_reference(l))
+		harness_fail("the reference made %lu call(s) the sandbox refuses (%s): starting a process or reaching "
+			     "another one; evaluate this task with KERNELPRO_SANDBOX=nospawn",
+			     n, when);
+	res_flag(h, "process_spawn", "refuse",
+		 "the candidate made %lu call(s) the sandbox refuses (%s): starting a process or reaching another one "
+		 "(sandbox.refused names them); they failed with EPERM",
+		 n, when);
+}
+
+void open_lib(const struct nh *h, struct lib *l, const char *path, const char *who)
 {
 	l->who = who;
 	l->h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	sandbox_check(h, l, "in its constructors, while the library was loaded");
 	if (!l->h) {
 		if (is_reference(l))
 			harness_fail("cannot load the reference '%s': %s", path, dlerror());
@@ -41,6 +60,7 @@ void init_lib(const struct nh *h, const struct lib *l, const kp_tensor *in, cons
 		return;
 	int rc = l->init(in, h->S.nin, out, h->S.nout);
 	cudaError_t e = cudaDeviceSynchronize();
+	sandbox_check(h, l, "in kp_init");
 	if (rc == 0 && e == cudaSuccess)
 		return;
 	if (is_reference(l))
@@ -70,7 +90,18 @@ void check_after(const struct lib *l, int rc, const char *when)
 	       rc == cudaErrorMemoryAllocation ? ": out of memory" : "");
 }
 
+void fini_lib(const struct nh *h, const struct lib *l)
+{
+	if (!l->fini)
+		return;
+	l->fini();
+	sandbox_check(h, l, "in kp_fini");
+}
+
 void call(const struct nh *h, const struct lib *l, const kp_tensor *in, kp_tensor *out, const char *when)
 {
-	check_after(l, l->run(in, h->S.nin, out, h->S.nout, (kp_stream_t)h->stream), when);
+	int rc = l->run(in, h->S.nin, out, h->S.nout, (kp_stream_t)h->stream);
+	(void)cudaDeviceSynchronize(); /* host callbacks it queued have run; check_after reads any error */
+	sandbox_check(h, l, when);
+	check_after(l, rc, when);
 }

@@ -14,6 +14,7 @@
 #include "kp_native.h"
 #include "eval/natspec.h"
 #include "eval/outcheck.h"
+#include "eval/sandbox.h"
 
 #define MAX_TENSORS KP_NATSPEC_TENSORS
 #define HOST_TRIALS 20
@@ -103,8 +104,16 @@ int compare_outputs(struct nh *h, const kp_tensor *ref, const kp_tensor *got, in
 
 /* --- libs.cu ------------------------------------------------------------------------------------- */
 
-void open_lib(struct lib *l, const char *path, const char *who);
+void open_lib(const struct nh *h, struct lib *l, const char *path, const char *who);
 void init_lib(const struct nh *h, const struct lib *l, const kp_tensor *in, const kp_tensor *out);
+void fini_lib(const struct nh *h, const struct lib *l);
+/*
+ * The sandbox's filter refused calls since the last look: made while `l` ran (`when`), they end the
+ * evaluation, as process_spawn for the candidate and as a harness error for the reference (the task
+ * needs KERNELPRO_SANDBOX=nospawn). libs.cu looks after every call of a library; the phases that call
+ * one in a loop (timing, loop) look at their end.
+ */
+void sandbox_check(const struct nh *h, const struct lib *l, const char *when);
 /* After a kp_run that returned rc: waits for the device and ends the evaluation on any failure. */
 void check_after(const struct lib *l, int rc, const char *when);
 /* Calls one library's kp_run and waits for it. */

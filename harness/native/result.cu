@@ -204,6 +204,13 @@ void finish(const char *status, const char *fmt, ...)
 	jb_str(&out, timeline);
 	if (R_fields.len)
 		jb_add(&out, R_fields.p, R_fields.len);
+	{
+		static char sb[8192];
+		if (kp_sandbox_report(sb, sizeof(sb)) > 0) {
+			jb_adds(&out, ",\"sandbox\":");
+			jb_adds(&out, sb);
+		}
+	}
 	jb_adds(&out, "}}\n");
 	fwrite(out.p, 1, out.len, res);
 	fflush(res);

@@ -248,6 +248,9 @@ struct kp_verdict {
 	int gpu;
 	char gpu_name[64];
 	double build_s, run_s, total_s; /* wall seconds: build, harness child, whole evaluation */
+
+	json_t *sandbox;          /* what the evaluation child's sandbox enforced (docs/eval.md, "The
+				   * sandbox"): the harness's "sandbox" object; NULL when it reported none */
 };
 
 void kp_verdict_init(struct kp_verdict *v);
@@ -259,6 +262,22 @@ void kp_verdict_flag(struct kp_verdict *v, const char *check, enum kp_check_seve
 	__attribute__((format(printf, 4, 5)));
 /* The first flag with this check id, or NULL. */
 const struct kp_flag *kp_verdict_find_flag(const struct kp_verdict *v, const char *check);
+/* After a refusing flag (the last one): the verdict's message becomes "refused by check 'ID': summary"
+ * and its log the flag's evidence. */
+void kp_verdict_refused(struct kp_verdict *v, const char *check, const char *summary);
+
+/*
+ * Refuses numbers no measurement gives, before anything ranks by them (check implausible_result):
+ * times (ms) must be finite and in [KP_EVAL_MIN_MS, KP_EVAL_MAX_MS], a standard deviation finite and
+ * >= 0, a speedup finite and in (0, KP_EVAL_MAX_SPEEDUP] and, when both times are given, within 25% of
+ * ref_time_ms / time_ms; energy finite and >= 0. NAN means "not measured" and passes. `what` starts
+ * the message. Returns 0, or KP_EPARSE with err set. The search calls it on every evaluator's result.
+ */
+#define KP_EVAL_MIN_MS 1e-6      /* 1 ns: below any CUDA event's resolution */
+#define KP_EVAL_MAX_MS 1e7       /* 2.8 hours for one call */
+#define KP_EVAL_MAX_SPEEDUP 1e6
+int kp_eval_numbers_check(const char *what, double time_ms, double time_std_ms, double ref_time_ms,
+			  double speedup, double energy_j, struct kp_error *err);
 
 /*
  * The speedup as a claim that can be checked, one line, appended to out: "1.62x over eager PyTorch
@@ -368,6 +387,14 @@ int kp_eval_cmd_run(const struct kp_eval_cmd *cmd, struct kp_verdict *v, struct 
 int kp_eval_cmd_parse(const struct kp_eval_cmd *cmd, const struct kp_child *ran, struct kp_verdict *v,
 		      struct kp_error *err);
 void kp_eval_cmd_release(struct kp_eval_cmd *cmd);
+
+/*
+ * KERNELPRO_SANDBOX_LIB=<libexec>/libkp_sandbox.so for a PyTorch adapter's environment, so that its
+ * sandbox prelude (harness/python/kernelpro/sandbox.py) finds the C half; nothing when it is not
+ * installed (the prelude then reports the sandbox as not applied). kp_eval_* add it themselves; a
+ * process that starts the adapter another way (a fork-server worker) adds it to its own environment.
+ */
+void kp_eval_sandbox_env(struct kp_strvec *env);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* The warm worker: evaluations that skip Python's and PyTorch's start-up (docs/eval.md).         */

@@ -20,9 +20,12 @@
 #define KP_M_DRAM_PCT             "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 #define KP_M_L1_PCT               "l1tex__throughput.avg.pct_of_peak_sustained_active"
 #define KP_M_L2_PCT               "lts__throughput.avg.pct_of_peak_sustained_elapsed"
+#define KP_M_L1_PCT_ELAPSED       "l1tex__throughput.avg.pct_of_peak_sustained_elapsed"
+#define KP_M_ISSUE_PCT_ELAPSED    "sm__inst_issued.avg.pct_of_peak_sustained_elapsed"
 #define KP_M_ISSUE                "smsp__issue_active.avg.per_cycle_active"
 #define KP_M_ISSUE_PCT            "smsp__issue_active.avg.pct_of_peak_sustained_active"
 #define KP_M_WARPS_ACTIVE         "sm__warps_active.avg.pct_of_peak_sustained_active" /* achieved occupancy */
+#define KP_M_WARPS_ELIGIBLE       "smsp__warps_eligible.avg.per_cycle_active"
 #define KP_M_SM_CYCLES_ACTIVE     "sm__cycles_active.sum"
 #define KP_M_SM_CYCLES_ACTIVE_AVG "sm__cycles_active.avg" /* per SM: a --set full capture */
 #define KP_M_SMSP_CYCLES          "smsp__cycles_elapsed.avg"
@@ -71,6 +74,7 @@
 #define KP_M_CONF_ST    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
 #define KP_M_WAVE_LD    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 #define KP_M_WAVE_ST    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+#define KP_M_WAVE_PCT   "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed"
 
 /* ---- Executed thread instructions (predicated on), by operation ------------------------------ */
 
@@ -119,6 +123,12 @@
 #define KP__M_PIPE_INST(p)      "sm__inst_executed_pipe_" p ".avg.pct_of_peak_sustained_active"
 #define KP_M_PIPE_XU            KP__M_PIPE_INST("xu")
 #define KP_M_PIPE_LSU           KP__M_PIPE_INST("lsu")
+/* The same as shares of elapsed cycles (comparable with DRAM's): what Stage 1 weighs units by. */
+#define KP__M_PIPE_E(p)         "sm__pipe_" p "_cycles_active.avg.pct_of_peak_sustained_elapsed"
+#define KP_M_PIPE_FMA_E         KP__M_PIPE_E("fma")
+#define KP_M_PIPE_ALU_E         KP__M_PIPE_E("alu")
+#define KP_M_PIPE_FP64_E        KP__M_PIPE_E("fp64")
+#define KP_M_PIPE_XU_E          "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed"
 
 /* ---- Warp stalls: cycles per issued instruction, total and by reason -------------------------- */
 

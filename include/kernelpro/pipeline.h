@@ -48,6 +48,7 @@ struct kp_pipeline {
 	char device[128];                /* the GPU the profile was taken on, "" when unknown */
 	struct kp_energy_coeffs coeffs;  /* with stage2.energy: the proxy's coefficients for `device` */
 	struct kp_kernel_profile trace_kernel; /* kp_pipeline_trace_kernel's */
+	struct kp_buf sass_text;         /* the SASS file as read, for the loop shapes (kp_sass_shape_read) */
 };
 
 /*
@@ -90,6 +91,30 @@ int kp_pipeline_kernel(struct kp_pipeline *p, const struct kp_kernel_profile *k,
 /* The kernel of a trace-only profile (no ncu launch), for kp_pipeline_kernel. */
 const struct kp_kernel_profile *kp_pipeline_trace_kernel(struct kp_pipeline *p);
 void kp_pipeline_result_release(struct kp_pipeline_result *r);
+
+/*
+ * The whole task: Stage 1 on every launch of the profile, the launches grouped by kernel and
+ * ranked by the time that could be saved (kp_task_stage1_build, default cut-off), then, with a
+ * toolset, kp_pipeline_kernel on the longest launch of each kernel within the cut-off.
+ */
+struct kp_pipeline_task {
+	struct kp_task_stage1 task;
+	struct kp_stage1 *stage1;            /* per launch, in the profile's order (p->set.kernels) */
+	size_t n;
+	struct kp_pipeline_result *results;  /* one per selected kernel, in ranking order */
+	const struct kp_task_kernel **of;    /* the kernel (in task.kernels) each result is for */
+	size_t nresults;
+};
+
+/* `out` is the caller's to release (kp_pipeline_task_release) whatever the result. */
+int kp_pipeline_task(struct kp_pipeline *p, struct kp_pipeline_task *out, struct kp_error *err);
+void kp_pipeline_task_release(struct kp_pipeline_task *t);
+/*
+ * What the LLM gets for the whole task. One kernel: exactly kp_pipeline_feedback_text of it.
+ * Several: the ranking (time that could be saved, by kernel), then each selected kernel's
+ * feedback under its own heading, the text budget (feedback.max_chars) shared among them.
+ */
+void kp_pipeline_task_feedback_text(const struct kp_pipeline_task *t, struct kp_buf *out);
 
 /*
  * The feedback text the LLM gets: the tools' feedback (kp_feedback_text, at most

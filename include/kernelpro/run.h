@@ -34,6 +34,8 @@
 #include "kernelpro/tools.h"
 
 #define KP_RUN_DB "run.db"
+/* The longest run name, in bytes (a file name's limit on Linux file systems). */
+#define KP_RUN_NAME_MAX 255
 /* The budget of a run started without any: this many candidate evaluations. */
 #define KP_RUN_DEFAULT_EVALS 20
 

@@ -380,6 +380,8 @@ struct kp_search_run {
 	void (*candidate)(long id, const char *source, void *ud);
 	void (*evaluated)(void *ud);
 	void *ud;
+	/* The clock of the wall-time budget and the sessions' times, in seconds; NULL: kp_now(). */
+	double (*clock)(void *ud);
 };
 
 struct kp_search_outcome {

@@ -16,7 +16,12 @@
 #include "kernelpro/error.h"
 
 /* The schema version this build writes; older files are migrated forward on open (read-write). */
-#define KP_STORE_SCHEMA_VERSION 1
+#define KP_STORE_SCHEMA_VERSION 2
+/*
+ * The oldest schema a read-only open accepts as it is: the migrations after it changed data, not
+ * tables (2: sessions' times), so a reader of an older file sees what that version wrote.
+ */
+#define KP_STORE_SCHEMA_READABLE 1
 
 /* ---- Persisted enums (append only) --------------------------------------------------------- */
 
@@ -148,13 +153,16 @@ struct kp_store;
 
 enum kp_store_flags {
 	KP_STORE_CREATE = 1 << 0,   /* create the file (and schema) when missing */
-	KP_STORE_READONLY = 1 << 1, /* never writes; fails on a schema newer or older than this build */
+	KP_STORE_READONLY = 1 << 1, /* never writes; fails on a schema newer than this build or
+				       older than KP_STORE_SCHEMA_READABLE */
 };
 
 /*
  * Opens (or creates) the database at `path` in WAL mode with synchronous=FULL, migrating an
  * older schema forward. A newer schema than this build knows is refused with a message naming
- * both versions. *out is freed with kp_store_close().
+ * both versions. Without KP_STORE_CREATE: KP_ENOENT when the file is missing or holds no schema,
+ * KP_EDB when it is empty (0 bytes) or not an SQLite database; each says what to do. *out is
+ * freed with kp_store_close().
  */
 int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struct kp_error *err);
 void kp_store_close(struct kp_store *s);
@@ -179,8 +187,9 @@ int kp_store_counter_add(struct kp_store *s, const char *name, double delta, str
 double kp_store_counter(struct kp_store *s, const char *name);
 
 /*
- * Sessions: each optimize (or resume) process is one session. Elapsed time accumulates per
- * session as the run goes (kp_store_session_touch), so a killed session keeps its time.
+ * Sessions: each optimize (or resume) process is one session. elapsed_s is the session's own
+ * time, recorded as it goes (kp_store_session_touch), so a killed session keeps its time; the
+ * run's time is the sum (kp_store_elapsed_total).
  */
 int kp_store_session_begin(struct kp_store *s, const char *argv_text, long *id, struct kp_error *err);
 int kp_store_session_touch(struct kp_store *s, long id, double elapsed_s, struct kp_error *err);

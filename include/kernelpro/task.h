@@ -122,6 +122,12 @@ int kp_task_load(struct kp_task *t, const char *path, struct kp_error *err);
 int kp_task_parse_native(struct kp_task *t, const char *text, size_t len, const char *dir,
 			 struct kp_error *err);
 
+/*
+ * Reads a task's or a candidate's source (at most `cap` bytes) into `out`: a regular file only. A FIFO,
+ * socket or device fails at once with KP_EINVAL instead of blocking (opened with O_NONBLOCK).
+ */
+int kp_task_read_file(const char *path, size_t cap, struct kp_buf *out, struct kp_error *err);
+
 /* Frees everything the task holds and leaves it zeroed. Safe twice. */
 void kp_task_release(struct kp_task *t);
 

@@ -124,12 +124,43 @@ struct kp_tool_info;
  * The read-only view a tool gets of one kernel. Any pointer may be NULL
  * (the source was not collected); `profile` itself is never NULL.
  */
+/*
+ * The shape of a kernel's FP32 work from its SASS (lib/tools/sass_shape.c): the hot inner loop
+ * (the innermost backward branch with the most FFMAs, executed counts deciding when the SASS
+ * came from ncu's source page; the whole function when nothing loops) and what its FFMAs do.
+ * A dot product (`acc += a[i] * b[j]`) multiplies two values loaded in the loop by different
+ * loads and adds a running sum; a recurrence or polynomial multiplies the running value, a
+ * stencil multiplies a constant.
+ */
+struct kp_sass_shape {
+	int found;               /* the function was in the SASS text */
+	int in_loop;             /* the region is a loop (else straight-line code: the whole function) */
+	unsigned nloops;         /* backward branches in the function */
+	unsigned ninstr;
+	unsigned long begin, end;/* the region's first and last instruction addresses */
+	unsigned ffma;           /* FFMAs in the region */
+	unsigned accumulating;   /* of which add the result of an earlier FMA (a running sum) */
+	unsigned dot_ffma;       /* of which multiply two values from two different loads of the loop */
+	unsigned loads;          /* load instructions in the region */
+	double reuse;            /* FFMAs each loaded multiplicand feeds, on average (register tiling) */
+};
+
+/*
+ * Reads the SASS of `function` (the name as the dump spells it: mangled for cuobjdump and
+ * nvdisasm, ncu's "Kernel Name" for its source page) from `text` and describes its hot loop.
+ * Returns 1 when the function was found, 0 otherwise (*s zeroed). Never fails on odd input.
+ */
+int kp_sass_shape_read(struct kp_sass_shape *s, const char *text, size_t len, const char *function);
+/* 1 when at least half the region's FFMAs are dot-product FFMAs: the work is a product's. */
+int kp_sass_shape_is_product(const struct kp_sass_shape *s);
+
 struct kp_tool_input {
 	const struct kp_kernel_profile *profile;
 	const struct kp_stage1 *stage1;
 	const struct kp_hw *hw;
 	int energy;                     /* energy is an objective of this run */
 	const struct kp_tool_info *tool;/* set by the engine: the tool being run */
+	const struct kp_sass_shape *shape; /* the SASS loop shape when the SASS text was read; else NULL */
 };
 
 /*

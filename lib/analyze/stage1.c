@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "analyze/stage1_impl.h"
 #include "kernelpro/analyze.h"
 #include "kernelpro/json.h"
 #include "kernelpro/ncu_metrics.h"
@@ -29,6 +30,10 @@ void kp_stage1_thresholds_default(struct kp_stage1_thresholds *t)
 	t->roof_frac = 0.60;
 	t->latency_frac = 0.30;
 	t->mixed_margin = 0.15;
+	t->sm_margin = 0.10;
+	t->starved_occupancy = 25;
+	t->starved_stall = 0.5;
+	t->issue_bound = 0.90;
 }
 
 static const char *const stage1_metrics[] = {
@@ -37,6 +42,14 @@ static const char *const stage1_metrics[] = {
 	KP_M_OP_DADD, KP_M_OP_DMUL, KP_M_OP_DFMA,
 	KP_M_OP_HADD, KP_M_OP_HMUL, KP_M_OP_HFMA,
 	KP_M_TENSOR_FP16, KP_M_TENSOR_BF16, KP_M_TENSOR_TF32, KP_M_TENSOR_FP8, KP_M_TENSOR_INT8, KP_M_TENSOR_FP64,
+	/* measured utilization (classify.c) */
+	KP_M_DRAM_PCT, KP_M_L2_PCT, KP_M_L1_PCT_ELAPSED, KP_M_WAVE_PCT, KP_M_WAVE_LD, KP_M_WAVE_ST, KP_M_CONF_LD,
+	KP_M_CONF_ST, KP_M_PIPE_FMA_E, KP_M_PIPE_ALU_E, KP_M_PIPE_XU_E, KP_M_PIPE_FP64_E, KP_M_TENSOR_PCT_ELAPSED,
+	KP_M_ISSUE_PCT_ELAPSED, KP_M_WARPS_ACTIVE, KP_M_STALL_TOTAL, KP_M_STALL_LONG_SCOREBOARD,
+	KP_M_STALL_SHORT_SCOREBOARD, KP_M_STALL_WAIT, KP_M_STALL_BARRIER, KP_M_STALL_MEMBAR, KP_M_STALL_BRANCH_RESOLVING,
+	KP_M_STALL_NO_INSTRUCTION, KP_M_STALL_DRAIN, KP_M_STALL_IMC_MISS, KP_M_STALL_SLEEPING,
+	KP_M_STALL_MATH_PIPE_THROTTLE, KP_M_STALL_MIO_THROTTLE, KP_M_STALL_LG_THROTTLE, KP_M_STALL_TEX_THROTTLE,
+	KP_M_STALL_DISPATCH_STALL, KP_M_STALL_GMMA,
 	NULL,
 };
 
@@ -128,55 +141,6 @@ struct roof {
 	const char *name;
 	double flops, peak;
 };
-
-static void classify(struct kp_stage1 *o, const struct kp_stage1_thresholds *t, int have_flops)
-{
-	double cb = o->compute_busy, mb = o->memory_busy;
-	if (!(o->time_s > 0) || !(o->dram_bytes >= 0)) {
-		o->bound = KP_BOUND_UNKNOWN;
-		snprintf(o->reason, sizeof(o->reason), "cannot place the kernel on the roofline: %.180s missing",
-			 o->missing[0] ? o->missing : "inputs");
-		return;
-	}
-	if (fmax(cb, mb) < t->latency_frac) {
-		o->bound = KP_BOUND_LATENCY;
-		snprintf(o->reason, sizeof(o->reason),
-			 "neither side is busy: compute %.0f%% and memory %.0f%% of peak, both below %.0f%%; "
-			 "the kernel waits on latency (too little parallelism, serialization or launch size)",
-			 100 * cb, 100 * mb, 100 * t->latency_frac);
-		return;
-	}
-	if (!have_flops) {
-		/* Without FLOP counters there is no arithmetic intensity: fall back to the busier side. */
-		o->bound = cb >= mb ? KP_BOUND_COMPUTE : KP_BOUND_MEMORY;
-		snprintf(o->reason, sizeof(o->reason),
-			 "FLOP counters missing: classified from throughput alone (SM %.0f%%, memory %.0f%%)", 100 * cb,
-			 100 * mb);
-		return;
-	}
-	if (o->compute_frac >= 0.75 * t->roof_frac && o->memory_frac >= 0.75 * t->roof_frac &&
-	    fabs(o->compute_frac - o->memory_frac) <= t->mixed_margin) {
-		o->bound = KP_BOUND_MIXED;
-		snprintf(o->reason, sizeof(o->reason),
-			 "near the ridge point (AI %.3g vs ridge %.3g FLOP/B) and close to both roofs: "
-			 "%.0f%% of %s peak, %.0f%% of DRAM bandwidth",
-			 o->ai, o->ridge_ai, 100 * o->compute_frac, o->precision, 100 * o->memory_frac);
-		return;
-	}
-	if (o->compute_frac >= o->memory_frac) {
-		o->bound = KP_BOUND_COMPUTE;
-		snprintf(o->reason, sizeof(o->reason),
-			 "arithmetic intensity %.3g FLOP/B is above the ridge (%.3g): the %s roof bounds it; "
-			 "it reaches %.0f%% of that peak (SM busy %.0f%%)",
-			 o->ai, o->ridge_ai, o->precision, 100 * o->compute_frac, isnan(o->sm_sol_pct) ? 100 * cb : o->sm_sol_pct);
-	} else {
-		o->bound = KP_BOUND_MEMORY;
-		snprintf(o->reason, sizeof(o->reason),
-			 "arithmetic intensity %.3g FLOP/B is below the ridge (%.3g): DRAM bandwidth bounds it; "
-			 "it moves data at %.0f%% of the DRAM roof (memory pipes busy %.0f%%)",
-			 o->ai, o->ridge_ai, 100 * o->memory_frac, isnan(o->mem_sol_pct) ? 100 * mb : o->mem_sol_pct);
-	}
-}
 
 /* Time, DRAM bytes and ncu's speed-of-light percentages; what is absent is noted missing. */
 static void time_and_bytes(struct ctx *c)
@@ -335,8 +299,43 @@ int kp_stage1_run(struct kp_stage1 *out, const struct kp_kernel_profile *p, cons
 	have_flops = cuda_core_flops(&c, hw, roofs, &nroofs);
 	tensor_flops(&c, hw, p->sass, roofs, &nroofs);
 	place_on_roofline(out, hw, roofs, nroofs, task);
-	classify(out, th, have_flops);
+	kp__stage1_units(out, p->launch, th);
+	kp__stage1_stalls(out, p->launch);
+	kp__stage1_classify(out, th, have_flops);
 	return 0;
+}
+
+const struct kp_unit_busy *kp_stage1_busiest(const struct kp_stage1 *s, enum kp_unit_side side)
+{
+	int i = side == KP_SIDE_SM ? s->sm_unit : s->mem_unit;
+	return i >= 0 && (size_t)i < s->nunits ? &s->units[i] : NULL;
+}
+
+static json_t *unit_json(const struct kp_unit_busy *u)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "unit", json_string(u->name));
+	kp_json_set(o, "side", json_string(u->side == KP_SIDE_SM ? "sm" : "memory"));
+	kp_json_set(o, "busy", kp_json_real(u->busy));
+	return o;
+}
+
+/* {"rule", "sm", "memory", "units": [...], "occupancy_pct", "stall", ...}: what decided the class. */
+static json_t *evidence_json(const struct kp_stage1 *s)
+{
+	json_t *o = json_object(), *units = json_array();
+	const struct kp_unit_busy *sm = kp_stage1_busiest(s, KP_SIDE_SM), *mem = kp_stage1_busiest(s, KP_SIDE_MEMORY);
+	for (size_t i = 0; i < s->nunits; i++)
+		json_array_append_new(units, unit_json(&s->units[i]));
+	kp_json_set(o, "rule", json_string(s->rule ? s->rule : "missing"));
+	kp_json_set(o, "sm", sm ? unit_json(sm) : NULL);
+	kp_json_set(o, "memory", mem ? unit_json(mem) : NULL);
+	kp_json_set(o, "units", units);
+	kp_json_set(o, "occupancy_pct", kp_json_real(s->occupancy_pct));
+	kp_json_set(o, "stall", s->stall ? json_string(s->stall) : NULL);
+	kp_json_set(o, "stall_share", kp_json_real(s->stall_share));
+	kp_json_set(o, "latency_stalls", kp_json_real(s->latency_stalls));
+	return o;
 }
 
 json_t *kp_stage1_to_json(const struct kp_stage1 *s)
@@ -371,5 +370,6 @@ json_t *kp_stage1_to_json(const struct kp_stage1 *s)
 	kp_json_set(o, "compute_busy", kp_json_real(s->compute_busy));
 	kp_json_set(o, "memory_busy", kp_json_real(s->memory_busy));
 	kp_json_set(o, "floor_time_s", kp_json_real(s->floor_time_s));
+	kp_json_set(o, "evidence", evidence_json(s));
 	return o;
 }

@@ -43,7 +43,9 @@ static const struct kp_check_info checks[] = {
 	 "given (fast path and native ABI) or on torch.cuda.current_stream()."},
 	{"threads", S, R, BOTH, "the candidate starts threads or processes",
 	 "threading, multiprocessing, concurrent.futures, os.fork, subprocess, std::thread, pthread_create, "
-	 "std::async, OpenMP. Background work can finish outside the timed window."},
+	 "std::async, OpenMP; system, popen, exec*, posix_spawn in CUDA sources. Background work can finish "
+	 "outside the timed window, and a process escapes the evaluation (the sandbox refuses it at run time "
+	 "too: process_spawn)."},
 	{"timer_patch", S, R, KB, "the candidate assigns to torch, time or CUDA event attributes",
 	 "Assignments such as torch.cuda.Event.elapsed_time = ..., torch.cuda.synchronize = ..., "
 	 "time.perf_counter = ..., or setattr(torch..., ...). These rewrite the stopwatch instead of the "
@@ -157,6 +159,20 @@ static const struct kp_check_info checks[] = {
 	 "before. The harness times with its own saved references either way."},
 	{"extra_threads", D, R, KB, "threads left running",
 	 "The number of Python threads must be the same after the candidate loaded and ran as before."},
+	{"process_spawn", D, R, BOTH, "the candidate tried to start a process or reach another one",
+	 "The evaluation child runs the candidate under a seccomp filter: execve, fork, vfork, clone without "
+	 "CLONE_THREAD, ptrace, signals to other processes and the like fail with EPERM and are counted; "
+	 "in the PyTorch adapter an audit hook also refuses os.system, subprocess, os.exec*, os.posix_spawn, "
+	 "os.fork, pty.spawn and ctypes look-ups of libc's process functions, with the line that tried. A "
+	 "refused attempt is the candidate's, whatever it did next; a child that ends by SIGSYS (system() and "
+	 "posix_spawn block signals, so the kernel ends the process instead) is refused the same way. "
+	 "docs/eval.md, \"The sandbox\", says what is enforced. False alarm: none known; a kernel never needs "
+	 "another process."},
+	{"implausible_result", D, R, BOTH, "the harness reported numbers no measurement gives",
+	 "Times must be finite and between 1 ns and 10^7 ms, standard deviations finite and not negative, "
+	 "speedups finite and at most 10^6. Anything else means the harness's result was tampered with "
+	 "(the candidate runs in the harness's process) or the harness is broken; such a verdict must "
+	 "never rank. The search holds every evaluator's result to the same bounds."},
 };
 
 const struct kp_check_info *kp_checks(size_t *n)

@@ -9,6 +9,7 @@
 #include "eval/excerpt.h"
 #include "eval/evalrun.h"
 #include "eval/harness.h"
+#include "eval/trust.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/hash.h"
 #include "kernelpro/json.h"
@@ -96,6 +97,8 @@ int kp_eval_cmd_parse(const struct kp_eval_cmd *cmd, const struct kp_child *ran,
 	(void)cmd;
 	kp_harness_parse(ran->out.buf, ran->out.len, &h);
 	rc = kp_harness_apply(&h, ran, v, err);
+	if (!rc)
+		kp_eval_trust(&h, ran, v);
 	kp_harness_release(&h);
 	return rc;
 }
@@ -201,9 +204,21 @@ static int prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_ver
 	v->rtol = x->rtol;
 	kp_strlcpy(v->tol_source, kp_eval_tolerance_source(x->task, x->o, 0), sizeof(v->tol_source));
 	kp_strlcpy(v->precision, kp_dtype_name(x->task->precision), sizeof(v->precision));
-	if (x->task->kind == KP_TASK_KERNELBENCH)
-		return kp_torch_prepare(x, cmd, v, err);
+	if (x->task->kind == KP_TASK_KERNELBENCH) {
+		int rc = kp_torch_prepare(x, cmd, v, err);
+		if (!rc)
+			kp_eval_sandbox_env(&cmd->env);
+		return rc;
+	}
 	return kp_native_prepare(x, cmd, v, err);
+}
+
+void kp_eval_sandbox_env(struct kp_strvec *env)
+{
+	char *lib = kp_find_libexec("libkp_sandbox.so");
+	if (lib)
+		kp_strvec_pushf(env, "KERNELPRO_SANDBOX_LIB=%s", lib);
+	free(lib);
 }
 
 /* compute-sanitizer's memcheck on one run of a candidate that hit an illegal or misaligned address:
@@ -282,6 +297,27 @@ out:
 	kp_buf_release(&path);
 }
 
+/* A candidate that cannot be what the task needs is a compile error before anything runs: an empty
+ * file (nvcc builds it into a library and --build-only would say "compiled"), or a native one that never
+ * names kp_run. */
+static int unbuildable(const struct kp_task *task, const char *src, size_t len, struct kp_verdict *v)
+{
+	const char *why = NULL;
+	size_t i = 0;
+	while (i < len && strchr(" \t\r\n\f\v", src[i]) && src[i])
+		i++;
+	if (i == len)
+		why = "the candidate is empty";
+	else if (task->kind == KP_TASK_NATIVE && !memmem(src, len, "kp_run", 6))
+		why = "the candidate does not define kp_run (KP_EXPORT int kp_run(...); docs/native-tasks.md)";
+	if (!why)
+		return 0;
+	v->status = KP_STATUS_COMPILE_ERROR;
+	v->message = kp_xstrdup(why);
+	v->phase = kp_xstrdup("build");
+	return 1;
+}
+
 int kp_eval_begin(struct kp_eval_pending *p, const struct kp_task *task, const char *src, size_t len,
 		  const char *name, const struct kp_eval_opts *opts, struct kp_verdict *v, struct kp_error *err)
 {
@@ -305,6 +341,10 @@ int kp_eval_begin(struct kp_eval_pending *p, const struct kp_task *task, const c
 	v->gpu = p->o->gpu;
 	kp_sha256_hex(src, len, v->source_sha256);
 
+	if (unbuildable(task, src, len, v)) {
+		p->done = 1;
+		return 0;
+	}
 	kp_eval_static(task, src, len, p->o, v, err);
 	if (v->status == KP_STATUS_CHEAT_SUSPECTED) {
 		p->done = 1;
@@ -387,7 +427,7 @@ int kp_eval_file(const struct kp_task *task, const char *path, const struct kp_e
 	kp_verdict_release(v);
 	if ((rc = check_candidate_kind(task, path, err)))
 		return rc;
-	if ((rc = kp_read_file(path, CAND_CAP, &src, err)))
+	if ((rc = kp_task_read_file(path, CAND_CAP, &src, err)))
 		return rc;
 	rc = kp_eval_source(task, src.buf, src.len, path, o, v, err);
 	kp_buf_release(&src);
@@ -410,7 +450,7 @@ int kp_eval_prepare(const struct kp_task *task, const char *path, const struct k
 	cmd_init(cmd);
 	kp_verdict_release(v);
 	if ((rc = opts_valid(o, err)) || (rc = check_candidate_kind(task, path, err)) ||
-	    (rc = kp_read_file(path, CAND_CAP, &src, err)))
+	    (rc = kp_task_read_file(path, CAND_CAP, &src, err)))
 		goto out;
 	kp_sha256_hex(src.buf, src.len, v->source_sha256);
 	x.task = task;
@@ -472,6 +512,7 @@ int kp_eval_baseline(const struct kp_task *task, const struct kp_eval_opts *opts
 	kp_harness_parse(c.out.buf, c.out.len, &h);
 	if ((rc = kp_harness_apply(&h, &c, &v, err)))
 		goto out;
+	kp_eval_trust(&h, &c, &v); /* the reference's times feed every speedup: held to the same bounds */
 	b->gpu = o->gpu;
 	kp_strlcpy(b->gpu_name, v.gpu_name, sizeof(b->gpu_name));
 	b->io_bytes = v.io_bytes;

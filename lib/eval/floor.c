@@ -92,15 +92,6 @@ void kp_eval_floor(const struct kp_task *t, const struct kp_eval_opts *o, struct
 	kp_strlcpy(f->source, "measured", sizeof(f->source));
 }
 
-/* Replaces the harness's "correct" message and log with a refusal's. */
-static void refused(struct kp_verdict *v, const char *check, const char *summary)
-{
-	free(v->message);
-	v->message = kp_xasprintf("refused by check '%s': %s", check, summary);
-	free(v->log);
-	v->log = kp_xasprintf("refused by dynamic check '%s': %s", check, v->flags[v->nflags - 1].message);
-}
-
 void kp_eval_speed_checks(const struct kp_task *t, const struct kp_eval_opts *o, struct kp_verdict *v)
 {
 	const struct kp_floor *f = &v->floor;
@@ -113,6 +104,13 @@ void kp_eval_speed_checks(const struct kp_task *t, const struct kp_eval_opts *o,
 	kp_eval_floor(t, o, v);
 	if (v->status != KP_STATUS_CORRECT || v->runtime.trials <= 0)
 		return;
+	if (v->speedup > KP_EVAL_MAX_SPEEDUP || v->speedup_compile > KP_EVAL_MAX_SPEEDUP) {
+		kp_verdict_flag(v, "implausible_result", KP_SEV_REFUSE,
+				"speedup %g (over torch.compile: %g) is above %g: reference %g ms, candidate %g ms",
+				v->speedup, v->speedup_compile, KP_EVAL_MAX_SPEEDUP, v->ref_runtime.median_ms, ms);
+		kp_verdict_refused(v, "implausible_result", "the harness reported numbers no measurement gives");
+		return;
+	}
 	if (f->time_s > 0 && check_on(o, "below_floor") && ms * 1e-3 < f->time_s * o->floor_slack) {
 		if (!strcmp(f->source, "given"))
 			kp_verdict_flag(v, "below_floor", KP_SEV_REFUSE,
@@ -129,7 +127,7 @@ void kp_eval_speed_checks(const struct kp_task *t, const struct kp_eval_opts *o,
 					!isnan(f->flop_time_s) && !f->flops_counted && f->flop_time_s >= f->time_s
 						? " (here the task's declared FLOPs bound it)"
 						: "");
-		refused(v, "below_floor", "faster than the hardware allows");
+		kp_verdict_refused(v, "below_floor", "faster than the hardware allows");
 		return;
 	}
 	if (f->flops_counted && f->flop_time_s > 0 && check_on(o, "flop_floor") &&

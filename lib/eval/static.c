@@ -55,6 +55,8 @@ static const struct rule rules[] = {
 	 "starts a process"},
 	{"threads", IN_CUDA, 0, "std::(thread|jthread|async)" E, "starts a host thread"},
 	{"threads", IN_CUDA, 0, B "(pthread_create|fork|vfork|clone)" SP "\\(", "starts a host thread or process"},
+	{"threads", IN_CUDA, 0, B "(system|popen|execv[pe]*|execl[pe]?|fexecve|posix_spawnp?)" SP "\\(",
+	 "starts a process"},
 	{"threads", IN_CUDA, 0, "#" SP "pragma" SP "omp", "OpenMP"},
 
 	{"timer_patch", IN_PY, 0, BD "(torch|time|cuda)(\\.[A-Za-z_][A-Za-z0-9_]*)+" SP "=[^=]",

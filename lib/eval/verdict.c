@@ -79,6 +79,7 @@ void kp_verdict_release(struct kp_verdict *v)
 	for (size_t i = 0; i < v->nflags; i++)
 		free(v->flags[i].message);
 	free(v->flags);
+	json_decref(v->sandbox);
 	kp_verdict_init(v);
 }
 
@@ -104,6 +105,15 @@ void kp_verdict_flag(struct kp_verdict *v, const char *check, enum kp_check_seve
 		v->status = KP_STATUS_WRONG_OUTPUT;
 		v->correct = 0;
 	}
+}
+
+void kp_verdict_refused(struct kp_verdict *v, const char *check, const char *summary)
+{
+	free(v->message);
+	v->message = kp_xasprintf("refused by check '%s': %s", check, summary);
+	free(v->log);
+	v->log = kp_xasprintf("refused by dynamic check '%s': %s", check,
+			      v->nflags ? v->flags[v->nflags - 1].message : summary);
 }
 
 const struct kp_flag *kp_verdict_find_flag(const struct kp_verdict *v, const char *check)
@@ -294,6 +304,7 @@ json_t *kp_verdict_to_json(const struct kp_verdict *v)
 	kp_json_set(secs, "run", kp_json_real(v->run_s));
 	kp_json_set(secs, "total", kp_json_real(v->total_s));
 	kp_json_set(o, "seconds", secs);
+	kp_json_set(o, "sandbox", v->sandbox ? json_deep_copy(v->sandbox) : json_null());
 	return o;
 }
 
@@ -456,6 +467,8 @@ int kp_verdict_from_json(struct kp_verdict *v, const json_t *j, struct kp_error 
 	v->build_s = num_or_nan(secs, "build");
 	v->run_s = num_or_nan(secs, "run");
 	v->total_s = num_or_nan(secs, "total");
+	if (json_is_object(json_object_get(j, "sandbox")))
+		v->sandbox = json_deep_copy(json_object_get(j, "sandbox"));
 	return 0;
 }
 

@@ -397,6 +397,9 @@ int kp_eval_worker_start(int gpu, const struct kp_eval_opts *o, struct kp_eval_w
 	if ((rc = kp_eval_gpu_env(gpu, &genv, err)) || (rc = runtime_dir(&dir, err)))
 		goto out;
 	kp_strvec_pushl(&genv, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", NULL);
+	/* The sandbox prelude runs in each forked child (kp_torch.main): it finds libkp_sandbox.so here
+	 * (each job's environment names it too; a worker started without it is another worker). */
+	kp_eval_sandbox_env(&genv);
 	worker_key(w->python, script, w->adapter, &genv, key);
 	kp_buf_addf(&sock, "%s/w%d-%.16s.sock", dir.buf, gpu, key);
 	kp_buf_addf(&log_path, "%s/w%d-%.16s.log", dir.buf, gpu, key);

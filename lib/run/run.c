@@ -1,4 +1,4 @@
-/* Run directories: where they live, creating and opening one, its lock, the settings its sessions share. */
+/* Run directories: where they live, opening one, its lock, the settings its sessions share. */
 #include "base/setup.h"
 
 #include <fcntl.h>
@@ -131,7 +131,7 @@ char *kp__run_meta_str(struct kp_store *s, const char *key)
 }
 
 /* Records what every later session reads back: one transaction, so a run has all of it or none. */
-static int save_settings(struct kp_run *r, const char *stamp, struct kp_error *err)
+int kp__run_save_settings(struct kp_run *r, const char *stamp, struct kp_error *err)
 {
 	const struct kp_run_settings *s = &r->settings;
 	int rc = kp_store_begin(r->store, err);
@@ -145,6 +145,7 @@ static int save_settings(struct kp_run *r, const char *stamp, struct kp_error *e
 	    (rc = kp_store_meta_set(r->store, "evaluator", s->evaluator ? s->evaluator : "harness", err)) ||
 	    (rc = meta_set_json(r->store, "orchestration", orchestration_json(s), err)) ||
 	    (rc = meta_set_json(r->store, "task", json_incref(r->task), err)) ||
+	    (rc = kp_store_meta_set(r->store, "task_sha256", r->task_sha256, err)) ||
 	    (rc = meta_set_json(r->store, "params", kp_search_params_to_json(&s->params), err)) ||
 	    (rc = meta_set_json(r->store, "budget", budget_json(&s->budget), err))) {
 		kp_store_rollback(r->store);
@@ -182,8 +183,13 @@ static int load_settings(struct kp_run *r, int strict, struct kp_error *err)
 	json_t *pj = NULL, *bj = NULL;
 	struct kp_error soft = KP_ERROR_INIT, *e = strict ? err : &soft;
 	int rc = kp__run_meta_json(r->store, "task", &r->task, e), one;
+	char *v;
 
 	r->name = kp__run_meta_str(r->store, "run_name");
+	if ((v = kp__run_meta_str(r->store, "task_sha256"))) {
+		kp_strlcpy(r->task_sha256, v, sizeof(r->task_sha256));
+		free(v);
+	}
 	s->family = kp__run_meta_str(r->store, "family");
 	s->llm = kp__run_meta_str(r->store, "llm");
 	s->evaluator = kp__run_meta_str(r->store, "evaluator");
@@ -212,7 +218,7 @@ static int load_settings(struct kp_run *r, int strict, struct kp_error *err)
  * An flock on DIR/run.lock, released when the process ends (kill -9 included) or the handle
  * closes: one process, and one handle, works on a run at a time.
  */
-static int lock_run(const char *dir, int *fd, struct kp_error *err)
+int kp__run_lock(const char *dir, int *fd, struct kp_error *err)
 {
 	struct kp_buf p = KP_BUF_INIT;
 	char pid[32];
@@ -247,7 +253,7 @@ static int lock_run(const char *dir, int *fd, struct kp_error *err)
 
 /* ---- lifecycle ------------------------------------------------------------------------------- */
 
-static struct kp_run *run_alloc(const char *dir)
+struct kp_run *kp__run_alloc(const char *dir)
 {
 	struct kp_run *r = kp_xcalloc(1, sizeof(*r));
 	r->dir = kp_xstrdup(dir);
@@ -256,7 +262,7 @@ static struct kp_run *run_alloc(const char *dir)
 	return r;
 }
 
-static int open_db(struct kp_run *r, unsigned store_flags, struct kp_error *err)
+int kp__run_open_db(struct kp_run *r, unsigned store_flags, struct kp_error *err)
 {
 	struct kp_buf db = KP_BUF_INIT;
 	int rc;
@@ -266,83 +272,24 @@ static int open_db(struct kp_run *r, unsigned store_flags, struct kp_error *err)
 	return rc;
 }
 
-/* The run's name: the one given, else TASK-STAMP; a name is one path component. */
-static int choose_name(const struct kp_run_new *o, const char *stamp, struct kp_buf *name,
-		       struct kp_error *err)
-{
-	if (o->name)
-		kp_buf_adds(name, o->name);
-	else
-		kp_buf_addf(name, "%s-%s", o->task->name, stamp);
-	if (!name->len || strchr(name->buf, '/') || name->buf[0] == '.')
-		return kp_error_set(err, KP_EINVAL,
-				    "run name '%s' must not be empty, contain '/' or start with '.'",
-				    name->buf);
-	return 0;
-}
-
-int kp_run_create(struct kp_run **out, const struct kp_run_new *o, struct kp_error *err)
-{
-	struct kp_buf name = KP_BUF_INIT, dir = KP_BUF_INIT;
-	struct kp_run *r = NULL;
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	int rc;
-
-	*out = NULL;
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	if ((rc = choose_name(o, stamp, &name, err)))
-		goto out;
-	kp_path_join(&dir, o->root, name.buf);
-	if (kp_path_exists(dir.buf)) {
-		rc = kp_error_set(err, KP_EEXISTS,
-				  "run directory '%s' exists; resume it with --resume %s or choose "
-				  "another --name",
-				  dir.buf, dir.buf);
-		goto out;
-	}
-	r = run_alloc(dir.buf);
-	if (!kp_path_exists(o->root))
-		r->made_root = kp_xstrdup(o->root);
-	if ((rc = kp_mkdir_p(r->dir, 0755, err)))
-		goto out;
-	r->created = 1;
-	r->name = kp_buf_detach(&name, NULL);
-	r->settings.params = o->settings->params;
-	r->settings.budget = o->settings->budget;
-	r->settings.orchestration = o->settings->orchestration;
-	r->settings.tool_rounds = o->settings->tool_rounds;
-	r->settings.family = kp_xstrdup(o->settings->family ? o->settings->family : o->task->name);
-	r->settings.llm = o->settings->llm && *o->settings->llm ? kp_xstrdup(o->settings->llm) : NULL;
-	r->settings.evaluator = kp_xstrdup(o->settings->evaluator ? o->settings->evaluator : "harness");
-	r->task = kp_task_to_json(o->task);
-	kp_json_set(r->task, "path", json_string(o->task->path));
-	r->kind = kp_task_kind_info(o->task->kind);
-	if ((rc = lock_run(r->dir, &r->lock_fd, err)) || (rc = open_db(r, KP_STORE_CREATE, err)) ||
-	    (rc = save_settings(r, stamp, err)))
-		goto out;
-	*out = r;
-	r = NULL;
-out:
-	if (r)
-		kp_run_abandon(r);
-	kp_buf_release(&name);
-	kp_buf_release(&dir);
-	return rc;
-}
-
 int kp_run_open(struct kp_run **out, const char *dir, unsigned flags, struct kp_error *err)
 {
-	struct kp_run *r = run_alloc(dir);
+	struct kp_run *r = kp__run_alloc(dir);
 	int ro = !!(flags & KP_RUN_READONLY);
 	int rc;
 
 	*out = NULL;
-	if ((!ro && (rc = lock_run(r->dir, &r->lock_fd, err))) ||
-	    (rc = open_db(r, ro ? KP_STORE_READONLY : 0, err)) || (rc = load_settings(r, !ro, err))) {
+	if ((!ro && (rc = kp__run_lock(r->dir, &r->lock_fd, err))) ||
+	    (rc = kp__run_open_db(r, ro ? KP_STORE_READONLY : 0, err)) || (rc = load_settings(r, !ro, err))) {
 		kp_run_close(r);
+		if (rc != KP_EEXISTS && kp__run_half_made(dir)) {
+			kp_error_clear(err);
+			rc = kp_error_set(err, KP_EINVAL,
+					  "run '%s' was never completely created (kernelpro was killed while "
+					  "creating it): it holds nothing; start it again with 'kernelpro "
+					  "optimize TASK --name NAME', which replaces it",
+					  dir);
+		}
 		return rc;
 	}
 	*out = r;
@@ -402,6 +349,73 @@ struct kp_store *kp_run_store(struct kp_run *r)
 	return r->store;
 }
 
+void kp__run_task_identity(const struct kp_task *t, char hex[KP_SHA256_HEX_LEN + 1])
+{
+	static const char *const not_identity[] = {"name", "description", "path", "reference"};
+	json_t *j = kp_task_to_json(t);
+	struct kp_sha256 h;
+	char *text;
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(not_identity); i++)
+		json_object_del(j, not_identity[i]);
+	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	kp_sha256_init(&h);
+	kp_sha256_update_str(&h, text ? text : "");
+	kp_sha256_update_str(&h, t->source ? t->source : "");
+	kp_sha256_final(&h, hex);
+	free(text);
+	json_decref(j);
+}
+
+int kp__run_same_task(const struct kp_run *r, const struct kp_task *t, const char *given,
+		      struct kp_error *err)
+{
+	const char *kind = kp_json_str(r->task, "kind", NULL);
+	char hex[KP_SHA256_HEX_LEN + 1];
+
+	if (kind && strcmp(kind, kp_task_kind_name(t->kind)))
+		return kp_error_set(err, KP_EINVAL,
+				    "'%s' is not the task run '%s' optimizes: it is a %s task, the run's is "
+				    "a %s one; start a new run for it: kernelpro optimize %s",
+				    t->path, r->name, kp_task_kind_name(t->kind), kind, t->path);
+	if (!r->task_sha256[0])
+		return 0;
+	kp__run_task_identity(t, hex);
+	if (!strcmp(hex, r->task_sha256))
+		return 0;
+	if (given)
+		return kp_error_set(err, KP_EINVAL,
+				    "'%s' is not the task run '%s' optimizes (its reference or specification "
+				    "differs: code, tensors, tolerance or hints); start a new run for it: "
+				    "kernelpro optimize %s",
+				    t->path, r->name, t->path);
+	return kp_error_set(err, KP_EINVAL,
+			    "the task at '%s' changed since run '%s' began (its reference or "
+			    "specification differs: code, tensors, tolerance or hints); restore it (if "
+			    "it moved, give its new place: kernelpro optimize --resume RUN TASK), or start "
+			    "a new run for the changed task: kernelpro optimize %s",
+			    t->path, r->name, t->path);
+}
+
+/* A resumed run's task from a new place, and the identity a run from before never recorded. */
+static int remember_task(struct kp_run *r, const struct kp_task *t, struct kp_error *err)
+{
+	const char *was = kp_json_str(r->task, "path", NULL);
+	int rc = 0;
+
+	if (r->lock_fd < 0)
+		return 0; /* read-only */
+	if (!r->task_sha256[0]) {
+		kp__run_task_identity(t, r->task_sha256);
+		rc = kp_store_meta_set(r->store, "task_sha256", r->task_sha256, err);
+	}
+	if (!rc && t->path && (!was || strcmp(was, t->path))) {
+		kp_json_set(r->task, "path", json_string(t->path));
+		rc = meta_set_json(r->store, "task", json_incref(r->task), err);
+	}
+	return rc;
+}
+
 int kp_run_load_task(struct kp_run *r, const char *moved, struct kp_task *t, struct kp_error *err)
 {
 	const char *path = moved ? moved : kp_json_str(r->task, "path", NULL);
@@ -411,8 +425,12 @@ int kp_run_load_task(struct kp_run *r, const char *moved, struct kp_task *t, str
 		return kp_error_set(err, KP_EPARSE,
 				    "run '%s' does not record its task; give TASK with --resume", r->dir);
 	rc = kp_task_load(t, path, err);
-	if (rc)
+	if (rc) {
 		kp_error_prefix(err, "the run's task (give its new place as TASK with --resume)");
+		return rc;
+	}
+	if ((rc = kp__run_same_task(r, t, moved, err)) || (rc = remember_task(r, t, err)))
+		kp_task_release(t);
 	return rc;
 }
 

@@ -2,6 +2,7 @@
 #ifndef KP_RUN_INT_H
 #define KP_RUN_INT_H
 
+#include "kernelpro/hash.h"
 #include "kernelpro/run.h"
 #include "kernelpro/task_kind.h"
 
@@ -14,8 +15,34 @@ struct kp_run {
 	int created; /* kp_run_create made this run */
 	struct kp_run_settings settings;
 	json_t *task;                         /* the task as recorded (kind, name, path, ...) */
+	char task_sha256[KP_SHA256_HEX_LEN + 1]; /* kp__run_task_identity; "": none recorded */
 	const struct kp_task_kind_info *kind; /* the recorded task's kind; NULL when unknown */
 };
+
+struct kp_run *kp__run_alloc(const char *dir);
+/* An flock on DIR/run.lock into *fd: KP_EEXISTS naming the holder when another handle has it. */
+int kp__run_lock(const char *dir, int *fd, struct kp_error *err);
+int kp__run_open_db(struct kp_run *r, unsigned store_flags, struct kp_error *err);
+/* The run's name, task and settings into its database, in one transaction. */
+int kp__run_save_settings(struct kp_run *r, const char *stamp, struct kp_error *err);
+/*
+ * Whether dir is what a kernelpro killed while creating a run left before creation was atomic:
+ * a lock nobody holds and a database without the run's settings (or none), nothing else.
+ */
+int kp__run_half_made(const char *dir);
+
+/*
+ * What a run's candidates are judged against, as a hash: the task's kind, tensors, tolerance,
+ * hints and reference source; not its name, description or place.
+ */
+void kp__run_task_identity(const struct kp_task *t, char hex[KP_SHA256_HEX_LEN + 1]);
+/*
+ * 0 when t is the run's task (a run that recorded no identity takes any task of its kind);
+ * KP_EINVAL saying what differs and what to do otherwise. `given`: the path the user named
+ * (NULL: the task is the one at the run's recorded place).
+ */
+int kp__run_same_task(const struct kp_run *r, const struct kp_task *t, const char *given,
+		      struct kp_error *err);
 
 /* The kind whose files a candidate in `lang` gets: the run's, unless the database says otherwise. */
 const struct kp_task_kind_info *kp__run_kind(const struct kp_run *r, const char *lang);

@@ -212,6 +212,20 @@ static void on_note(const char *line, void *ud)
 		S->opts->note(line, S->opts->ud);
 }
 
+/* A session works on the run's task, judged the run's way: a new run for anything else. */
+static int check_identity(struct kp_run *r, const struct kp_run_session *o, struct kp_error *err)
+{
+	const char *spec = o->evaluator_spec, *was = r->settings.evaluator;
+	int rc = kp__run_same_task(r, o->task, o->task->path, err);
+
+	if (rc || o->evaluator || !spec || !was || !strcmp(spec, was))
+		return rc;
+	return kp_error_set(err, KP_EINVAL,
+			    "run '%s' is judged by '%s'; --evaluator '%s' would judge its candidates another "
+			    "way: omit --evaluator to go on with the run's, or start a new run with this one",
+			    r->name, was, spec);
+}
+
 int kp_run_optimize(struct kp_run *r, const struct kp_run_session *o, struct kp_search_outcome *out,
 		    struct kp_error *err)
 {
@@ -221,6 +235,8 @@ int kp_run_optimize(struct kp_run *r, const struct kp_run_session *o, struct kp_
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if ((rc = check_identity(r, o, err)))
+		return rc;
 	memset(&S, 0, sizeof(S));
 	S.run = r;
 	S.opts = o;

@@ -72,21 +72,25 @@ static int ensure_hw(struct harness *h, struct kp_error *err)
 	return rc;
 }
 
-/* Stage 1 and Stage 2 of the pipeline on the longest kernel of the ncu files; fills `out`. */
+/*
+ * The whole task through the pipeline (kp_pipeline_task: every launch's Stage 1, kernels ranked by
+ * the time they could save, the tools on the top ones); fills `out` with the task's feedback and
+ * the top kernel's findings and launch.
+ */
 static int diagnose(struct harness *h, const struct kp_profile_files *files,
 		    const struct kp_energy_measurement *measured, struct kp_search_eval *out, json_t *pj, int reference,
 		    struct kp_error *err)
 {
 	struct kp_pipeline p;
 	struct kp_pipeline_opts po;
-	struct kp_pipeline_result res;
+	struct kp_pipeline_task t;
 	struct kp_buf text = KP_BUF_INIT;
-	const struct kp_kernel_profile *k;
+	const struct kp_pipeline_result *top;
 	json_t *fa;
 	int rc;
 
 	memset(&po, 0, sizeof(po));
-	memset(&res, 0, sizeof(res));
+	memset(&t, 0, sizeof(t));
 	po.gpu_key = h->o.hw_key;
 	po.gpu_index = h->o.eval.gpu;
 	po.hw = h->have_hw ? &h->hw : NULL; /* the first profile's choice holds for the run */
@@ -101,28 +105,36 @@ static int diagnose(struct harness *h, const struct kp_profile_files *files,
 		h->hw = p.hw;
 		h->have_hw = 1;
 	}
-	if (!(k = kp_profile_set_longest(&p.set))) {
+	if (!p.set.nkernels) {
 		rc = kp_error_set(err, KP_EMISSING, "ncu profiled no kernel inside the candidate's calls");
 		goto out;
 	}
-	if ((rc = kp_pipeline_kernel(&p, k, &res, err)))
+	if ((rc = kp_pipeline_task(&p, &t, err)))
 		goto out;
-	kp_pipeline_feedback_text(&res, &text);
+	kp_pipeline_task_feedback_text(&t, &text);
 	out->feedback = kp_buf_detach(&text, NULL);
+	top = t.nresults ? &t.results[0] : NULL;
 	fa = json_array();
-	for (size_t i = 0; i < res.feedback.findings.n; i++)
-		json_array_append_new(fa, kp_finding_json(&res.feedback.findings.v[i]));
+	for (size_t i = 0; top && i < top->feedback.findings.n; i++)
+		json_array_append_new(fa, kp_finding_json(&top->feedback.findings.v[i]));
 	out->findings_json = json_text(fa);
-	kp_json_set(pj, "launch", kp_diagnose_launch_json(k, &res.stage1));
+	if (top)
+		kp_json_set(pj, "launch", kp_diagnose_launch_json(top->kernel, &top->stage1));
+	if (t.task.n > 1)
+		kp_json_set(pj, "task", kp_task_stage1_to_json(&t.task, p.set.kernels));
 	if (reference) {
 		struct kp_buf b = KP_BUF_INIT;
-		kp_stage1_describe(&res.stage1, &b);
+		const struct kp_stage1 *s1 = top ? &top->stage1 : &t.stage1[0];
+		double floor = t.task.n > 1 && !isnan(t.task.floor_s) ? t.task.floor_s : s1->floor_time_s;
+		if (t.task.n > 1)
+			kp_task_stage1_describe(&t.task, 8, &b);
+		kp_stage1_describe(s1, &b);
 		out->stage1 = kp_buf_detach(&b, NULL);
-		h->o.eval.floor_time_s = res.stage1.floor_time_s; /* the anti-cheat roofline floor for candidates */
-		kp_json_set(pj, "floor_time_s", kp_json_real(res.stage1.floor_time_s));
+		h->o.eval.floor_time_s = floor; /* the anti-cheat roofline floor for candidates */
+		kp_json_set(pj, "floor_time_s", kp_json_real(floor));
 	}
 out:
-	kp_pipeline_result_release(&res);
+	kp_pipeline_task_release(&t);
 	kp_pipeline_release(&p);
 	kp_buf_release(&text);
 	return rc;
@@ -316,6 +328,10 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 	out->ref_time_ms = v.ref_runtime.median_ms;
 	out->speedup = v.speedup;
 	out->wall_s = v.total_s;
+	if (out->outcome == KP_OUTCOME_CORRECT &&
+	    (rc = kp_eval_numbers_check("the evaluation", out->time_ms, out->time_std_ms, out->ref_time_ms,
+					out->speedup, NAN, err)))
+		goto out;
 	if (v.log || v.message) {
 		struct kp_buf log = KP_BUF_INIT;
 		if (v.message)

@@ -78,9 +78,21 @@ const char *kp_search_end_name(enum kp_search_end e)
 	}
 }
 
+static double now(const struct loop *L)
+{
+	return L->run->clock ? L->run->clock(L->run->ud) : kp_now();
+}
+
+/* This session's time: what the session records (the run's total is the sum over its sessions). */
+static double session_elapsed(const struct loop *L)
+{
+	return now(L) - L->t0;
+}
+
+/* The run's time over all sessions: what the wall-time budget limits. */
 static double elapsed(const struct loop *L)
 {
-	return L->prev_elapsed + (kp_now() - L->t0);
+	return L->prev_elapsed + session_elapsed(L);
 }
 
 static void note(struct loop *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -151,7 +163,7 @@ static int commit_step(struct loop *L, struct kp_error *err)
 {
 	int rc = flush_nodes(L, err);
 	if (!rc)
-		rc = kp_store_session_touch(L->st, L->session, elapsed(L), err);
+		rc = kp_store_session_touch(L->st, L->session, session_elapsed(L), err);
 	if (!rc)
 		rc = kp_store_commit(L->st, err);
 	else
@@ -561,12 +573,16 @@ static int any_dirty(const struct kp_tree *t)
 	return 0;
 }
 
-/* Sends requests while there is room; returns how many went out, or a negative error code. */
+/*
+ * Sends requests while there is room; returns how many went out, or a negative error code. Room:
+ * at most `parallel` versions ahead of evaluation, in flight or generated and waiting, so every
+ * selection sees all but the last few results (more would search blind while the GPU is busy).
+ */
 static int dispatch(struct loop *L, enum kp_search_end *blocked, struct kp_error *err)
 {
 	int sent = 0;
 	*blocked = KP_END_NONE;
-	while (L->inflight < L->parallel) {
+	while ((long)L->nevalq + L->inflight < L->parallel) {
 		struct job *j;
 		int idx, rc;
 		if ((*blocked = budget_block(L)) != KP_END_NONE)
@@ -776,7 +792,7 @@ static void session_end(struct loop *L, enum kp_search_end end, int rc, const st
 	}
 	if (!kp_store_meta_set(L->st, "status", status, &e2))
 		kp_store_meta_set(L->st, "end_reason", rc ? kp_error_msg(err) : kp_search_end_name(end), &e2);
-	kp_store_session_end(L->st, L->session, elapsed(L), kp_search_end_name(end), &e2);
+	kp_store_session_end(L->st, L->session, session_elapsed(L), kp_search_end_name(end), &e2);
 	report(L, kp_search_end_name(end));
 	evaluated(L);
 }
@@ -792,7 +808,7 @@ int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, str
 	memset(out, 0, sizeof(*out));
 	L.run = run;
 	L.st = run->store;
-	L.t0 = kp_now();
+	L.t0 = now(&L);
 	L.prev_elapsed = kp_store_elapsed_total(run->store);
 	L.mem = (struct kp_memory){run->store, run->shared_memory,
 				   run->task->family ? run->task->family : run->task->name, run->run_name};

@@ -104,6 +104,15 @@ static int children_open(const struct kp_tree *t, int idx)
 	return 0;
 }
 
+/* The children of idx whose results are not known yet: requests in flight and versions not evaluated. */
+static int unjudged(const struct kp_tree *t, int idx)
+{
+	int n = t->n[idx].pending;
+	for (int c = t->n[idx].first_child; c >= 0; c = t->n[c].next_sibling)
+		n += !t->n[c].evaluated;
+	return n;
+}
+
 static void close_node(struct kp_tree *t, int idx, enum kp_dead_reason why)
 {
 	t->n[idx].dead = why;
@@ -168,10 +177,16 @@ static int mcts_descend(struct kp_tree *t, const struct kp_search_params *p, int
 		return found;
 	/*
 	 * Nothing below can be expanded now. The widening limit only paces a node; while it is under
-	 * its hard cap it takes another child rather than closing with a good version in it.
+	 * its hard cap it takes another child rather than closing with a good version in it. But its
+	 * children not judged yet count toward that limit: past it, the search waits for their
+	 * results rather than widening blind (parallel requests).
 	 */
-	if (n->expansions + n->pending < hard_limit(p, n))
-		return idx;
+	if (n->expansions + n->pending < hard_limit(p, n)) {
+		int lim = kp_search_width_limit(t, p, idx);
+		if (unjudged(t, idx) < (lim > 1 ? lim : 1))
+			return idx;
+		return -1;
+	}
 	if (n->parent >= 0 && !children_open(t, idx))
 		close_node(t, idx, KP_DEAD_EXHAUSTED);
 	return -1;

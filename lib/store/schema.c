@@ -53,6 +53,15 @@ static const char *const migrations[] = {
 	"  run TEXT, created REAL NOT NULL, tries INTEGER NOT NULL DEFAULT 1,\n"
 	"  wins INTEGER NOT NULL DEFAULT 0);\n"
 	"CREATE UNIQUE INDEX memory_unique ON memory(kind, key, text, IFNULL(family, ''));\n",
+	/*
+	 * 1 -> 2: sessions.elapsed_s is the session's own time. Schema 1 sessions stored the run's
+	 * total so far (the time of every earlier session plus their own), so a run's total grew with
+	 * each resume; each becomes its own time again: what it stored less what the earlier ones had.
+	 */
+	"CREATE TEMP TABLE kp_own_time AS SELECT s.id AS id, MAX(0, s.elapsed_s - IFNULL(\n"
+	"  (SELECT SUM(p.elapsed_s) FROM sessions p WHERE p.id < s.id), 0)) AS own FROM sessions s;\n"
+	"UPDATE sessions SET elapsed_s = (SELECT own FROM kp_own_time WHERE kp_own_time.id = sessions.id);\n"
+	"DROP TABLE kp_own_time;\n",
 };
 
 _Static_assert(KP_ARRAY_SIZE(migrations) == KP_STORE_SCHEMA_VERSION,

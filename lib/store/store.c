@@ -1,7 +1,9 @@
 /* The run database: opening in WAL mode, schema migrations, transactions, metadata, counters, sessions. */
 #include "base/setup.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernelpro/fault.h"
@@ -119,6 +121,51 @@ static int migrate(struct kp_store *s, int from, struct kp_error *err)
 	return 0;
 }
 
+/*
+ * What is at `path` before SQLite touches it: missing (fine only when creating), empty (a run
+ * killed while it was being created, or a full disk: fine only when creating), or a file that must
+ * start as every SQLite database does. Refused with what to do instead of SQLite's message or a
+ * migration of a file that is no run database.
+ */
+static int check_file(const char *path, unsigned flags, struct kp_error *err)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	ssize_t n = -1;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block the open */
+
+	if (fd < 0 && errno == ENOENT) {
+		if (flags & KP_STORE_CREATE)
+			return 0;
+		return kp_error_set(err, KP_ENOENT, "run database '%s' does not exist", path);
+	}
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return kp_error_set(err, KP_EDB, "run database '%s' is not a regular file; remove it", path);
+	}
+	if (fd >= 0) {
+		n = read(fd, head, sizeof(head));
+		close(fd);
+	}
+	if (n < 0)
+		return kp_error_set(err, KP_EIO, "cannot read run database '%s': %s", path, strerror(errno));
+	if (n == 0 && (flags & KP_STORE_CREATE))
+		return 0;
+	if (n == 0)
+		return kp_error_set(err, KP_EDB,
+				    "run database '%s' is empty (0 bytes): nothing was saved in it (the "
+				    "run was killed while it was being created, or the disk was full); "
+				    "remove its directory and start the run again",
+				    path);
+	if ((size_t)n < sizeof(head) || memcmp(head, magic, sizeof(magic)))
+		return kp_error_set(err, KP_EDB,
+				    "'%s' is not an SQLite database (damaged, or another kind of file): "
+				    "kernelpro cannot read it; restore it from a copy or remove it",
+				    path);
+	return 0;
+}
+
 int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struct kp_error *err)
 {
 	struct kp_store *s = kp_xcalloc(1, sizeof(*s));
@@ -129,10 +176,8 @@ int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struc
 	*out = NULL;
 	s->path = kp_xstrdup(path);
 	s->readonly = !!(flags & KP_STORE_READONLY);
-	if (!(flags & KP_STORE_CREATE) && access(path, F_OK) != 0) {
-		rc = kp_error_set(err, KP_ENOENT, "run database '%s' does not exist", path);
+	if ((rc = check_file(path, flags, err)))
 		goto out;
-	}
 	if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = kp__store_fail(s, "opening", err);
 		goto out;
@@ -156,7 +201,15 @@ int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struc
 				  path, version, KP_STORE_SCHEMA_VERSION);
 		goto out;
 	}
-	if (version < KP_STORE_SCHEMA_VERSION) {
+	if (!version && !(flags & KP_STORE_CREATE)) {
+		rc = kp_error_set(err, KP_ENOENT,
+				  "run database '%s' holds no run (no schema: the run was killed while it "
+				  "was being created, or it is another program's database); remove it and "
+				  "start the run again",
+				  path);
+		goto out;
+	}
+	if (version < KP_STORE_SCHEMA_READABLE || (version < KP_STORE_SCHEMA_VERSION && !s->readonly)) {
 		if (s->readonly) {
 			rc = kp_error_set(err, KP_EUNSUPPORTED,
 					  "run database '%s' has schema version %d, older than %d; open it once "

@@ -2,8 +2,11 @@
 #include "base/setup.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
@@ -138,6 +141,24 @@ void kp_task_tolerance(const struct kp_task *t, size_t i, double *atol, double *
 		*atol = !isnan(o->atol) ? o->atol : !isnan(t->atol) ? t->atol : odef;
 		*rtol = !isnan(o->rtol) ? o->rtol : !isnan(t->rtol) ? t->rtol : odef;
 	}
+}
+
+int kp_task_read_file(const char *path, size_t cap, struct kp_buf *out, struct kp_error *err)
+{
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), regular;
+	if (fd < 0)
+		return kp_error_set(err, errno == ENOENT ? KP_ENOENT : (errno == EACCES ? KP_EPERM : KP_EIO),
+				    "cannot read '%s': %s", path, strerror(errno));
+	regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	close(fd);
+	if (!regular)
+		return kp_error_set(err, KP_EINVAL,
+				    "'%s' is not a regular file (a FIFO, socket or device would block or never end): give "
+				    "the file itself",
+				    path);
+	return kp_read_file(path, cap, out, err);
 }
 
 /* --- task.json ------------------------------------------------------------------------------- */
@@ -345,6 +366,28 @@ static int check_unique_names(const struct kp_task *t, struct kp_error *err)
 	return 0;
 }
 
+/* Strict JSON: a key given twice (which one would win?) and \u0000 (a NUL that would cut names and
+ * paths short) are errors. */
+static int load_json(const char *text, size_t len, json_t **out, struct kp_error *err)
+{
+	json_error_t je;
+	*out = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+	if (*out)
+		return 0;
+	if (strstr(je.text, "\\u0000"))
+		return kp_error_set(err, KP_EPARSE, "task.json: line %d, column %d: a string holds \\u0000 (NUL)", je.line,
+				    je.column);
+	return kp_error_set(err, KP_EPARSE, "task.json: line %d, column %d: %s", je.line, je.column, je.text);
+}
+
+static int get_count(const json_t *root, const char *key, double *out, struct kp_error *err)
+{
+	int rc = get_opt_num(root, key, "task.json", out, err);
+	if (!rc && *out < 0)
+		rc = kp_error_set(err, KP_EPARSE, "task.json: '%s' must not be negative", key);
+	return rc;
+}
+
 int kp_task_parse_native(struct kp_task *t, const char *text, size_t len, const char *dir, struct kp_error *err)
 {
 	static const char *const keys[] = {"name", "description", "inputs", "outputs", "atol", "rtol",
@@ -355,7 +398,7 @@ int kp_task_parse_native(struct kp_task *t, const char *text, size_t len, const 
 
 	kp_task_release(t);
 	t->kind = KP_TASK_NATIVE;
-	if ((rc = kp_json_load_mem("task.json", text, len, &root, err)))
+	if ((rc = load_json(text, len, &root, err)))
 		goto out;
 	if (!json_is_object(root)) {
 		rc = kp_error_set(err, KP_EPARSE, "task.json: the top level must be an object");
@@ -392,8 +435,7 @@ int kp_task_parse_native(struct kp_task *t, const char *text, size_t len, const 
 		goto out;
 	}
 	if ((rc = check_unique_names(t, err)) || (rc = parse_tol(root, "task.json", &t->atol, &t->rtol, err)) ||
-	    (rc = get_opt_num(root, "flops", "task.json", &t->flops, err)) ||
-	    (rc = get_opt_num(root, "min_bytes", "task.json", &t->min_bytes, err)))
+	    (rc = get_count(root, "flops", &t->flops, err)) || (rc = get_count(root, "min_bytes", &t->min_bytes, err)))
 		goto out;
 	t->precision = t->outputs[0].dtype;
 	if (isnan(t->min_bytes)) {
@@ -479,7 +521,7 @@ static int load_kernelbench(struct kp_task *t, const char *path, struct kp_error
 {
 	struct kp_buf b = KP_BUF_INIT;
 	static const char *const need[] = {"class Model", "def get_inputs", "def get_init_inputs"};
-	int rc = kp_read_file(path, TASK_FILE_CAP, &b, err);
+	int rc = kp_task_read_file(path, TASK_FILE_CAP, &b, err);
 
 	if (rc)
 		goto out;
@@ -514,7 +556,7 @@ static int load_native(struct kp_task *t, const char *dir, struct kp_error *err)
 	int rc;
 
 	kp_path_join(&path, dir, "task.json");
-	if ((rc = kp_read_file(path.buf, TASK_FILE_CAP, &json, err))) {
+	if ((rc = kp_task_read_file(path.buf, TASK_FILE_CAP, &json, err))) {
 		if (rc == KP_ENOENT)
 			kp_error_prefix(err, "'%s' is not a task (no task.json; a native task directory holds task.json "
 					     "and reference.cu)",
@@ -527,7 +569,7 @@ static int load_native(struct kp_task *t, const char *dir, struct kp_error *err)
 	}
 	kp_buf_reset(&path);
 	kp_path_join(&path, dir, "reference.cu");
-	if ((rc = kp_read_file(path.buf, TASK_FILE_CAP, &ref, err))) {
+	if ((rc = kp_task_read_file(path.buf, TASK_FILE_CAP, &ref, err))) {
 		if (rc == KP_ENOENT)
 			kp_error_prefix(err, "native task '%s' needs reference.cu (exporting kp_run, see "
 					     "docs/native-tasks.md)",

@@ -56,6 +56,9 @@ int kp_pipeline_open(struct kp_pipeline *p, const struct kp_profile_files *f, co
 	keep_files(p, f);
 	if ((rc = kp_profile_set_load(&p->set, &p->files, err)))
 		return rc;
+	/* The parser keeps counts only; the tensor-core tool also needs the hot loop's data flow. */
+	if (p->files.sass && (rc = kp_read_file(p->files.sass, KP_PROFILE_MAX_FILE, &p->sass_text, err)))
+		return rc;
 	dev = kp_ncu_report_device(&p->set.ncu);
 	if (!dev)
 		dev = o->recorded_device;
@@ -102,6 +105,7 @@ void kp_pipeline_release(struct kp_pipeline *p)
 {
 	kp_profile_set_release(&p->set);
 	kp_strvec_release(&p->paths);
+	kp_buf_release(&p->sass_text);
 	memset(&p->files, 0, sizeof(p->files));
 	p->have_hw = 0;
 }
@@ -109,6 +113,19 @@ void kp_pipeline_release(struct kp_pipeline *p)
 const struct kp_kernel_profile *kp_pipeline_trace_kernel(struct kp_pipeline *p)
 {
 	return p->trace_kernel.trace ? &p->trace_kernel : NULL;
+}
+
+/*
+ * The loop shape of k's SASS into *shape; NULL when there is no SASS text, the function is not in
+ * it, or it has no FFMA (nothing for the shape to tell: the text is not read again).
+ */
+static const struct kp_sass_shape *shape_of(const struct kp_pipeline *p, const struct kp_kernel_profile *k,
+					    struct kp_sass_shape *shape)
+{
+	const char *name = k->sass ? (k->sass->mangled ? k->sass->mangled : k->sass->demangled) : NULL;
+	if (!name || !p->sass_text.len || !k->sass->counts[KP_SASS_FFMA])
+		return NULL;
+	return kp_sass_shape_read(shape, p->sass_text.buf, p->sass_text.len, name) ? shape : NULL;
 }
 
 /* The tool ids to run on k: the caller's, every tool, the trace tools, or NULL for the class's. */
@@ -149,7 +166,8 @@ static void energy_paragraph(struct kp_pipeline *p, const struct kp_kernel_profi
 int kp_pipeline_kernel(struct kp_pipeline *p, const struct kp_kernel_profile *k, struct kp_pipeline_result *out,
 		       struct kp_error *err)
 {
-	struct kp_tool_input in = {k, NULL, NULL, p->o.stage2.energy, NULL};
+	struct kp_sass_shape shape;
+	struct kp_tool_input in = {k, NULL, NULL, p->o.stage2.energy, NULL, shape_of(p, k, &shape)};
 	struct kp_stage2_opts so = p->o.stage2;
 	struct kp_strvec ids = KP_STRVEC_INIT;
 	double t0;
@@ -200,11 +218,80 @@ void kp_pipeline_feedback_text(const struct kp_pipeline_result *r, struct kp_buf
 	}
 }
 
+int kp_pipeline_task(struct kp_pipeline *p, struct kp_pipeline_task *out, struct kp_error *err)
+{
+	const struct kp_profile_set *ps = &p->set;
+	struct kp_feedback_opts saved = p->o.stage2.feedback;
+	size_t budget = saved.max_chars ? saved.max_chars : 6000;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!ps->nkernels)
+		return kp_error_set(err, KP_EMISSING, "the profile holds no kernel launch (ncu profiled nothing)");
+	out->n = ps->nkernels;
+	out->stage1 = kp_xcalloc(ps->nkernels, sizeof(*out->stage1));
+	for (size_t i = 0; i < ps->nkernels; i++)
+		if ((rc = stage1(p, &ps->kernels[i], &out->stage1[i], err)))
+			return rc;
+	kp_task_stage1_build(&out->task, ps->kernels, out->stage1, ps->nkernels, &p->o.task, NULL);
+	if (!p->o.toolset)
+		return 0;
+	out->results = kp_xcalloc(out->task.nselected, sizeof(*out->results));
+	out->of = kp_xcalloc(out->task.nselected, sizeof(*out->of));
+	/* several kernels share the text the LLM reads: each gets a part, never less than a finding's worth */
+	if (out->task.nselected > 1)
+		p->o.stage2.feedback.max_chars = budget / out->task.nselected > 1500 ? budget / out->task.nselected : 1500;
+	for (size_t i = 0; i < out->task.n && !rc; i++) {
+		const struct kp_task_kernel *k = &out->task.kernels[i];
+		if (!k->selected)
+			continue;
+		out->of[out->nresults] = k;
+		rc = kp_pipeline_kernel(p, &ps->kernels[k->longest], &out->results[out->nresults], err);
+		out->nresults++;
+	}
+	p->o.stage2.feedback = saved;
+	return rc;
+}
+
+void kp_pipeline_task_release(struct kp_pipeline_task *t)
+{
+	for (size_t i = 0; i < t->nresults; i++)
+		kp_pipeline_result_release(&t->results[i]);
+	free(t->results);
+	free(t->of);
+	free(t->stage1);
+	kp_task_stage1_release(&t->task);
+	memset(t, 0, sizeof(*t));
+}
+
+void kp_pipeline_task_feedback_text(const struct kp_pipeline_task *t, struct kp_buf *out)
+{
+	if (t->task.n == 1) {
+		if (t->nresults)
+			kp_pipeline_feedback_text(&t->results[0], out);
+		return;
+	}
+	kp_buf_adds(out, "# The whole task\n");
+	kp_task_stage1_describe(&t->task, 8, out);
+	kp_buf_addf(out, "The findings below are for the %zu kernel%s that could save the most; attack the first "
+			 "first.\n",
+		    t->nresults, t->nresults == 1 ? "" : "s");
+	for (size_t i = 0; i < t->nresults; i++) {
+		const struct kp_task_kernel *k = t->of[i];
+		kp_buf_addf(out, "\n# Kernel %zu: %.80s (%.0f%% of the task's time, could save %.0f%%)\n", i + 1,
+			    k->function, 100 * k->share, t->task.time_s > 0 ? 100 * k->saving_s / t->task.time_s : 0.0);
+		kp_pipeline_feedback_text(&t->results[i], out);
+		if (out->len && out->buf[out->len - 1] != '\n')
+			kp_buf_addch(out, '\n');
+	}
+}
+
 int kp_pipeline_call_tool(struct kp_pipeline *p, const struct kp_kernel_profile *k, const char *name,
 			  const struct kp_feedback_opts *fo, struct kp_buf *out, struct kp_error *err)
 {
 	struct kp_stage1 s1;
-	struct kp_tool_input in = {k, NULL, NULL, p->o.stage2.energy, NULL};
+	struct kp_sass_shape shape;
+	struct kp_tool_input in = {k, NULL, NULL, p->o.stage2.energy, NULL, shape_of(p, k, &shape)};
 	int rc;
 
 	if (!p->o.toolset)

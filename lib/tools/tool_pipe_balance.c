@@ -10,7 +10,7 @@
 enum { T_SATURATED, T_ISSUE, T_FP64 };
 
 static const struct kp_threshold thresholds[] = {
-	{"saturated_pct", 80, "%", "a pipe busy at least this share of active cycles is a bottleneck"},
+	{"saturated_pct", 70, "%", "a pipe busy at least this share of active cycles is the bottleneck (near saturation)"},
 	{"issue_bound_pct", 90, "%", "issue slots used at least this share of active cycles: instruction-bound"},
 	{"fp64_pct", 15, "%", "FP64 pipe busier than this in a kernel that is not FP64 by design"},
 	{NULL, 0, NULL, NULL},
@@ -41,8 +41,9 @@ static const struct pipe pipes[] = {
 	 "Use FP64 tensor cores (DMMA, via cuBLAS/CUTLASS) for FP64 matrix math, or FP32 where the accuracy allows",
 	 "instruction_mix"},
 	{KP_M_PIPE_LSU, "LSU (load/store)", "load/store instructions to global, local and shared memory",
-	 "Issue fewer, wider memory instructions (128-bit), and keep reused values in registers",
-	 "vector_width cache_reuse bank_conflicts local_memory"},
+	 "Issue fewer, wider memory instructions (128-bit), and keep reused values in registers (register "
+	 "blocking: each thread computes several outputs from one set of loaded values)",
+	 "vector_width cache_reuse bank_conflicts local_memory tensor_cores"},
 };
 
 static const struct kp_tool_metric metrics[] = {

@@ -2,6 +2,10 @@
  * tensor_cores: matrix-multiply-shaped FP32 work (dot-product loops that
  * stream operands from memory with high reuse) running on the FMA pipe while
  * the tensor cores idle; or legacy mma.sync (HMMA) on Hopper instead of wgmma.
+ * The shape comes from the SASS when it was read (kp_sass_shape: the hot loop's
+ * FFMAs accumulate products of two loaded streams), so a chain of dependent
+ * FMAs (a recurrence, a polynomial, a stencil with constant weights) never
+ * counts however many FLOPs per byte it does; without SASS text, from counters.
  */
 #include "base/setup.h"
 
@@ -33,6 +37,7 @@ static const struct kp_tool_metric metrics[] = {
 struct mm {
 	double flops32, flops_tc, dram, ai, loads_per_ffma, tensor_pct;
 	int hmma_only; /* SASS: mma.sync on an sm_90 kernel without wgmma */
+	const struct kp_sass_shape *shape; /* the hot loop from the SASS text; NULL: counters only */
 };
 
 static void measure(const struct kp_tool_input *m, struct mm *x)
@@ -61,15 +66,18 @@ static void measure(const struct kp_tool_input *m, struct mm *x)
 	else
 		x->loads_per_ffma = NAN;
 	x->tensor_pct = kp_tool_metric(m, KP_M_PIPE_TENSOR);
+	x->shape = m->shape && m->shape->found && m->shape->ffma ? m->shape : NULL;
 	x->hmma_only = sass && sass->counts[KP_SASS_HMMA] > 0 && !sass->counts[KP_SASS_HGMMA] && sass->arch &&
 		       !strncmp(sass->arch, "sm_90", 5);
 }
 
 static int matrix_on_ffma(const struct mm *x, const double *t)
 {
-	if (x->tensor_pct > t[T_MAX_TENSOR] || x->flops_tc > x->flops32)
+	if (x->tensor_pct > t[T_MAX_TENSOR] || x->flops_tc > x->flops32 || !(x->ai >= t[T_MIN_AI]))
 		return 0;
-	return x->ai >= t[T_MIN_AI] && (isnan(x->loads_per_ffma) || x->loads_per_ffma >= t[T_MIN_LOADS]);
+	if (x->shape) /* the SASS shows what the FFMAs do: only a product's belong on tensor cores */
+		return kp_sass_shape_is_product(x->shape);
+	return isnan(x->loads_per_ffma) || x->loads_per_ffma >= t[T_MIN_LOADS];
 }
 
 static int trigger(const struct kp_tool_input *m, const double *t)
@@ -93,15 +101,29 @@ static double tc_peak(const struct kp_hw *hw)
 static void analyze_ffma(const struct kp_tool_input *m, const struct mm *x, const double *t, struct kp_findings *out)
 {
 	double time = kp_tool_time_s(m), peak = tc_peak(m->hw), bw = m->hw ? m->hw->dram_bw : 0;
+	const char *faster = peak > 0 && m->hw->fp32 > 0 ? "several times faster in TF32 and faster still in BF16"
+							  : "several times faster";
 	struct kp_finding *f = kp_finding_new(out, KP_SEV_NONE, "Matrix-multiply-shaped FP32 work runs on FFMA, not tensor cores (%.3g GFLOP at %.3g TFLOP/s)",
 					      x->flops32 / 1e9, time > 0 ? x->flops32 / time / 1e12 : NAN);
-	kp_finding_cause(f, "The kernel is a dot-product loop: operands streamed from memory (%.2f loads per FFMA) and "
-			    "reused heavily (%.0f FLOP per DRAM byte), computed one FMA per thread per cycle on the "
-			    "FP32 pipe; on this GPU the tensor cores run the same product %s.",
-			 x->loads_per_ffma, x->ai,
-			 peak > 0 && m->hw->fp32 > 0 ? "several times faster in TF32 and faster still in BF16"
-						     : "several times faster");
+	if (x->shape)
+		kp_finding_cause(f, "The kernel's hot %s is a dot product: %u of its %u FFMAs add the product of two "
+				    "values loaded by different loads to a running sum (each loaded value feeds %.1f "
+				    "FFMAs), and the data is reused heavily (%.0f FLOP per DRAM byte); it runs one FMA "
+				    "per thread per cycle on the FP32 pipe, where the tensor cores run the same product %s.",
+				 x->shape->in_loop ? "loop" : "code", x->shape->dot_ffma, x->shape->ffma, x->shape->reuse,
+				 x->ai, faster);
+	else
+		kp_finding_cause(f, "The kernel looks like a dot-product loop: operands streamed from memory (%.2f loads "
+				    "per FFMA) and reused heavily (%.0f FLOP per DRAM byte), computed one FMA per thread per "
+				    "cycle on the FP32 pipe; on this GPU the tensor cores run the same product %s. (No SASS "
+				    "text was read, so the loop's shape is not confirmed.)",
+				 x->loads_per_ffma, x->ai, faster);
 	kp_finding_evidence(f, "FP32 FLOPs per DRAM byte", x->ai, t[T_MIN_AI], "FLOP/B");
+	if (x->shape) {
+		kp_finding_evidence(f, "dot-product FFMAs in the hot loop (SASS)", 100.0 * x->shape->dot_ffma / x->shape->ffma,
+				    50, "%");
+		kp_finding_evidence(f, "FFMAs per loaded multiplicand (SASS)", x->shape->reuse, NAN, "");
+	}
 	kp_tool_evidence(f, "operand loads per FFMA", x->loads_per_ffma, t[T_MIN_LOADS], "");
 	kp_tool_evidence(f, KP_M_PIPE_TENSOR, x->tensor_pct, t[T_MAX_TENSOR], "%");
 	kp_tool_evidence(f, KP_M_PIPE_FMA, kp_tool_metric(m, KP_M_PIPE_FMA), NAN, "%");
@@ -145,9 +167,12 @@ const struct kp_tool kp_tool_tensor_cores = {
 	.name = "tensor_cores",
 	.description = "Matrix-shaped FLOPs on FFMA (or HMMA) instead of Hopper's wgmma tensor cores",
 	.details = "Finds dot-product loops on the FP32 pipe: FP32 FLOPs (Stage 1, or ncu's thread-level FFMA/FADD/FMUL "
-		   "counts) per DRAM byte at or above min_ai, at least min_loads_per_ffma operand loads (global + "
-		   "shared) per FFMA (so register-only math such as sinf polynomials does not count), and the tensor "
-		   "pipe below max_tensor_pct. The gain compares the kernel's time with the FLOPs at the TF32 "
+		   "counts) per DRAM byte at or above min_ai, the tensor pipe below max_tensor_pct, and the shape of a "
+		   "product: when the SASS text was read, at least half the FFMAs of the hot inner loop add the product "
+		   "of two values loaded in the loop by different loads to a running sum (a recurrence, a polynomial "
+		   "or a stencil with constant weights does not); without it, at least min_loads_per_ffma operand "
+		   "loads (global + shared) per FFMA (so register-only math such as sinf polynomials does not "
+		   "count). The gain compares the kernel's time with the FLOPs at the TF32 "
 		   "tensor-core peak of the hardware model (or the DRAM floor if higher). On sm_90 it also flags "
 		   "kernels that use only legacy HMMA (mma.sync) without HGMMA (wgmma).",
 	.sources = KP_SRC_NCU | KP_SRC_SASS,

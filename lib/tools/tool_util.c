@@ -43,10 +43,21 @@ double kp_tool_headroom(const struct kp_tool_input *m)
 	return isnan(u) ? NAN : 1.0 - u;
 }
 
+/*
+ * The share of the time one side accounts for: its busiest unit against the other side's. Stage 1's
+ * sides when it measured both (shared memory counts with the SM, not with memory, so a kernel bound
+ * by shared-memory loads is not "memory-bound" for a global-memory fix), else ncu's two SOL figures.
+ */
 static double weight(const struct kp_tool_input *m, int memory)
 {
 	double sm = kp_tool_metric(m, KP_M_SM_PCT), mem = kp_tool_metric(m, KP_M_MEM_PCT);
 	double top;
+	const struct kp_unit_busy *su = m->stage1 ? kp_stage1_busiest(m->stage1, KP_SIDE_SM) : NULL;
+	const struct kp_unit_busy *mu = m->stage1 ? kp_stage1_busiest(m->stage1, KP_SIDE_MEMORY) : NULL;
+	if (su && mu && fmax(su->busy, mu->busy) > 0) {
+		sm = 100 * su->busy;
+		mem = 100 * mu->busy;
+	}
 	if (isnan(sm) || isnan(mem)) {
 		/* Without ncu's speed of light, go by the Stage-1 class. */
 		if (m->stage1 && m->stage1->bound == (memory ? KP_BOUND_MEMORY : KP_BOUND_COMPUTE))

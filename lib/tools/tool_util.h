@@ -27,13 +27,7 @@
 /* Declared by every tool that calls kp_tool_stall_share() for this reason (a KP_M_STALL_* name). */
 #define KP_TM_STALL(metric) {metric, KP_TM_OPTIONAL}
 
-/*
- * The fraction of the datasheet DRAM bandwidth a streaming kernel reaches in
- * practice when the hardware model is not calibrated. Measured on the H200
- * (fixtures/h200-probe): vec_add_f4 reached 89.7% of peak in ncu, a
- * cudaMemcpy D2D 88%. A calibrated model uses its measured ratio instead.
- */
-#define KP_DRAM_PRACTICAL 0.90
+/* KP_DRAM_PRACTICAL (kernelpro/analyze.h): the DRAM ceiling a streaming kernel reaches in practice. */
 
 /* ---- Derived quantities ------------------------------------------------------------------- */
 
@@ -53,7 +47,10 @@ double kp_tool_busiest(const struct kp_tool_input *m);
  */
 double kp_tool_headroom(const struct kp_tool_input *m);
 
-/* mem% / max(sm%, mem%): 1 when memory dominates; the share of a memory fix that shows in time. */
+/*
+ * mem / max(sm, mem), the busiest unit of each side (Stage 1's units, else ncu's SOL): 1 when memory
+ * dominates; the share of a memory fix that shows in time.
+ */
 double kp_tool_memory_weight(const struct kp_tool_input *m);
 /* sm% / max(sm%, mem%). */
 double kp_tool_compute_weight(const struct kp_tool_input *m);

@@ -1,8 +1,12 @@
-/* Fuzz target: reading a harness child's output (JSON lines) into a verdict. The harness runs
- * candidate code in its process, so its output is outside data. */
+/* Fuzz target: reading a harness child's output (JSON lines) into a verdict, and kernelpro's own
+ * checks on it (trust.c: the sandbox object, deaths by SIGSYS/SIGXCPU, impossible numbers). The
+ * harness runs candidate code in its process, so its output is outside data. */
 #include "base/setup.h"
 
+#include <signal.h>
+
 #include "eval/harness.h"
+#include "eval/trust.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -17,10 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kp_harness_parse((const char *)data, size, &h);
 	kp_child_init(&c);
 	c.exit_code = size ? data[0] % 130 : 0;
-	c.term_signal = size > 1 && data[1] < 16 ? data[1] : 0;
+	c.term_signal = size > 1 && data[1] < 16 ? data[1] : size > 1 && data[1] == 16 ? SIGSYS
+							     : size > 1 && data[1] == 17 ? SIGXCPU
+											 : 0;
 	kp_buf_add(&c.err, data + half, size - half);
 	kp_verdict_init(&v);
-	kp_harness_apply(&h, &c, &v, &err);
+	if (kp_harness_apply(&h, &c, &v, &err) == 0)
+		kp_eval_trust(&h, &c, &v);
 	json_decref(kp_verdict_to_json(&v));
 	kp_verdict_release(&v);
 	kp_child_release(&c);

@@ -68,3 +68,35 @@ assert 'smsp__sass_thread_inst_executed_op_ffma_pred_on.sum' in s['missing_metri
 assert s['class'] == 'memory'
 " || fail "missing FLOP counters not reported"
 echo ok
+
+# the whole task (issue 19): the ranking above the launches, and with --task only the kernels it selects
+expect_exit 0 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --sass "$G/sass.txt" --min-bytes 1e9
+contains out "Whole task: 17 kernels in 17 launches"
+contains out "1. reduce_atomic: 77% of the time"
+contains out "2. (not diagnosed) sgemm_naive_uncoal"
+contains out "launch 0  vec_add_naive"
+expect_exit 0 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --sass "$G/sass.txt" --task
+contains out "launch 3  reduce_atomic"
+contains out "Contended atomics"
+lacks out "launch 0  vec_add_naive"
+expect_exit 0 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --sass "$G/sass.txt" --task --feedback-text
+contains out "# The whole task"
+contains out "# Kernel 1: reduce_atomic"
+expect_exit 0 "$KP" diagnose --json --ncu-csv "$G/ncu_raw.csv" --sass "$G/sass.txt" --min-bytes 1e9
+python3 - <<'PY' || fail "whole-task JSON"
+import json
+out = json.load(open("out"))
+t = out["task"]
+assert t["launches"] == 17 and len(t["kernels"]) == 17 and len(out["launches"]) == 17, t.keys()
+k = t["kernels"][0]
+assert (k["rank"], k["function"], k["class"], k["tools"], k["longest_launch_id"]) == (1, "reduce_atomic", "latency", True, 3), k
+assert all(a["saving_s"] >= b["saving_s"] for a, b in zip(t["kernels"], t["kernels"][1:]))
+assert abs(sum(k["share"] for k in t["kernels"]) - 1) < 1e-9 and t["floor_s"] > 0
+assert t["feedback_text"].startswith("# The whole task")
+ev = out["launches"][0]["stage1"]["evidence"]
+assert ev["rule"] == "intensity" and ev["memory"]["unit"] in ("DRAM", "L2") and ev["units"], ev
+print("ok")
+PY
+# one launch: no ranking
+expect_exit 0 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --launch 1
+lacks out "Whole task"

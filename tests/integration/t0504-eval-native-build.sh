@@ -1,6 +1,7 @@
 #!/bin/sh
 # Native candidates build with nvcc (no GPU needed): a compile error is a verdict with nvcc's
-# message; a good candidate is cached by content (--build-only), and a second build is a cache hit.
+# message (an empty candidate, or one without kp_run, too); a FIFO as candidate or task fails at once;
+# a good candidate is cached by content (--build-only), and a second build is a cache hit.
 . "$KP_ROOT/tests/integration/lib.sh"
 # The harness files come from the source tree whatever build directory $KP is in.
 KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
@@ -23,6 +24,22 @@ v = json.load(open("out"))
 assert v["status"] == "compile_error" and not v["compiled"] and v["phase"] == "build", v
 assert "bad.cu(4): error" in v["log"] and "not_declared" in v["log"], v["log"]
 PY
+
+# An empty candidate, or one without kp_run, is a compile error even with --build-only (nvcc would
+# build either into a library).
+: >empty.cu
+expect_exit 1 "$KP" eval --cache "$cache" --build-only --json "$task" empty.cu
+contains out '"status": "compile_error"'
+contains out '"message": "the candidate is empty"'
+printf '__global__ void k(float *y) { y[0] = 1; }\n' >noentry.cu
+expect_exit 1 "$KP" eval --cache "$cache" --build-only --json "$task" noentry.cu
+contains out '"message": "the candidate does not define kp_run'
+# A FIFO as the candidate or the task fails at once instead of waiting for a writer.
+mkfifo fifo.cu fifo.py
+expect_exit 1 timeout 20 "$KP" eval --cache "$cache" --build-only --json "$task" fifo.cu
+contains err "is not a regular file"
+expect_exit 1 timeout 20 "$KP" eval --cache "$cache" --build-only --json fifo.py "$KP_ROOT/examples/kernelbench/swish_scale_fast.py"
+contains err "is not a regular file"
 
 expect_exit 0 "$KP" eval --cache "$cache" --build-only --json "$task" "$KP_ROOT/examples/native/row_sum/candidates/warp_shuffle.cu"
 python3 - <<'PY' || fail "first build"

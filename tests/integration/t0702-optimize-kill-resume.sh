@@ -6,16 +6,7 @@
 expect_exit 0 optimize --evals 9 --name whole
 "$KP" show whole --tree --json >whole.json || fail "show whole"
 
-KP_FAKE_SLEEP=0.3 "$KP" optimize "$TASK" --llm "replay:$S/replay" --evaluator "$FAKE" --evals 9 --name cut \
-	>cut.out 2>cut.err &
-pid=$!
-n=0
-for i in $(seq 1 200); do
-	sleep 0.1
-	"$KP" show cut --json >s.json 2>/dev/null || continue
-	n=$(json s.json 'd["used"]["evaluations"]')
-	[ "$n" -ge 4 ] && break
-done
+slow_run cut 4 --evals 9
 kill -9 $pid
 wait $pid 2>/dev/null
 [ "$n" -ge 4 ] || fail "the run did not get to 4 evaluations (log: $(cat cut.err))"

@@ -27,6 +27,25 @@ expect_exit 2 "$KP" optimize --resume r --search greedy
 contains err "keeps its search settings"
 expect_exit 1 optimize --evals 2 --name r
 contains err "exists; resume it with --resume"
+# A resumed run is judged as it always was: without --evaluator, by its own (here no GPU is needed);
+# another evaluator is refused (issue 21).
+expect_exit 0 "$KP" optimize --resume r --evals 3 --llm "replay:$S/replay"
+contains err "resuming run r"
+expect_exit 1 "$KP" optimize --resume r --evals 4 --llm "replay:$S/replay" --evaluator harness
+contains err "is judged by 'exec:sh"
+contains err "omit --evaluator"
+# ... and on its own task: a changed one is refused, a moved one is taken (and remembered), another refused.
+mkdir mytask && cp "$TASK/task.json" "$TASK/reference.cu" mytask/
+expect_exit 0 "$KP" optimize mytask --llm "replay:$S/replay" --evaluator "$FAKE" --evals 1 --name mine
+sed 's/0\.5f/0.6f/' "$TASK/reference.cu" >mytask/reference.cu
+expect_exit 1 "$KP" optimize --resume mine --evals 2 --llm "replay:$S/replay"
+contains err "changed since run 'mine' began"
+contains err "start a new run"
+mv mytask moved && cp "$TASK/reference.cu" moved/
+expect_exit 0 "$KP" optimize --resume mine moved --evals 2 --llm "replay:$S/replay"
+expect_exit 0 "$KP" optimize --resume mine --evals 3 --llm "replay:$S/replay"
+expect_exit 1 "$KP" optimize --resume mine "$KP_ROOT/examples/native/swish" --evals 4 --llm "replay:$S/replay"
+contains err "is not the task run 'mine' optimizes"
 expect_exit 1 "$KP" show nope
 contains err "no run 'nope'"
 expect_exit 0 "$KP" optimize --list-params
@@ -46,5 +65,8 @@ if ! "$KP" doctor --json --no-counters --no-python 2>/dev/null | tr -d '\n ' | g
 	expect_exit 3 "$KP" optimize "$TASK" --llm "replay:$S/replay" --name nogpu
 	contains err "no usable GPU"
 	[ ! -d kernelpro-runs/nogpu ] || fail "a run was left behind without a GPU"
+	# ... and no empty runs directory either (issue 21).
+	expect_exit 3 "$KP" optimize "$TASK" --llm "replay:$S/replay" --runs-dir fresh-runs
+	[ ! -e fresh-runs ] || fail "optimize without a GPU left '$(ls -A fresh-runs)' in a new runs directory"
 fi
 exit 0

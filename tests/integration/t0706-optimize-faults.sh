@@ -71,12 +71,13 @@ sweep() {
 }
 # SQLite writes: the run's creation, the reference, generations, evaluations, memory, the end.
 sweep sqlite-write
-# File writes: summary.json, candidates/, the exec evaluator's candidate file, best.cu.
+# File writes: the run's directory and moving it into place, summary.json, candidates/, the exec
+# evaluator's candidate file, best.cu.
 sweep file-write
-# A faulted write of a copy is a warning, and the run goes on.
-KP_FAULT=file-write:2 "$KP" optimize "$TASK" --llm "replay:$S/replay" --evaluator "$FAKE" --evals 2 \
+# A faulted write of a copy is a warning, and the run goes on (file writes 1 and 2 create the run).
+KP_FAULT=file-write:4 "$KP" optimize "$TASK" --llm "replay:$S/replay" --evaluator "$FAKE" --evals 2 \
 	--name copy >out 2>err || fail "a faulted copy stopped the run: $(cat err)"
-contains err "warning: injected fault: file-write #2"
+contains err "warning: injected fault: file-write #4"
 contains err "a copy for reading"
 [ ! -f kernelpro-runs/copy/candidates/2.cu ] || fail "candidates/2.cu was written after all"
 "$KP" optimize --resume copy --llm "replay:$S/replay" --evaluator "$FAKE" >out 2>err || fail "resume copy"

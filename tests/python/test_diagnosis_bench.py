@@ -172,7 +172,10 @@ class CorpusTest(unittest.TestCase):
                                                              desc="Memory is more heavily utilized than Compute") + "\n")
             write(kdir, "fake.json", json.dumps({"gpu": {"dram_bw": 4e12}, "launches": [
                 launch(0, "memory", [finding("sol_gap", "high")], function="axpy")]}))
-            write(mdir, "fake.json", json.dumps({"gpu": {"dram_bw": 4e12}, "launches": [
+            task = {"kernels": [{"kernel": "sgemm_128", "share": 0.6, "saving_share": 0.5, "tools": True},
+                                {"kernel": "vectorized_elementwise_kernel<geluimpl>", "share": 0.2,
+                                 "saving_share": 0.01, "tools": False}]}
+            write(mdir, "fake.json", json.dumps({"gpu": {"dram_bw": 4e12}, "task": task, "launches": [
                 launch(0, "compute", [finding("tensor_cores", "critical")], kernel="sgemm_128", time_s=3e-3),
                 launch(1, "memory", [], kernel="vectorized_elementwise_kernel<GeluImpl>".lower(), time_s=1e-3),
                 launch(2, "memory", [], kernel="spin_kernel")]}))
@@ -190,7 +193,8 @@ class CorpusTest(unittest.TestCase):
         self.assertIn("no launch took role norm", text)
         self.assertIn("3 launches, 5000.0 us of kernel time; the task's DRAM floor is 1000.0 us (5.0x); "
                       "longest launch: role gemm", text)
-        self.assertIn("attack first (label): gemm", text)
+        self.assertIn("whole-task ranking: gemm 60% of the time, saves 50%; act (no tools) 20% of the time, "
+                      "saves 1%; attack first (label): gemm: HIT", text)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """harness/kp_worker.py with a stand-in adapter (fake_harness/kp_torch.py, no torch): a fresh forked
 child per job in its own process group, crashes and hangs that end only their job, time limits with
 the whole group killed, output caps, the job's environment and directory, clients that go away, and a
-worker that dies under a running job (the job dies with it)."""
+worker that dies under a running job (the job dies with it). With the real adapter on a stand-in
+torch (fake_harness/cpu_adapter.py): the forked child applies the sandbox prelude, the worker not."""
 
 import json
 import os
@@ -15,8 +16,12 @@ import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "python", "fake_harness"))
 WORKER = os.path.join(ROOT, "harness", "kp_worker.py")
 FAKE = os.path.join(ROOT, "tests", "python", "fake_harness", "kp_torch.py")
+CPU_ADAPTER = os.path.join(ROOT, "tests", "python", "fake_harness", "cpu_adapter.py")
+BUILD = os.environ.get("KP_BUILD") or os.path.join(ROOT, "build")
+SANDBOX_LIB = os.path.join(BUILD, "libexec", "kernelpro", "libkp_sandbox.so")
 
 
 def alive(pid):
@@ -47,10 +52,10 @@ class WorkerTest(unittest.TestCase):
         self.sock_path = os.path.join(self.dir, "w.sock")
         self.next_id = 0
 
-    def start(self, idle=30.0, env=None, expect="hello"):
+    def start(self, idle=30.0, env=None, expect="hello", adapter=FAKE):
         r, w = os.pipe()
         p = subprocess.Popen([sys.executable, "-B", WORKER, "--socket", self.sock_path, "--idle", str(idle),
-                              "--ready-fd", str(w), "--adapter", FAKE], pass_fds=(w,), stdin=subprocess.DEVNULL,
+                              "--ready-fd", str(w), "--adapter", adapter], pass_fds=(w,), stdin=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, env=dict(os.environ, **(env or {})), start_new_session=True)
         os.close(w)
         with os.fdopen(r) as f:
@@ -224,6 +229,49 @@ class WorkerTest(unittest.TestCase):
         self.start(expect="other")  # a second worker for the same socket leaves it to the first
         self.assertEqual(p.wait(timeout=10), 0)  # nobody came: it went away by itself
         self.assertFalse(os.path.exists(self.sock_path))
+
+    @unittest.skipUnless(os.path.isfile(SANDBOX_LIB), "no %s (run make first)" % SANDBOX_LIB)
+    def test_forked_child_applies_the_sandbox(self):
+        import cpu_adapter
+
+        p, _ = self.start(adapter=CPU_ADAPTER)
+        _, f = self.connect()
+        task = os.path.join(self.dir, "task.py")
+        marker = os.path.join(self.dir, "marker")
+        with open(task, "w") as t:
+            t.write(cpu_adapter.TASK)
+        env = dict(os.environ, KERNELPRO_SANDBOX_LIB=SANDBOX_LIB)
+        env.pop("KERNELPRO_SANDBOX", None)
+        verdicts = {}
+        for name, text in (("honest", cpu_adapter.CANDIDATE),
+                           ("spawns", "import os\nos.system('echo pwned > %s')\n" % marker + cpu_adapter.CANDIDATE)):
+            cand = os.path.join(self.dir, name + ".py")
+            with open(cand, "w") as c:
+                c.write(text)
+            cfg = {"mode": "eval", "task": task, "candidate": cand, "seed": 42, "precision": "f32", "atol": 1e-4,
+                   "rtol": 1e-4, "with_compile": True, "limits": {"build": 60, "check": 60, "timing": 60},
+                   "build": {"nvcc": "/bin/false", "cache": self.dir}}
+            jid, base = self.submit(f, cfg, argv=[sys.executable, "-B", CPU_ADAPTER], env=env)
+            ev = self.events(f, jid)
+            self.assertEqual(ev["done"]["exit_code"], 0, ev)
+            verdicts[name] = r = self.result(base)
+            self.assertEqual(r["sandbox"]["python"]["audit_hook"], True, r)  # the prelude ran in the child
+            self.assertTrue(r["sandbox"]["applied"], r["sandbox"])  # and found libkp_sandbox.so
+        honest = verdicts["honest"]
+        self.assertEqual(honest["status"], "correct", honest)
+        self.assertEqual(honest["sandbox"]["attempts"], {"before_candidate": 0, "candidate": 0, "reference_compile": 0})
+        if honest["sandbox"]["processes"]["blocked"]:
+            self.assertEqual(honest["sandbox"]["processes"]["threads"], "every thread")
+        spawns = verdicts["spawns"]
+        self.assertEqual(spawns["status"], "cheat_suspected", spawns)
+        self.assertEqual(spawns["flags"][-1]["check"], "process_spawn")
+        self.assertEqual(spawns["sandbox"]["python"]["refused"][0]["event"], "os.system")
+        self.assertFalse(os.path.exists(marker), "the candidate's command ran")
+        # The worker itself is not sandboxed: it still starts the next job's program.
+        jid, base = self.submit(f, {}, in_process=False, argv=["sh", "-c", "echo unsandboxed"])
+        self.assertEqual(self.events(f, jid)["done"]["exit_code"], 0)
+        with open(base + ".out") as o:
+            self.assertEqual(o.read(), "unsandboxed\n")
 
     def test_refuses_when_cuda_was_initialised(self):
         _, ready = self.start(env={"FAKE_CUDA_INIT": "1"}, expect="error")

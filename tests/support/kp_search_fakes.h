@@ -41,6 +41,9 @@ struct fake_eval {
 	struct fake_prog *prog; /* to see whether requests were in flight during an evaluation */
 	volatile sig_atomic_t *stop;
 	int stop_after;
+	/* A test's clock (kp_search_run.clock): tick_s more per evaluation, the reference's included. */
+	double *clock;
+	double tick_s;
 };
 
 /* Replies follow `script`, then correct versions at 1.01x, 1.02x, ...; 100 tokens each. */

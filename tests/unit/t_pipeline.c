@@ -165,6 +165,50 @@ static int launch0_feedback(const struct kp_pipeline_opts *o, struct kp_buf *tex
 	return mix;
 }
 
+/* The probe as one task: 17 kernels ranked by the time they could save, the tools on the top ones. */
+static void test_whole_task(void **state)
+{
+	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", DIR "ptxas.txt", NULL};
+	struct kp_pipeline_opts o;
+	struct kp_pipeline p;
+	struct kp_pipeline_task t;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf text = KP_BUF_INIT;
+	double sum = 0;
+
+	opts_init(&o);
+	o.toolset = ts;
+	o.task.min_bytes = 1e12;
+	KP_ASSERT_OK(kp_pipeline_open(&p, &f, &o, &err), &err);
+	KP_ASSERT_OK(kp_pipeline_task(&p, &t, &err), &err);
+	assert_int_equal(t.task.n, 17);
+	assert_int_equal(t.task.nlaunches, 17);
+	for (size_t i = 0; i < t.task.n; i++) {
+		sum += t.task.kernels[i].share;
+		if (i)
+			assert_true(t.task.kernels[i].saving_s <= t.task.kernels[i - 1].saving_s);
+	}
+	assert_true(fabs(sum - 1) < 1e-9);
+	/* reduce_atomic: 77% of the time, nearly all of it recoverable, holds 80% of the savings alone */
+	assert_string_equal(t.task.kernels[0].function, "reduce_atomic");
+	assert_int_equal(t.task.kernels[0].bound, KP_BOUND_LATENCY);
+	assert_true(t.task.kernels[0].selected);
+	assert_int_equal(t.task.nselected, 1);
+	assert_int_equal(t.nresults, 1);
+	assert_string_equal(t.results[0].kernel->launch->function, "reduce_atomic");
+	assert_string_equal(t.results[0].feedback.findings.v[0].tool, "atomics");
+	/* the task's floor from its minimum traffic: 1 TB at 4.8 TB/s, longer than its FLOPs at peak */
+	assert_true(fabs(t.task.floor_s - 1e12 / p.hw.dram_bw) / t.task.floor_s < 1e-9);
+	kp_pipeline_task_feedback_text(&t, &text);
+	assert_non_null(strstr(text.buf, "# The whole task"));
+	assert_non_null(strstr(text.buf, "1. reduce_atomic: 77% of the time"));
+	assert_non_null(strstr(text.buf, "# Kernel 1: reduce_atomic"));
+	assert_non_null(strstr(text.buf, "Contended atomics"));
+	kp_buf_release(&text);
+	kp_pipeline_task_release(&t);
+	kp_pipeline_release(&p);
+}
+
 static void test_energy_paragraph(void **state)
 {
 	struct kp_pipeline_opts o;
@@ -345,6 +389,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpu_rule_without_device),
 		cmocka_unit_test(test_stage1_and_tools),
+		cmocka_unit_test(test_whole_task),
 		cmocka_unit_test(test_energy_paragraph),
 		cmocka_unit_test(test_recorded_device),
 		cmocka_unit_test(test_trace_only),

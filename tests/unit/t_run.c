@@ -5,15 +5,20 @@
  */
 #include "base/setup.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kp_search_fakes.h"
 #include "kp_test.h"
+#include "kernelpro/fault.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/run.h"
+#include "kernelpro/store.h"
 
 struct fx {
 	char *tmp;
@@ -167,6 +172,320 @@ static void test_settings_and_budget(void **state)
 	fx_free(x);
 }
 
+/* ---- creating a run: all or nothing ----------------------------------------------------------------- */
+
+/* The entries of dir (hidden ones too), sorted, one per line; "" when it is missing or empty. */
+static void list_dir(const char *dir, struct kp_buf *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	kp_buf_reset(out);
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			kp_buf_addf(out, "%s\n", de->d_name);
+	if (d)
+		closedir(d);
+}
+
+static int try_create(struct fx *x, const char *name, struct kp_run **r, struct kp_error *err)
+{
+	struct kp_run_new n = {x->root, name, &x->task, &x->set};
+	kp_error_clear(err);
+	return kp_run_create(r, &n, err);
+}
+
+/* Issue 21: newline and ESC were taken in names (and printed raw); a 300-character name was cut. */
+static void test_name_rules(void **state)
+{
+	struct fx *x = fx_new();
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_run *r = NULL;
+	char longname[KP_RUN_NAME_MAX + 2];
+	static const char *const bad[] = {"a\nb", "red\x1b[31m", "tab\there", "del\x7f"};
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
+		assert_int_equal(try_create(x, bad[i], &r, &err), KP_EINVAL);
+		assert_non_null(strstr(kp_error_msg(&err), "control character"));
+		assert_null(strchr(kp_error_msg(&err), '\x1b')); /* the message shows it escaped */
+		assert_null(strchr(kp_error_msg(&err), '\n'));
+	}
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(try_create(x, longname, &r, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "at most"));
+	assert_false(kp_path_exists(x->root)); /* nothing made */
+	longname[KP_RUN_NAME_MAX] = '\0'; /* the longest allowed, whole */
+	KP_ASSERT_OK(try_create(x, longname, &r, &err), &err);
+	assert_string_equal(kp_run_name(r), longname);
+	kp_run_close(r);
+	/* A UTF-8 name is fine. */
+	KP_ASSERT_OK(try_create(x, "gelu-\xc3\xa9t\xc3\xa9", &r, &err), &err);
+	kp_run_close(r);
+	fx_free(x);
+}
+
+/* A create that failed (a full disk, an injected fault) leaves neither the run nor any trace of it. */
+static void test_create_faults_leave_nothing(void **state)
+{
+	struct fx *x = fx_new();
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf ls = KP_BUF_INIT;
+	static const char *const kinds[] = {"sqlite-write", "file-write"};
+	char plan[64];
+
+	for (size_t k = 0; k < KP_ARRAY_SIZE(kinds); k++) {
+		int faulted = 0;
+		for (int n = 1;; n++) {
+			struct kp_run *r = NULL;
+			int rc;
+			snprintf(plan, sizeof(plan), "%s:%d", kinds[k], n);
+			KP_ASSERT_OK(kp_fault_plan(plan, &err), &err);
+			rc = try_create(x, "f", &r, &err);
+			KP_ASSERT_OK(kp_fault_plan("", &err), &err);
+			if (!rc) {
+				kp_run_abandon(r);
+				break;
+			}
+			faulted++;
+			assert_non_null(strstr(kp_error_msg(&err), "injected fault"));
+			list_dir(x->root, &ls);
+			if (ls.len)
+				fail_msg("%s: a failed create left '%s' in the runs directory", plan, ls.buf);
+			/* The name is free: the run can be created (and resumed) at once. */
+			KP_ASSERT_OK(try_create(x, "f", &r, &err), &err);
+			kp_run_close(r);
+			KP_ASSERT_OK(kp_rm_rf(x->root, &err), &err);
+		}
+		if (faulted < 1)
+			fail_msg("no %s operation while creating a run: the test tests nothing", kinds[k]);
+	}
+	kp_buf_release(&ls);
+	fx_free(x);
+}
+
+/* A directory made by a kernelpro killed while it created the run, before creation was atomic. */
+static void make_debris(struct fx *x, const char *name, int db)
+{
+	struct kp_buf p = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_store *s;
+
+	kp_path_join(&p, x->root, name);
+	KP_ASSERT_OK(kp_mkdir_p(p.buf, 0755, &err), &err);
+	kp_buf_adds(&p, "/run.lock");
+	KP_ASSERT_OK(kp_write_file_atomic(p.buf, "", 0, &err), &err);
+	kp_buf_setlen(&p, p.len - strlen("run.lock"));
+	kp_buf_adds(&p, KP_RUN_DB);
+	if (db == 1) /* killed right after SQLite made the file */
+		KP_ASSERT_OK(kp_write_file_atomic(p.buf, "", 0, &err), &err);
+	if (db == 2) { /* killed before the settings were committed */
+		KP_ASSERT_OK(kp_store_open(&s, p.buf, KP_STORE_CREATE, &err), &err);
+		kp_store_close(s);
+	}
+	kp_buf_release(&p);
+}
+
+/* Issue 21: a run half-created was a dead end: --resume refused it, and so did a new run of that name. */
+static void test_half_created_run_is_no_dead_end(void **state)
+{
+	struct fx *x = fx_new();
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf dir = KP_BUF_INIT;
+	struct kp_run *r = NULL;
+	char name[16];
+
+	for (int db = 0; db < 3; db++) {
+		snprintf(name, sizeof(name), "half%d", db);
+		make_debris(x, name, db);
+		kp_buf_reset(&dir);
+		kp_path_join(&dir, x->root, name);
+		/* Resuming it says what happened and how to go on ... */
+		if (db) {
+			kp_error_clear(&err);
+			assert_true(kp_run_open(&r, dir.buf, 0, &err) < 0);
+			assert_non_null(strstr(kp_error_msg(&err), "never completely created"));
+			assert_non_null(strstr(kp_error_msg(&err), "--name"));
+		}
+		/* ... and a new run of that name replaces it. */
+		KP_ASSERT_OK(try_create(x, name, &r, &err), &err);
+		kp_run_close(r);
+		KP_ASSERT_OK(kp_run_open(&r, dir.buf, 0, &err), &err);
+		kp_run_close(r);
+	}
+	/* A directory that is not a run's is never replaced. */
+	kp_buf_reset(&dir);
+	kp_path_join(&dir, x->root, "mine");
+	KP_ASSERT_OK(kp_mkdir_p(dir.buf, 0755, &err), &err);
+	kp_buf_adds(&dir, "/notes.txt");
+	KP_ASSERT_OK(kp_write_file_atomic(dir.buf, "keep", 4, &err), &err);
+	assert_int_equal(try_create(x, "mine", &r, &err), KP_EEXISTS);
+	assert_non_null(strstr(kp_error_msg(&err), "not a run"));
+	assert_true(kp_path_exists(dir.buf));
+	kp_buf_release(&dir);
+	fx_free(x);
+}
+
+/*
+ * kill -9 at any moment of creating runs: every run in the directory is whole (it opens, with its
+ * task), what a killed creation left behind is hidden and swept by the next create, and the names
+ * stay usable.
+ */
+static void test_create_killed_anywhere(void **state)
+{
+	struct fx *x = fx_new();
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf ls = KP_BUF_INIT, p = KP_BUF_INIT;
+	struct kp_run *r = NULL;
+	int kills = 0;
+
+	for (int round = 0; round < 24; round++) {
+		int status;
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			char name[32];
+			for (int i = 0;; i++) {
+				snprintf(name, sizeof(name), "k%d-%d", round, i);
+				if (try_create(x, name, &r, &err))
+					_exit(3);
+				kp_run_close(r);
+			}
+		}
+		usleep((useconds_t)(300 + (round * 7919) % 60000)); /* spread over several creations */
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		if (WIFEXITED(status))
+			fail_msg("the creating process failed before it was killed");
+		kills++;
+	}
+	assert_int_equal(kills, 24);
+	list_dir(x->root, &ls);
+	for (char *line = ls.buf, *nl; line && *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		*nl = '\0';
+		if (line[0] == '.')
+			continue; /* a creation in progress when killed: hidden, swept below */
+		kp_buf_reset(&p);
+		kp_path_join(&p, x->root, line);
+		kp_error_clear(&err);
+		if (kp_run_open(&r, p.buf, 0, &err))
+			fail_msg("run '%s' is half made after kill -9: %s", line, kp_error_msg(&err));
+		assert_non_null(kp_run_settings(r)->evaluator);
+		kp_run_close(r);
+	}
+	/* The next create sweeps what the killed ones left. */
+	KP_ASSERT_OK(try_create(x, "after", &r, &err), &err);
+	kp_run_close(r);
+	list_dir(x->root, &ls);
+	assert_null(strstr(ls.buf, ".kp-new-"));
+	kp_buf_release(&ls);
+	kp_buf_release(&p);
+	fx_free(x);
+}
+
+/* ---- a run's identity: its task and its evaluator -------------------------------------------------- */
+
+/* Copies examples/native/NAME's task.json and reference.cu into DIR; `edit` replaces the first "0.5". */
+static void copy_task(const char *name, const char *dir, const char *edit)
+{
+	static const char *const files[] = {"task.json", "reference.cu"};
+	struct kp_error err = KP_ERROR_INIT;
+	KP_ASSERT_OK(kp_mkdir_p(dir, 0755, &err), &err);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(files); i++) {
+		struct kp_buf from = KP_BUF_INIT, to = KP_BUF_INIT, b = KP_BUF_INIT;
+		char *at;
+		kp_buf_addf(&from, "examples/native/%s/%s", name, files[i]);
+		KP_ASSERT_OK(kp_read_file(kp_test_path(from.buf), 0, &b, &err), &err);
+		if (edit && i == 1) {
+			at = strstr(b.buf, "0.5");
+			assert_non_null(at);
+			memcpy(at, edit, 3);
+		}
+		kp_path_join(&to, dir, files[i]);
+		KP_ASSERT_OK(kp_write_file_atomic(to.buf, b.buf, b.len, &err), &err);
+		kp_buf_release(&from);
+		kp_buf_release(&to);
+		kp_buf_release(&b);
+	}
+}
+
+/* Issue 21: --resume took a different task silently, and another evaluator when --evaluator was omitted. */
+static void test_resume_identity(void **state)
+{
+	struct fx *x = fx_new();
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_run *r;
+	struct kp_task t, other;
+	struct kp_buf dir = KP_BUF_INIT, where = KP_BUF_INIT, moved = KP_BUF_INIT, swish = KP_BUF_INIT;
+	struct fake_prog p;
+	struct fake_eval e;
+	struct kp_run_session s;
+	struct kp_search_outcome out;
+
+	kp_path_join(&where, x->tmp, "task");
+	kp_path_join(&moved, x->tmp, "moved");
+	kp_path_join(&swish, x->tmp, "swish");
+	copy_task("gelu", where.buf, NULL);
+	kp_task_release(&x->task);
+	KP_ASSERT_OK(kp_task_load(&x->task, where.buf, &err), &err);
+	x->set.evaluator = kp_xstrdup("exec:sh judge.sh");
+	r = create(x, "id");
+	kp_buf_adds(&dir, kp_run_dir(r));
+	kp_run_close(r);
+	KP_ASSERT_OK(kp_run_open(&r, dir.buf, 0, &err), &err);
+
+	/* The task changed where it is: refused, saying what differs and what to do. */
+	copy_task("gelu", where.buf, "0.6");
+	kp_task_init(&t);
+	assert_int_equal(kp_run_load_task(r, NULL, &t, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "changed since"));
+	assert_non_null(strstr(kp_error_msg(&err), "new run"));
+	kp_task_release(&t);
+	/* Another task given as the moved one: refused. */
+	copy_task("swish", swish.buf, NULL);
+	kp_error_clear(&err);
+	assert_int_equal(kp_run_load_task(r, swish.buf, &t, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "not the task"));
+	kp_task_release(&t);
+	/* The same task moved is taken, and its new place remembered. */
+	copy_task("gelu", moved.buf, NULL);
+	KP_ASSERT_OK(kp_run_load_task(r, moved.buf, &t, &err), &err);
+	kp_task_release(&t);
+	kp_run_close(r);
+	KP_ASSERT_OK(kp_run_open(&r, dir.buf, 0, &err), &err);
+	KP_ASSERT_OK(kp_run_load_task(r, NULL, &t, &err), &err);
+	assert_non_null(strstr(t.path, "moved"));
+
+	/* A session with another task, or another evaluator than the run's, is refused before any request. */
+	fake_prog_init(&p, NULL, 0);
+	fake_eval_init(&e);
+	memset(&s, 0, sizeof(s));
+	kp_task_init(&other);
+	KP_ASSERT_OK(kp_task_load(&other, swish.buf, &err), &err);
+	s.task = &other;
+	s.programmer = &p.base;
+	s.evaluator = &e.base;
+	assert_int_equal(kp_run_optimize(r, &s, &out, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "not the task"));
+	s.task = &t;
+	s.evaluator = NULL;
+	s.evaluator_spec = "harness";
+	kp_error_clear(&err);
+	assert_int_equal(kp_run_optimize(r, &s, &out, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "exec:sh judge.sh"));
+	assert_non_null(strstr(kp_error_msg(&err), "omit --evaluator"));
+	assert_int_equal(p.calls, 0);
+	assert_int_equal(kp_store_session_count(kp_run_store(r)), 0);
+	kp_task_release(&other);
+	kp_task_release(&t);
+	kp_run_close(r);
+	kp_buf_release(&dir);
+	kp_buf_release(&where);
+	kp_buf_release(&moved);
+	kp_buf_release(&swish);
+	fx_free(x);
+}
+
 static const struct step story[] = {
     {"compile_error", 0}, {"correct", 1.5}, {"correct", 2.0},
     {"wrong_output", 50}, {"correct", 2.6}, {"correct", 1.1},
@@ -317,6 +636,11 @@ int main(void)
 	    cmocka_unit_test(test_create_lock_open),    cmocka_unit_test(test_abandon_leaves_nothing),
 	    cmocka_unit_test(test_settings_and_budget), cmocka_unit_test(test_session_files_and_queries),
 	    cmocka_unit_test(test_two_runs_at_once),
+	    cmocka_unit_test(test_name_rules),
+	    cmocka_unit_test(test_create_faults_leave_nothing),
+	    cmocka_unit_test(test_half_created_run_is_no_dead_end),
+	    cmocka_unit_test(test_create_killed_anywhere),
+	    cmocka_unit_test(test_resume_identity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

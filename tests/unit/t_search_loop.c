@@ -32,7 +32,39 @@ struct fx {
 	struct fake_prog prog;
 	struct fake_eval eval;
 	int candidates_seen, evaluated_seen; /* the loop's hooks */
+	double clock_s;                      /* the loop's clock, when a test gives it one */
+	/* Lookahead, seen as each version is committed: versions generated and not yet evaluated, and
+	 * a parent's unevaluated children past its widening limit. */
+	int check_lookahead, max_unevaluated, over_width;
 };
+
+/* When a version is committed: how far generation is ahead of evaluation, in all and at its parent. */
+static void see_lookahead(struct fx *x, long id)
+{
+	struct kp_node_row *rows = NULL;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_tree t;
+	size_t n = 0;
+	int unevaluated = 0, idx, parent, children = 0, limit;
+
+	KP_ASSERT_OK(kp_store_nodes_load(x->s, &rows, &n, &err), &err);
+	kp_tree_init(&t);
+	for (size_t i = 0; i < n; i++) {
+		kp_tree_add(&t, &rows[i]);
+		unevaluated += rows[i].parent > 0 && !rows[i].evaluated;
+	}
+	free(rows);
+	if (unevaluated > x->max_unevaluated)
+		x->max_unevaluated = unevaluated;
+	idx = kp_tree_find(&t, id);
+	parent = t.n[idx].parent;
+	for (int c = t.n[parent].first_child; c >= 0; c = t.n[c].next_sibling)
+		children += !t.n[c].evaluated;
+	limit = kp_search_width_limit(&t, &x->run.params, parent);
+	if (children > (limit > 1 ? limit : 1))
+		x->over_width++;
+	kp_tree_release(&t);
+}
 
 static void on_candidate(long id, const char *source, void *ud)
 {
@@ -40,6 +72,8 @@ static void on_candidate(long id, const char *source, void *ud)
 	assert_true(id > 1);
 	assert_non_null(strstr(source, "outcome="));
 	x->candidates_seen++;
+	if (x->check_lookahead)
+		see_lookahead(x, id);
 }
 
 static void on_evaluated(void *ud)
@@ -313,6 +347,33 @@ static void test_parallel_requests_single_gpu(void **state)
 	fx_free(x);
 }
 
+/*
+ * Issue 21: with --parallel N, generation ran far ahead of evaluation (31 versions generated while
+ * 9 were evaluated; one parent got 8 refinements before any was evaluated). A fast programmer and a
+ * slow evaluator: at most N versions wait for evaluation, and no parent holds more unevaluated
+ * children than its widening limit.
+ */
+static void test_parallel_lookahead_bounded(void **state)
+{
+	struct fx *x = fx_new(NULL, 0);
+	struct kp_search_outcome out;
+	struct kp_error err = KP_ERROR_INIT;
+
+	x->run.params.parallel = 4;
+	x->prog.sleep_ms = 1;
+	x->eval.sleep_ms = 15;
+	x->run.budget.evals = 16;
+	x->check_lookahead = 1;
+	KP_ASSERT_OK(run_loop(x, &out, &err), &err);
+	assert_int_equal(out.end, KP_END_EVALS);
+	assert_int_equal(x->eval.evals, 16);
+	assert_true(x->max_unevaluated >= 1);
+	if (x->max_unevaluated > 4)
+		fail_msg("%d versions waited for evaluation at once (--parallel 4)", x->max_unevaluated);
+	assert_int_equal(x->over_width, 0);
+	fx_free(x);
+}
+
 static void test_unusable_replies_stop_the_run(void **state)
 {
 	struct fx *x = fx_new(NULL, 0);
@@ -360,6 +421,43 @@ static void test_token_budget(void **state)
 	assert_int_equal(out.end, KP_END_TOKENS);
 	assert_int_equal(x->prog.calls, 4); /* 300 < 350 allows a fourth; 400 stops */
 	assert_int_equal(out.evals, 4);    /* what was paid for is evaluated */
+	fx_free(x);
+}
+
+static double fx_clock(void *ud)
+{
+	return ((struct fx *)ud)->clock_s;
+}
+
+/* Issue 21: each session stored the run's total as its own time, so the budget doubled per resume. */
+static void test_wall_budget_over_sessions(void **state)
+{
+	struct fx *x = fx_new(NULL, 0);
+	struct kp_search_outcome out;
+	struct kp_error err = KP_ERROR_INIT;
+	static const long evals[] = {2, 4, 5}; /* the run's budget in each session */
+
+	/* Every evaluation (the reference's too) takes 10 s of the test's clock; nothing else takes any. */
+	x->run.clock = fx_clock;
+	x->eval.clock = &x->clock_s;
+	x->eval.tick_s = 10;
+	x->run.budget.wall_s = 1000;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(evals); i++) {
+		x->run.budget.evals = evals[i];
+		x->clock_s += 500; /* time between sessions is no session's */
+		KP_ASSERT_OK(run_loop(x, &out, &err), &err);
+		assert_int_equal(out.end, KP_END_EVALS);
+	}
+	/* 30 s (the reference and 2 evaluations), 20 s, 10 s. */
+	assert_int_equal(kp_store_session_count(x->s), 3);
+	assert_true(fabs(kp_store_elapsed_total(x->s) - 60) < 1e-9);
+	/* A fourth session has 5 s left of 65: one more evaluation, then the wall budget ends it. */
+	x->run.budget.evals = 100;
+	x->run.budget.wall_s = 65;
+	KP_ASSERT_OK(run_loop(x, &out, &err), &err);
+	assert_int_equal(out.end, KP_END_WALL);
+	assert_int_equal(out.evals, 1);
+	assert_true(fabs(kp_store_elapsed_total(x->s) - 70) < 1e-9);
 	fx_free(x);
 }
 
@@ -499,9 +597,11 @@ int main(void)
 		cmocka_unit_test(test_resume_after_stop),
 		cmocka_unit_test(test_resume_evaluates_saved_candidate_first),
 		cmocka_unit_test(test_parallel_requests_single_gpu),
+		cmocka_unit_test(test_parallel_lookahead_bounded),
 		cmocka_unit_test(test_unusable_replies_stop_the_run),
 		cmocka_unit_test(test_programmer_failure_is_resumable),
 		cmocka_unit_test(test_token_budget),
+		cmocka_unit_test(test_wall_budget_over_sessions),
 		cmocka_unit_test(test_kill_and_resume),
 		cmocka_unit_test(test_reference_failure_refused),
 		cmocka_unit_test(test_memory_learns_and_renders),

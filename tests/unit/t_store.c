@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include "kp_test.h"
 #include "kernelpro/fs.h"
@@ -70,6 +71,23 @@ static void test_open_and_version(void **state)
 	assert_null(f->s);
 }
 
+static void write_bytes(const char *path, const char *data, size_t n)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	KP_ASSERT_OK(kp_write_file_atomic(path, data, n, &err), &err);
+}
+
+static long file_size(const char *path)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	long n;
+	KP_ASSERT_OK(kp_read_file(path, 0, &b, &err), &err);
+	n = (long)b.len;
+	kp_buf_release(&b);
+	return n;
+}
+
 static void test_migration_from_empty(void **state)
 {
 	struct fixture *f = *state;
@@ -78,17 +96,94 @@ static void test_migration_from_empty(void **state)
 	struct kp_store *s;
 	sqlite3 *db;
 
-	/* A database at version 0 (an empty file) is brought forward on a read-write open ... */
+	/* An SQLite database without the schema is brought forward only when creating ... */
 	snprintf(path, sizeof(path), "%s/old.db", f->dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_exec(db, "CREATE TABLE unrelated(x)", NULL, NULL, NULL);
 	sqlite3_close(db);
-	/* ... but not on a read-only one, which says how to migrate. */
-	assert_int_equal(kp_store_open(&s, path, KP_STORE_READONLY, &err), KP_EUNSUPPORTED);
-	assert_non_null(strstr(kp_error_msg(&err), "--resume"));
-	KP_ASSERT_OK(kp_store_open(&s, path, 0, &err), &err);
+	/* ... never on an open of a run's (a run killed while being created, or another program's file). */
+	assert_int_equal(kp_store_open(&s, path, KP_STORE_READONLY, &err), KP_ENOENT);
+	assert_non_null(strstr(kp_error_msg(&err), "holds no run"));
+	kp_error_clear(&err);
+	assert_int_equal(kp_store_open(&s, path, 0, &err), KP_ENOENT);
+	assert_non_null(strstr(kp_error_msg(&err), "start the run again"));
+	KP_ASSERT_OK(kp_store_open(&s, path, KP_STORE_CREATE, &err), &err);
 	assert_int_equal(kp_store_schema_version(s), KP_STORE_SCHEMA_VERSION);
 	kp_store_close(s);
+}
+
+/*
+ * Issue 21: a 0-byte run.db got "open it once read-write to migrate it", and a read-write open
+ * made it a database.
+ */
+static void test_empty_or_foreign_file(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	char path[600];
+	struct kp_store *s = NULL;
+
+	snprintf(path, sizeof(path), "%s/empty.db", f->dir);
+	write_bytes(path, "", 0);
+	for (int ro = 0; ro < 2; ro++) {
+		kp_error_clear(&err);
+		assert_int_equal(kp_store_open(&s, path, ro ? KP_STORE_READONLY : 0, &err), KP_EDB);
+		assert_non_null(strstr(kp_error_msg(&err), "is empty (0 bytes)"));
+		assert_null(strstr(kp_error_msg(&err), "migrate"));
+		assert_int_equal(file_size(path), 0); /* left as it was */
+	}
+	/* Creating one there is fine. */
+	KP_ASSERT_OK(kp_store_open(&s, path, KP_STORE_CREATE, &err), &err);
+	kp_store_close(s);
+
+	snprintf(path, sizeof(path), "%s/text.db", f->dir);
+	write_bytes(path, "{\"not\": \"a database at all\"}\n", 30);
+	for (unsigned fl = 0; fl < 3; fl++) {
+		kp_error_clear(&err);
+		unsigned how = fl == 2 ? KP_STORE_CREATE : fl ? KP_STORE_READONLY : 0;
+		assert_int_equal(kp_store_open(&s, path, how, &err), KP_EDB);
+		assert_non_null(strstr(kp_error_msg(&err), "is not an SQLite database"));
+	}
+	assert_int_equal(file_size(path), 30);
+
+	/* A FIFO (or a directory) is refused at once, never waited on. */
+	snprintf(path, sizeof(path), "%s/fifo.db", f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	kp_error_clear(&err);
+	assert_int_equal(kp_store_open(&s, path, KP_STORE_READONLY, &err), KP_EDB);
+	assert_non_null(strstr(kp_error_msg(&err), "not a regular file"));
+	kp_error_clear(&err);
+	assert_int_equal(kp_store_open(&s, f->dir, 0, &err), KP_EDB);
+}
+
+/* Issue 21: schema 1 stored each session's time as the run's total so far; the migration repairs them. */
+static void test_migration_repairs_session_times(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_store *s;
+	sqlite3 *db;
+
+	kp_store_close(f->s);
+	f->s = NULL;
+	/* Sessions of 10 s, 20 s, 0 s (killed before its first commit) and 5 s, as schema 1 kept them. */
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "INSERT INTO sessions(started, updated, elapsed_s) VALUES(1, 1, 10),"
+				      " (2, 2, 30), (3, 3, 0), (4, 4, 45); PRAGMA user_version = 1",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	/* A reader sees what schema 1 wrote ... */
+	KP_ASSERT_OK(kp_store_open(&s, f->path, KP_STORE_READONLY, &err), &err);
+	assert_int_equal(kp_store_schema_version(s), 1);
+	assert_true(fabs(kp_store_elapsed_total(s) - 85) < 1e-9);
+	kp_store_close(s);
+	/* ... and the first read-write open migrates: the run's time is the sessions' sum. */
+	KP_ASSERT_OK(kp_store_open(&f->s, f->path, 0, &err), &err);
+	assert_int_equal(kp_store_schema_version(f->s), KP_STORE_SCHEMA_VERSION);
+	assert_true(fabs(kp_store_elapsed_total(f->s) - 35) < 1e-9);
+	assert_int_equal(kp_store_session_count(f->s), 4);
 }
 
 static void test_meta_counters_sessions(void **state)
@@ -338,6 +433,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_and_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_from_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_or_foreign_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_repairs_session_times, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meta_counters_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nodes_and_rollback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evaluations_and_findings, setup, teardown),

@@ -2,6 +2,8 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../harness/include/kp_native.h"
 #include "kp_test.h"
@@ -115,6 +117,19 @@ static void test_parse_errors(void **state)
 	expect_error("{\"inputs\": [], \"outputs\": [{\"name\": \"y\", \"shape\": [4]}], \"flops\": \"many\"}", "'flops' must be a number");
 	expect_error("{\"inputs\": 3, \"outputs\": []}", "\"inputs\" must be an array");
 	expect_error("{\"inputs\": [], \"outputs\": [{\"name\": \"y\", \"shape\": [4]}]", "line 1");
+	/* Issue 21: a key given twice, a NUL inside a name, negative counts. */
+	expect_error("{\"inputs\": [], \"outputs\": [{\"name\": \"y\", \"shape\": [4]}], \"atol\": 1, \"atol\": 2}",
+		     "duplicate object key");
+	expect_error("{\"inputs\": [], \"outputs\": [{\"name\": \"y\", \"shape\": [4], \"shape\": [8]}]}",
+		     "duplicate object key");
+	expect_error("{\"inputs\": [], \"outputs\": [{\"name\": \"y\\u0000z\", \"shape\": [4]}]}",
+		     "a string holds \\u0000 (NUL)");
+	expect_error("{\"name\": \"t\\u0000\", \"inputs\": [], \"outputs\": [{\"name\": \"y\", \"shape\": [4]}]}",
+		     "a string holds \\u0000 (NUL)");
+	expect_error("{\"inputs\": [], \"outputs\": [{\"name\": \"y\", \"shape\": [4]}], \"flops\": -1}",
+		     "'flops' must not be negative");
+	expect_error("{\"inputs\": [], \"outputs\": [{\"name\": \"y\", \"shape\": [4]}], \"min_bytes\": -1e9}",
+		     "'min_bytes' must not be negative");
 }
 
 static void test_load_examples(void **state)
@@ -193,6 +208,23 @@ static void test_load_errors(void **state)
 	kp_error_clear(&err);
 	/* Neither a .py nor a directory. */
 	assert_int_equal(kp_task_load(&t, p.buf, &err), KP_EINVAL);
+	kp_error_clear(&err);
+	/* A FIFO (no writer) as a task, or as its task.json: an error at once, not a wait (issue 21). The
+	 * alarm fails the test instead of hanging it. */
+	kp_buf_reset(&p);
+	kp_path_join(&p, dir, "fifo.py");
+	assert_int_equal(mkfifo(p.buf, 0600), 0);
+	alarm(20);
+	assert_int_equal(kp_task_load(&t, p.buf, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "is not a regular file"));
+	kp_error_clear(&err);
+	kp_buf_reset(&p);
+	kp_path_join(&p, dir, "task.json");
+	unlink(p.buf);
+	assert_int_equal(mkfifo(p.buf, 0600), 0);
+	assert_int_equal(kp_task_load(&t, dir, &err), KP_EINVAL);
+	assert_non_null(strstr(kp_error_msg(&err), "is not a regular file"));
+	alarm(0);
 	kp_buf_release(&p);
 	kp_task_release(&t);
 	kp_test_tmpdir_remove(dir);

@@ -384,6 +384,24 @@ static void test_tensor_cores(void **state)
 	kp_fx_set(&fx, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 78);
 	silent("tensor_cores");
 
+	/* The same counters with the SASS read: a Horner loop (FFMAs multiply the running value) is no
+	   product, however many FLOPs per byte; the hot loop of a dot product is. */
+	kp_fx_set(&fx, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 0.01);
+	{
+		struct kp_sass_shape shape = {.found = 1, .in_loop = 1, .ffma = 128, .loads = 4};
+		fx.in.shape = &shape;
+		silent("tensor_cores");
+		shape = (struct kp_sass_shape){.found = 1, .in_loop = 1, .ffma = 16, .accumulating = 16, .dot_ffma = 16,
+					       .loads = 32, .reuse = 1};
+		f = fired("tensor_cores");
+		assert_non_null(strstr(f->cause, "16 of its 16 FFMAs add the product of two values"));
+		/* a dot product whose data is not reused (SpMV, GEMV): the intensity rules it out */
+		s1->flops_fp32 = 0.25 * s1->dram_bytes;
+		silent("tensor_cores");
+		s1->flops_fp32 = 17179869184.0;
+		fx.in.shape = NULL;
+	}
+
 	/* Legacy mma.sync on sm_90. */
 	kp_fx_set(&fx, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 40);
 	s = kp_fx_sass(&fx);

@@ -25,6 +25,21 @@ STAGE1 = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.s
 STAGE1 += ["smsp__sass_thread_inst_executed_op_%s_pred_on.sum" % op
            for op in "fadd fmul ffma dadd dmul dfma hadd hmul hfma".split()]
 STAGE1 += ["sm__ops_path_tensor_src_%s.sum" % s for s in "fp16 bf16_dst_fp32 tf32_dst_fp32 fp8 int8 fp64".split()]
+# the measured utilization of each unit, occupancy and stalls (lib/analyze/classify.c)
+STAGE1 += ["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+           "l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
+           "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+           "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed",
+           "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+           "sm__inst_issued.avg.pct_of_peak_sustained_elapsed", "sm__warps_active.avg.pct_of_peak_sustained_active",
+           "smsp__average_warp_latency_per_inst_issued.ratio"]
+STAGE1 += ["sm__pipe_%s_cycles_active.avg.pct_of_peak_sustained_elapsed" % p for p in "fma alu fp64".split()]
+STAGE1 += ["smsp__average_warps_issue_stalled_%s_per_issue_active.ratio" % r for r in (
+    "long_scoreboard short_scoreboard wait barrier membar branch_resolving no_instruction drain imc_miss sleeping "
+    "math_pipe_throttle mio_throttle lg_throttle tex_throttle dispatch_stall gmma").split()]
 ALWAYS = ("device__", "launch__", "numa__", "nvlink__", "profiler__", "c2clink__", "sm__maximum_warps",
           "smsp__maximum_warps")
 IDENTITY = 11  # ID, Process ID, Process Name, Host Name, Kernel Name, Context, Stream, Block Size, Grid Size, Device, CC
