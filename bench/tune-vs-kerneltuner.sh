@@ -16,9 +16,12 @@
 # needs (numpy, scipy, pandas, scikit-learn, packaging, attrs) are on the image; pymoo is only imported
 # by strategies this script does not use.
 #
-# The kernelpro side runs `kernelpro tune` (a later phase of issue 18). Until that command exists, the
-# script runs the Kernel Tuner side, prints the command it would have run, and compares nothing.
-# KT_ITERATIONS (default 20) sets Kernel Tuner's timed runs per configuration.
+# The kernelpro side is `kernelpro tune --strategy exhaustive` on the same file, timed like Kernel Tuner
+# times (KT_ITERATIONS back-to-back runs per variant, default 20, no L2 flush between them), with empty
+# build and result caches; each variant is still checked for correctness first, as `eval` does. The space
+# both sides search is written on the GPU machine by the kernelpro that tunes (`kernelpro tune --list
+# --json --hw h200-sxm`), so it is the same by construction; TUNE_KT_KNOBS trims it for both sides, e.g.
+# TUNE_KT_KNOBS="--knob BK=16" (81 of the 242 points) when device time is short.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 task="$root/examples/native/sgemm_tune"
@@ -145,7 +148,7 @@ run() {
 		echo "skip: no GPU here (run it on the GPU machine; 'prepare' runs here)"
 		return 0
 	fi
-	if [ ! -f "$kt/space.json" ] || ! ls "$kt"/whl/*.whl >/dev/null 2>&1; then
+	if ! ls "$kt"/whl/*.whl >/dev/null 2>&1; then
 		echo "skip: $kt is missing; run 'sh bench/tune-vs-kerneltuner.sh prepare' where pip works and carry dist/tune-kt"
 		return 0
 	fi
@@ -156,25 +159,34 @@ run() {
 	site="${TMPDIR:-/tmp}/tune-kt-site"
 	$py -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
 		"$kt"/whl/*.whl || return 1
-	cp "$kt/space.json" "$out/space.json"
+	# shellcheck disable=SC2086
+	"$KP" tune --list --json --hw h200-sxm ${TUNE_KT_KNOBS:-} "$task" "$cand" >"$out/space.json" ||
+		{ echo "FAIL: kernelpro cannot read the space"; return 1; }
+	echo "space: $($py -c 'import json,sys; s=json.load(open(sys.argv[1])); print("%d knobs, %s points, %s feasible" % (len(s["knobs"]), s["size"], s["feasible"]))' "$out/space.json")${TUNE_KT_KNOBS:+ (trimmed: $TUNE_KT_KNOBS)}"
 	echo "== Kernel Tuner, brute force"
-	PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" kt_side "$kt/space.json" "$cand" "$root/harness/include" \
+	PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" kt_side "$out/space.json" "$cand" "$root/harness/include" \
 		"$out/kt.json" "${KT_ITERATIONS:-20}" 2>&1 | tee "$out/kt.txt"
 	[ -f "$out/kt.json" ] || { echo "FAIL: Kernel Tuner wrote no results"; return 1; }
 
 	echo "== kernelpro"
-	set -- "$KP" tune "$task" "$cand" --strategy exhaustive --budget 1000 --json
-	if "$KP" tune --help >/dev/null 2>&1; then
-		t0=$(date +%s)
-		"$@" >"$out/kp.json" 2>"$out/kp.err" || { echo "FAIL: kernelpro tune: $(tail -3 "$out/kp.err")"; return 1; }
-		echo "kernelpro tune: $(( $(date +%s) - t0 )) s"
-		echo "== comparison"
-		compare "$out/kt.json" "$out/kp.json" | tee "$out/compare.txt"
-	else
-		echo "not run: this kernelpro has no 'tune' command yet (issue 18's next phase); it will run:"
-		echo "  $*"
-		echo "and compare its table with Kernel Tuner's: the same points, each best within 2% of the other's."
-	fi
+	scratch=$(mktemp -d "${TMPDIR:-/tmp}/tune-kt-scratch-XXXXXX")
+	# shellcheck disable=SC2086
+	set -- "$KP" tune "$task" "$cand" --strategy exhaustive --budget 1000 --json --trials "${KT_ITERATIONS:-20}" \
+		--no-l2-flush --cache "$scratch/builds" --tune-cache "$scratch/tc" ${TUNE_KT_KNOBS:-}
+	t0=$(date +%s)
+	"$@" >"$out/kp.json" 2>"$out/kp.err" || { echo "FAIL: kernelpro tune: $(tail -3 "$out/kp.err")"; rm -rf "$scratch"; return 1; }
+	rm -rf "$scratch"
+	$py - "$out/kp.json" "$(( $(date +%s) - t0 ))" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = [t for t in r["trials"] if t["status"] == "ok"]
+print("kernelpro tune on %s: %d variants, %d correct, %s s (%.1f variants/min, builds included)" % (
+      r["gpu"], len(r["trials"]), len(ok), sys.argv[2], r["variants_per_minute"]))
+print("best: %s  %.4f ms; untuned %.4f ms; tuned over untuned %.2fx" % (
+      r["best_point"], r["best_seconds"] * 1e3, r["untuned"]["seconds"] * 1e3, r["speedup_vs_untuned"]))
+PY
+	echo "== comparison"
+	compare "$out/kt.json" "$out/kp.json" | tee "$out/compare.txt"
 }
 
 case "${1:-run}" in

@@ -21,6 +21,7 @@
 #define NOISE 0.01 /* the timing noise: log-normal, sigma of the log */
 
 static size_t bayes_init; /* --init: the model's random start (0: the library's default) */
+static size_t batch = 1;  /* --batch: points per evaluation call (what runs in parallel on a GPU machine) */
 
 /* ---- the surfaces ------------------------------------------------------------------------------- */
 
@@ -289,6 +290,7 @@ static int one_run(const struct surface *sf, const struct kp_tune_space *s, enum
 	o.budget = budget;
 	o.seed = seed;
 	o.init = bayes_init;
+	o.batch = batch;
 	noise_state = seed * 0x51ED27ull;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	rc = kp_tune_run(s, &o, &ev, NULL, &r, err);
@@ -440,6 +442,13 @@ int main(int argc, char **argv)
 			kp_strvec_split(&budgets, argv[++i], ',');
 		} else if (!strcmp(argv[i], "--surface") && i + 1 < argc) {
 			only = argv[++i];
+		} else if (!strcmp(argv[i], "--batch") && i + 1 < argc) {
+			long n;
+			if (kp_parse_long(argv[++i], &n) || n < 1) {
+				fprintf(stderr, "tune-sim: --batch takes a positive number\n");
+				return 2;
+			}
+			batch = (size_t)n;
 		} else if (!strcmp(argv[i], "--init") && i + 1 < argc) {
 			long n;
 			if (kp_parse_long(argv[++i], &n) || n < 0) {
@@ -448,10 +457,9 @@ int main(int argc, char **argv)
 			}
 			bayes_init = (size_t)n;
 		} else {
-			fprintf(
-			    stderr,
-			    "usage: tune-sim [--seeds N] [--budgets 16,32,64] [--surface NAME] [--init N]\n"
-			    "       tune-sim space FILE [--hw KEY] [--task DIR]\n");
+			fprintf(stderr, "usage: tune-sim [--seeds N] [--budgets 16,32,64] [--surface NAME] "
+			                "[--init N] [--batch N]\n"
+			                "       tune-sim space FILE [--hw KEY] [--task DIR]\n");
 			return 2;
 		}
 	}

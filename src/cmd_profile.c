@@ -184,6 +184,9 @@ static int ncu_pass(struct kp_cli *cli, const struct kp_args *args, const char *
 		if (r.warning[0])
 			kp_cli_warn(cli, "%s", r.warning);
 		kp_json_set(m, "ncu", status_json("ok", NULL, r.elapsed_s));
+	} else if (err->code == KP_ECANCELED) {
+		/* Interrupted: stop here, no fallback run. */
+		kp_json_set(m, "ncu", status_json("stopped", err, r.elapsed_s));
 	} else {
 		/* No counters (permissions, no ncu, a failing run): keep going with timing only. */
 		kp_cli_warn(cli, "%s", kp_error_msg(err));
@@ -218,6 +221,32 @@ static int report(struct kp_cli *cli, const struct kp_args *args, const char *di
 	return rc;
 }
 
+/* Stopped by a signal (ncu or the tracer canceled): say so; profile.json records it, nothing else. */
+static int stopped(struct kp_cli *cli, const char *dir, json_t *m, const struct kp_error *err)
+{
+	struct kp_buf meta = KP_BUF_INIT;
+	kp_path_join(&meta, dir, "profile.json");
+	kp_json_write_file(meta.buf, m, NULL);
+	kp_buf_release(&meta);
+	kp_cli_error(cli, "%s", kp_error_msg(err));
+	kp_cli_error(cli, "profiling stopped: nothing was profiled (%s/profile.json says so)", dir);
+	return kp_exit_for(KP_ECANCELED);
+}
+
+/* The program must exist: otherwise ncu and the tracer would each run and fail, and a profile be claimed. */
+static int check_program(struct kp_cli *cli, const char *prog)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	char *path = kp_which(prog);
+	if (path) {
+		free(path);
+		return 0;
+	}
+	kp_error_set(&err, KP_ENOENT, "program '%s' not found or not executable%s", prog,
+		     strchr(prog, '/') ? "" : " (not on PATH; give its path, e.g. ./prog)");
+	return kp_cli_fail(cli, &err);
+}
+
 static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 {
 	const char *dir = kp_arg_str(args, "out");
@@ -229,6 +258,8 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 	json_t *m = NULL;
 	int rc, ncu_ok = 0, want_trace = kp_arg_flag(args, "trace");
 
+	if ((rc = check_program(cli, kp_arg_pos(args, 0))))
+		goto out;
 	if (kp_mkdir_p(dir, 0755, &err)) {
 		rc = kp_cli_fail(cli, &err);
 		goto out;
@@ -238,9 +269,17 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 		kp_json_set(m, "ncu", status_json("skipped", NULL, 0));
 	else if ((rc = ncu_pass(cli, args, dir, &argv, m, &ts, &ncu_ok, &err)))
 		goto out;
+	if (err.code == KP_ECANCELED) {
+		rc = stopped(cli, dir, m, &err);
+		goto out;
+	}
 	if (want_trace || !ncu_ok) {
 		if (run_tracer(cli, args, dir, &trace, &terr) == 0) {
 			kp_json_set(m, "trace", status_json("ok", NULL, 0));
+		} else if (terr.code == KP_ECANCELED) {
+			kp_json_set(m, "trace", status_json("stopped", &terr, 0));
+			rc = stopped(cli, dir, m, &terr);
+			goto out;
 		} else {
 			kp_cli_warn(cli, "%s", kp_error_msg(&terr));
 			kp_json_set(m, "trace", status_json("failed", &terr, 0));
@@ -249,8 +288,10 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 	kp_path_join(&meta, dir, "profile.json");
 	kp_json_write_file(meta.buf, m, NULL);
 	rc = report(cli, args, dir, ncu_ok, trace, ts, &err, &terr);
-	if (cli->verbosity >= 0)
+	if (cli->verbosity >= 0 && (ncu_ok || trace))
 		fprintf(cli->err, "profile saved in %s/ ('kernelpro analyze %s' reads it again)\n", dir, dir);
+	else if (cli->verbosity >= 0)
+		fprintf(cli->err, "nothing was profiled (%s/profile.json says why)\n", dir);
 out:
 	kp_toolset_free(ts);
 	free(trace);

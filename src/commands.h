@@ -11,6 +11,7 @@
 	X(report)      \
 	X(eval)        \
 	X(baseline)    \
+	X(tune)        \
 	X(ask)         \
 	X(energy)      \
 	X(doctor)      \

@@ -306,6 +306,12 @@ struct kp_profile_set {
 };
 
 #define KP_PROFILE_MAX_FILE (1u << 30) /* the largest input file read */
+/*
+ * The memory (MiB) one parse of a profile file may take, its copy of the text included; the
+ * environment variable KERNELPRO_PROFILE_MEM_MB overrides it. Every parser above refuses a file
+ * that needs more with KP_ETOOBIG and a message naming the cap and how to raise it.
+ */
+#define KP_PROFILE_MEM_MB 2048
 
 /*
  * Reads and parses every given file and joins SASS/ptxas functions to the
@@ -341,7 +347,9 @@ const struct kp_kernel_profile *kp_profile_set_longest(const struct kp_profile_s
  * out_dir. Errors distinguish a missing ncu (KP_ENOTOOL), no counter access
  * (KP_EPERM, ERR_NVGPUCTRPERM), a failing program (KP_ECHILD), nothing
  * profiled (KP_EMISSING) and the time limit (KP_ETIMEOUT), so the caller can
- * go on with timing only.
+ * go on with timing only; and a run stopped from outside (KP_ECANCELED: a
+ * canceled child, or ncu ended by SIGINT, SIGTERM or SIGHUP), after which it
+ * should not.
  */
 struct kp_ncu_run {
 	const char *ncu;              /* path or name of ncu; NULL: the CUDA toolkit's (kp_cuda_tool) */

@@ -202,8 +202,9 @@ struct kp_toolset_opts {
 	int use_env;                  /* also search $KERNELPRO_TOOLS_PATH (':'-separated) */
 	const char *config_path;      /* threshold file ("tool.threshold = value" lines) or NULL */
 	const char *const *overrides; /* "tool.threshold=value" (NULL-terminated), applied last; may be NULL */
-	long lua_instr_limit;         /* VM instructions per user-tool call; 0: KP_LUA_INSTR_LIMIT */
+	long lua_instr_limit;         /* VM instructions (and library steps) per user-tool call; 0: KP_LUA_INSTR_LIMIT */
 	size_t lua_mem_limit;         /* bytes per user tool; 0: KP_LUA_MEM_LIMIT */
+	long lua_time_limit_ms;       /* wall time per user-tool call (loading included); 0: KP_LUA_TIME_LIMIT_MS */
 	double min_gain;              /* findings estimated to save less are dropped; 0: KP_MIN_GAIN, < 0: keep all */
 };
 
@@ -212,6 +213,7 @@ struct kp_toolset_opts {
 
 #define KP_LUA_INSTR_LIMIT 10000000L
 #define KP_LUA_MEM_LIMIT ((size_t)64 << 20)
+#define KP_LUA_TIME_LIMIT_MS 1000L
 
 /* Stage-1 classes as a bit set, for tool selection. */
 #define KP_CLASS_BIT(b) (1u << (unsigned)(b))

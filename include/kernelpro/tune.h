@@ -91,6 +91,18 @@ uint64_t kp_tune_space_size(const struct kp_tune_space *s);
  * for a source and each of its variants, so results cached under it are shared between them. */
 const char *kp_tune_space_hash(const struct kp_tune_space *s);
 
+/*
+ * Replaces the values knob `name` takes (a user's override: `kernelpro tune --knob NAME=v1,v2`): n values
+ * (1 to KP_TUNE_MAX_VALUES), sorted and deduplicated here. The value the source has now is always kept,
+ * so the untuned point stays in the space. Derived knobs take positive values only. The space must be
+ * bound (again) afterwards; its hash changes with its values. KP_ENOENT for an unknown name (the message
+ * lists the knobs), KP_EINVAL for a bad value.
+ */
+int kp_tune_set_values(struct kp_tune_space *s, const char *name, const long long *values, size_t n,
+                       struct kp_error *err);
+/* The same from text: "NAME=v1,v2,..." (the command line's form). KP_EPARSE for malformed text. */
+int kp_tune_set_values_text(struct kp_tune_space *s, const char *text, struct kp_error *err);
+
 /* ---- Constants the constraints may name, and binding ---------------------------------------------- */
 
 struct kp_tune_const {
@@ -172,8 +184,12 @@ enum kp_tune_status {
 	KP_TUNE_BUILD_FAILED = 1, /* did not compile */
 	KP_TUNE_RUN_FAILED = 2,   /* crashed, launch error, time limit */
 	KP_TUNE_WRONG = 3,        /* ran, output differs from the reference */
+	KP_TUNE_REFUSED = 4,      /* refused by an anti-cheat check (the evaluation's cheat_suspected) */
 };
-const char *kp_tune_status_name(enum kp_tune_status s); /* "ok", "build_failed", "run_failed", "wrong" */
+/* "ok", "build_failed", "run_failed", "wrong", "refused"; kp_tune_status_parse reads them back (KP_EINVAL).
+ */
+const char *kp_tune_status_name(enum kp_tune_status s);
+int kp_tune_status_parse(const char *name, enum kp_tune_status *out);
 
 /* What evaluating one variant gave. seconds: the time per call (status OK only; > 0). */
 struct kp_tune_measure {
@@ -252,11 +268,48 @@ int kp_tune_run(const struct kp_tune_space *s, const struct kp_tune_opts *o,
                 const struct kp_tune_evaluator *ev, const struct kp_tune_cache *cache,
                 struct kp_tune_result *r, struct kp_error *err);
 
-/* The trials as a table, fastest first, failures last: rank, point, time, speedup over the default. */
-void kp_tune_result_table(const struct kp_tune_space *s, const struct kp_tune_result *r, struct kp_buf *out);
+/* Trial indexes fastest first, failures last (in trial order among themselves): order[0..r->ntrials). */
+void kp_tune_result_ranked(const struct kp_tune_result *r, size_t *order);
+/*
+ * The trials as a table, fastest first, failures last: rank, status, time, speedup over the default (the
+ * untuned point), over the reference when ref_seconds is a time (> 0; else no such column), then one
+ * column per knob.
+ */
+void kp_tune_result_table(const struct kp_tune_space *s, const struct kp_tune_result *r, double ref_seconds,
+                          struct kp_buf *out);
 /* {"strategy", "feasible", "cache_hits", "exhausted", "best", "default", "trials": [{"point", "status",
  * "seconds", "cached"}]}. New reference. */
 json_t *kp_tune_result_to_json(const struct kp_tune_space *s, const struct kp_tune_result *r);
+
+/* ---- A result cache in files ------------------------------------------------------------------- */
+
+/*
+ * Results kept across runs in `dir`/<space hash>.jsonl, one JSON line per result, appended:
+ * {"v": 1, "ctx": CONTEXT, "gpu": GPU, "point": POINT, "status": "ok", "seconds": 1.2e-05}.
+ * `context` names what else a result depends on (the caller's hash of the task, the evaluation protocol
+ * and the toolchain): a lookup sees only lines with the same context and GPU. A line that does not read
+ * (a torn write, an edit) is skipped; the last line for a key wins. Several processes may share a
+ * directory: each result is one write of one line with O_APPEND. Nothing touches the file system until
+ * the first get (reads the space's file) or put (creates `dir`).
+ */
+struct kp_tune_fcache;
+#define KP_TUNE_FCACHE_FILE_MAX (64u << 20) /* a larger file is an error that says to delete it */
+
+int kp_tune_fcache_open(struct kp_tune_fcache **out, const char *dir, const char *context,
+                        struct kp_error *err);
+void kp_tune_fcache_free(struct kp_tune_fcache *c);
+/* The kp_tune_cache to hand kp_tune_run; valid while c lives. */
+struct kp_tune_cache kp_tune_fcache_iface(struct kp_tune_fcache *c);
+
+/* One result as a cache line holds it. */
+struct kp_tune_fcache_line {
+	const char *context, *gpu, *point;
+	struct kp_tune_measure m;
+};
+/* Reads a cache file's text: calls each() for every line that reads as a result (strings borrowed for
+ * the call), returns how many non-empty lines did not. For tests and the fuzz target. */
+size_t kp_tune_fcache_parse(const char *text, size_t len,
+                            void (*each)(void *ctx, const struct kp_tune_fcache_line *l), void *ctx);
 
 /* ---- After the build ---------------------------------------------------------------------------- */
 

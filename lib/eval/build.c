@@ -199,6 +199,54 @@ void kp_build_release(struct kp_build *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * The headers of include_dir the source includes by a plain name (#include "kp_tune.h"), read into
+ * `texts` for the cache key: a build depends on them as on the source. Headers whose text is already
+ * one of the caller's extras (kp_native.h) are left out, so the keys of sources that include nothing
+ * else stay what they were.
+ */
+static void included_headers(const char *src, size_t len, const char *include_dir, const char *const *extras,
+                             size_t nextras, struct kp_strvec *texts)
+{
+	for (size_t pos = 0; include_dir && pos < len;) {
+		const char *line = src + pos, *nl = memchr(line, '\n', len - pos), *p = line, *end;
+		size_t n = nl ? (size_t)(nl - line) : len - pos;
+		pos += n + 1;
+		end = line + n;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == end || *p++ != '#')
+			continue;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if ((size_t)(end - p) < 8 || strncmp(p, "include", 7))
+			continue;
+		p += 7;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == end || (*p != '"' && *p != '<'))
+			continue;
+		const char close = *p == '"' ? '"' : '>', *name = ++p;
+		while (p < end && *p != close && *p != '/')
+			p++;
+		if (p == end || *p != close || p == name || p - name > 128)
+			continue;
+		struct kp_buf path = KP_BUF_INIT, text = KP_BUF_INIT;
+		int known = 0;
+		kp_buf_addf(&path, "%s/%.*s", include_dir, (int)(p - name), name);
+		if (kp_read_file(path.buf, 1 << 20, &text, NULL) == 0) {
+			for (size_t i = 0; i < nextras && !known; i++)
+				known = !strcmp(extras[i], text.buf);
+			for (size_t i = 0; i < texts->n && !known; i++)
+				known = !strcmp(texts->v[i], text.buf);
+			if (!known)
+				kp_strvec_push(texts, text.buf);
+		}
+		kp_buf_release(&path);
+		kp_buf_release(&text);
+	}
+}
+
 /* [A-Za-z0-9_] only, at most 64: the source file's name shows up in nvcc's messages. */
 static void safe_name(const char *name, char *out, size_t n)
 {
@@ -218,7 +266,7 @@ int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, cons
 {
 	struct kp_buf final = KP_BUF_INIT, tmp = KP_BUF_INIT, path = KP_BUF_INIT, cl_key = KP_BUF_INIT;
 	struct kp_child c = KP_CHILD_INIT;
-	struct kp_strvec flags = KP_STRVEC_INIT;
+	struct kp_strvec flags = KP_STRVEC_INIT, headers = KP_STRVEC_INIT;
 	struct kp_error cl_err = KP_ERROR_INIT;
 	const struct kp_cutlass *cl = NULL;
 	const char *arch = tc->arch, **all_extras;
@@ -234,9 +282,12 @@ int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, cons
 	}
 	kp_strvec_pushv(&flags, (const char *const *)tc->flags.v);
 	kp_cutlass_build_flags(cl, src, len, &flags, &arch, &cl_key);
-	all_extras = kp_xcalloc(nextras + 1, sizeof(*all_extras));
+	included_headers(src, len, include_dir, extras, nextras, &headers);
+	all_extras = kp_xcalloc(nextras + headers.n + 1, sizeof(*all_extras));
 	if (nextras)
 		memcpy(all_extras, extras, nextras * sizeof(*extras));
+	for (size_t i = 0; i < headers.n; i++)
+		all_extras[nextras++] = headers.v[i];
 	if (cl_key.len)
 		all_extras[nextras++] = cl_key.buf;
 	rc = kp_build_key(src, len, (const char *const *)flags.v, flags.n, tc->version, arch, all_extras, nextras, b->key);
@@ -298,6 +349,7 @@ out:
 		kp_rm_rf(tmp.buf, NULL); /* a failed build, or another process finished the same key first */
 	kp_child_release(&c);
 	kp_strvec_release(&flags);
+	kp_strvec_release(&headers);
 	kp_buf_release(&cl_key);
 	kp_buf_release(&final);
 	kp_buf_release(&tmp);

@@ -18,10 +18,17 @@ void kp_csv_row_release(struct kp_csv_row *row)
 	memset(row, 0, sizeof(*row));
 }
 
-static void push(struct kp_csv_row *row, char *f)
+/* Adds a field; the row's array growing is charged to the budget, when there is one. */
+static int push(struct kp_csv *c, struct kp_csv_row *row, char *f, struct kp_error *err)
 {
+	size_t before = row->alloc;
+	int rc;
 	KP_ALLOC_GROW(row->f, row->n + 1, row->alloc);
+	if (c->budget && row->alloc > before &&
+	    (rc = kp_pbudget_add(c->budget, (row->alloc - before) * sizeof(*row->f), c->line, err)))
+		return rc;
 	row->f[row->n++] = f;
+	return 0;
 }
 
 static void skip_line(struct kp_csv *c)
@@ -87,9 +94,8 @@ int kp_csv_next(struct kp_csv *c, struct kp_csv_row *row, struct kp_error *err)
 			}
 			if (row->truncated) {
 				*w = '\0'; /* w <= end, and text[len] is writable */
-				push(row, start);
 				c->p = c->end;
-				return 1;
+				return push(c, row, start, err) ? KP_ETOOBIG : 1;
 			}
 			if (p < c->end && *p != ',' && *p != '\n' && *p != '\r')
 				return kp_error_set(err, KP_EPARSE,
@@ -104,7 +110,8 @@ int kp_csv_next(struct kp_csv *c, struct kp_csv_row *row, struct kp_error *err)
 			*w = '\0';
 			if (w != p)
 				*p = '\0';
-			push(row, start);
+			if (push(c, row, start, err))
+				return KP_ETOOBIG;
 			p++;
 			continue;
 		}
@@ -112,9 +119,8 @@ int kp_csv_next(struct kp_csv *c, struct kp_csv_row *row, struct kp_error *err)
 		{
 			char *next = end_record(c, p);
 			*w = '\0';
-			push(row, start);
 			c->p = next;
-			return 1;
+			return push(c, row, start, err) ? KP_ETOOBIG : 1;
 		}
 	}
 }

@@ -6,6 +6,7 @@
 
 #include "kernelpro/buf.h"
 #include "kernelpro/error.h"
+#include "profile/budget.h"
 
 /*
  * Fields are unquoted in place ("" becomes ") and NUL-terminated inside the
@@ -17,6 +18,7 @@ struct kp_csv {
 	char *p, *end;
 	int line;           /* 1-based line of the next record */
 	unsigned skip_unquoted : 1; /* skip whole lines that do not start with '"' (tool noise) */
+	struct kp_pbudget *budget;  /* NULL, or charged for the field arrays of the rows */
 };
 
 struct kp_csv_row {
@@ -28,7 +30,10 @@ struct kp_csv_row {
 
 /* text[len] must be writable (a NUL byte): the last field is terminated there. */
 void kp_csv_init(struct kp_csv *c, const char *what, char *text, size_t len);
-/* Reads the next record into row. Returns 1 for a record, 0 at the end, KP_EPARSE on malformed quoting. */
+/*
+ * Reads the next record into row. Returns 1 for a record, 0 at the end, KP_EPARSE on malformed
+ * quoting, KP_ETOOBIG when the row's fields pass the budget.
+ */
 int kp_csv_next(struct kp_csv *c, struct kp_csv_row *row, struct kp_error *err);
 void kp_csv_row_release(struct kp_csv_row *row);
 /* Index of the field equal to `name`, or -1. */

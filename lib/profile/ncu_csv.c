@@ -13,11 +13,14 @@
 #include "kernelpro/ncu_metrics.h"
 #include "kernelpro/profile.h"
 #include "kernelpro/str.h"
+#include "profile/budget.h"
 #include "profile/csv.h"
+#include "profile/strmap.h"
 
 struct ncu_priv {
 	struct kp_arena arena;
 	size_t rules_alloc;
+	struct kp_pbudget budget;
 };
 
 static struct ncu_priv *priv_of(struct kp_ncu_report *r)
@@ -252,10 +255,18 @@ static int read_header(struct kp_csv *c, struct kp_csv_row *h, const char *what,
 }
 
 static int build_columns(struct kp_ncu_report *r, struct ncu_priv *p, const struct kp_csv_row *h,
-			 const struct kp_csv_row *units, struct mcol **out, size_t *nout)
+			 const struct kp_csv_row *units, struct mcol **out, size_t *nout, struct kp_error *err)
 {
-	struct mcol *m = kp_arena_calloc(&p->arena, h->n ? h->n : 1, sizeof(*m));
+	struct kp_strmap names = {0};
+	struct mcol *m;
 	size_t n = 0;
+	int rc;
+	if ((rc = kp_pbudget_add(&p->budget, h->n * (sizeof(*m) + 2 * sizeof(struct kp_strmap_ent)), h->line,
+				 err)))
+		return rc;
+	m = kp_arena_calloc(&p->arena, h->n ? h->n : 1, sizeof(*m));
+	for (size_t i = 0; i < h->n; i++)
+		kp_strmap_set(&names, h->f[i], i);
 	for (size_t i = 0; i < h->n; i++) {
 		const char *col = h->f[i];
 		if (is_id_column(col) || !*col)
@@ -263,14 +274,9 @@ static int build_columns(struct kp_ncu_report *r, struct ncu_priv *p, const stru
 		m[n].col = (long)i;
 		m[n].column = col;
 		m[n].name = strip_prefix(col);
-		if (m[n].name != col) {
-			/* A plain column of the same name wins; the prefixed one keeps its full name. */
-			for (size_t j = 0; j < h->n; j++)
-				if (!strcmp(h->f[j], m[n].name)) {
-					m[n].name = col;
-					break;
-				}
-		}
+		/* A plain column of the same name wins; the prefixed one keeps its full name. */
+		if (m[n].name != col && kp_strmap_find(&names, m[n].name))
+			m[n].name = col;
 		{
 			const char *base;
 			const char *raw = units && i < units->n ? units->f[i] : "";
@@ -279,6 +285,7 @@ static int build_columns(struct kp_ncu_report *r, struct ncu_priv *p, const stru
 		}
 		n++;
 	}
+	kp_strmap_release(&names);
 	qsort(m, n, sizeof(*m), mcol_cmp);
 	/* Two prefixed columns can strip to the same name: keep the first under the short name. */
 	for (size_t i = 1; i < n; i++)
@@ -288,13 +295,18 @@ static int build_columns(struct kp_ncu_report *r, struct ncu_priv *p, const stru
 			m[i] = t;
 		}
 	qsort(m, n, sizeof(*m), mcol_cmp);
-	for (size_t i = 1; i < n; i++)
-		if (!strcmp(m[i].name, m[i - 1].name)) {
-			warn(r, "column '%s' appears twice; only the first is used", m[i].name);
-			memmove(&m[i], &m[i + 1], (n - i - 1) * sizeof(*m));
-			n--;
-			i--;
+	/* Columns that still collide (the same header twice): the first is used. */
+	{
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (k && !strcmp(m[i].name, m[k - 1].name)) {
+				warn(r, "column '%s' appears twice; only the first is used", m[i].name);
+				continue;
+			}
+			m[k++] = m[i];
 		}
+		n = k;
+	}
 	*out = m;
 	*nout = n;
 	return 0;
@@ -434,13 +446,17 @@ int kp_ncu_parse_raw(struct kp_ncu_report *r, const char *what, const char *text
 
 	if (r->nlaunches)
 		return kp_error_set(err, KP_EINVAL, "%s: report already holds a raw page", what);
+	if ((rc = kp_pbudget_init(&p->budget, what, len, err)))
+		return rc;
 	copy = kp_arena_strndup(&p->arena, text, len);
 	kp_csv_init(&c, what, copy, len);
+	c.budget = &p->budget;
 	c.skip_unquoted = 1;
 	if ((rc = raw_header(&c, &h, &k, what, err)) ||
 	    (rc = raw_units(r, &c, &h, &units, &have_units, &launch_row, what, err)))
 		goto out;
-	build_columns(r, p, &h, have_units ? &units : NULL, &cols, &ncols);
+	if ((rc = build_columns(r, p, &h, have_units ? &units : NULL, &cols, &ncols, err)))
+		goto out;
 
 	for (;;) {
 		const struct kp_csv_row *cur = &row;
@@ -463,6 +479,12 @@ int kp_ncu_parse_raw(struct kp_ncu_report *r, const char *what, const char *text
 		}
 		if (!strcmp(cur->f[0], "ID")) /* a second report appended: same columns expected */
 			continue;
+		/* the launch twice (growing array, then the report's), its metrics, its function's name */
+		if ((rc = kp_pbudget_add(&p->budget,
+					 3 * sizeof(*launches) + ncols * sizeof(struct kp_metric) +
+						 strlen(field(cur, k.name) ? field(cur, k.name) : "") + 1,
+					 cur->line, err)))
+			goto out;
 		KP_ALLOC_GROW(launches, nl + 1, alloc);
 		launch_identity(r, p, &k, cur, nl, what, &launches[nl]);
 		launch_metrics(r, p, cols, ncols, cur, h.n, what, &launches[nl]);
@@ -551,9 +573,13 @@ int kp_ncu_parse_details(struct kp_ncu_report *r, const char *what, const char *
 	struct kp_csv_row h = {0}, row = {0};
 	long c_id, c_sec, c_rule, c_type, c_desc, c_stype, c_speed;
 	int rc;
-	char *copy = kp_arena_strndup(&p->arena, text, len);
+	char *copy;
 
+	if ((rc = kp_pbudget_init(&p->budget, what, len, err)))
+		return rc;
+	copy = kp_arena_strndup(&p->arena, text, len);
 	kp_csv_init(&c, what, copy, len);
+	c.budget = &p->budget;
 	c.skip_unquoted = 1;
 	if ((rc = read_header(&c, &h, what, err)))
 		goto out;
@@ -583,6 +609,8 @@ int kp_ncu_parse_details(struct kp_ncu_report *r, const char *what, const char *
 #define FIELD(ix) ((ix) >= 0 && (size_t)(ix) < row.n ? row.f[ix] : "")
 		if (!*FIELD(c_rule) || !strcmp(row.f[0], "ID"))
 			continue;
+		if ((rc = kp_pbudget_add(&p->budget, 2 * sizeof(*ru), row.line, err)))
+			goto out;
 		KP_ALLOC_GROW(r->rules, r->nrules + 1, p->rules_alloc);
 		ru = &r->rules[r->nrules++];
 		memset(ru, 0, sizeof(*ru));

@@ -4,6 +4,7 @@
  */
 #include "base/setup.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include "kernelpro/child.h"
@@ -227,6 +228,12 @@ int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err)
 		goto out;
 	/* What the program printed, for the user; ncu's own words are in the log file. */
 	kp_write_file_atomic(prog_log, c.out.buf, c.out.len, NULL);
+	if (!c.timed_out && (c.term_signal == SIGINT || c.term_signal == SIGTERM || c.term_signal == SIGHUP)) {
+		/* stopped from outside (Ctrl-C, a shutdown): no result, and not the program's failure */
+		rc = kp_error_set(err, KP_ECANCELED, "ncu was stopped by signal %d (%s) before it finished (log: %s)",
+				  c.term_signal, strsignal(c.term_signal), r->log);
+		goto out;
+	}
 	if (c.timed_out) {
 		rc = kp_error_set(err, KP_ETIMEOUT, "ncu run timed out after %.0f s (log: %s); raise --timeout or profile fewer launches",
 				  r->timeout_ms / 1000.0, r->log);

@@ -2,15 +2,23 @@
 #include "base/setup.h"
 
 #include <ctype.h>
+#include <limits.h>
 
 #include "kernelpro/arena.h"
 #include "kernelpro/profile.h"
 #include "kernelpro/str.h"
+#include "profile/budget.h"
 #include "profile/csv.h"
+#include "profile/nameidx.h"
+#include "profile/strmap.h"
 
 struct ptxas_priv {
 	struct kp_arena arena;
 	size_t alloc;
+	struct kp_strmap by_name_arch; /* "arch\x1fname" -> the last function of that name for that arch */
+	struct kp_pbudget budget;
+	/* After parsing: lookups by mangled name, and entry functions by key (and architecture). */
+	struct kp_nameidx by_mangled, by_key;
 };
 
 #define warn(x, ...) kp_profile_warn(&(x)->warnings, __VA_ARGS__)
@@ -26,37 +34,75 @@ static int quoted(const char *from, char *out, size_t n)
 	return 0;
 }
 
-/* The number right before `label` in s ("4224 bytes smem"), or -1. */
-static long number_before(const char *s, const char *label)
+enum { NUM_OK = 0, NUM_ABSENT = 1, NUM_BAD = -1 };
+
+/*
+ * The count written right before `label` in s ("4224 bytes smem"): NUM_OK and *out; NUM_ABSENT
+ * when the label is not there; NUM_BAD when the word before it is not a whole number in 0..max
+ * (a sign, an exponent, a fraction, too many digits), with that word in `bad`.
+ */
+static int number_before(const char *s, const char *label, long max, long *out, char *bad, size_t nbad)
 {
-	const char *p = strstr(s, label), *d;
+	const char *p = strstr(s, label), *end, *d;
+	char num[24];
+	size_t n;
 	long v;
 	if (!p)
-		return -1;
-	while (p > s && p[-1] == ' ')
-		p--;
-	d = p;
-	while (d > s && isdigit((unsigned char)d[-1]))
-		d--;
-	if (d == p)
-		return -1;
-	{
-		char num[24];
-		size_t n = (size_t)(p - d);
-		if (n >= sizeof(num))
-			return -1;
-		memcpy(num, d, n);
-		num[n] = '\0';
-		if (kp_parse_long(num, &v))
-			return -1;
-	}
-	return v;
+		return NUM_ABSENT;
+	end = p;
+	while (end > s && end[-1] == ' ')
+		end--;
+	for (d = end; d > s && d[-1] != ' ' && d[-1] != ',' && d[-1] != ':'; d--)
+		;
+	n = (size_t)(end - d);
+	snprintf(bad, nbad, "%.*s", (int)n, d);
+	if (!n || n >= sizeof(num))
+		return NUM_BAD;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)d[i]))
+			return NUM_BAD;
+	memcpy(num, d, n);
+	num[n] = '\0';
+	if (kp_parse_long(num, &v) || v > max)
+		return NUM_BAD;
+	*out = v;
+	return NUM_OK;
 }
 
-static struct kp_ptxas_func *add(struct kp_ptxas *px, struct ptxas_priv *p, const char *name, const char *arch,
-				 int entry)
+/* A figure of a report line; `absent` when ptxas did not print it, -1 (and a warning) when unreadable. */
+static long figure(struct kp_ptxas *px, const char *what, int line, const char *l, const char *label, long max,
+		   long absent)
+{
+	char bad[32];
+	long v;
+	switch (number_before(l, label, max, &v, bad, sizeof(bad))) {
+	case NUM_OK: return v;
+	case NUM_ABSENT: return absent;
+	default:
+		warn(px, "%s:%d: '%s' before '%s' is not a count; left out", what, line, bad, label);
+		px->incomplete = 1;
+		return -1;
+	}
+}
+
+/* The map key of a function: its architecture and name. */
+static char *name_arch_key(struct kp_arena *a, const char *name, const char *arch)
+{
+	size_t ln = strlen(name), la = strlen(arch);
+	char *k = kp_arena_alloc(a, la + ln + 2);
+	memcpy(k, arch, la);
+	k[la] = '\x1f';
+	memcpy(k + la + 1, name, ln + 1);
+	return k;
+}
+
+static long add(struct kp_ptxas *px, struct ptxas_priv *p, const char *name, const char *arch, int entry, int line,
+		struct kp_error *err)
 {
 	struct kp_ptxas_func *f;
+	if (kp_pbudget_add(&p->budget, 2 * sizeof(*f) + 2 * (strlen(name) + strlen(arch) + 2) + sizeof(struct kp_strmap_ent) * 2,
+			   line, err))
+		return -1;
 	KP_ALLOC_GROW(px->funcs, px->nfuncs + 1, p->alloc);
 	f = &px->funcs[px->nfuncs++];
 	memset(f, 0, sizeof(*f));
@@ -65,16 +111,23 @@ static struct kp_ptxas_func *add(struct kp_ptxas *px, struct ptxas_priv *p, cons
 	f->registers = f->barriers = -1;
 	f->smem_bytes = f->cmem_bytes = f->stack_frame = f->spill_stores = f->spill_loads = f->cumulative_stack = -1;
 	f->entry = entry;
-	return f;
+	kp_strmap_set(&p->by_name_arch, name_arch_key(&p->arena, name, arch), px->nfuncs - 1);
+	return (long)px->nfuncs - 1;
 }
 
-static long find_index(const struct kp_ptxas *px, const char *name, const char *arch)
+/* The last function of this name and architecture, or -1. */
+static long find_index(const struct ptxas_priv *p, const char *name, const char *arch)
 {
-	for (size_t i = px->nfuncs; i-- > 0;)
-		if (!strcmp(px->funcs[i].mangled, name) &&
-		    !strcmp(px->funcs[i].arch ? px->funcs[i].arch : "", arch))
-			return (long)i;
-	return -1;
+	char key[1100];
+	size_t *i;
+	snprintf(key, sizeof(key), "%s\x1f%s", arch, name);
+	i = kp_strmap_find(&p->by_name_arch, key);
+	return i ? (long)*i : -1;
+}
+
+static int is_entry(const void *f)
+{
+	return ((const struct kp_ptxas_func *)f)->entry;
 }
 
 int kp_ptxas_parse(struct kp_ptxas *px, const char *what, const char *text, size_t len, struct kp_error *err)
@@ -83,11 +136,13 @@ int kp_ptxas_parse(struct kp_ptxas *px, const char *what, const char *text, size
 	const char *q = text, *end = text + len;
 	char arch[32] = "";
 	long entry = -1, props = -1; /* the function of the last "Compiling entry" / "Function properties" */
-	int line = 0;
+	int line = 0, rc;
 	if (px->priv)
 		return kp_error_set(err, KP_EINVAL, "%s: ptxas output already parsed into this structure", what);
 	p = kp_xcalloc(1, sizeof(*p));
 	px->priv = p;
+	if ((rc = kp_pbudget_init(&p->budget, what, 0, err)))
+		return rc;
 	while (q < end) {
 		const char *nl = memchr(q, '\n', (size_t)(end - q));
 		size_t n = (size_t)((nl ? nl : end) - q);
@@ -107,28 +162,28 @@ int kp_ptxas_parse(struct kp_ptxas *px, const char *what, const char *text, size
 				warn(px, "%s:%d: no 'Used N registers' line for '%s'", what, line, px->funcs[entry].mangled);
 				px->incomplete = 1;
 			}
-			add(px, p, name, arch, 1);
-			entry = props = (long)px->nfuncs - 1;
+			if ((entry = props = add(px, p, name, arch, 1, line, err)) < 0)
+				return KP_ETOOBIG;
 			continue;
 		}
 		if (strstr(l, "Function properties for ")) {
 			const char *s = strstr(l, "Function properties for ") + 24;
 			kp_strlcpy(name, kp_str_trim((char *)s), sizeof(name));
-			props = find_index(px, name, arch);
-			if (props < 0) { /* a device function called by the kernels */
-				add(px, p, name, arch, 0);
-				props = (long)px->nfuncs - 1;
-			}
+			props = find_index(p, name, arch);
+			if (props < 0 && (props = add(px, p, name, arch, 0, line, err)) < 0) /* a device function */
+				return KP_ETOOBIG;
 			continue;
 		}
 		if (strstr(l, "bytes stack frame")) {
+			struct kp_ptxas_func *f;
 			if (props < 0) {
 				warn(px, "%s:%d: stack frame line outside a function", what, line);
 				continue;
 			}
-			px->funcs[props].stack_frame = number_before(l, "bytes stack frame");
-			px->funcs[props].spill_stores = number_before(l, "bytes spill stores");
-			px->funcs[props].spill_loads = number_before(l, "bytes spill loads");
+			f = &px->funcs[props];
+			f->stack_frame = figure(px, what, line, l, "bytes stack frame", LONG_MAX, -1);
+			f->spill_stores = figure(px, what, line, l, "bytes spill stores", LONG_MAX, -1);
+			f->spill_loads = figure(px, what, line, l, "bytes spill loads", LONG_MAX, -1);
 			continue;
 		}
 		if (strstr(l, "Used ") && strstr(l, " registers")) {
@@ -138,13 +193,11 @@ int kp_ptxas_parse(struct kp_ptxas *px, const char *what, const char *text, size
 				continue;
 			}
 			f = &px->funcs[entry];
-			f->registers = (int)number_before(l, "registers");
-			f->barriers = (int)number_before(l, "barriers");
-			f->smem_bytes = number_before(l, "bytes smem");
-			if (f->smem_bytes < 0)
-				f->smem_bytes = 0; /* ptxas omits zero shared memory */
-			f->cmem_bytes = number_before(l, "bytes cmem[0]");
-			f->cumulative_stack = number_before(l, "bytes cumulative stack size");
+			f->registers = (int)figure(px, what, line, l, "registers", INT_MAX, -1);
+			f->barriers = (int)figure(px, what, line, l, "barriers", INT_MAX, -1);
+			f->smem_bytes = figure(px, what, line, l, "bytes smem", LONG_MAX, 0); /* omitted when 0 */
+			f->cmem_bytes = figure(px, what, line, l, "bytes cmem[0]", LONG_MAX, -1);
+			f->cumulative_stack = figure(px, what, line, l, "bytes cumulative stack size", LONG_MAX, -1);
 			continue;
 		}
 	}
@@ -161,6 +214,11 @@ int kp_ptxas_parse(struct kp_ptxas *px, const char *what, const char *text, size
 		px->funcs[i].key = kp_arena_strdup(&p->arena, key ? key : px->funcs[i].mangled);
 		free(key);
 	}
+	kp_strmap_release(&p->by_name_arch);
+	kp_nameidx_build(&p->by_mangled, px->funcs, px->nfuncs, sizeof(*px->funcs),
+			 offsetof(struct kp_ptxas_func, mangled), KP_NAMEIDX_NONE, NULL);
+	kp_nameidx_build(&p->by_key, px->funcs, px->nfuncs, sizeof(*px->funcs), offsetof(struct kp_ptxas_func, key),
+			 offsetof(struct kp_ptxas_func, arch), is_entry);
 	return 0;
 }
 
@@ -169,6 +227,9 @@ void kp_ptxas_release(struct kp_ptxas *px)
 	struct ptxas_priv *p = px->priv;
 	if (p) {
 		kp_arena_release(&p->arena);
+		kp_strmap_release(&p->by_name_arch);
+		kp_nameidx_release(&p->by_mangled);
+		kp_nameidx_release(&p->by_key);
 		free(p);
 	}
 	free(px->funcs);
@@ -177,43 +238,32 @@ void kp_ptxas_release(struct kp_ptxas *px)
 	px->warnings = (struct kp_buf)KP_BUF_INIT;
 }
 
-static const struct kp_ptxas_func *by_key(const struct kp_ptxas *px, const char *key, const char *arch)
-{
-	const struct kp_ptxas_func *hit = NULL;
-	for (size_t i = 0; i < px->nfuncs; i++) {
-		const struct kp_ptxas_func *f = &px->funcs[i];
-		if (!f->entry || strcmp(f->key, key) || (arch && f->arch && strcmp(f->arch, arch)))
-			continue;
-		if (hit)
-			return NULL; /* ambiguous */
-		hit = f;
-	}
-	return hit;
-}
-
 const struct kp_ptxas_func *kp_ptxas_find(const struct kp_ptxas *px, const char *name)
 {
+	const struct ptxas_priv *p;
 	const struct kp_ptxas_func *f;
 	char *key;
-	if (!px || !name)
+	if (!px || !name || !px->priv)
 		return NULL;
-	for (size_t i = 0; i < px->nfuncs; i++)
-		if (!strcmp(px->funcs[i].mangled, name))
-			return &px->funcs[i];
+	p = px->priv;
+	if ((f = kp_nameidx_first(&p->by_mangled, name)))
+		return f;
 	key = kp_kernel_name_key(name);
-	f = key ? by_key(px, key, NULL) : NULL;
+	f = key ? kp_nameidx_unique(&p->by_key, key, NULL) : NULL;
 	free(key);
 	return f;
 }
 
 const struct kp_ptxas_func *kp_ptxas_find_launch(const struct kp_ptxas *px, const struct kp_launch *l)
 {
+	const struct ptxas_priv *p;
 	const struct kp_ptxas_func *f = NULL;
 	char arch[16] = "sm_";
 	size_t k = 3;
 	char *key;
-	if (!px || !l)
+	if (!px || !l || !px->priv)
 		return NULL;
+	p = px->priv;
 	if (l->mangled && (f = kp_ptxas_find(px, l->mangled)))
 		return f;
 	for (const char *c = l->cc ? l->cc : ""; *c && k + 1 < sizeof(arch); c++)
@@ -223,9 +273,9 @@ const struct kp_ptxas_func *kp_ptxas_find_launch(const struct kp_ptxas *px, cons
 	key = kp_kernel_name_key(l->function ? l->function : l->kernel);
 	if (key) {
 		if (k > 3)
-			f = by_key(px, key, arch);
+			f = kp_nameidx_unique(&p->by_key, key, arch);
 		if (!f)
-			f = by_key(px, key, NULL);
+			f = kp_nameidx_unique(&p->by_key, key, NULL);
 	}
 	free(key);
 	return f;

@@ -11,7 +11,10 @@
 #include "kernelpro/arena.h"
 #include "kernelpro/profile.h"
 #include "kernelpro/str.h"
+#include "profile/budget.h"
 #include "profile/csv.h"
+#include "profile/nameidx.h"
+#include "profile/strmap.h"
 
 #define KP__SASS_NAME(n) #n,
 static const char *const class_names[] = {KP_SASS_CLASSES(KP__SASS_NAME)};
@@ -140,103 +143,142 @@ int kp_sass_classify(const char *op, const char *operands)
 
 #define WINDOW 12 /* instructions looked back from a CALL to tell which slow path it is */
 
-struct fbuild {
-	struct kp_sass_func f;
-	struct kp_sass_opcount *ops;
-	size_t nops, alloc;
-	char recent[WINDOW][24]; /* last opcodes, for CALL classification in cuobjdump output */
-	unsigned nrecent;
-};
-
+/*
+ * Instructions only ever go to the function read last, so what is needed while counting (its
+ * distinct opcodes, a hash map over them, the recent opcodes) exists once, not per function.
+ */
 struct sass_priv {
 	struct kp_arena arena;
-	struct fbuild *fb;
-	size_t nfb, alloc;
+	struct kp_sass_func *funcs; /* every function read, in order; after parsing s->funcs */
+	size_t nfuncs, alloc;
+	struct kp_sass_opcount *ops; /* the current function's distinct opcodes */
+	size_t nops, ops_alloc;
+	struct kp_strmap opmap;       /* opcode -> index in ops */
+	char recent[WINDOW][24]; /* its last opcodes, for CALL classification in cuobjdump output */
+	unsigned nrecent;
+	struct kp_pbudget budget;
+	/* After parsing: lookups by mangled name, demangled name, key (and architecture). */
+	struct kp_nameidx by_mangled, by_demangled, by_key;
 };
 
 #define warn(x, ...) kp_profile_warn(&(x)->warnings, __VA_ARGS__)
 
-static struct fbuild *new_func(struct sass_priv *p, const char *name, size_t n, const char *arch)
+/* The current function's opcodes, counted, sorted, into the arena; the per-function state reset. */
+static void finish_func(struct sass_priv *p)
 {
-	struct fbuild *b;
-	KP_ALLOC_GROW(p->fb, p->nfb + 1, p->alloc);
-	b = &p->fb[p->nfb++];
-	memset(b, 0, sizeof(*b));
-	b->f.mangled = kp_arena_strndup(&p->arena, name, n);
-	b->f.arch = arch && *arch ? kp_arena_strdup(&p->arena, arch) : NULL;
-	return b;
+	struct kp_sass_func *f;
+	if (!p->nfuncs)
+		return;
+	f = &p->funcs[p->nfuncs - 1];
+	f->nops = p->nops;
+	f->ops = kp_arena_calloc(&p->arena, p->nops ? p->nops : 1, sizeof(*f->ops));
+	if (p->nops)
+		memcpy(f->ops, p->ops, p->nops * sizeof(*p->ops));
+	p->nops = 0;
+	p->nrecent = 0;
+	kp_strmap_clear(&p->opmap);
 }
 
-static int window_has(const struct fbuild *b, const char *base)
+static struct kp_sass_func *new_func(struct sass_priv *p, const char *name, size_t n, const char *arch, int line,
+				     struct kp_error *err)
 {
-	unsigned n = b->nrecent < WINDOW ? b->nrecent : WINDOW;
+	struct kp_sass_func *f;
+	finish_func(p);
+	if (kp_pbudget_add(&p->budget, sizeof(*f) + n + 1, line, err))
+		return NULL;
+	KP_ALLOC_GROW(p->funcs, p->nfuncs + 1, p->alloc);
+	f = &p->funcs[p->nfuncs++];
+	memset(f, 0, sizeof(*f));
+	f->mangled = kp_arena_strndup(&p->arena, name, n);
+	f->arch = arch && *arch ? kp_arena_strdup(&p->arena, arch) : NULL;
+	return f;
+}
+
+static int window_has(const struct sass_priv *p, const char *base)
+{
+	unsigned n = p->nrecent < WINDOW ? p->nrecent : WINDOW;
 	for (unsigned i = 0; i < n; i++)
-		if (base_is(b->recent[(b->nrecent - 1 - i) % WINDOW], base))
+		if (base_is(p->recent[(p->nrecent - 1 - i) % WINDOW], base))
 			return 1;
 	return 0;
 }
 
-static int window_has_op(const struct fbuild *b, const char *op)
+static int window_has_op(const struct sass_priv *p, const char *op)
 {
-	unsigned n = b->nrecent < WINDOW ? b->nrecent : WINDOW;
+	unsigned n = p->nrecent < WINDOW ? p->nrecent : WINDOW;
 	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(b->recent[(b->nrecent - 1 - i) % WINDOW], op))
+		if (!strcmp(p->recent[(p->nrecent - 1 - i) % WINDOW], op))
 			return 1;
 	return 0;
 }
 
-/* Counts one instruction; `executed` is its warp-level execution count when known (else < 0). */
-static void add_instr(struct sass_priv *p, struct fbuild *b, const char *op, size_t oplen, const char *operands,
-		      double executed)
+/* The current function's entry for opcode `opc`, added when new; NULL past the memory cap. */
+static struct kp_sass_opcount *opcount(struct sass_priv *p, const char *opc, int line, struct kp_error *err)
 {
+	size_t *i = kp_strmap_find(&p->opmap, opc);
+	struct kp_sass_opcount *oc;
+	if (i)
+		return &p->ops[*i];
+	if (kp_pbudget_add(&p->budget, 2 * sizeof(*p->ops) + strlen(opc) + 1, line, err))
+		return NULL;
+	KP_ALLOC_GROW(p->ops, p->nops + 1, p->ops_alloc);
+	oc = &p->ops[p->nops];
+	oc->opcode = kp_arena_strdup(&p->arena, opc);
+	oc->count = 0;
+	oc->executed = 0;
+	kp_strmap_set(&p->opmap, oc->opcode, p->nops++);
+	return oc;
+}
+
+/*
+ * Counts one instruction of the current function; `executed` is its warp-level execution count
+ * when known (else < 0). Fails only past the memory cap.
+ */
+static int add_instr(struct sass_priv *p, const char *op, size_t oplen, const char *operands, double executed,
+		     int line, struct kp_error *err)
+{
+	struct kp_sass_func *f = &p->funcs[p->nfuncs - 1];
+	struct kp_sass_opcount *oc;
 	char opc[64];
 	int cls;
-	size_t i;
 	if (oplen >= sizeof(opc))
 		oplen = sizeof(opc) - 1;
 	memcpy(opc, op, oplen);
 	opc[oplen] = '\0';
 	if (!strcmp(opc, "NOP")) {
-		b->f.nnop++;
-		return;
+		f->nnop++;
+		return 0;
 	}
-	b->f.ninstr++;
+	f->ninstr++;
 	cls = kp_sass_classify(opc, operands);
 	if (cls == KP_SASS_CALL_OTHER && !(operands && strchr(operands, '`'))) {
 		/* cuobjdump prints call targets as addresses: tell the slow path by what precedes it */
-		if (window_has(b, "FCHK"))
+		if (window_has(p, "FCHK"))
 			cls = KP_SASS_CALL_FDIV_SLOW;
-		else if (window_has_op(b, "MUFU.RCP64H"))
+		else if (window_has_op(p, "MUFU.RCP64H"))
 			cls = KP_SASS_CALL_DDIV_SLOW;
-		else if (window_has(b, "MUFU.RSQ"))
+		else if (window_has(p, "MUFU.RSQ"))
 			cls = KP_SASS_CALL_FSQRT_SLOW;
-		else if (window_has_op(b, "MUFU.RCP"))
+		else if (window_has_op(p, "MUFU.RCP"))
 			cls = KP_SASS_CALL_FRCP_SLOW;
 	}
 	if (cls >= 0) {
-		b->f.counts[cls]++;
+		f->counts[cls]++;
 		if (executed >= 0)
-			b->f.executed[cls] += executed;
+			f->executed[cls] += executed;
 	}
 	if (executed >= 0) {
-		b->f.has_executed = 1;
-		b->f.executed_total += executed;
+		f->has_executed = 1;
+		f->executed_total += executed;
 	}
-	kp_strlcpy(b->recent[b->nrecent % WINDOW], opc, sizeof(b->recent[0]));
-	b->nrecent++;
-	for (i = 0; i < b->nops; i++)
-		if (!strcmp(b->ops[i].opcode, opc))
-			break;
-	if (i == b->nops) {
-		KP_ALLOC_GROW(b->ops, b->nops + 1, b->alloc);
-		b->ops[b->nops].opcode = kp_arena_strdup(&p->arena, opc);
-		b->ops[b->nops].count = 0;
-		b->ops[b->nops].executed = 0;
-		b->nops++;
-	}
-	b->ops[i].count++;
+	kp_strlcpy(p->recent[p->nrecent % WINDOW], opc, sizeof(p->recent[0]));
+	p->nrecent++;
+	if (!(oc = opcount(p, opc, line, err)))
+		return KP_ETOOBIG;
+	oc->count++;
 	if (executed > 0)
-		b->ops[i].executed += executed;
+		oc->executed += executed;
+	return 0;
 }
 
 /*
@@ -310,7 +352,8 @@ static void copy_token(const char *s, char *out, size_t n)
 	out[k] = '\0';
 }
 
-static int parse_text(struct kp_sass *s, struct sass_priv *p, const char *what, char *text, size_t len)
+static int parse_text(struct kp_sass *s, struct sass_priv *p, const char *what, char *text, size_t len,
+		      struct kp_error *err)
 {
 	char arch[32] = "";
 	long cur = -1;
@@ -331,10 +374,11 @@ static int parse_text(struct kp_sass *s, struct sass_priv *p, const char *what, 
 			continue;
 		if (!strncmp(l, "Function : ", 11)) {
 			const char *name = kp_str_trim(l + 11);
-			if (cur >= 0 && !p->fb[cur].f.complete)
-				warn(s, "%s:%d: function '%s' has no end marker", what, line, p->fb[cur].f.mangled);
-			new_func(p, name, strlen(name), arch);
-			cur = (long)p->nfb - 1;
+			if (cur >= 0 && !p->funcs[cur].complete)
+				warn(s, "%s:%d: function '%s' has no end marker", what, line, p->funcs[cur].mangled);
+			if (!new_func(p, name, strlen(name), arch, line, err))
+				return KP_ETOOBIG;
+			cur = (long)p->nfuncs - 1;
 			continue;
 		}
 		if (!strncmp(l, "arch = ", 7) || !strncmp(l, "code for ", 9) || !strncmp(l, ".target", 7)) {
@@ -347,8 +391,8 @@ static int parse_text(struct kp_sass *s, struct sass_priv *p, const char *what, 
 		}
 		if (!strncmp(l, ".headerflags", 12)) {
 			set_arch_from_flags(l, arch, sizeof(arch));
-			if (cur >= 0 && !p->fb[cur].f.arch && arch[0])
-				p->fb[cur].f.arch = kp_arena_strdup(&p->arena, arch);
+			if (cur >= 0 && !p->funcs[cur].arch && arch[0])
+				p->funcs[cur].arch = kp_arena_strdup(&p->arena, arch);
 			continue;
 		}
 		if (!strncmp(l, ".section", 8)) {
@@ -356,9 +400,10 @@ static int parse_text(struct kp_sass *s, struct sass_priv *p, const char *what, 
 			copy_token(l + 8, name, sizeof(name));
 			nvdisasm = 1;
 			if (!strncmp(name, ".text.", 6) && name[6]) {
-				new_func(p, name + 6, strlen(name + 6), arch);
-				cur = (long)p->nfb - 1;
-				p->fb[cur].f.complete = 1; /* nvdisasm has no end marker: sections are whole */
+				if (!new_func(p, name + 6, strlen(name + 6), arch, line, err))
+					return KP_ETOOBIG;
+				cur = (long)p->nfuncs - 1;
+				p->funcs[cur].complete = 1; /* nvdisasm has no end marker: sections are whole */
 			} else {
 				cur = -1;
 			}
@@ -366,7 +411,7 @@ static int parse_text(struct kp_sass *s, struct sass_priv *p, const char *what, 
 		}
 		if (!strncmp(l, "..........", 10)) {
 			if (cur >= 0)
-				p->fb[cur].f.complete = 1;
+				p->funcs[cur].complete = 1;
 			continue;
 		}
 		if (l[0] == '/' && l[1] == '*' && isxdigit((unsigned char)l[2])) {
@@ -389,11 +434,12 @@ static int parse_text(struct kp_sass *s, struct sass_priv *p, const char *what, 
 				s->incomplete = 1;
 				continue;
 			}
-			add_instr(p, &p->fb[cur], op, oplen, operands, -1);
+			if (add_instr(p, op, oplen, operands, -1, line, err))
+				return KP_ETOOBIG;
 		}
 	}
-	if (cur >= 0 && !p->fb[cur].f.complete) {
-		warn(s, "%s: function '%s' is cut off (no end marker; truncated file?)", what, p->fb[cur].f.mangled);
+	if (cur >= 0 && !p->funcs[cur].complete) {
+		warn(s, "%s: function '%s' is cut off (no end marker; truncated file?)", what, p->funcs[cur].mangled);
 		s->incomplete = 1;
 	}
 	s->format = nvdisasm ? "nvdisasm" : "cuobjdump";
@@ -410,15 +456,20 @@ static int parse_ncu_source(struct kp_sass *s, struct sass_priv *p, const char *
 	long cur = -1, c_src = -1, c_exec = -1;
 	int rc;
 	kp_csv_init(&c, what, text, len);
+	c.budget = &p->budget;
 	c.skip_unquoted = 1;
 	while ((rc = kp_csv_next(&c, &row, err)) == 1) {
 		if (row.n >= 2 && !strcmp(row.f[0], "Kernel Name")) {
-			cur = (long)p->nfb;
-			new_func(p, row.f[1], strlen(row.f[1]), NULL);
-			p->fb[cur].f.demangled = p->fb[cur].f.mangled;
+			struct kp_sass_func *f = new_func(p, row.f[1], strlen(row.f[1]), NULL, row.line, err);
+			if (!f) {
+				rc = KP_ETOOBIG;
+				break;
+			}
+			cur = (long)p->nfuncs - 1;
+			f->demangled = f->mangled;
 			if (strncmp(row.f[1], "_Z", 2))
-				p->fb[cur].f.mangled = NULL;
-			p->fb[cur].f.complete = 1;
+				f->mangled = NULL;
+			f->complete = 1;
 			c_src = c_exec = -1;
 			continue;
 		}
@@ -449,15 +500,70 @@ static int parse_ncu_source(struct kp_sass *s, struct sass_priv *p, const char *
 			if (row.truncated) {
 				warn(s, "%s:%d: cut off (truncated file?)", what, row.line);
 				s->incomplete = 1;
-				p->fb[cur].f.complete = 0;
+				p->funcs[cur].complete = 0;
 				ex = -1;
 			}
-			add_instr(p, &p->fb[cur], op, oplen, operands, ex);
+			if (add_instr(p, op, oplen, operands, ex, row.line, err)) {
+				rc = KP_ETOOBIG;
+				break;
+			}
 		}
 	}
 	kp_csv_row_release(&row);
 	s->format = "ncu-source";
 	return rc < 0 ? rc : 0;
+}
+
+/* ---- deduplication ------------------------------------------------------------------------------ */
+
+static const char *fname(const struct kp_sass_func *f)
+{
+	return f->mangled ? f->mangled : f->demangled;
+}
+
+static int same_function(const struct kp_sass_func *a, const struct kp_sass_func *b)
+{
+	const char *aa = a->arch ? a->arch : "", *ab = b->arch ? b->arch : "";
+	return fname(a) && fname(b) && !strcmp(fname(a), fname(b)) && !strcmp(aa, ab) && a->ninstr == b->ninstr;
+}
+
+/* Orders function indices by name (unnamed first), architecture, size, then file order. */
+static int by_identity(const void *x, const void *y, void *ud)
+{
+	const struct kp_sass_func *fs = ud, *a = &fs[*(const size_t *)x], *b = &fs[*(const size_t *)y];
+	const char *na = fname(a), *nb = fname(b);
+	int c = !na || !nb ? (na != NULL) - (nb != NULL) : strcmp(na, nb);
+	if (!c)
+		c = strcmp(a->arch ? a->arch : "", b->arch ? b->arch : "");
+	if (!c)
+		c = (a->ninstr > b->ninstr) - (a->ninstr < b->ninstr);
+	if (!c)
+		c = (*(const size_t *)x > *(const size_t *)y) - (*(const size_t *)x < *(const size_t *)y);
+	return c;
+}
+
+/*
+ * Drops repeated functions (same name, architecture and size: the same kernel dumped twice, a
+ * repeated source-page block), keeping the first, in O(n log n): sorted by identity, a function
+ * equal to its predecessor is a repeat.
+ */
+static void dedup(struct sass_priv *p)
+{
+	size_t *ix = kp_xcalloc(p->nfuncs, sizeof(*ix));
+	unsigned char *drop = kp_xcalloc(p->nfuncs, 1);
+	size_t n = 0;
+	for (size_t i = 0; i < p->nfuncs; i++)
+		ix[i] = i;
+	qsort_r(ix, p->nfuncs, sizeof(*ix), by_identity, p->funcs);
+	for (size_t i = 1; i < p->nfuncs; i++)
+		if (same_function(&p->funcs[ix[i - 1]], &p->funcs[ix[i]]))
+			drop[ix[i]] = 1;
+	for (size_t i = 0; i < p->nfuncs; i++)
+		if (!drop[i])
+			p->funcs[n++] = p->funcs[i];
+	p->nfuncs = n;
+	free(ix);
+	free(drop);
 }
 
 /* ---- public ------------------------------------------------------------------------------------- */
@@ -467,76 +573,65 @@ static int opcount_cmp(const void *a, const void *b)
 	return strcmp(((const struct kp_sass_opcount *)a)->opcode, ((const struct kp_sass_opcount *)b)->opcode);
 }
 
-static int same_function(const struct kp_sass_func *a, const struct kp_sass_func *b)
-{
-	const char *na = a->mangled ? a->mangled : a->demangled, *nb = b->mangled ? b->mangled : b->demangled;
-	const char *aa = a->arch ? a->arch : "", *ab = b->arch ? b->arch : "";
-	return na && nb && !strcmp(na, nb) && !strcmp(aa, ab) && a->ninstr == b->ninstr;
-}
-
 int kp_sass_parse(struct kp_sass *s, const char *what, const char *text, size_t len, struct kp_error *err)
 {
 	struct sass_priv *p;
 	char *copy;
 	const char *t = text;
 	int rc;
-	size_t n = 0;
 	if (s->priv)
 		return kp_error_set(err, KP_EINVAL, "%s: SASS already parsed into this structure", what);
 	p = kp_xcalloc(1, sizeof(*p));
 	s->priv = p;
+	if ((rc = kp_pbudget_init(&p->budget, what, len, err)))
+		goto out;
 	copy = kp_arena_strndup(&p->arena, text, len);
 	while (t < text + len && isspace((unsigned char)*t))
 		t++;
 	if (text + len - t >= 14 && !strncmp(t, "\"Kernel Name\",", 14))
 		rc = parse_ncu_source(s, p, what, copy, len, err);
 	else
-		rc = parse_text(s, p, what, copy, len);
+		rc = parse_text(s, p, what, copy, len, err);
 	if (rc)
 		goto out;
-	if (!p->nfb) {
+	finish_func(p);
+	if (!p->nfuncs) {
 		rc = kp_error_set(err, KP_EPARSE,
 				  "%s: no SASS functions found; expected 'cuobjdump -sass', 'nvdisasm' or "
 				  "'ncu --page source --print-source sass --csv' output",
 				  what);
 		goto out;
 	}
-	s->funcs = kp_arena_calloc(&p->arena, p->nfb, sizeof(*s->funcs));
-	for (size_t i = 0; i < p->nfb; i++) {
-		struct fbuild *b = &p->fb[i];
-		int dup = 0;
-		for (size_t j = 0; j < n && !dup; j++)
-			dup = same_function(&s->funcs[j], &b->f);
-		if (!dup) {
-			struct kp_sass_func *f = &s->funcs[n++];
-			char *key;
-			*f = b->f;
-			f->nops = b->nops;
-			f->ops = kp_arena_calloc(&p->arena, b->nops ? b->nops : 1, sizeof(*f->ops));
-			if (b->nops) {
-				memcpy(f->ops, b->ops, b->nops * sizeof(*b->ops));
-				qsort(f->ops, f->nops, sizeof(*f->ops), opcount_cmp);
-			}
-			key = kp_kernel_name_key(f->mangled ? f->mangled : f->demangled);
-			f->key = kp_arena_strdup(&p->arena, key ? key : "");
-			free(key);
-			if (f->arch && !kp_sass_arch_known(f->arch) && !s->unknown_arch) {
-				s->unknown_arch = 1;
-				warn(s, "%s: no opcode table for architecture '%s'; counts for its functions are partial",
-				     what, f->arch);
-			}
+	if ((rc = kp_pbudget_add(&p->budget, p->nfuncs * 5 * sizeof(size_t), 0, err)))
+		goto out;
+	dedup(p);
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		struct kp_sass_func *f = &p->funcs[i];
+		char *key = kp_kernel_name_key(fname(f));
+		if (f->nops)
+			qsort(f->ops, f->nops, sizeof(*f->ops), opcount_cmp);
+		f->key = kp_arena_strdup(&p->arena, key ? key : "");
+		free(key);
+		if (f->arch && !kp_sass_arch_known(f->arch) && !s->unknown_arch) {
+			s->unknown_arch = 1;
+			warn(s, "%s: no opcode table for architecture '%s'; counts for its functions are partial", what,
+			     f->arch);
 		}
-		free(b->ops);
-		b->ops = NULL;
 	}
-	s->nfuncs = n;
+	s->funcs = p->funcs;
+	s->nfuncs = p->nfuncs;
+	kp_nameidx_build(&p->by_mangled, p->funcs, p->nfuncs, sizeof(*p->funcs), offsetof(struct kp_sass_func, mangled),
+			 KP_NAMEIDX_NONE, NULL);
+	kp_nameidx_build(&p->by_demangled, p->funcs, p->nfuncs, sizeof(*p->funcs),
+			 offsetof(struct kp_sass_func, demangled), KP_NAMEIDX_NONE, NULL);
+	kp_nameidx_build(&p->by_key, p->funcs, p->nfuncs, sizeof(*p->funcs), offsetof(struct kp_sass_func, key),
+			 offsetof(struct kp_sass_func, arch), NULL);
 	rc = 0;
 out:
-	for (size_t i = 0; i < p->nfb; i++)
-		free(p->fb[i].ops);
-	free(p->fb);
-	p->fb = NULL;
-	p->nfb = p->alloc = 0;
+	free(p->ops);
+	p->ops = NULL;
+	p->nops = p->ops_alloc = 0;
+	kp_strmap_release(&p->opmap);
 	return rc;
 }
 
@@ -545,6 +640,12 @@ void kp_sass_release(struct kp_sass *s)
 	struct sass_priv *p = s->priv;
 	if (p) {
 		kp_arena_release(&p->arena);
+		free(p->funcs);
+		free(p->ops);
+		kp_strmap_release(&p->opmap);
+		kp_nameidx_release(&p->by_mangled);
+		kp_nameidx_release(&p->by_demangled);
+		kp_nameidx_release(&p->by_key);
 		free(p);
 	}
 	kp_buf_release(&s->warnings);
@@ -552,52 +653,38 @@ void kp_sass_release(struct kp_sass *s)
 	s->warnings = (struct kp_buf)KP_BUF_INIT;
 }
 
-static const struct kp_sass_func *find_key(const struct kp_sass *s, const char *key, const char *arch)
-{
-	const struct kp_sass_func *hit = NULL;
-	int n = 0;
-	for (size_t i = 0; i < s->nfuncs; i++) {
-		const struct kp_sass_func *f = &s->funcs[i];
-		if (!f->key || strcmp(f->key, key))
-			continue;
-		if (arch && f->arch && strcmp(f->arch, arch))
-			continue;
-		if (hit && same_function(hit, f))
-			continue;
-		hit = f;
-		n++;
-	}
-	return n == 1 ? hit : NULL;
-}
-
 const struct kp_sass_func *kp_sass_find(const struct kp_sass *s, const char *name)
 {
-	const struct kp_sass_func *f;
+	const struct sass_priv *p;
+	const struct kp_sass_func *a, *b, *f;
 	char *key;
-	if (!name || !s)
+	if (!name || !s || !s->priv)
 		return NULL;
-	for (size_t i = 0; i < s->nfuncs; i++)
-		if ((s->funcs[i].mangled && !strcmp(s->funcs[i].mangled, name)) ||
-		    (s->funcs[i].demangled && !strcmp(s->funcs[i].demangled, name)))
-			return &s->funcs[i];
+	p = s->priv;
+	a = kp_nameidx_first(&p->by_mangled, name);
+	b = kp_nameidx_first(&p->by_demangled, name);
+	if (a || b)
+		return !b || (a && a < b) ? a : b;
+	/* after deduplication, no two functions with one key are the same function: one, or ambiguous */
 	key = kp_kernel_name_key(name);
-	f = key ? find_key(s, key, NULL) : NULL;
+	f = key ? kp_nameidx_unique(&p->by_key, key, NULL) : NULL;
 	free(key);
 	return f;
 }
 
 const struct kp_sass_func *kp_sass_find_launch(const struct kp_sass *s, const struct kp_launch *l)
 {
+	const struct sass_priv *p;
 	const struct kp_sass_func *f;
 	char arch[16] = "";
 	char *key;
-	if (!s || !l)
+	if (!s || !l || !s->priv)
 		return NULL;
+	p = s->priv;
 	if (l->mangled && (f = kp_sass_find(s, l->mangled)))
 		return f;
-	for (size_t i = 0; i < s->nfuncs; i++)
-		if (s->funcs[i].demangled && l->kernel && !strcmp(s->funcs[i].demangled, l->kernel))
-			return &s->funcs[i];
+	if (l->kernel && (f = kp_nameidx_first(&p->by_demangled, l->kernel)))
+		return f;
 	if (l->cc && isdigit((unsigned char)l->cc[0])) {
 		/* "9.0" -> "sm_90" */
 		size_t k = 3;
@@ -611,9 +698,9 @@ const struct kp_sass_func *kp_sass_find_launch(const struct kp_sass *s, const st
 	f = NULL;
 	if (key) {
 		if (arch[0])
-			f = find_key(s, key, arch);
+			f = kp_nameidx_unique(&p->by_key, key, arch);
 		if (!f)
-			f = find_key(s, key, NULL);
+			f = kp_nameidx_unique(&p->by_key, key, NULL);
 	}
 	free(key);
 	return f;

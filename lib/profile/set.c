@@ -2,15 +2,30 @@
 #include "base/setup.h"
 
 #include <ctype.h>
+#include <sys/stat.h>
 
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/ncu_metrics.h"
 #include "kernelpro/profile.h"
+#include "profile/budget.h"
 
+/*
+ * Reads one whole file. A file that alone is over the parsers' memory cap is refused before it
+ * is read (with the cap's message); the buffer is sized to the file, not doubled past it.
+ */
 static int read_all(const char *path, struct kp_buf *b, struct kp_error *err)
 {
+	struct stat st;
+	struct kp_pbudget budget;
+	int rc;
 	kp_buf_reset(b);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		if ((rc = kp_pbudget_init(&budget, path, (size_t)st.st_size, err)))
+			return rc;
+		if (st.st_size < KP_PROFILE_MAX_FILE)
+			kp_buf_grow(b, (size_t)st.st_size + 1);
+	}
 	return kp_read_file(path, KP_PROFILE_MAX_FILE, b, err);
 }
 

@@ -13,11 +13,13 @@
 #include "kernelpro/json.h"
 #include "kernelpro/profile.h"
 #include "kernelpro/str.h"
+#include "profile/budget.h"
 #include "profile/csv.h"
 
 struct trace_priv {
 	struct kp_arena arena;
 	size_t alloc;
+	struct kp_pbudget budget;
 };
 
 static const char *const kind_names[] = {"kernel", "memcpy", "memset", "sync", "api"};
@@ -36,10 +38,13 @@ static struct trace_priv *priv_of(struct kp_trace *t)
 	return t->priv;
 }
 
-static struct kp_trace_event *push(struct kp_trace *t)
+/* A new event (NULL past the memory cap: err says so). */
+static struct kp_trace_event *push(struct kp_trace *t, size_t name_len, int line, struct kp_error *err)
 {
 	struct trace_priv *p = priv_of(t);
 	struct kp_trace_event *e;
+	if (kp_pbudget_add(&p->budget, 2 * sizeof(*e) + name_len + 1, line, err))
+		return NULL;
 	KP_ALLOC_GROW(t->events, t->nevents + 1, p->alloc);
 	e = &t->events[t->nevents++];
 	memset(e, 0, sizeof(*e));
@@ -127,6 +132,36 @@ static void summarize(struct kp_trace *t)
 
 /* ---- tracer JSON --------------------------------------------------------------------------------- */
 
+/*
+ * What jansson will allocate for this text, from a linear scan before it parses anything (it
+ * has no size limit of its own): measured on tracer files, an object costs ~256 bytes and every
+ * value or member ~64, strings their length. Upper estimate; the text itself not included.
+ */
+static size_t json_cost(const char *text, size_t len)
+{
+	size_t cost = 0;
+	int in_str = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+			cost++;
+			continue;
+		}
+		switch (c) {
+		case '"': in_str = 1; break;
+		case '{': cost += 256 + 64; break;
+		case '[':
+		case ',':
+		case ':': cost += 64; break;
+		}
+	}
+	return cost;
+}
+
 static int get_u64(const json_t *o, const char *k, uint64_t *out)
 {
 	const json_t *v = json_object_get(o, k);
@@ -155,12 +190,13 @@ static void get_dim3(const json_t *o, const char *k, unsigned d[3])
 int kp_trace_parse_json(struct kp_trace *t, const char *what, const char *text, size_t len, struct kp_error *err)
 {
 	json_t *root = NULL, *events;
-	struct trace_priv *p;
+	struct trace_priv *p = priv_of(t);
 	int rc;
 	size_t i;
-	if ((rc = kp_json_load_mem(what, text, len, &root, err)))
+	if ((rc = kp_pbudget_init(&p->budget, what, 0, err)) ||
+	    (rc = kp_pbudget_add(&p->budget, json_cost(text, len), 0, err)) ||
+	    (rc = kp_json_load_mem(what, text, len, &root, err)))
 		return rc;
-	p = priv_of(t);
 	if (!json_is_object(root) || strcmp(kp_json_str(root, "format", ""), "kernelpro-trace")) {
 		rc = kp_error_set(err, KP_EPARSE, "%s: not a kernelpro trace (\"format\": \"kernelpro-trace\" missing)",
 				  what);
@@ -208,7 +244,10 @@ int kp_trace_parse_json(struct kp_trace *t, const char *what, const char *text, 
 			rc = kp_error_set(err, KP_EPARSE, "%s: events[%zu]: \"end\" is before \"start\"", what, i);
 			goto out;
 		}
-		e = push(t);
+		if (!(e = push(t, strlen(name), 0, err))) {
+			rc = KP_ETOOBIG;
+			goto out;
+		}
 		e->kind = (enum kp_trace_kind)k;
 		e->name = kp_arena_strdup(&p->arena, name);
 		e->start_ns = s;
@@ -249,12 +288,16 @@ int kp_trace_parse_nsys_csv(struct kp_trace *t, const char *what, const char *te
 	struct trace_priv *p = priv_of(t);
 	struct kp_csv c;
 	struct kp_csv_row row = {0};
-	char *copy = kp_arena_strndup(&p->arena, text, len);
+	char *copy;
 	long c_total = -1, c_count = -1, c_name = -1;
 	int report = -1, nreports = 0, rc; /* report: KP_TRACE_KERNEL or KP_TRACE_API of the current table */
 	double scale = 1;
 
+	if ((rc = kp_pbudget_init(&p->budget, what, len, err)))
+		return rc;
+	copy = kp_arena_strndup(&p->arena, text, len);
 	kp_csv_init(&c, what, copy, len);
+	c.budget = &p->budget;
 	while ((rc = kp_csv_next(&c, &row, err)) == 1) {
 		if (row.n >= 3 && kp_csv_col(&row, "Time (%)") == 0) {
 			c_name = kp_csv_col(&row, "Name");
@@ -287,7 +330,10 @@ int kp_trace_parse_nsys_csv(struct kp_trace *t, const char *what, const char *te
 				warn(t, "%s:%d: unreadable row skipped", what, row.line);
 				continue;
 			}
-			e = push(t);
+			if (!(e = push(t, 0, row.line, err))) {
+				rc = KP_ETOOBIG;
+				break;
+			}
 			e->kind = (enum kp_trace_kind)report;
 			e->name = row.f[c_name];
 			e->start_ns = 0;

@@ -42,7 +42,8 @@
 	X(search_on)                                                           \
 	X(tools_on)                                                            \
 	X(tools)                                                               \
-	X(max_rounds)
+	X(max_rounds)                                                          \
+	X(knobs)
 
 #define KP__SLOT_ENUM(name) KP_SLOT_##name,
 enum kp_prog_slot { KP_PROG_SLOTS(KP__SLOT_ENUM) KP_NSLOTS };
@@ -108,6 +109,8 @@ enum kp_prog_tmpl_id {
 	KP_PT_DEBUG,
 	KP_PT_OPTIMIZE,
 	KP_PT_TOOLS,
+	KP_PT_KNOBS_CUDA, /* how a candidate of the format declares tunable values: prompts/knobs-<format>.txt */
+	KP_PT_KNOBS_TORCH,
 	KP_PT_FMT_CUDA,
 	KP_PT_FMT_TORCH,
 	KP_NPT,

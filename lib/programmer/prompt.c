@@ -274,8 +274,11 @@ static void wrong_output_text(const struct kp_prog_wrong_output *w, struct kp_bu
 		kp_buf_addf(out, "Where: %.600s\n", w->where);
 }
 
-/* The parts of a prompt that may be cut to fit, each with its own budget in characters. */
-enum part { P_CODESEARCH, P_MEMORY, P_REFERENCE, P_HARDWARE, P_STAGE1, P_FEEDBACK, P_TASK, P_LOG, P_PARENT, P_N };
+/* The parts of a prompt that may be cut to fit, each with its own budget in characters (P_KNOBS, the
+ * fixed section on declaring knobs, is whole or left out: any budget above 0 keeps it). */
+enum part {
+	P_CODESEARCH, P_MEMORY, P_REFERENCE, P_HARDWARE, P_STAGE1, P_FEEDBACK, P_TASK, P_LOG, P_PARENT, P_KNOBS, P_N
+};
 
 struct budgets {
 	size_t cap[P_N];
@@ -286,7 +289,8 @@ static void budgets_default(struct budgets *b)
 {
 	static const size_t def[P_N] = {[P_CODESEARCH] = 8000, [P_MEMORY] = 4000, [P_REFERENCE] = 24000,
 					[P_HARDWARE] = 2000,   [P_STAGE1] = 3000, [P_FEEDBACK] = 8000,
-					[P_TASK] = 8000,       [P_LOG] = 6000,	  [P_PARENT] = 32000};
+					[P_TASK] = 8000,       [P_LOG] = 6000,	  [P_PARENT] = 32000,
+					[P_KNOBS] = 1};
 	memcpy(b->cap, def, sizeof(def));
 	b->instructions = 3000;
 	b->tools = 3000;
@@ -331,6 +335,9 @@ static size_t part_len(const struct kp_prog_ctx *c, const struct budgets *b, enu
 	case P_PARENT:
 		n = c->mode == KP_PROG_INITIAL ? 0 : slen(c->parent_code);
 		break;
+	case P_KNOBS:
+		n = c->mode == KP_PROG_OPTIMIZE;
+		break;
 	case P_N:
 		return 0;
 	}
@@ -352,8 +359,8 @@ static int shrink(const struct kp_prog_ctx *c, struct budgets *b, size_t over)
 	static const enum part initial[] = {P_CODESEARCH, P_MEMORY, P_HARDWARE, P_STAGE1, P_TASK, P_REFERENCE};
 	static const enum part debug[] = {P_CODESEARCH, P_HARDWARE, P_STAGE1, P_MEMORY,
 					  P_TASK,	P_REFERENCE, P_LOG,    P_PARENT};
-	static const enum part optimize[] = {P_REFERENCE, P_CODESEARCH, P_HARDWARE, P_MEMORY,
-					     P_STAGE1,	  P_TASK,	P_FEEDBACK, P_PARENT};
+	static const enum part optimize[] = {P_KNOBS,  P_REFERENCE, P_CODESEARCH, P_HARDWARE, P_MEMORY,
+					     P_STAGE1, P_TASK,	    P_FEEDBACK,	  P_PARENT};
 	const enum part *order = c->mode == KP_PROG_INITIAL ? initial : c->mode == KP_PROG_DEBUG ? debug : optimize;
 	size_t n = c->mode == KP_PROG_INITIAL ? KP_ARRAY_SIZE(initial)
 		   : c->mode == KP_PROG_DEBUG ? KP_ARRAY_SIZE(debug)
@@ -471,6 +478,8 @@ static void fill_times(const struct kp_prog_ctx *c, struct slots *s)
 	kp_buf_adds(V(best_speedup), t);
 }
 
+static const int knobs_tmpl[] = {[KP_CAND_CUDA] = KP_PT_KNOBS_CUDA, [KP_CAND_TORCH] = KP_PT_KNOBS_TORCH};
+
 static void fill(struct kp_programmer *pg, const struct kp_prog_ctx *c, const struct budgets *b, struct slots *s)
 {
 	const struct kp_cand_format_info *f = kp_cand_format_info(c->format);
@@ -501,6 +510,11 @@ static void fill(struct kp_programmer *pg, const struct kp_prog_ctx *c, const st
 	/* The format section and the request protocol are templates themselves, over the same slots. */
 	kp_tmpl_render(&pg->t[KP_PT_FMT_CUDA + c->format], s->p, V(format)); /* KP_PT_FMT_* follow enum kp_cand_format */
 	s->p[KP_SLOT_format] = s->v[KP_SLOT_format].buf;
+	/* How to leave numbers to the tuner (lib/tune), for the formats whose knobs kernelpro reads. */
+	if (b->cap[P_KNOBS] && (size_t)c->format < KP_ARRAY_SIZE(knobs_tmpl) && knobs_tmpl[c->format]) {
+		kp_tmpl_render(&pg->t[knobs_tmpl[c->format]], s->p, V(knobs));
+		s->p[KP_SLOT_knobs] = s->v[KP_SLOT_knobs].buf;
+	}
 	if (search_on || tools_on) {
 		kp_tmpl_render(&pg->t[KP_PT_TOOLS], s->p, V(protocol));
 		s->p[KP_SLOT_protocol] = s->v[KP_SLOT_protocol].buf;

@@ -1,7 +1,9 @@
 /*
  * User tools in Lua 5.4. Each file runs in its own state with a memory cap,
- * an instruction limit per call and no way to reach files, the OS or other
- * code (no io, os, require, load, dofile, loadfile, string.dump). Every Lua
+ * an instruction limit and a time limit per call (loading included) and no
+ * way to reach files, the OS or other code (no io, os, require, load, dofile,
+ * loadfile, string.dump). A limit, once hit, ends the call: pcall cannot
+ * catch it; what could run long in C is replaced (luatool_lib.c). Every Lua
  * API use that can raise an error runs inside a protected call, so a broken
  * tool reports "file:line: message" with a traceback and never takes the
  * process down.
@@ -21,8 +23,35 @@
 
 #include "tools/luatool_impl.h"
 
-/* ---- The state: allocator, hook, sandbox ---------------------------------------------------- */
+/* ---- The state: allocator, limits, hook ----------------------------------------------------- */
 
+/* Ends the running call: from now on nothing in it runs (see kp__luatool_charge and the hook). */
+static void abort_call(struct kp_luatool *lt, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void abort_call(struct kp_luatool *lt, int line, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+	if (line > 0)
+		snprintf(lt->abort_msg, sizeof(lt->abort_msg), "%s:%d: ", lt->path, line);
+	else
+		snprintf(lt->abort_msg, sizeof(lt->abort_msg), "%s: ", lt->path);
+	n = strlen(lt->abort_msg);
+	va_start(ap, fmt);
+	vsnprintf(lt->abort_msg + n, sizeof(lt->abort_msg) - n, fmt, ap);
+	va_end(ap);
+	lt->aborted = 1;
+}
+
+static int past_deadline(const struct kp_luatool *lt)
+{
+	return lt->deadline > 0 && kp_now() > lt->deadline;
+}
+
+/*
+ * The allocator: the memory cap, and after the deadline no growth at all, so that a library
+ * function building a large result in C stops there (the hook cannot run inside C).
+ */
 static void *lt_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
 	struct kp_luatool *lt = ud;
@@ -33,8 +62,16 @@ static void *lt_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 		free(ptr);
 		return NULL;
 	}
-	if (nsize > old && lt->mem_used + (nsize - old) > lt->mem_limit)
-		return NULL;
+	if (nsize > old) {
+		if (lt->mem_used + (nsize - old) > lt->lim.mem)
+			return NULL;
+		if (past_deadline(lt)) {
+			if (!lt->aborted)
+				abort_call(lt, 0, "time limit exceeded (%ld ms) in %s", lt->lim.time_ms,
+					   lt->phase);
+			return NULL;
+		}
+	}
 	p = realloc(ptr, nsize);
 	if (!p)
 		return NULL;
@@ -47,16 +84,83 @@ struct kp_luatool *kp__luatool_self(lua_State *L)
 	return *(struct kp_luatool **)lua_getextraspace(L);
 }
 
-static void count_hook(lua_State *L, lua_Debug *ar)
+/* The line the tool's own code is at, `level` frames up (C functions skipped); 0 when none. */
+static int tool_line(lua_State *L, int level)
+{
+	lua_Debug ar;
+	for (; lua_getstack(L, level, &ar); level++)
+		if (lua_getinfo(L, "l", &ar) && ar.currentline > 0)
+			return ar.currentline;
+	return 0;
+}
+
+/* Checks the call's limits; on the first one past, aborts the call. Returns whether it is aborted. */
+static int check_limits(lua_State *L, struct kp_luatool *lt, int level)
+{
+	if (lt->aborted)
+		return 1;
+	if (lt->count > lt->lim.instr)
+		abort_call(lt, tool_line(L, level),
+			   "instruction limit exceeded (%ld VM instructions and library steps) in %s", lt->lim.instr,
+			   lt->phase);
+	else if (past_deadline(lt))
+		abort_call(lt, tool_line(L, level), "time limit exceeded (%ld ms) in %s", lt->lim.time_ms,
+			   lt->phase);
+	else
+		return 0;
+	/* From now on every instruction raises: nothing the tool does can go on. */
+	lua_sethook(L, lua_gethook(L), LUA_MASKCOUNT, 1);
+	return 1;
+}
+
+static int raise_abort(lua_State *L, const struct kp_luatool *lt)
+{
+	lua_pushstring(L, lt->abort_msg);
+	return lua_error(L);
+}
+
+void kp__luatool_charge(lua_State *L, long steps)
 {
 	struct kp_luatool *lt = kp__luatool_self(L);
-	lt->count += HOOK_STEP;
-	if (lt->count > lt->instr_limit) {
-		lua_getinfo(L, "Sl", ar);
-		lua_pushfstring(L, "%s:%d: instruction limit exceeded (%d VM instructions) in %s", ar->short_src,
-				ar->currentline, (int)lt->instr_limit, lt->phase);
-		lua_error(L);
+	lt->count += steps;
+	if (check_limits(L, lt, 1))
+		raise_abort(L, lt);
+}
+
+/*
+ * Every HOOK_STEP instructions and at every function call (C functions included, so a loop of
+ * expensive library calls is seen between them): the instruction and time limits. Once the call
+ * is aborted, only instructions raise (a message handler or library function may still return).
+ */
+static void hook(lua_State *L, lua_Debug *ar)
+{
+	struct kp_luatool *lt = kp__luatool_self(L);
+	if (ar->event == LUA_HOOKCOUNT) {
+		if (lt->aborted)
+			raise_abort(L, lt);
+		lt->count += HOOK_STEP;
+	} else if (lt->aborted) {
+		return;
 	}
+	if (check_limits(L, lt, ar->event == LUA_HOOKCOUNT ? 0 : 1) && ar->event == LUA_HOOKCOUNT)
+		raise_abort(L, lt);
+}
+
+/* Starts one call: a fresh budget, the deadline, the hook. */
+static void call_begin(struct kp_luatool *lt, const char *phase)
+{
+	lt->phase = phase;
+	lt->count = 0;
+	lt->aborted = 0;
+	lt->abort_msg[0] = '\0';
+	lt->deadline = kp_now() + (double)lt->lim.time_ms / 1000.0;
+	lua_sethook(lt->L, hook, LUA_MASKCOUNT | LUA_MASKCALL, HOOK_STEP);
+}
+
+static void call_end(struct kp_luatool *lt)
+{
+	lua_sethook(lt->L, NULL, 0, 0);
+	lt->deadline = 0;
 }
 
 static int panic(lua_State *L)
@@ -68,16 +172,20 @@ static int panic(lua_State *L)
 static int msgh(lua_State *L)
 {
 	const char *msg;
+	if (kp__luatool_self(L)->aborted)
+		return 1;
 	if (lua_istable(L, 1)) {
-		if (lua_getfield(L, 1, MISSING_KEY) != LUA_TNIL) {
+		lua_pushliteral(L, MISSING_KEY);
+		if (lua_rawget(L, 1) != LUA_TNIL) {
 			lua_pop(L, 1);
 			return 1;
 		}
 		lua_pop(L, 1);
 	}
-	msg = lua_tostring(L, 1);
+	msg = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : NULL;
 	if (!msg)
-		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+		msg = lua_pushfstring(L, "line %d: error object is a %s value", tool_line(L, 1),
+				      luaL_typename(L, 1));
 	luaL_traceback(L, L, msg, 1);
 	return 1;
 }
@@ -95,7 +203,7 @@ static int lua_print(lua_State *L)
 		luaL_addvalue(&b);
 	}
 	luaL_pushresult(&b);
-	kp_debug("%s: %s", kp__luatool_self(L)->path, lua_tostring(L, -1));
+	kp_debug("%s: %.*s", kp__luatool_self(L)->path, STR_CAP, lua_tostring(L, -1));
 	return 0;
 }
 
@@ -122,6 +230,7 @@ static int open_sandbox(lua_State *L)
 	lua_pushnil(L);
 	lua_setfield(L, -2, "dump");
 	lua_pop(L, 2);
+	kp__luatool_bound_libs(L);
 	/* Kept alive so that reading the missing-metric marker after an error never allocates. */
 	lua_pushliteral(L, MISSING_KEY);
 	lua_setfield(L, LUA_REGISTRYINDEX, MISSING_KEY);
@@ -348,17 +457,22 @@ static int load_protected(lua_State *L)
 	return 0;
 }
 
-static void set_error(struct kp_error *err, struct kp_luatool *lt, int status)
+/* Why a protected call failed: the limit that ended it, the memory cap, or the tool's error. */
+static void failure_text(struct kp_luatool *lt, int status, struct kp_buf *msg)
 {
-	const char *msg = lua_type(lt->L, -1) == LUA_TSTRING ? lua_tostring(lt->L, -1) : NULL;
-	if (status == LUA_ERRMEM)
-		kp_error_set(err, KP_ELUA, "%s: memory limit (%zu bytes) exceeded", lt->path, lt->mem_limit);
-	else
-		kp_error_set(err, KP_ELUA, "%s", msg ? msg : "unknown Lua error");
+	const char *e = lua_type(lt->L, -1) == LUA_TSTRING ? lua_tostring(lt->L, -1) : NULL;
+	if (lt->aborted)
+		kp_buf_adds(msg, lt->abort_msg);
+	else if (status == LUA_ERRMEM)
+		kp_buf_addf(msg, "%s: memory limit (%zu bytes) exceeded in %s", lt->path, lt->lim.mem, lt->phase);
+	else if (e && !strncmp(e, lt->path, strlen(lt->path)))
+		kp_buf_addf(msg, "%.*s", 4 * STR_CAP, e);
+	else /* error("x", 0), an error object that is no string, a path Lua shortened: name the file */
+		kp_buf_addf(msg, "%s: %.*s", lt->path, 4 * STR_CAP, e ? e : "unknown Lua error");
 }
 
-int kp_luatool_load_mem(struct kp_luatool **out, const char *path, const char *text, size_t len, long instr_limit,
-			size_t mem_limit, struct kp_error *err)
+int kp_luatool_load_mem(struct kp_luatool **out, const char *path, const char *text, size_t len,
+			const struct kp_luatool_limits *lim, struct kp_error *err)
 {
 	struct kp_luatool *lt = kp_xcalloc(1, sizeof(*lt));
 	struct kp_buf chunk = KP_BUF_INIT;
@@ -366,8 +480,9 @@ int kp_luatool_load_mem(struct kp_luatool **out, const char *path, const char *t
 
 	*out = NULL;
 	lt->path = kp_xstrdup(path);
-	lt->instr_limit = instr_limit > 0 ? instr_limit : KP_LUA_INSTR_LIMIT;
-	lt->mem_limit = mem_limit > 0 ? mem_limit : KP_LUA_MEM_LIMIT;
+	lt->lim.instr = lim && lim->instr > 0 ? lim->instr : KP_LUA_INSTR_LIMIT;
+	lt->lim.mem = lim && lim->mem > 0 ? lim->mem : KP_LUA_MEM_LIMIT;
+	lt->lim.time_ms = lim && lim->time_ms > 0 ? lim->time_ms : KP_LUA_TIME_LIMIT_MS;
 	lt->ref_trigger = lt->ref_analyze = LUA_NOREF;
 	lt->metrics = kp_xcalloc(MAX_METRICS + 1, sizeof(*lt->metrics));
 	lt->thresholds = kp_xcalloc(MAX_THRESHOLDS + 1, sizeof(*lt->thresholds));
@@ -379,9 +494,8 @@ int kp_luatool_load_mem(struct kp_luatool **out, const char *path, const char *t
 	}
 	*(struct kp_luatool **)lua_getextraspace(lt->L) = lt;
 	lua_atpanic(lt->L, panic);
-	lua_sethook(lt->L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
-	lt->count = 0;
 	kp_buf_addf(&chunk, "@%s", path);
+	call_begin(lt, "loading");
 	/* Libraries first (allocation can fail: protected), then the text-only chunk, then the table. */
 	lua_pushcfunction(lt->L, open_sandbox);
 	status = lua_pcall(lt->L, 0, 0, 0);
@@ -392,12 +506,15 @@ int kp_luatool_load_mem(struct kp_luatool **out, const char *path, const char *t
 		lua_insert(lt->L, -2);
 		status = lua_pcall(lt->L, 1, 0, 0);
 	}
+	call_end(lt);
 	if (status != LUA_OK) {
-		set_error(err, lt, status);
-		rc = KP_ELUA;
+		struct kp_buf msg = KP_BUF_INIT;
+		failure_text(lt, status, &msg);
+		rc = kp_error_set(err, KP_ELUA, "%s", msg.buf);
+		kp_buf_release(&msg);
 		goto fail;
 	}
-	lua_sethook(lt->L, NULL, 0, 0);
+	lua_settop(lt->L, 0);
 	kp_buf_release(&chunk);
 	*out = lt;
 	return 0;
@@ -407,14 +524,14 @@ fail:
 	return rc;
 }
 
-int kp_luatool_load(struct kp_luatool **out, const char *path, long instr_limit, size_t mem_limit,
+int kp_luatool_load(struct kp_luatool **out, const char *path, const struct kp_luatool_limits *lim,
 		    struct kp_error *err)
 {
 	struct kp_buf src = KP_BUF_INIT;
 	int rc;
 	*out = NULL;
 	if ((rc = kp_read_file(path, SOURCE_CAP, &src, err)) == 0)
-		rc = kp_luatool_load_mem(out, path, src.buf, src.len, instr_limit, mem_limit, err);
+		rc = kp_luatool_load_mem(out, path, src.buf, src.len, lim, err);
 	kp_buf_release(&src);
 	return rc;
 }
@@ -607,24 +724,18 @@ enum kp_tool_status kp_luatool_run(struct kp_luatool *lt, const struct kp_tool_i
 	lt->in = in;
 	lt->t = t;
 	lt->out = out;
-	lt->count = 0;
-	lt->phase = "trigger";
 	lua_settop(L, 0);
-	lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+	call_begin(lt, "trigger");
 	lua_pushcfunction(L, run_protected);
 	status = lua_pcall(L, 0, 0, 0);
-	lua_sethook(L, NULL, 0, 0);
+	call_end(lt);
 	if (status == LUA_OK) {
 		result = out->n ? KP_TOOL_FIRED : KP_TOOL_SILENT;
-	} else if (status == LUA_ERRRUN && missing_name(L)) {
+	} else if (status == LUA_ERRRUN && !lt->aborted && missing_name(L)) {
 		kp_buf_addf(msg, "missing metric '%s'", lua_tostring(L, -1));
 		result = KP_TOOL_MISSING;
-	} else if (status == LUA_ERRMEM) {
-		kp_buf_addf(msg, "%s: memory limit (%zu bytes) exceeded in %s", lt->path, lt->mem_limit, lt->phase);
-		result = KP_TOOL_FAILED;
 	} else {
-		const char *e = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-		kp_buf_addf(msg, "%.*s", 4 * STR_CAP, e ? e : "unknown Lua error");
+		failure_text(lt, status, msg);
 		result = KP_TOOL_FAILED;
 	}
 	lua_settop(L, 0);

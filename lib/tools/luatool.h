@@ -11,17 +11,28 @@
 struct kp_luatool;
 
 /*
+ * What one file may use. Each call (loading the file, trigger, analyze) gets `instr` steps (VM
+ * instructions plus the work library functions do in C, such as pattern matching) and `time_ms`
+ * of wall time; the state as a whole `mem` bytes. 0: the KP_LUA_* default.
+ */
+struct kp_luatool_limits {
+	long instr;
+	size_t mem;
+	long time_ms;
+};
+
+/*
  * Loads and validates the tool defined by the Lua file `path` (its chunk
  * returns the tool table). Each file gets its own Lua state with only the
  * base (minus file loading), string, table, math and utf8 libraries, a memory
- * cap and an instruction limit. On failure *out is NULL and err says
- * "path:line: message".
+ * cap, an instruction limit and a time limit; `lim` may be NULL (defaults).
+ * On failure *out is NULL and err says "path:line: message".
  */
-int kp_luatool_load(struct kp_luatool **out, const char *path, long instr_limit, size_t mem_limit,
+int kp_luatool_load(struct kp_luatool **out, const char *path, const struct kp_luatool_limits *lim,
 		    struct kp_error *err);
 /* The same from text in memory; `path` names it in messages (the fuzz target uses this). */
-int kp_luatool_load_mem(struct kp_luatool **out, const char *path, const char *text, size_t len, long instr_limit,
-			size_t mem_limit, struct kp_error *err);
+int kp_luatool_load_mem(struct kp_luatool **out, const char *path, const char *text, size_t len,
+			const struct kp_luatool_limits *lim, struct kp_error *err);
 void kp_luatool_free(struct kp_luatool *lt);
 
 /*

@@ -137,7 +137,8 @@ static int load_dir(struct kp_toolset *ts, const char *dir, int required, const 
 	for (size_t i = 0; i < files.n; i++) {
 		struct kp_luatool *lt = NULL;
 		struct kp_error lerr = KP_ERROR_INIT;
-		if (kp_luatool_load(&lt, files.v[i], o->lua_instr_limit, o->lua_mem_limit, &lerr)) {
+		struct kp_luatool_limits lim = {o->lua_instr_limit, o->lua_mem_limit, o->lua_time_limit_ms};
+		if (kp_luatool_load(&lt, files.v[i], &lim, &lerr)) {
 			kp_strvec_push(&ts->problems, kp_error_msg(&lerr));
 			continue;
 		}

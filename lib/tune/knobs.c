@@ -408,6 +408,38 @@ out:
 	return rc;
 }
 
+/* The template: the source with each site blanked, then the knobs and their values. */
+void tune_space_rehash(struct kp_tune_space *s)
+{
+	struct kp_sha256 h;
+
+	kp_sha256_init(&h);
+	kp_sha256_update_str(&h, "kernelpro-tune-v1");
+	kp_sha256_update_str(&h, s->lang == KP_TUNE_PYTHON ? "python" : "cuda");
+	{
+		size_t pos = 0;
+		for (size_t i = 0; i < s->nsites; i++) {
+			char mark[32];
+			int n = snprintf(mark, sizeof(mark), "\x01%d\x02", s->sites[i].knob);
+			kp_sha256_update(&h, s->src + pos, s->sites[i].off - pos);
+			kp_sha256_update(&h, mark, (size_t)n);
+			pos = s->sites[i].off + s->sites[i].len;
+		}
+		kp_sha256_update(&h, s->src + pos, s->len - pos);
+	}
+	for (size_t k = 0; k < s->nknobs; k++) {
+		char v[32];
+		kp_sha256_update_str(&h, s->knobs[k].name);
+		for (size_t i = 0; i < s->knobs[k].nvalues; i++) {
+			snprintf(v, sizeof(v), "%lld", s->knobs[k].values[i]);
+			kp_sha256_update_str(&h, v);
+		}
+	}
+	for (size_t i = 0; i < s->ncons; i++)
+		kp_sha256_update_str(&h, s->cons[i].text);
+	kp_sha256_final(&h, s->hash);
+}
+
 /* ---- Finishing the space ------------------------------------------------------------------------- */
 
 /* Knobs in source order, each's default index, constraints parsed, the template hash. */
@@ -418,7 +450,6 @@ static int finish(struct tune_builder *b, struct kp_error *err)
 	struct kp_tune_knob knobs[KP_TUNE_MAX_KNOBS];
 	struct tune_written written[KP_TUNE_MAX_KNOBS];
 	long long init[KP_TUNE_MAX_KNOBS];
-	struct kp_sha256 h;
 	int rc;
 
 	for (size_t i = 0; i < s->nknobs; i++)
@@ -463,32 +494,7 @@ static int finish(struct tune_builder *b, struct kp_error *err)
 		s->ncons++;
 	}
 
-	/* The template: the source with each site blanked, then the knobs and their values. */
-	kp_sha256_init(&h);
-	kp_sha256_update_str(&h, "kernelpro-tune-v1");
-	kp_sha256_update_str(&h, s->lang == KP_TUNE_PYTHON ? "python" : "cuda");
-	{
-		size_t pos = 0;
-		for (size_t i = 0; i < s->nsites; i++) {
-			char mark[32];
-			int n = snprintf(mark, sizeof(mark), "\x01%d\x02", s->sites[i].knob);
-			kp_sha256_update(&h, s->src + pos, s->sites[i].off - pos);
-			kp_sha256_update(&h, mark, (size_t)n);
-			pos = s->sites[i].off + s->sites[i].len;
-		}
-		kp_sha256_update(&h, s->src + pos, s->len - pos);
-	}
-	for (size_t k = 0; k < s->nknobs; k++) {
-		char v[32];
-		kp_sha256_update_str(&h, s->knobs[k].name);
-		for (size_t i = 0; i < s->knobs[k].nvalues; i++) {
-			snprintf(v, sizeof(v), "%lld", s->knobs[k].values[i]);
-			kp_sha256_update_str(&h, v);
-		}
-	}
-	for (size_t i = 0; i < s->ncons; i++)
-		kp_sha256_update_str(&h, s->cons[i].text);
-	kp_sha256_final(&h, s->hash);
+	tune_space_rehash(s);
 	return 0;
 }
 

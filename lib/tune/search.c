@@ -91,25 +91,38 @@ const char *kp_tune_strategy_name(enum kp_tune_strategy s)
 	return (size_t)s < KP_ARRAY_SIZE(strategy_names) ? strategy_names[s] : "unknown";
 }
 
+/* The index of name in names[0..n), or -1. */
+static int name_index(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (!strcmp(name, names[i]))
+			return (int)i;
+	return -1;
+}
+
 int kp_tune_strategy_parse(const char *name, enum kp_tune_strategy *out)
 {
-	for (size_t i = 0; i < KP_ARRAY_SIZE(strategy_names); i++)
-		if (name && !strcmp(name, strategy_names[i])) {
-			*out = (enum kp_tune_strategy)i;
-			return 0;
-		}
-	return KP_EINVAL;
+	int i = name_index(strategy_names, KP_ARRAY_SIZE(strategy_names), name);
+	if (i < 0)
+		return KP_EINVAL;
+	*out = (enum kp_tune_strategy)i;
+	return 0;
 }
+
+static const char *const status_names[] = {"ok", "build_failed", "run_failed", "wrong", "refused"};
 
 const char *kp_tune_status_name(enum kp_tune_status s)
 {
-	switch (s) {
-	case KP_TUNE_OK: return "ok";
-	case KP_TUNE_BUILD_FAILED: return "build_failed";
-	case KP_TUNE_RUN_FAILED: return "run_failed";
-	case KP_TUNE_WRONG: return "wrong";
-	}
-	return "unknown";
+	return (size_t)s < KP_ARRAY_SIZE(status_names) ? status_names[s] : "unknown";
+}
+
+int kp_tune_status_parse(const char *name, enum kp_tune_status *out)
+{
+	int i = name_index(status_names, KP_ARRAY_SIZE(status_names), name);
+	if (i < 0)
+		return KP_EINVAL;
+	*out = (enum kp_tune_status)i;
+	return 0;
 }
 
 void kp_tune_opts_init(struct kp_tune_opts *o)
@@ -226,7 +239,7 @@ static int valid_measure(const struct kp_tune_measure *m)
 	if (m->status == KP_TUNE_OK)
 		return isfinite(m->seconds) && m->seconds > 0;
 	return m->status == KP_TUNE_BUILD_FAILED || m->status == KP_TUNE_RUN_FAILED ||
-	       m->status == KP_TUNE_WRONG;
+	       m->status == KP_TUNE_WRONG || m->status == KP_TUNE_REFUSED;
 }
 
 /* Evaluates the proposed batch: cache hits first, the rest in one call; trials in proposal order. */
@@ -558,34 +571,66 @@ static int by_time(const struct kp_tune_result *r, size_t a, size_t b)
 	return a < b ? -1 : a > b;
 }
 
-void kp_tune_result_table(const struct kp_tune_space *s, const struct kp_tune_result *r, struct kp_buf *out)
+void kp_tune_result_ranked(const struct kp_tune_result *r, size_t *order)
 {
-	size_t *order = kp_xcalloc(r->ntrials ? r->ntrials : 1, sizeof(*order));
-	double base =
-	    r->def >= 0 && r->trials[r->def].m.status == KP_TUNE_OK ? r->trials[r->def].m.seconds : 0;
-
-	for (size_t i = 0; i < r->ntrials; i++) {
+	for (size_t i = 0; i < r->ntrials; i++) { /* insertion sort: stable, and budgets are small */
 		size_t j = i;
-		order[i] = i;
 		for (; j > 0 && by_time(r, order[j - 1], i) > 0; j--)
 			order[j] = order[j - 1];
 		order[j] = i;
 	}
-	kp_buf_addf(out, "%-5s %-12s %-8s  %s\n", "rank", "time", "speedup", "variant");
+}
+
+static const char *ratio(char *buf, size_t n, double num, double den)
+{
+	if (num > 0 && den > 0)
+		snprintf(buf, n, "%.3fx", num / den);
+	else
+		snprintf(buf, n, "-");
+	return buf;
+}
+
+void kp_tune_result_table(const struct kp_tune_space *s, const struct kp_tune_result *r, double ref_seconds,
+                          struct kp_buf *out)
+{
+	size_t *order = kp_xcalloc(r->ntrials ? r->ntrials : 1, sizeof(*order));
+	int width[KP_TUNE_MAX_KNOBS];
+	int with_ref = ref_seconds > 0;
+	double base =
+	    r->def >= 0 && r->trials[r->def].m.status == KP_TUNE_OK ? r->trials[r->def].m.seconds : 0;
+
+	kp_tune_result_ranked(r, order);
+	for (size_t k = 0; k < s->nknobs; k++) {
+		const struct kp_tune_knob *kn = &s->knobs[k];
+		width[k] = (int)strlen(kn->name);
+		for (size_t i = 0; i < kn->nvalues; i++) {
+			char v[32];
+			int w = snprintf(v, sizeof(v), "%lld", kn->values[i]);
+			width[k] = w > width[k] ? w : width[k];
+		}
+	}
+	kp_buf_addf(out, "%-5s %-12s %-12s %-10s", "rank", "status", "time", "vs untuned");
+	if (with_ref)
+		kp_buf_addf(out, " %-9s", "vs ref");
+	for (size_t k = 0; k < s->nknobs; k++)
+		kp_buf_addf(out, " %*s", width[k], s->knobs[k].name);
+	kp_buf_addch(out, '\n');
 	for (size_t i = 0; i < r->ntrials; i++) {
 		const struct kp_tune_trial *t = &r->trials[order[i]];
-		char time[32], speed[16] = "-";
-		if (t->m.status == KP_TUNE_OK) {
+		int ok = t->m.status == KP_TUNE_OK;
+		char time[32] = "-", a[16], b[16];
+		if (ok && t->m.seconds < 1e-3)
 			snprintf(time, sizeof(time), "%.3f us", t->m.seconds * 1e6);
-			if (base > 0)
-				snprintf(speed, sizeof(speed), "%.3fx", base / t->m.seconds);
-		} else {
-			snprintf(time, sizeof(time), "%s", kp_tune_status_name(t->m.status));
-		}
-		kp_buf_addf(out, "%-5zu %-12s %-8s  ", i + 1, time, speed);
-		kp_tune_point_format(s, &t->point, out);
+		else if (ok)
+			snprintf(time, sizeof(time), "%.4f ms", t->m.seconds * 1e3);
+		kp_buf_addf(out, "%-5zu %-12s %-12s %-10s", i + 1, kp_tune_status_name(t->m.status), time,
+		            ratio(a, sizeof(a), ok ? base : 0, t->m.seconds));
+		if (with_ref)
+			kp_buf_addf(out, " %-9s", ratio(b, sizeof(b), ok ? ref_seconds : 0, t->m.seconds));
+		for (size_t k = 0; k < s->nknobs; k++)
+			kp_buf_addf(out, " %*lld", width[k], s->knobs[k].values[t->point.v[k]]);
 		if ((long)order[i] == r->def)
-			kp_buf_adds(out, "  (default)");
+			kp_buf_adds(out, "  (untuned)");
 		if (t->cached)
 			kp_buf_adds(out, "  (cached)");
 		kp_buf_addch(out, '\n');

@@ -56,6 +56,102 @@ const char *kp_tune_space_hash(const struct kp_tune_space *s)
 	return s->hash;
 }
 
+/* ---- overrides ------------------------------------------------------------------------------------- */
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+int kp_tune_set_values(struct kp_tune_space *s, const char *name, const long long *values, size_t n,
+                       struct kp_error *err)
+{
+	struct kp_tune_knob *kn = NULL;
+	long long v[KP_TUNE_MAX_VALUES + 1], def;
+	size_t m = 0, nv = 0;
+
+	if (s->bound)
+		return kp_error_set(err, KP_EINVAL, "%s: set a knob's values before binding the space",
+		                    s->what);
+	for (size_t k = 0; k < s->nknobs && !kn; k++)
+		if (!strcmp(s->knobs[k].name, name))
+			kn = &s->knobs[k];
+	if (!kn) {
+		struct kp_buf names = KP_BUF_INIT;
+		int rc;
+		for (size_t k = 0; k < s->nknobs; k++)
+			kp_buf_addf(&names, "%s%s", k ? ", " : "", s->knobs[k].name);
+		rc = kp_error_set(err, KP_ENOENT, "%s has no knob '%s'; its knobs: %s", s->what, name,
+		                  s->nknobs ? names.buf : "none");
+		kp_buf_release(&names);
+		return rc;
+	}
+	if (n < 1 || n > KP_TUNE_MAX_VALUES)
+		return kp_error_set(err, KP_EINVAL, "knob '%s': give 1 to %d values, not %zu", name,
+		                    KP_TUNE_MAX_VALUES, n);
+	def = kn->values[kn->def];
+	for (size_t i = 0; i < n; i++) {
+		if (kn->origin != KP_TUNE_DECLARED && values[i] < 1)
+			return kp_error_set(err, KP_EINVAL, "knob '%s' (%s) takes positive values, not %lld",
+			                    name, kp_tune_origin_name(kn->origin), values[i]);
+		v[m++] = values[i];
+	}
+	v[m++] = def; /* the untuned point stays in the space */
+	qsort(v, m, sizeof(v[0]), cmp_ll);
+	for (size_t i = 0; i < m; i++)
+		if (i == 0 || v[i] != v[nv - 1])
+			v[nv++] = v[i];
+	if (nv > KP_TUNE_MAX_VALUES)
+		return kp_error_set(err, KP_EINVAL,
+		                    "knob '%s': %d values at most, the source's own (%lld) included", name,
+		                    KP_TUNE_MAX_VALUES, def);
+	kn->nvalues = nv;
+	memcpy(kn->values, v, kn->nvalues * sizeof(v[0]));
+	for (size_t i = 0; i < kn->nvalues; i++)
+		if (kn->values[i] == def)
+			kn->def = (uint16_t)i;
+	tune_space_rehash(s);
+	return 0;
+}
+
+int kp_tune_set_values_text(struct kp_tune_space *s, const char *text, struct kp_error *err)
+{
+	const char *eq = strchr(text, '=');
+	char name[KP_TUNE_NAME_MAX];
+	long long v[KP_TUNE_MAX_VALUES];
+	size_t n = 0;
+
+	if (!eq || eq == text || (size_t)(eq - text) >= sizeof(name))
+		return kp_error_set(err, KP_EPARSE, "knob override '%.80s': write NAME=v1,v2,...", text);
+	memcpy(name, text, (size_t)(eq - text));
+	name[eq - text] = '\0';
+	for (const char *p = eq + 1;;) {
+		char num[32];
+		size_t len = strcspn(p, ",");
+		long x;
+		while (len && *p == ' ')
+			p++, len--;
+		if (len == 0 || len >= sizeof(num))
+			return kp_error_set(err, KP_EPARSE,
+			                    "knob override '%.80s': expected an integer at '%.20s'", text, p);
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (kp_parse_long(kp_str_trim(num), &x))
+			return kp_error_set(err, KP_EPARSE, "knob override '%.80s': '%s' is not an integer",
+			                    text, num);
+		if (n >= KP_TUNE_MAX_VALUES)
+			return kp_error_set(err, KP_EINVAL, "knob override '%.80s': more than %d values",
+			                    text, KP_TUNE_MAX_VALUES);
+		v[n++] = x;
+		p += len;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	return kp_tune_set_values(s, name, v, n, err);
+}
+
 /* ---- constants ------------------------------------------------------------------------------------- */
 
 void kp_tune_env_init(struct kp_tune_env *e)

@@ -73,6 +73,9 @@ int tune_find_knob(const struct tune_builder *b, const char *name);
  * left out when full (derived_full) and dropped at bind time when the source's own values break it. */
 int tune_add_constraint(struct tune_builder *b, const char *text, size_t n, int line, struct kp_error *err);
 
+/* knobs.c: the space's hash (kp_tune_space_hash) from its template, knobs and constraints. */
+void tune_space_rehash(struct kp_tune_space *s);
+
 /* derive.c: knobs from launches, __launch_bounds__ and #pragma unroll in CUDA text [start, end). */
 int tune_derive_cuda(struct tune_builder *b, size_t start, size_t end, struct kp_error *err);
 /* knobs.c: markers in CUDA text; the Python dict and constraint list. */

@@ -24,9 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_findings out = KP_FINDINGS_INIT;
 	struct kp_buf msg = KP_BUF_INIT;
+	struct kp_luatool_limits lim = {100000, (size_t)8 << 20, 1000};
 	double t[64];
 
-	if (kp_luatool_load_mem(&lt, "fuzz.lua", (const char *)data, size, 100000, (size_t)8 << 20, &err))
+	if (kp_luatool_load_mem(&lt, "fuzz.lua", (const char *)data, size, &lim, &err))
 		return 0;
 	for (size_t i = 0; i < KP_ARRAY_SIZE(t); i++)
 		t[i] = 1.0;

@@ -58,6 +58,43 @@ contains err "does not know a requested metric"
 KP_FAKE_NCU_MODE=slow expect_exit 1 "$KP" profile --out p7 --timeout 1 true
 contains err "timed out"
 
+# a program that does not exist: said at once, nothing run, no profile claimed (issue 21)
+KP_FAKE_NCU_MODE=ok expect_exit 1 "$KP" profile --out p9 ./missing
+contains err "program './missing' not found or not executable"
+lacks err "profile saved"
+lacks err "continuing with timing only"
+test ! -e p9 || fail "a directory was made for a program that does not exist"
+KP_FAKE_NCU_MODE=ok expect_exit 1 "$KP" profile --out p9 no-such-program-kp
+contains err "not on PATH"
+
+# ncu stopped by a signal (Ctrl-C): it says it stopped, no timing-only fallback, no profile claimed
+KP_FAKE_NCU_MODE=interrupted expect_exit 1 "$KP" profile --out p10 true
+contains err "ncu was stopped by signal 2"
+contains err "profiling stopped: nothing was profiled"
+lacks err "continuing with timing only"
+lacks err "profile saved"
+contains p10/profile.json '"status": "stopped"'
+test ! -e p10/ncu_raw.csv || fail "an interrupted run left a raw page"
+
+# Ctrl-C to kernelpro itself while ncu runs: it ends promptly and claims no profile. (A background
+# job of a script starts with SIGINT ignored: the wrapper gives kernelpro the terminal's default.)
+KP_FAKE_NCU_PID="$PWD/ncu.pid" KP_FAKE_NCU_MODE=slow python3 -c \
+	'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+	"$KP" profile --out p11 true >out 2>err &
+kp=$!
+n=0
+while [ ! -s ncu.pid ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+test -s ncu.pid || fail "the fake ncu never started"
+kill -INT $kp
+n=0
+while kill -0 $kp 2>/dev/null && [ $n -lt 150 ]; do sleep 0.1; n=$((n + 1)); done
+kill -0 $kp 2>/dev/null && { kill -9 $kp; fail "Ctrl-C did not stop 'kernelpro profile'"; }
+wait $kp
+kill -- "-$(cat ncu.pid)" 2>/dev/null # its process group, should it outlive kernelpro
+lacks err "continuing with timing only"
+lacks err "profile saved"
+if [ -e p11/profile.json ]; then lacks p11/profile.json '"status": "ok"'; fi
+
 # no ncu at all
 PATH=/usr/bin:/bin expect_exit 3 "$KP" profile --out p8 true
 contains err "ncu not found"

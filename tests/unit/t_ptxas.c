@@ -103,6 +103,70 @@ static void test_bad_and_truncated(void **state)
 	kp_ptxas_release(&p);
 }
 
+/*
+ * Numbers are read whole and strictly (issue 21: "-5" was read as 5 and "1e400" as 400): a sign,
+ * an exponent, a fraction or an out-of-range count leaves the figure missing (-1), with a
+ * warning naming the file, line and word, and marks the report incomplete.
+ */
+static void test_strict_numbers(void **state)
+{
+	static const struct {
+		const char *report, *word;
+	} bad[] = {
+		{"ptxas info    : Used -5 registers, used 1 barriers, 4224 bytes smem", "-5"},
+		{"ptxas info    : Used 1e400 registers, used 1 barriers, 4224 bytes smem", "1e400"},
+		{"ptxas info    : Used 32 registers, used 1 barriers, 1e400 bytes smem", "1e400"},
+		{"ptxas info    : Used 32 registers, used +1 barriers, 4224 bytes smem", "+1"},
+		{"ptxas info    : Used 3.5 registers, used 1 barriers, 4224 bytes smem", "3.5"},
+		{"ptxas info    : Used 99999999999 registers, used 1 barriers, 4224 bytes smem", "99999999999"},
+		{"ptxas info    : Used 32 registers, used 1 barriers, 99999999999999999999999 bytes smem",
+		 "99999999999999999999999"},
+		{"ptxas info    : Used 32 registers, used 1 barriers, 0x10 bytes smem", "0x10"},
+	};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
+		struct kp_ptxas p = KP_PTXAS_INIT;
+		struct kp_error err = KP_ERROR_INIT;
+		struct kp_buf text = KP_BUF_INIT, want = KP_BUF_INIT;
+		const struct kp_ptxas_func *f;
+		kp_buf_addf(&text, "ptxas info    : Compiling entry function '_Z1kv' for 'sm_90'\n%s\n", bad[i].report);
+		KP_ASSERT_OK(kp_ptxas_parse(&p, "bad.txt", text.buf, text.len, &err), &err);
+		f = &p.funcs[0];
+		if (strstr(bad[i].report, bad[i].word) < strstr(bad[i].report, "registers")) {
+			assert_int_equal(f->registers, -1);
+			assert_int_equal(f->smem_bytes, 4224);
+		} else if (strstr(bad[i].report, bad[i].word) < strstr(bad[i].report, "barriers")) {
+			assert_int_equal(f->registers, 32);
+			assert_int_equal(f->barriers, -1);
+		} else {
+			assert_int_equal(f->registers, 32);
+			assert_int_equal(f->smem_bytes, -1);
+		}
+		assert_true(p.incomplete);
+		kp_buf_addf(&want, "bad.txt:2: '%s' before", bad[i].word);
+		if (!strstr(p.warnings.buf, want.buf))
+			fail_msg("%s: warnings '%s' lack \"%s\"", bad[i].report, p.warnings.buf, want.buf);
+		kp_ptxas_release(&p);
+		kp_buf_release(&text);
+		kp_buf_release(&want);
+	}
+	{
+		/* the stack line too */
+		const char *t = "ptxas info    : Compiling entry function '_Z1kv' for 'sm_90'\n"
+				"ptxas info    : Function properties for _Z1kv\n"
+				"    -8 bytes stack frame, 12 bytes spill stores, 1e3 bytes spill loads\n"
+				"ptxas info    : Used 8 registers\n";
+		struct kp_ptxas p = KP_PTXAS_INIT;
+		struct kp_error err = KP_ERROR_INIT;
+		KP_ASSERT_OK(kp_ptxas_parse(&p, "stack.txt", t, strlen(t), &err), &err);
+		assert_int_equal(p.funcs[0].stack_frame, -1);
+		assert_int_equal(p.funcs[0].spill_stores, 12);
+		assert_int_equal(p.funcs[0].spill_loads, -1);
+		assert_int_equal(p.funcs[0].registers, 8);
+		assert_true(p.incomplete);
+		kp_ptxas_release(&p);
+	}
+}
+
 static void test_join(void **state)
 {
 	struct kp_ptxas p = KP_PTXAS_INIT;
@@ -132,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_fixture),
 		cmocka_unit_test(test_other_spellings),
 		cmocka_unit_test(test_bad_and_truncated),
+		cmocka_unit_test(test_strict_numbers),
 		cmocka_unit_test(test_join),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,6 +181,93 @@ static void test_join_launches(void **state)
 	kp_buf_release(&b);
 }
 
+/*
+ * The sorted indexes behind kp_sass_find and kp_sass_find_launch (issue 21: lookups were scans,
+ * deduplication quadratic) give what a scan over the functions gives: many functions, repeated
+ * ones (dropped), template instances sharing a key (ambiguous), the same kernel for two
+ * architectures.
+ */
+static const struct kp_sass_func *scan_key(const struct kp_sass *s, const char *key, const char *arch)
+{
+	const struct kp_sass_func *hit = NULL;
+	int n = 0;
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		const struct kp_sass_func *f = &s->funcs[i];
+		if (strcmp(f->key, key) || (arch && f->arch && strcmp(f->arch, arch)))
+			continue;
+		hit = f;
+		n++;
+	}
+	return n == 1 ? hit : NULL;
+}
+
+static const struct kp_sass_func *scan_find(const struct kp_sass *s, const char *name)
+{
+	char *key;
+	const struct kp_sass_func *f;
+	for (size_t i = 0; i < s->nfuncs; i++)
+		if ((s->funcs[i].mangled && !strcmp(s->funcs[i].mangled, name)) ||
+		    (s->funcs[i].demangled && !strcmp(s->funcs[i].demangled, name)))
+			return &s->funcs[i];
+	key = kp_kernel_name_key(name);
+	f = key ? scan_key(s, key, NULL) : NULL;
+	free(key);
+	return f;
+}
+
+static void test_lookups_match_a_scan(void **state)
+{
+	struct kp_sass s = KP_SASS_INIT;
+	struct kp_buf text = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	size_t distinct = 0;
+	for (int arch = 80; arch <= 90; arch += 10) {
+		kp_buf_addf(&text, "\tcode for sm_%d\n", arch);
+		for (int i = 0; i < 1500; i++) {
+			int rep = i % 7 == 0 ? 2 : 1; /* every seventh dumped twice: one is dropped */
+			for (int r = 0; r < rep; r++) {
+				if (i % 3 == 0) /* instances of one template: key ns::k */
+					kp_buf_addf(&text, "\t\tFunction : _ZN2ns1kILi%dEEvPf\n", i);
+				else /* plain kernels g<i>, some on one architecture only (h<i> on the other) */
+					kp_buf_addf(&text, "\t\tFunction : _Z%d%c%dPf\n", i < 10 ? 2 : i < 100 ? 3 : i < 1000 ? 4 : 5,
+						    i % 3 == 1 || arch == 80 ? 'g' : 'h', i);
+				for (int k = 0; k <= i % 4; k++)
+					kp_buf_addf(&text, "        /*%04x*/                   FFMA R1, R2, R3, R4 ;\n", k * 16);
+				kp_buf_adds(&text, "\t\t..........\n");
+			}
+			distinct++;
+		}
+	}
+	KP_ASSERT_OK(kp_sass_parse(&s, "many.txt", text.buf, text.len, &err), &err);
+	assert_int_equal(s.nfuncs, distinct);
+	for (int i = 0; i < 1600; i++) {
+		char names[4][64];
+		struct kp_launch l;
+		snprintf(names[0], sizeof(names[0]), "_ZN2ns1kILi%dEEvPf", i);
+		snprintf(names[1], sizeof(names[1]), "_Z%dg%dPf", i < 10 ? 2 : i < 100 ? 3 : i < 1000 ? 4 : 5, i);
+		snprintf(names[2], sizeof(names[2]), "g%d", i);
+		snprintf(names[3], sizeof(names[3]), "h%d", i);
+		for (int n = 0; n < 4; n++) {
+			assert_ptr_equal(kp_sass_find(&s, names[n]), scan_find(&s, names[n]));
+			memset(&l, 0, sizeof(l));
+			l.function = n == 0 ? "ns::k" : names[n];
+			l.kernel = l.function;
+			l.cc = i % 2 ? "9.0" : "8.0";
+			if (n >= 2) {
+				const struct kp_sass_func *want = scan_key(&s, names[n], i % 2 ? "sm_90" : "sm_80");
+				if (!want)
+					want = scan_key(&s, names[n], NULL);
+				assert_ptr_equal(kp_sass_find_launch(&s, &l), want);
+			}
+		}
+	}
+	assert_null(kp_sass_find(&s, "ns::k")); /* 500 instances: ambiguous */
+	assert_null(kp_sass_find(&s, "g1"));     /* sm_80 and sm_90: ambiguous without an architecture */
+	assert_non_null(kp_sass_find(&s, "g2")); /* sm_80 only */
+	kp_sass_release(&s);
+	kp_buf_release(&text);
+}
+
 static void test_demangle(void **state)
 {
 	static const struct {
@@ -331,7 +418,7 @@ int main(void)
 		cmocka_unit_test(test_ncu_source),        cmocka_unit_test(test_join_launches),
 		cmocka_unit_test(test_demangle),          cmocka_unit_test(test_name_key),
 		cmocka_unit_test(test_unknown_arch_and_truncation), cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_classify),          cmocka_unit_test(test_lookups_match_a_scan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

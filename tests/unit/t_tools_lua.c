@@ -35,6 +35,7 @@ static struct kp_toolset *open_dir(long instr_limit)
 	struct kp_toolset_opts o = {0};
 	o.dirs = dirs;
 	o.lua_instr_limit = instr_limit;
+	o.lua_time_limit_ms = 60000; /* what these tests check must not depend on the machine's speed */
 	KP_ASSERT_OK(kp_toolset_open(&ts, &o, &err), &err);
 	return ts;
 }
@@ -233,6 +234,172 @@ static void test_instruction_limit(void **state)
 	kp_toolset_free(ts);
 }
 
+/*
+ * What the instruction count alone did not bound (issue 21): work done in C where the count hook
+ * does not run (pattern backtracking, a gsub loop, string.rep of "", table.move over a huge
+ * range), pcall and xpcall catching the limit's error, and __gc finalizers (which run with hooks
+ * off, also when the state closes). Each ends with a message naming its file; the others run.
+ */
+static const struct {
+	const char *name, *body, *expect;
+} hostile[] = {
+	{"pattern", "return string.find(string.rep('a', 3000), string.rep('.-', 12) .. 'b')", "limit exceeded"},
+	{"gmatch", "for w in string.rep('a', 5000):gmatch(string.rep('a-', 10) .. 'b') do end", "limit exceeded"},
+	{"gsub_bomb", "local s = string.rep('ab', 5e5)\nfor i = 1, 1e9 do s:gsub('a', 'a') end", "limit exceeded"},
+	{"balance", "local s = string.rep('(', 1e6)\nfor i = 1, 1e9 do s:find('%b()') end", "limit exceeded"},
+	{"rep_empty", "for i = 1, 1e9 do string.rep('', math.maxinteger) end", "limit exceeded"},
+	{"tmove", "table.move({}, 1, math.maxinteger - 1, 1, {})", "limit exceeded"},
+	{"tinsert", "table.insert(setmetatable({}, {__len = function() return 1 << 50 end}), 1, 0)", "limit exceeded"},
+	{"tremove", "table.remove(setmetatable({}, {__len = function() return 1 << 50 end}), 1)", "limit exceeded"},
+	{"pcall_loop", "while true do pcall(function() while true do end end) end", "limit exceeded"},
+	{"xpcall_loop", "while true do xpcall(function() while true do end end, function() while true do end end) end",
+	 "limit exceeded"},
+	{"close_loop", "while true do local x <close> = setmetatable({}, {__close = function() while true do end end}) end",
+	 "limit exceeded"},
+	{"gc", "setmetatable({}, {__gc = function() while true do end end})", "__gc metamethods are not allowed"},
+	{"sort_long", "local t, s = {}, string.rep('a', 1e7)\nfor i = 1, 1e6 do t[i] = s end\ntable.sort(t)",
+	 "time limit exceeded (300 ms) in"},
+	{"upper_loop", "local s = string.rep('x', 2e7)\nwhile true do local u = s:upper() end", "limit exceeded"},
+	{"error_table", "error(setmetatable({}, {__index = function() while true do end end}))", "error object is a table"},
+};
+
+/*
+ * Writes each hostile case as NAME.lua (as a trigger when `as_trigger`, else run while loading)
+ * next to a good tool, and opens the directory with a 300 ms time limit.
+ */
+static struct kp_toolset *open_hostile(int as_trigger)
+{
+	struct kp_toolset *ts = NULL;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf src = KP_BUF_INIT;
+	struct kp_toolset_opts o = {0};
+	const char *dirs[] = {dir, NULL};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++) {
+		char file[64];
+		snprintf(file, sizeof(file), "%s.lua", hostile[i].name);
+		kp_buf_reset(&src);
+		if (as_trigger)
+			kp_buf_addf(&src, TOOL_HEAD("%s") "analyze = function() end,\ntrigger = function(m, t)\n%s\nend }\n",
+				    hostile[i].name, hostile[i].body);
+		else
+			kp_buf_addf(&src, "local function f()\n%s\nend\nf()\nreturn {}\n", hostile[i].body);
+		write_tool(file, src.buf);
+	}
+	write_tool("zz_good.lua", adds_finding);
+	o.dirs = dirs;
+	o.lua_time_limit_ms = 300;
+	KP_ASSERT_OK(kp_toolset_open(&ts, &o, &err), &err);
+	kp_buf_release(&src);
+	return ts;
+}
+
+/* Has msg (NULL: none) the file of hostile case i and its expected words? */
+static void expect_hostile(size_t i, const char *msg)
+{
+	char file[64];
+	snprintf(file, sizeof(file), "%s.lua", hostile[i].name);
+	if (!msg || !strstr(msg, file) || !strstr(msg, hostile[i].expect))
+		fail_msg("%s: '%s' (expected '%s')", file, msg ? msg : "(nothing)", hostile[i].expect);
+}
+
+static void test_hostile_runs(void **state)
+{
+	struct kp_toolset *ts = open_hostile(1);
+	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
+	struct kp_strvec ids = KP_STRVEC_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+
+	assert_int_equal(kp_toolset_problems(ts)->n, 0);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++)
+		kp_strvec_push(&ids, hostile[i].name);
+	kp_strvec_push(&ids, "big_reads");
+	KP_ASSERT_OK(kp_toolset_run(ts, &ids, &fx.in, &d, &err), &err);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++) {
+		assert_int_equal(d.results[i].status, KP_TOOL_FAILED);
+		expect_hostile(i, d.results[i].message);
+	}
+	assert_int_equal(d.results[KP_ARRAY_SIZE(hostile)].status, KP_TOOL_FIRED);
+	assert_int_equal(d.findings.n, 1);
+	kp_diagnosis_release(&d);
+	kp_strvec_release(&ids);
+	kp_toolset_free(ts); /* closes every state: no finalizer can run there either */
+}
+
+/* The same at load time: each file is left out with its file and reason; the others load. */
+static void test_hostile_loads(void **state)
+{
+	struct kp_toolset *ts = open_hostile(0);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++) {
+		char file[64];
+		snprintf(file, sizeof(file), "%s.lua", hostile[i].name);
+		expect_hostile(i, problem(ts, file));
+	}
+	assert_int_equal(kp_toolset_problems(ts)->n, KP_ARRAY_SIZE(hostile));
+	assert_non_null(kp_toolset_find(ts, "big_reads"));
+	kp_toolset_free(ts);
+}
+
+/* A limit's error cannot be caught: pcall and xpcall hand it on, the handler is not run. */
+static void test_limit_not_catchable(void **state)
+{
+	struct kp_toolset *ts;
+	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
+
+	write_tool("catch.lua", TOOL_HEAD("catch") "analyze = function() return {title = 'went on'} end,\n"
+		   "trigger = function()\n  local ok = pcall(function() while true do end end)\n"
+		   "  local ok2 = xpcall(function() while true do end end, function(e) return 'handled' end)\n"
+		   "  return true\nend }\n");
+	write_tool("ordinary.lua", TOOL_HEAD("ordinary") "analyze = function() return {title = 'ok'} end,\n"
+		   "trigger = function()\n  local ok, e = pcall(error, 'boom')\n"
+		   "  local ok2, e2 = xpcall(error, function(m) return 'handled ' .. m end, 'x')\n"
+		   "  return not ok and e == 'boom' and not ok2 and e2 == 'handled x'\nend }\n");
+	ts = open_dir(200000);
+	assert_int_equal(kp_fx_run(ts, "catch", &fx, &d), KP_TOOL_FAILED);
+	assert_non_null(strstr(d.results[0].message, "catch.lua:3: instruction limit exceeded"));
+	assert_int_equal(d.findings.n, 0);
+	/* pcall and xpcall still work for ordinary errors */
+	assert_int_equal(kp_fx_run(ts, "ordinary", &fx, &d), KP_TOOL_FIRED);
+	kp_diagnosis_release(&d);
+	kp_toolset_free(ts);
+}
+
+/* The sandbox's own string.rep, table.*, pcall, xpcall and setmetatable behave as Lua's do. */
+static void test_replacements_behave(void **state)
+{
+	struct kp_toolset *ts;
+	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
+
+	write_tool("same.lua", TOOL_HEAD("same") "analyze = function() return {title = 'ok'} end,\n"
+		   "trigger = function()\n"
+		   "  local function eq(a, b) return table.concat(a, ',') == table.concat(b, ',') end\n"
+		   "  assert(string.rep('ab', 3, ',') == 'ab,ab,ab' and string.rep('', 5, '-') == '----')\n"
+		   "  assert(string.rep('x', 0) == '' and string.rep('a', -1) == '' and string.rep(12, 2) == '1212')\n"
+		   "  assert(string.rep('abc', 1, 'X') == 'abc' and #string.rep('xy', 1000, 'z') == 2999)\n"
+		   "  assert(('ab'):rep(1000) == string.rep('ab', 999) .. 'ab')\n"
+		   "  local t = {1, 2, 3}\n"
+		   "  table.insert(t, 4); table.insert(t, 1, 0); assert(eq(t, {0, 1, 2, 3, 4}))\n"
+		   "  assert(table.remove(t) == 4 and table.remove(t, 1) == 0 and eq(t, {1, 2, 3}))\n"
+		   "  assert(not pcall(table.insert, t, 9, 1) and not pcall(table.insert, t, 1, 2, 3))\n"
+		   "  assert(eq(table.move({1, 2, 3, 4, 5}, 1, 3, 3), {1, 2, 1, 2, 3}))\n"
+		   "  assert(eq(table.move({1, 2, 3, 4, 5}, 2, 4, 1), {2, 3, 4, 4, 5}))\n"
+		   "  assert(eq(table.move({1, 2}, 1, 2, 2, {9}), {9, 1, 2}))\n"
+		   "  local s = {5, 3, 9, 1}; table.sort(s); assert(eq(s, {1, 3, 5, 9}))\n"
+		   "  table.sort(s, function(a, b) return a > b end); assert(eq(s, {9, 5, 3, 1}))\n"
+		   "  assert(not pcall(table.sort, {1, 'x'}))\n"
+		   "  local ok, a, b = pcall(function(x, y) return x + y, x * y end, 2, 3)\n"
+		   "  assert(ok and a == 5 and b == 6 and select('#', pcall(print)) == 1)\n"
+		   "  local ok2, r = xpcall(function(x) return x * 2 end, print, 21); assert(ok2 and r == 42)\n"
+		   "  local ok3, e = xpcall(error, function(m) return 'h:' .. tostring(m) end, {})\n"
+		   "  assert(not ok3 and e:sub(1, 8) == 'h:table:')\n"
+		   "  local mt = {__index = function(_, k) return k .. '!' end}\n"
+		   "  assert(setmetatable({}, mt).x == 'x!' and getmetatable(setmetatable({}, mt)) == mt)\n"
+		   "  return true\nend }\n");
+	ts = open_dir(0);
+	assert_int_equal(kp_fx_run(ts, "same", &fx, &d), KP_TOOL_FIRED);
+	kp_diagnosis_release(&d);
+	kp_toolset_free(ts);
+}
+
 static void test_missing_metric(void **state)
 {
 	struct kp_toolset *ts;
@@ -355,6 +522,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replaces_builtin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_broken_tools, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_instruction_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_loads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limit_not_catchable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replacements_behave, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_metric, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sandbox, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tools_path_env, setup, teardown),

@@ -456,7 +456,9 @@ static void test_table(void **state)
 	json_t *j;
 	kp_tune_opts_init(&o);
 	KP_ASSERT_OK(kp_tune_run(s, &o, &ev, NULL, &r, &err), &err);
-	kp_tune_result_table(s, &r, &out);
+	kp_tune_result_table(s, &r, 0, &out); /* no reference time: no column for it */
+	kp_buf_adds(&out, "\n");
+	kp_tune_result_table(s, &r, 512.2e-6, &out);
 	j = kp_tune_result_to_json(s, &r);
 	kp_buf_adds(&out, "\n");
 	kp_json_dump_buf(j, &out, 0);
@@ -476,6 +478,13 @@ static void test_names(void **state)
 	assert_int_equal(kp_tune_strategy_parse("grid", &st), KP_EINVAL);
 	assert_string_equal(kp_tune_strategy_name(KP_TUNE_EXHAUSTIVE), "exhaustive");
 	assert_string_equal(kp_tune_status_name(KP_TUNE_WRONG), "wrong");
+	for (int i = KP_TUNE_OK; i <= KP_TUNE_REFUSED; i++) {
+		enum kp_tune_status back;
+		assert_int_equal(kp_tune_status_parse(kp_tune_status_name((enum kp_tune_status)i), &back), 0);
+		assert_int_equal(back, i);
+	}
+	assert_string_equal(kp_tune_status_name(KP_TUNE_REFUSED), "refused");
+	assert_int_equal(kp_tune_status_parse("fine", &(enum kp_tune_status){0}), KP_EINVAL);
 	assert_string_equal(kp_tune_origin_name(KP_TUNE_GRID_MULT), "grid_mult");
 }
 
