@@ -41,8 +41,11 @@ _first_line = util.first_line
 _unravel = util.unravel
 
 # What a warm worker imports once, before it forks a child per evaluation (kp_worker.py). Nothing
-# here may touch CUDA: a process that has initialised CUDA cannot give a usable GPU to a forked child.
-PRELOAD = ("torch", "torch.nn", "torch.nn.functional", "torch.utils.flop_counter", "torch.utils.cpp_extension",
+# here may call into CUDA, not even to count devices: torch then marks every forked child a bad fork
+# and refuses CUDA there. Not torch.utils.cpp_extension: its import calls torch.cuda.is_available()
+# (_find_cuda_home, torch 2.11), which does exactly that (tests/python/test_worker.py
+# test_real_preload_leaves_forks_usable); only load_inline candidates import it, in their own child.
+PRELOAD = ("torch", "torch.nn", "torch.nn.functional", "torch.utils.flop_counter",
            "importlib.util", "ctypes", "kernelpro.fast")
 
 

@@ -19,9 +19,15 @@ would with the same stdin, environment and directory; any other job execs argv i
 one at a time, first come first served. The worker exits after SECONDS without clients or jobs.
 
 Why fork is safe here: the CUDA driver cannot be used in a child forked after it was initialised in
-the parent (torch raises "Cannot re-initialize CUDA in forked subprocess"), and torch.cuda.is_available()
-and device_count() initialise it. The worker only imports (the adapter's PRELOAD list), checks that
-torch.cuda.is_initialized() is still false, and refuses to serve otherwise.
+the parent, and torch refuses CUDA in a child ("Cannot re-initialize CUDA in forked subprocess") as
+soon as the parent has merely called into CUDA through torch's C++ side: the first such call
+(torch._C._cuda_getDeviceCount, which torch.cuda.is_available() makes, _cuda_init, a CUDA tensor or
+generator ...) registers a pthread_atfork handler that marks every later child a "bad fork". So the
+worker only imports (the adapter's PRELOAD list) with PYTORCH_NVML_BASED_CUDA_CHECK=1, records the
+Python stack of every such call made while preloading (CudaCallWatch), refuses to serve when
+torch.cuda.is_initialized(), and forks once before serving (probe_fork) to ask torch in the child
+whether it is in a bad fork: if it is, the worker refuses to serve, naming the call, and kernelpro
+evaluates cold.
 """
 
 import argparse
@@ -44,6 +50,8 @@ MAX_LINE = 16 << 20
 GRACE_S = 2.0
 DRAIN_S = 2.0  # after the child exits, how long its escaped descendants may keep the pipes open
 PR_SET_PDEATHSIG = 1
+FORK_ERROR = "Cannot re-initialize CUDA in forked subprocess"  # torch's words in a bad fork (lib/eval/worker.c)
+MAX_CUDA_CALLS = 8
 
 
 def log(msg):
@@ -68,6 +76,103 @@ def thread_count():
     except OSError:
         pass
     return None
+
+
+def _short_path(path):
+    for mark in ("site-packages/", "dist-packages/"):
+        if mark in path:
+            return path.rsplit(mark, 1)[1]
+    return path
+
+
+def _culprit(stack):
+    """The innermost frame outside torch.cuda, torch.accelerator and the import machinery: who asked."""
+    for fr in reversed(stack):
+        f = fr.filename.replace(os.sep, "/")
+        if "/torch/cuda/" in f or "/torch/accelerator/" in f or f.startswith("<frozen"):
+            continue
+        return "%s:%d (%s)" % (_short_path(f), fr.lineno, fr.name)
+    return "?"
+
+
+class CudaCallWatch:
+    """While active: the Python stack of the first call of each torch._C function whose name says CUDA
+    or accelerator (those are what register torch's fork handler: _cuda_getDeviceCount, _cuda_init,
+    _cuda_getArchFlags, the accelerator hooks ...). A profile hook (sys.setprofile) rather than wrappers
+    around torch._C's attributes, so that calls made while `import torch` itself runs, and calls through
+    references taken before any wrapper could exist, are seen too; it costs the preload ~0.6 s once.
+    Calls that C++ makes without Python in between are not seen: probe_fork catches those."""
+
+    IGNORED = frozenset(("_cuda_isInBadFork",))
+
+    def __init__(self):
+        self.calls = []
+        self._seen = set()
+
+    def _hook(self, frame, event, arg):
+        if event == "c_call":  # a builtin: torch._C's real functions
+            if getattr(arg, "__module__", None) != "torch._C":
+                return
+            name, caller = getattr(arg, "__name__", "?"), frame
+        elif event == "call":  # a Python function in a module named torch._C (a stand-in)
+            if frame.f_globals.get("__name__") != "torch._C":
+                return
+            name, caller = frame.f_code.co_name, frame.f_back
+        else:
+            return
+        low = name.lower()
+        if name in self._seen or name in self.IGNORED or ("cuda" not in low and "accelerator" not in low):
+            return
+        self._seen.add(name)
+        if len(self.calls) < MAX_CUDA_CALLS and caller is not None:
+            stack = traceback.extract_stack(caller)
+            self.calls.append({"function": name, "caller": _culprit(stack),
+                               "stack": "".join(traceback.format_list(stack[-12:]))})
+
+    def __enter__(self):
+        sys.setprofile(self._hook)
+        return self
+
+    def __exit__(self, *exc):
+        sys.setprofile(None)
+        return False
+
+
+def probe_fork():
+    """Forks once, as for a job, and asks torch in the child whether it is in a bad fork (its C flag,
+    torch._C._cuda_isInBadFork, and torch.cuda._is_in_bad_fork). {"bad_fork": bool, "c": .., "python": ..}"""
+    t = sys.modules.get("torch")
+    if t is None:
+        return {"bad_fork": False, "c": None, "python": None}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(r)
+            c = getattr(getattr(t, "_C", None), "_cuda_isInBadFork", None)
+            p = getattr(getattr(t, "cuda", None), "_is_in_bad_fork", None)
+            os.write(w, json.dumps({"c": bool(c()) if c else None, "python": bool(p()) if p else None}).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read(4096)
+    _, status = os.waitpid(pid, 0)
+    try:
+        res = json.loads(data)
+    except ValueError:
+        raise RuntimeError("the probe child said nothing (wait status %d)" % status) from None
+    return {"bad_fork": bool(res.get("c") or res.get("python")), "c": res.get("c"), "python": res.get("python")}
+
+
+def bad_fork_message(calls):
+    what = "; ".join("%s from %s" % (c["function"], c["caller"]) for c in calls[:2])
+    return ("forked children would be in a bad fork: preloading called %s, which registers torch's fork handler "
+            "('%s' in every child)" % (what or "into CUDA from C++ (no Python caller seen)", FORK_ERROR))
 
 
 class Job:
@@ -466,19 +571,38 @@ def main():
             return 0
         raise
     t0 = time.monotonic()
+    # torch.cuda.is_available() and device_count() through NVML, which registers no fork handler (the
+    # children get the job's own environment back).
+    os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
+    watch = CudaCallWatch()
     try:
-        adapter = load_adapter(args.adapter)
-        pre = adapter.preload() if hasattr(adapter, "preload") else {}
+        with watch:
+            adapter = load_adapter(args.adapter)
+            pre = adapter.preload() if hasattr(adapter, "preload") else {}
     except BaseException as e:
         announce({"error": "loading the adapter '%s' failed: %s: %s" % (args.adapter, type(e).__name__, e)})
         return 1
+    try:
+        probe = probe_fork()
+    except (OSError, RuntimeError) as e:
+        announce({"error": "the fork probe failed: %s" % e})
+        return 1
+    for c in watch.calls:
+        log("preload called torch._C.%s from %s:\n%s" % (c["function"], c["caller"], c["stack"]))
     if pre.get("cuda_initialized"):
-        announce({"error": "CUDA was initialised while preloading; forked children could not use the GPU"})
+        announce({"error": "CUDA was initialised while preloading; forked children could not use the GPU",
+                  "cuda_calls": watch.calls})
+        return 1
+    if probe["bad_fork"]:
+        msg = bad_fork_message(watch.calls)
+        log(msg)
+        announce({"error": msg, "cuda_calls": watch.calls, "fork_probe": probe})
         return 1
     w = Worker(args, adapter)
     w.owned.append(lock)
     w.hello = {"version": VERSION, "pid": os.getpid(), "python": sys.executable, "adapter": args.adapter,
-               "preload_s": round(time.monotonic() - t0, 3), "threads": thread_count(), **pre}
+               "preload_s": round(time.monotonic() - t0, 3), "threads": thread_count(), **pre,
+               "cuda_calls": watch.calls, "fork_probe": probe}
     w.listen(args.socket)
     signal.signal(signal.SIGTERM, lambda *a: setattr(w, "stopping", True))
     signal.signal(signal.SIGINT, lambda *a: setattr(w, "stopping", True))

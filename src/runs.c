@@ -154,6 +154,12 @@ void kp_cli_print_run_summary(struct kp_cli *cli, const json_t *sum)
 		kp_json_int(used, "tokens_out", 0), kp_json_num(used, "cost_usd", 0),
 		kp_fmt_duration(kp_json_num(used, "elapsed_s", 0), el, sizeof(el)),
 		kp_json_int(used, "sessions", 0));
+	if (kp_json_num(used, "gpu_busy_s", 0) > 0) {
+		char busy[32];
+		fprintf(cli->out, "gpu:       busy %.0f%% of the wall time (%s evaluating and profiling)\n",
+			100 * kp_json_num(used, "gpu_busy_share", 0),
+			kp_fmt_duration(kp_json_num(used, "gpu_busy_s", 0), busy, sizeof(busy)));
+	}
 	fprintf(cli->out, "outcomes: ");
 	json_object_foreach(oc, key, v) if (json_integer_value(v))
 	    fprintf(cli->out, " %s %lld", key, (long long)json_integer_value(v));

@@ -453,6 +453,18 @@ void kp_eval_worker_stop(struct kp_eval_worker *w, int shutdown);
 int kp_eval_submit(struct kp_eval_worker *w, const struct kp_task *task, const char *src, size_t len,
 		   const char *name, const struct kp_eval_opts *o, struct kp_eval_job **job, struct kp_error *err);
 
+/*
+ * kp_eval_submit in two steps, so that the part without the GPU can run ahead on other threads (a
+ * pipelined search): kp_eval_stage does the static checks, the work directory, the toolchain and
+ * native builds (thread-safe; `o` must outlive the job), kp_eval_job_start hands the harness run to
+ * worker w (NULL or gone: it runs cold in kp_eval_job_finish). A staged job that is never started
+ * runs cold when finished; kp_eval_job_discard frees a job without a verdict (a started one is killed).
+ */
+int kp_eval_stage(const struct kp_task *task, const char *src, size_t len, const char *name,
+		  const struct kp_eval_opts *o, struct kp_eval_job **job, struct kp_error *err);
+void kp_eval_job_start(struct kp_eval_worker *w, struct kp_eval_job *job);
+void kp_eval_job_discard(struct kp_eval_job *job);
+
 /* Reads the worker's news for up to timeout_ms (0: none). 1 when kp_eval_job_finish() will not wait
  * on the GPU (done, or to run cold), 0 while queued or running. */
 int kp_eval_job_poll(struct kp_eval_job *job, long timeout_ms);

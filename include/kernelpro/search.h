@@ -258,6 +258,7 @@ struct kp_search_eval {
 	double speedup;               /* ref_time / time; NAN unless correct */
 	double energy_j;              /* per launch; NAN when not measured */
 	double wall_s;
+	double gpu_s;                 /* of wall_s, the time the GPU slot was busy (harness runs, profiling); NAN: unknown */
 	char *log;           /* what the programmer needs to fix a failure (bounded) */
 	char *verdict_json;  /* the harness verdict as it reported it */
 	char *profile_json;  /* Stage 2 profile summary, when profiled */
@@ -282,6 +283,15 @@ struct kp_search_evaluator {
 	int (*evaluate)(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang,
 			struct kp_search_eval *out, struct kp_error *err);
 	void (*free)(struct kp_search_evaluator *e);
+	/*
+	 * Optional, for a pipelined loop (docs/internals/search.md). prepare() (NULL: none) hears of each
+	 * candidate as soon as it is saved, on the loop's thread, and may start what needs no GPU (static
+	 * checks, builds) in the background without blocking. `concurrent`: evaluate() may run on a thread
+	 * of its own while the loop commits and dispatches (it shares nothing with the loop but its
+	 * arguments); still one evaluation at a time. Used with parallel > 1 only.
+	 */
+	void (*prepare)(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang);
+	int concurrent;
 	void *priv;
 };
 

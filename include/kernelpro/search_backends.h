@@ -25,6 +25,10 @@ struct kp_harness_opts {
 	const char *hw_key;            /* GPU model ("h200-sxm"); NULL: the one profiled, else the device */
 	double ncu_timeout_s;          /* per profiling run; <= 0: 600 */
 	int energy;                    /* measure energy per launch (native tasks; kp-energy driver, NVML) */
+	/* The reference's evaluation is cached across runs by these (lib/search/refcache.c); either NULL
+	 * or empty: no caching. Copied. */
+	const char *task_sha256;       /* the task's identity (lib/run records it) */
+	const char *gpu_name;          /* the device's name ("NVIDIA H200") */
 };
 
 /*
@@ -36,6 +40,9 @@ struct kp_harness_opts {
  * the run with one warning; any other profiling failure leaves that candidate's feedback empty.
  * With `energy`, the reference and each correct candidate of a native task get their energy per
  * launch from the kp-energy driver (lib/energy); a failed measurement leaves it unknown (NAN).
+ * Pipelined (docs/internals/search.md): KernelBench tasks run in the warm worker (cold, with one
+ * warning, when it cannot be had); prepare() stages candidates (static checks, builds) on a pool of
+ * threads; evaluate() may run on the loop's GPU thread; each result says its GPU-busy seconds.
  */
 int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_harness_opts *o,
 			     struct kp_error *err);

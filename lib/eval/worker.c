@@ -25,6 +25,9 @@
 #define HELLO_S 10.0          /* a running worker answers a connection at once */
 #define GRACE_S 2.0           /* the worker's SIGTERM-to-SIGKILL grace */
 #define BACKSTOP_S 30.0       /* past limit + grace + this, we stop trusting the worker with the job */
+/* torch's words when it refuses CUDA in a child forked from a process that had called into CUDA
+ * (harness/kp_worker.py: FORK_ERROR). The worker's fault, never the candidate's. */
+#define FORK_ERROR "Cannot re-initialize CUDA in forked subprocess"
 
 /* Import-time environment: a worker started under other values would import something else. */
 static const char *const key_env[] = {"PATH",      "PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH",
@@ -42,6 +45,7 @@ struct kp_eval_worker {
 
 enum job_state {
 	JOB_NO_RUN,  /* the verdict needs no harness run (refused, compile error, build-only) */
+	JOB_STAGED,  /* checked and built (kp_eval_stage), not yet handed to a worker */
 	JOB_QUEUED,  /* sent to the worker */
 	JOB_STARTED, /* the worker forked it */
 	JOB_DONE,    /* ended in the worker: `ran` says how */
@@ -54,6 +58,7 @@ struct kp_eval_job {
 	struct kp_eval_pending p;
 	struct kp_verdict v;
 	enum job_state state;
+	int in_process; /* the worker's forked child runs the adapter itself */
 	long id;
 	pid_t pid;
 	double started_at;
@@ -546,7 +551,8 @@ static int send_job(struct kp_eval_worker *w, struct kp_eval_job *j, struct kp_e
 	kp_json_set(req, "out_cap", json_integer(KP_EVAL_OUT_CAP));
 	kp_json_set(req, "err_cap", json_integer(KP_EVAL_ERR_CAP));
 	kp_json_set(req, "timeout_s", json_real(cmd->timeout_s));
-	kp_json_set(req, "in_process", json_boolean(runs_in_process(w, cmd)));
+	j->in_process = runs_in_process(w, cmd);
+	kp_json_set(req, "in_process", json_boolean(j->in_process));
 	if (kp_json_dump_buf(req, &line, 1) || kp_buf_addch(&line, '\n') || send_all(w->fd, line.buf, line.len)) {
 		rc = kp_error_set(err, KP_EIO, "the warm worker did not take the job");
 		goto out;
@@ -593,6 +599,39 @@ static struct kp_eval_job *find_job(struct kp_eval_worker *w, long id)
 	return NULL;
 }
 
+/* The worker exits once its running job ends (it keeps serving other clients' jobs until then). */
+static void ask_shutdown(struct kp_eval_worker *w)
+{
+	static const char req[] = "{\"op\": \"shutdown\"}\n";
+	if (w->fd >= 0)
+		send_all(w->fd, req, sizeof(req) - 1);
+}
+
+static int has_text(const struct kp_buf *b, const char *s)
+{
+	return b->buf && memmem(b->buf, b->len, s, strlen(s)) != NULL;
+}
+
+/*
+ * A child the worker forked in which torch refused CUDA (its fork handler was registered in the
+ * worker: kp_worker.py's probe should have refused to serve). Whatever the verdict would say is the
+ * worker's fault: the job runs cold, and the worker is asked to go (it is broken for everyone).
+ */
+static int refused_cuda_in_fork(struct kp_eval_worker *w, struct kp_eval_job *j)
+{
+	if (!j->in_process || (!has_text(&j->ran.out, FORK_ERROR) && !has_text(&j->ran.err, FORK_ERROR)))
+		return 0;
+	kp_warn("warm worker: torch refused CUDA in the child it forked ('%s'); running the evaluation cold and "
+		"stopping this worker (its log is in the worker directory)",
+		FORK_ERROR);
+	kp_child_release(&j->ran);
+	kp_child_init(&j->ran);
+	j->state = JOB_COLD;
+	ask_shutdown(w);
+	worker_broken(w);
+	return 1;
+}
+
 static void event(struct kp_eval_worker *w, const json_t *ev)
 {
 	struct kp_eval_job *j = find_job(w, (long)kp_json_int(ev, "id", -1));
@@ -604,6 +643,7 @@ static void event(struct kp_eval_worker *w, const json_t *ev)
 		j->state = JOB_STARTED;
 	} else if (json_is_object(json_object_get(ev, "done"))) {
 		job_ended(j, json_object_get(ev, "done"));
+		refused_cuda_in_fork(w, j);
 	} else if (kp_json_str(ev, "error", NULL)) {
 		kp_warn("warm worker: %s; running the evaluation cold", kp_json_str(ev, "error", "?"));
 		j->state = JOB_COLD;
@@ -656,11 +696,10 @@ static void worker_read(struct kp_eval_worker *w, long timeout_ms)
 	backstop(w);
 }
 
-int kp_eval_submit(struct kp_eval_worker *w, const struct kp_task *task, const char *src, size_t len,
-		   const char *name, const struct kp_eval_opts *o, struct kp_eval_job **out, struct kp_error *err)
+int kp_eval_stage(const struct kp_task *task, const char *src, size_t len, const char *name,
+		  const struct kp_eval_opts *o, struct kp_eval_job **out, struct kp_error *err)
 {
 	struct kp_eval_job *j = kp_xcalloc(1, sizeof(*j));
-	struct kp_error ignored = KP_ERROR_INIT;
 	int rc;
 
 	*out = NULL;
@@ -674,17 +713,33 @@ int kp_eval_submit(struct kp_eval_worker *w, const struct kp_task *task, const c
 		free(j);
 		return rc;
 	}
-	if (j->p.done)
-		j->state = JOB_NO_RUN;
-	else if (!w || w->fd < 0)
+	j->state = j->p.done ? JOB_NO_RUN : JOB_STAGED;
+	*out = j;
+	return 0;
+}
+
+void kp_eval_job_start(struct kp_eval_worker *w, struct kp_eval_job *j)
+{
+	struct kp_error ignored = KP_ERROR_INIT;
+
+	if (j->state != JOB_STAGED)
+		return;
+	if (!w || w->fd < 0) {
 		j->state = JOB_COLD;
-	else if (send_job(w, j, &ignored)) {
+	} else if (send_job(w, j, &ignored)) {
 		kp_warn("%s; running the evaluation cold", ignored.msg);
 		worker_broken(w);
 		j->state = JOB_COLD;
 	}
-	*out = j;
-	return 0;
+}
+
+int kp_eval_submit(struct kp_eval_worker *w, const struct kp_task *task, const char *src, size_t len,
+		   const char *name, const struct kp_eval_opts *o, struct kp_eval_job **out, struct kp_error *err)
+{
+	int rc = kp_eval_stage(task, src, len, name, o, out, err);
+	if (!rc)
+		kp_eval_job_start(w, *out);
+	return rc;
 }
 
 int kp_eval_job_poll(struct kp_eval_job *j, long timeout_ms)
@@ -728,12 +783,27 @@ int kp_eval_job_finish(struct kp_eval_job *j, struct kp_verdict *v, struct kp_er
 	return rc;
 }
 
+void kp_eval_job_discard(struct kp_eval_job *j)
+{
+	if (!j)
+		return;
+	if (j->w && j->state == JOB_STARTED && j->pid > 0)
+		kill(-j->pid, SIGKILL);
+	unlink_job(j);
+	kp_eval_pending_release(&j->p);
+	kp_verdict_release(&j->v);
+	kp_child_release(&j->ran);
+	kp_buf_release(&j->out_path);
+	kp_buf_release(&j->err_path);
+	free(j);
+}
+
 void kp_eval_worker_stop(struct kp_eval_worker *w, int shutdown)
 {
 	if (!w)
 		return;
-	if (shutdown && w->fd >= 0)
-		send_all(w->fd, "{\"op\": \"shutdown\"}\n", 19);
+	if (shutdown)
+		ask_shutdown(w);
 	/* The worker drops the jobs of a client that goes away; ours run cold when finished. */
 	worker_broken(w);
 	json_decref(w->hello);

@@ -136,7 +136,12 @@ out:
 static void build_command(const struct kp_ncu_run *r, const char *bin, const char *rep_base, int want_report,
 			  struct kp_child *c)
 {
-	kp_strvec_pushl(&c->args, bin, "--target-processes", "all", "--clock-control", "none", NULL);
+	/* Caches flushed before every replay pass (so each pass of a kernel sees the same cold caches as
+	 * the timing's L2 flush), and kernel replay (memory saved and restored on the device: one run of
+	 * the program, never --replay-mode application's one run per pass); both ncu's defaults, said
+	 * here so that a change of default cannot change what is measured. */
+	kp_strvec_pushl(&c->args, bin, "--target-processes", "all", "--clock-control", "none", "--cache-control",
+			"all", "--replay-mode", "kernel", NULL);
 	push_list(&c->args, "--metrics", r->metrics, 1);
 	push_list(&c->args, "--section", r->sections, 0);
 	if (r->set)

@@ -83,6 +83,11 @@ static json_t *used_json(struct kp_store *s)
 		kp_json_set(used, counters[i], json_integer((json_int_t)kp_store_counter(s, counters[i])));
 	kp_json_set(used, "cost_usd", json_real(kp_store_counter(s, "cost_usd")));
 	kp_json_set(used, "elapsed_s", json_real(kp_store_elapsed_total(s)));
+	/* The share of the run's wall time the GPU slot was evaluating (harness runs, profiling). */
+	kp_json_set(used, "gpu_busy_s", json_real(kp_store_counter(s, "gpu_busy_s")));
+	kp_json_set(used, "gpu_busy_share", kp_store_elapsed_total(s) > 0
+						? kp_json_real(kp_store_counter(s, "gpu_busy_s") / kp_store_elapsed_total(s))
+						: json_null());
 	kp_json_set(used, "sessions", json_integer(kp_store_session_count(s)));
 	return used;
 }

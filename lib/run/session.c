@@ -147,6 +147,8 @@ static int make_harness_evaluator(struct session *S, struct kp_error *err)
 	ho.toolset = o->toolset;
 	ho.energy = S->energy;
 	ho.hw_key = o->hw_key;
+	ho.task_sha256 = S->run->task_sha256; /* the reference's evaluation is cached by these */
+	ho.gpu_name = gpus.gpus[gpu_index(o)].name;
 	kp_path_join(&pdir, S->run->dir, "profiles");
 	ho.profile_dir = pdir.buf;
 	rc = kp_harness_evaluator_new(&S->made_eval, &ho, err);

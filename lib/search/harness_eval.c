@@ -8,6 +8,8 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "kernelpro/analyze.h"
 #include "kernelpro/energy.h"
@@ -17,9 +19,28 @@
 #include "kernelpro/pipeline.h"
 #include "kernelpro/search_backends.h"
 #include "kernelpro/task_kind.h"
+#include "search/refcache.h"
 
 /* The NVTX range kp_eval_prepare() wraps the candidate's calls in (eval.h). */
 #define CANDIDATE_RANGE "kp_candidate/"
+/* ncu profiles each launch in the range with every replay pass its metrics need: one call of the
+ * candidate is profiled, and at most this many of its launches (a candidate that launches thousands of
+ * tiny kernels per call would otherwise cost thousands of replays). docs/internals/search.md. */
+#define PROFILE_MAX_LAUNCHES 64
+#define MAX_STAGERS 8        /* threads that check and build candidates ahead of their turn */
+#define WORKER_STARTS 3      /* a run starts the warm worker at most this often */
+
+/* A candidate staged ahead of its evaluation (prepare), or being staged. */
+struct staged {
+	struct staged *next;
+	long node;
+	char *source;
+	struct kp_buf path;
+	int state; /* 0 queued, 1 staging, 2 done */
+	struct kp_eval_job *job;
+	int rc;
+	struct kp_error err;
+};
 
 struct harness {
 	struct kp_search_evaluator base;
@@ -31,6 +52,16 @@ struct harness {
 	int energy_off;             /* energy cannot be measured here (no NVML, no driver) */
 	struct kp_strvec metrics;   /* the collection set: one ncu run classifies, feeds the tools and the energy proxy */
 	struct kp_strvec all_checks;/* every static check id: switched off to profile a KernelBench reference */
+	char refkey[65];            /* the reference's evaluation in the cache; "": not cached */
+	/* The warm worker (KernelBench tasks), driven by whichever thread evaluates (one at a time). */
+	struct kp_eval_worker *worker;
+	int worker_starts;
+	/* Staging: prepare() queues, the stagers run kp_eval_stage, evaluate() takes the result. */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct staged *staged;
+	pthread_t stagers[MAX_STAGERS];
+	int nstagers, shutdown;
 };
 
 static enum kp_outcome outcome_of(enum kp_status s)
@@ -156,6 +187,7 @@ static int profile(struct harness *h, const char *tag, const char *path, const s
 	struct kp_buf dir = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
 	json_t *pj = json_object();
+	double t0 = kp_now();
 	int rc;
 
 	memset(&files, 0, sizeof(files));
@@ -180,11 +212,13 @@ static int profile(struct harness *h, const char *tag, const char *path, const s
 	r.stdin_len = cmd.input.len;
 	r.metrics = (const char *const *)h->metrics.v;
 	r.nvtx_include = CANDIDATE_RANGE;
+	r.launch_count = PROFILE_MAX_LAUNCHES;
 	r.out_dir = dir.buf;
 	r.timeout_ms = (long)(h->o.ncu_timeout_s > 0 ? h->o.ncu_timeout_s : 600) * 1000;
 	r.details = 1;
 	r.source_sass = 1;
 	rc = kp_ncu_run(&r, &err);
+	kp_json_set(pj, "ncu_s", kp_json_real(r.elapsed_s)); /* the profiled run, replays included */
 	if (rc == KP_ENOTOOL || rc == KP_EPERM) {
 		/* Nothing will change during this run: say it once, go on with timing only. */
 		h->profile_off = 1;
@@ -209,6 +243,8 @@ done:
 		kp_hw_describe(&h->hw, &b);
 		out->hardware = kp_buf_detach(&b, NULL);
 	}
+	/* The whole step: the prepared run's build, ncu, the page exports and the diagnosis. */
+	kp_json_set(pj, "profile_s", kp_json_real(kp_now() - t0));
 	out->profile_json = json_text(pj);
 	if (cmd.argv.n || cmd.work_dir)
 		kp_eval_cmd_release(&cmd);
@@ -247,6 +283,126 @@ static double measure_energy(struct harness *h, const char *artifact, const char
 	return e;
 }
 
+/* ---- staging and the worker ---------------------------------------------------------------------- */
+
+static void staged_free(struct staged *st)
+{
+	if (st->job)
+		kp_eval_job_discard(st->job);
+	free(st->source);
+	kp_buf_release(&st->path);
+	free(st);
+}
+
+static void *stager(void *arg)
+{
+	struct harness *h = arg;
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		struct staged *st = h->staged;
+		while (st && st->state != 0)
+			st = st->next;
+		if (!st) {
+			if (h->shutdown)
+				break;
+			pthread_cond_wait(&h->cv, &h->mu);
+			continue;
+		}
+		st->state = 1;
+		pthread_mutex_unlock(&h->mu);
+		st->rc = kp_eval_stage(h->o.task, st->source, strlen(st->source), st->path.buf, &h->o.eval, &st->job,
+				       &st->err);
+		pthread_mutex_lock(&h->mu);
+		st->state = 2;
+		pthread_cond_broadcast(&h->cv);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+/* The candidate file's name in the evaluation (also where profiling writes it). */
+static void cand_path(struct harness *h, long node, struct kp_buf *path)
+{
+	kp_buf_addf(path, "%s/%ld/cand.%s", h->profile_dir, node, kp_task_kind_info(h->o.task->kind)->ext);
+}
+
+/* prepare(): static checks, work directory and builds of a saved candidate, on a stager thread. */
+static void harness_prepare(struct kp_search_evaluator *base, long node, const char *source, const char *lang)
+{
+	struct harness *h = base->priv;
+	struct staged *st = kp_xcalloc(1, sizeof(*st));
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	(void)lang;
+	st->node = node;
+	st->source = kp_xstrdup(source);
+	st->path = (struct kp_buf)KP_BUF_INIT;
+	cand_path(h, node, &st->path);
+	pthread_mutex_lock(&h->mu);
+	/* One thread per CPU, at most MAX_STAGERS; the loop's lookahead bounds what waits for them. */
+	if (h->nstagers < MAX_STAGERS && h->nstagers < (ncpu > 0 ? ncpu : 1) &&
+	    pthread_create(&h->stagers[h->nstagers], NULL, stager, h) == 0)
+		h->nstagers++;
+	st->next = h->staged;
+	h->staged = st;
+	if (!h->nstagers)
+		st->state = 3; /* no thread to be had: evaluate() stages it itself */
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* The staged job for `node` (waiting while it is staged); 1 with *job (or the staging error in rc), 0 when
+ * the node was never prepared. */
+static int take_staged(struct harness *h, long node, struct kp_eval_job **job, int *rc, struct kp_error *err)
+{
+	struct staged **pp, *st = NULL;
+	pthread_mutex_lock(&h->mu);
+	for (pp = &h->staged; *pp; pp = &(*pp)->next)
+		if ((*pp)->node == node) {
+			st = *pp;
+			break;
+		}
+	if (st) {
+		while (st->state == 0 || st->state == 1)
+			pthread_cond_wait(&h->cv, &h->mu);
+		*pp = st->next;
+	}
+	pthread_mutex_unlock(&h->mu);
+	if (!st || st->state == 3) {
+		if (st)
+			staged_free(st);
+		return 0;
+	}
+	*rc = st->rc;
+	if (st->rc)
+		kp_error_set(err, st->rc, "%s", kp_error_msg(&st->err));
+	*job = st->job;
+	st->job = NULL;
+	staged_free(st);
+	return 1;
+}
+
+/* The warm worker for KernelBench tasks (started when needed; cold, said once, when it cannot be had). */
+static struct kp_eval_worker *worker(struct harness *h)
+{
+	struct kp_error werr = KP_ERROR_INIT;
+	if (h->o.task->kind != KP_TASK_KERNELBENCH && !h->o.eval.worker)
+		return NULL;
+	if (h->worker && kp_eval_worker_fd(h->worker) >= 0)
+		return h->worker;
+	kp_eval_worker_stop(h->worker, 0);
+	h->worker = NULL;
+	if (h->worker_starts >= WORKER_STARTS)
+		return NULL;
+	if (kp_eval_worker_start(h->o.eval.gpu, &h->o.eval, &h->worker, &werr)) {
+		h->worker_starts = WORKER_STARTS;
+		kp_warn("%s; this run evaluates without the warm worker (a cold start each time)", werr.msg);
+		return NULL;
+	}
+	h->worker_starts++;
+	return h->worker;
+}
+
 static int harness_reference(struct kp_search_evaluator *base, struct kp_search_eval *out, struct kp_error *err)
 {
 	struct harness *h = base->priv;
@@ -255,10 +411,23 @@ static int harness_reference(struct kp_search_evaluator *base, struct kp_search_
 	struct kp_buf shim = KP_BUF_INIT, src = KP_BUF_INIT;
 	const char *path = h->o.task->reference;
 	struct kp_energy_measurement em;
-	double t0 = kp_now(), ej = NAN;
+	double t0 = kp_now(), ej = NAN, floor_s = NAN;
 	int rc;
 
 	kp_baseline_init(&b);
+	if (kp_refcache_load(h->refkey, h->profile_dir, out, &floor_s) == 0) {
+		kp_info("the reference's timing and profile come from the cache (same task, GPU and harness)");
+		h->o.eval.floor_time_s = floor_s;
+		if (!ensure_hw(h, err) && !out->hardware) {
+			struct kp_buf hb = KP_BUF_INIT;
+			kp_hw_describe(&h->hw, &hb);
+			out->hardware = kp_buf_detach(&hb, NULL);
+		}
+		kp_error_clear(err);
+		out->wall_s = kp_now() - t0;
+		out->gpu_s = 0;
+		return 0;
+	}
 	rc = kp_eval_baseline(h->o.task, &h->o.eval, 0, &b, err);
 	if (rc)
 		goto out;
@@ -294,6 +463,9 @@ static int harness_reference(struct kp_search_evaluator *base, struct kp_search_
 	if (!rc && h->o.energy && kp_task_kind_info(h->o.task->kind)->energy)
 		out->energy_j = ej;
 	out->wall_s = kp_now() - t0;
+	out->gpu_s = out->wall_s; /* timing, energy and profiling: all of it on the GPU */
+	if (!rc)
+		kp_refcache_store(h->refkey, h->profile_dir, out, h->o.eval.floor_time_s);
 out:
 	kp_baseline_release(&b);
 	kp_buf_release(&shim);
@@ -307,14 +479,24 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 	struct harness *h = base->priv;
 	struct kp_verdict v;
 	struct kp_buf path = KP_BUF_INIT;
-	const char *ext = kp_task_kind_info(h->o.task->kind)->ext;
+	struct kp_eval_job *job = NULL;
 	char tag[32];
-	int rc;
+	double t0 = kp_now(), g0;
+	int rc = 0;
 
+	(void)lang;
 	kp_verdict_init(&v);
 	snprintf(tag, sizeof(tag), "%ld", node);
-	kp_buf_addf(&path, "%s/%ld/cand.%s", h->profile_dir, node, ext);
-	rc = kp_eval_source(h->o.task, source, strlen(source), path.buf, &h->o.eval, &v, err);
+	cand_path(h, node, &path);
+	if (!take_staged(h, node, &job, &rc, err))
+		rc = kp_eval_stage(h->o.task, source, strlen(source), path.buf, &h->o.eval, &job, err);
+	if (rc)
+		goto out;
+	/* The GPU slot is busy from the harness run's start to the end of profiling. */
+	g0 = kp_now();
+	kp_eval_job_start(worker(h), job);
+	rc = kp_eval_job_finish(job, &v, err);
+	out->gpu_s = kp_now() - g0;
 	if (rc)
 		goto out;
 	out->outcome = outcome_of(v.status);
@@ -327,7 +509,6 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 	out->time_std_ms = v.runtime.std_ms;
 	out->ref_time_ms = v.ref_runtime.median_ms;
 	out->speedup = v.speedup;
-	out->wall_s = v.total_s;
 	if (out->outcome == KP_OUTCOME_CORRECT &&
 	    (rc = kp_eval_numbers_check("the evaluation", out->time_ms, out->time_std_ms, out->ref_time_ms,
 					out->speedup, NAN, err)))
@@ -355,8 +536,10 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 		kp_buf_release(&dir);
 		if (!rc)
 			out->energy_j = ej;
+		out->gpu_s = kp_now() - g0;
 	}
 out:
+	out->wall_s = kp_now() - t0;
 	kp_verdict_release(&v);
 	kp_buf_release(&path);
 	return rc;
@@ -365,6 +548,20 @@ out:
 static void harness_free(struct kp_search_evaluator *base)
 {
 	struct harness *h = base->priv;
+	pthread_mutex_lock(&h->mu);
+	h->shutdown = 1;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	for (int i = 0; i < h->nstagers; i++)
+		pthread_join(h->stagers[i], NULL);
+	while (h->staged) {
+		struct staged *st = h->staged;
+		h->staged = st->next;
+		staged_free(st);
+	}
+	kp_eval_worker_stop(h->worker, 0);
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
 	kp_strvec_release(&h->metrics);
 	kp_strvec_release(&h->all_checks);
 	free(h->profile_dir);
@@ -394,12 +591,18 @@ int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_h
 	h->base.reference = harness_reference;
 	h->base.evaluate = harness_evaluate;
 	h->base.free = harness_free;
+	h->base.prepare = harness_prepare;
+	h->base.concurrent = 1;
 	h->base.priv = h;
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
 	/* The collection set: Stage 1's, every tool's (the class is unknown before the run), the energy proxy's. */
 	if (o->toolset && (rc = kp_pipeline_collection(o->toolset, NULL, o->stage2.energy, &h->metrics, NULL, err))) {
 		harness_free(&h->base);
 		return rc;
 	}
+	kp_refcache_key(&h->o, &h->metrics, h->refkey);
+	h->o.task_sha256 = h->o.gpu_name = NULL; /* the caller's strings: only the key keeps them */
 	*out = &h->base;
 	return 0;
 }

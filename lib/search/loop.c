@@ -1,9 +1,11 @@
 /*
  * The optimize loop: select a node, ask the programmer for a child, evaluate it, record the reward,
  * learn, repeat until the budget ends. Programmer requests run on worker threads (several in flight
- * while the GPU evaluates); evaluation and every database write happen on the calling thread, one
- * candidate at a time. Each step commits before the next starts, so a killed run resumes from its
- * last commit.
+ * while the GPU evaluates); every database write happens on the calling thread, and evaluations run
+ * one candidate at a time: on the calling thread, or, with parallel > 1 and an evaluator that allows
+ * it, on a GPU thread while the calling thread commits finished requests and lets the evaluator
+ * prepare (check, build) the next candidates. Each step commits before the next starts, so a killed
+ * run resumes from its last commit.
  */
 #include "base/setup.h"
 
@@ -32,6 +34,18 @@ struct job {
 	struct kp_error err;
 };
 
+/* One evaluation: what it needs from the database, and what the evaluator said. */
+struct eval_slot {
+	long id;
+	int idx;
+	char lang[16];
+	struct kp_buf src, psrc, plog, pfind;
+	struct kp_node_row row;
+	struct kp_search_eval res;
+	int rc;
+	struct kp_error err;
+};
+
 struct loop {
 	struct kp_search_run *run;
 	struct kp_store *st;
@@ -53,6 +67,12 @@ struct loop {
 	pthread_cond_t cv_work, cv_done;
 	struct job *queue, *done;
 	int inflight, shutdown;
+	/* The GPU thread (parallel > 1 and evaluator->concurrent): one evaluation at a time. */
+	int async_eval;
+	pthread_t gpu_thread;
+	int gpu_running;     /* an evaluation started and not yet recorded */
+	int gpu_done;        /* its thread has finished (under mu) */
+	struct eval_slot gpu;
 	struct kp_search_status status;
 };
 
@@ -234,6 +254,8 @@ static int setup_root(struct loop *L, struct kp_error *err)
 	rc = kp_store_begin(L->st, err);
 	if (!rc)
 		rc = kp_store_eval_insert(L->st, &er, L->session, err);
+	if (!rc && isfinite(res.gpu_s))
+		rc = kp_store_counter_add(L->st, "gpu_busy_s", res.gpu_s, err);
 	if (!rc)
 		rc = kp_store_meta_set(L->st, "stage1", res.stage1 ? res.stage1 : "", err);
 	if (!rc)
@@ -395,16 +417,18 @@ static struct job *take_done(struct loop *L, int wait)
 	return j;
 }
 
-/* Blocks until some request has finished (it stays queued for take_done). */
+/* Blocks until some request has finished (it stays queued for take_done) or the GPU thread has. */
 static void wait_done(struct loop *L)
 {
 	if (!L->nthreads)
 		return;
 	pthread_mutex_lock(&L->mu);
-	while (!L->done)
+	while (!L->done && !(L->gpu_running && L->gpu_done))
 		pthread_cond_wait(&L->cv_done, &L->mu);
 	pthread_mutex_unlock(&L->mu);
 }
+
+static void prepare(struct loop *L, long id, const char *source, const char *lang);
 
 /* Commits what a request produced: the exchanges, token use, and the new node when there is code. */
 static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
@@ -471,6 +495,7 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 	kp_tree_add(&L->tree, &row);
 	KP_ALLOC_GROW(L->evalq, L->nevalq + 1, L->evalq_alloc);
 	L->evalq[L->nevalq++] = row.id;
+	prepare(L, row.id, r->source, L->run->task->kind->lang);
 	if (L->run->candidate)
 		L->run->candidate(row.id, r->source, L->run->ud);
 	note(L, "#%ld: %s of #%ld%s%s", row.id, kp_node_kind_name(row.kind), j->parent_id, row.summary[0] ? ": " : "",
@@ -480,71 +505,168 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 
 /* ---- evaluation ------------------------------------------------------------------------------------------ */
 
-static int evaluate_next(struct loop *L, struct kp_error *err)
+static void slot_release(struct eval_slot *e)
 {
-	long id = L->evalq[0];
-	int idx = kp_tree_find(&L->tree, id), pidx, rc, was_best;
-	struct kp_buf src = KP_BUF_INIT, psrc = KP_BUF_INIT, plog = KP_BUF_INIT, pfind = KP_BUF_INIT;
-	struct kp_search_eval res;
-	struct kp_eval_row er;
-	struct kp_node_row row;
-	char lang[16], phase[64];
+	kp_buf_release(&e->src);
+	kp_buf_release(&e->psrc);
+	kp_buf_release(&e->plog);
+	kp_buf_release(&e->pfind);
+	kp_search_eval_release(&e->res);
+}
 
-	kp_search_eval_init(&res);
-	pidx = L->tree.n[idx].parent;
-	rc = kp_store_candidate_get(L->st, id, &src, lang, err);
+/* Reads what evaluating the oldest queued candidate needs (on the loop's thread). */
+static int slot_load(struct loop *L, struct eval_slot *e, struct kp_error *err)
+{
+	int pidx, rc;
+	char phase[64];
+
+	memset(e, 0, sizeof(*e));
+	kp_search_eval_init(&e->res);
+	e->id = L->evalq[0];
+	e->idx = kp_tree_find(&L->tree, e->id);
+	pidx = L->tree.n[e->idx].parent;
+	rc = kp_store_candidate_get(L->st, e->id, &e->src, e->lang, err);
 	if (!rc && L->tree.n[pidx].parent >= 0)
-		rc = kp_store_candidate_get(L->st, L->tree.n[pidx].id, &psrc, NULL, err);
+		rc = kp_store_candidate_get(L->st, L->tree.n[pidx].id, &e->psrc, NULL, err);
 	if (!rc)
-		rc = kp_store_eval_text(L->st, L->tree.n[pidx].id, &plog, NULL, &pfind, err);
+		rc = kp_store_eval_text(L->st, L->tree.n[pidx].id, &e->plog, NULL, &e->pfind, err);
 	if (!rc)
-		rc = kp_store_node_get(L->st, id, &row, err);
-	if (rc)
-		goto out;
-	snprintf(phase, sizeof(phase), "evaluating #%ld", id);
-	report(L, phase);
-	rc = L->run->evaluator->evaluate(L->run->evaluator, id, src.buf, lang, &res, err);
-	if (rc) {
-		kp_error_prefix(err, "evaluating #%ld", id);
-		goto out;
+		rc = kp_store_node_get(L->st, e->id, &e->row, err);
+	if (!rc) {
+		snprintf(phase, sizeof(phase), "evaluating #%ld", e->id);
+		report(L, phase);
 	}
-	if (res.outcome < 0 || res.outcome >= KP_OUTCOME_COUNT)
-		KP_BUG("evaluator '%s' returned no outcome for #%ld", L->run->evaluator->name, id);
+	return rc;
+}
+
+/* The evaluator's part; on the GPU thread in the pipelined loop (it touches nothing of the loop's). */
+static void slot_evaluate(struct kp_search_evaluator *ev, struct eval_slot *e)
+{
+	kp_error_clear(&e->err);
+	e->rc = ev->evaluate(ev, e->id, e->src.buf, e->lang, &e->res, &e->err);
+}
+
+/* Records an evaluation the evaluator finished: reward, backup, database, memory (the loop's thread). */
+static int slot_record(struct loop *L, struct eval_slot *e, struct kp_error *err)
+{
+	struct kp_search_eval *res = &e->res;
+	struct kp_eval_row er;
+	int rc, was_best;
+
+	if (e->rc) {
+		kp_error_set(err, e->rc, "%s", kp_error_msg(&e->err));
+		kp_error_prefix(err, "evaluating #%ld", e->id);
+		return e->rc;
+	}
+	if (res->outcome < 0 || res->outcome >= KP_OUTCOME_COUNT)
+		KP_BUG("evaluator '%s' returned no outcome for #%ld", L->run->evaluator->name, e->id);
 	was_best = L->tree.best;
-	kp_tree_record(&L->tree, &L->run->params, idx, res.outcome, res.speedup, res.energy_j);
-	L->tree.n[idx].time_ms = res.time_ms;
-	er = eval_row(id, &res, res.ref_time_ms, res.outcome == KP_OUTCOME_CORRECT ? res.speedup : NAN);
+	kp_tree_record(&L->tree, &L->run->params, e->idx, res->outcome, res->speedup, res->energy_j);
+	L->tree.n[e->idx].time_ms = res->time_ms;
+	er = eval_row(e->id, res, res->ref_time_ms, res->outcome == KP_OUTCOME_CORRECT ? res->speedup : NAN);
 	rc = kp_store_begin(L->st, err);
 	if (!rc)
 		rc = kp_store_eval_insert(L->st, &er, L->session, err);
 	if (!rc)
 		rc = kp_store_counter_add(L->st, "evaluations", 1, err);
+	if (!rc && isfinite(res->gpu_s))
+		rc = kp_store_counter_add(L->st, "gpu_busy_s", res->gpu_s, err);
 	if (!rc)
-		rc = kp_memory_learn(&L->mem, &L->tree, &L->run->params, idx, src.buf, psrc.len ? psrc.buf : L->reference,
-				     plog.buf, pfind.len ? pfind.buf : NULL, row.summary, err);
+		rc = kp_memory_learn(&L->mem, &L->tree, &L->run->params, e->idx, e->src.buf,
+				     e->psrc.len ? e->psrc.buf : L->reference, e->plog.buf, e->pfind.len ? e->pfind.buf : NULL,
+				     e->row.summary, err);
 	if (rc) {
 		kp_store_rollback(L->st);
-		goto out;
+		return rc;
 	}
 	rc = commit_step(L, err);
 	if (rc)
-		goto out;
+		return rc;
 	memmove(L->evalq, L->evalq + 1, sizeof(long) * --L->nevalq);
 	L->session_evals++;
-	if (res.outcome == KP_OUTCOME_CORRECT)
-		note(L, "#%ld: correct, %.4g ms, %.2fx", id, res.time_ms, res.speedup);
+	if (res->outcome == KP_OUTCOME_CORRECT)
+		note(L, "#%ld: correct, %.4g ms, %.2fx", e->id, res->time_ms, res->speedup);
 	else
-		note(L, "#%ld: %s", id, kp_outcome_name(res.outcome));
+		note(L, "#%ld: %s", e->id, kp_outcome_name(res->outcome));
 	if (L->tree.best != was_best)
 		note(L, "new best: #%ld at %.2fx", L->tree.n[L->tree.best].id, L->tree.n[L->tree.best].speedup);
 	evaluated(L);
-out:
-	kp_search_eval_release(&res);
-	kp_buf_release(&src);
-	kp_buf_release(&psrc);
-	kp_buf_release(&plog);
-	kp_buf_release(&pfind);
+	return 0;
+}
+
+/* One evaluation on the loop's thread. */
+static int evaluate_next(struct loop *L, struct kp_error *err)
+{
+	struct eval_slot e;
+	int rc = slot_load(L, &e, err);
+	if (!rc) {
+		slot_evaluate(L->run->evaluator, &e);
+		rc = slot_record(L, &e, err);
+	}
+	slot_release(&e);
 	return rc;
+}
+
+static void *gpu_main(void *arg)
+{
+	struct loop *L = arg;
+	slot_evaluate(L->run->evaluator, &L->gpu);
+	pthread_mutex_lock(&L->mu);
+	L->gpu_done = 1;
+	pthread_cond_signal(&L->cv_done);
+	pthread_mutex_unlock(&L->mu);
+	return NULL;
+}
+
+/* Starts evaluating the oldest queued candidate on the GPU thread. */
+static int gpu_start(struct loop *L, struct kp_error *err)
+{
+	int rc = slot_load(L, &L->gpu, err);
+	if (rc) {
+		slot_release(&L->gpu);
+		return rc;
+	}
+	L->gpu_done = 0;
+	if (pthread_create(&L->gpu_thread, NULL, gpu_main, L) != 0) {
+		slot_evaluate(L->run->evaluator, &L->gpu); /* no thread to be had: here, as without one */
+		L->gpu_done = 1;
+		L->gpu_running = 2;
+		return 0;
+	}
+	L->gpu_running = 1;
+	return 0;
+}
+
+static int gpu_finished(struct loop *L)
+{
+	int done;
+	pthread_mutex_lock(&L->mu);
+	done = L->gpu_done;
+	pthread_mutex_unlock(&L->mu);
+	return done;
+}
+
+/* Waits for the GPU thread (when there is one) and records what it finished (`record`: else drops it). */
+static int gpu_end(struct loop *L, int record, struct kp_error *err)
+{
+	int rc = 0;
+	if (!L->gpu_running)
+		return 0;
+	if (L->gpu_running == 1)
+		pthread_join(L->gpu_thread, NULL);
+	L->gpu_running = 0;
+	if (record)
+		rc = slot_record(L, &L->gpu, err);
+	slot_release(&L->gpu);
+	return rc;
+}
+
+/* Tells the evaluator of a saved candidate, so it can check and build it before its turn. */
+static void prepare(struct loop *L, long id, const char *source, const char *lang)
+{
+	struct kp_search_evaluator *ev = L->run->evaluator;
+	if (ev->prepare && L->async_eval)
+		ev->prepare(ev, id, source, lang);
 }
 
 /* ---- budget and dispatch --------------------------------------------------------------------------------- */
@@ -743,12 +865,24 @@ static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 			if (sent && !L->nthreads)
 				continue; /* done already (one at a time): commit it first */
 		}
+		if (L->gpu_running) {
+			/* The GPU is busy: commit what the programmer finishes meanwhile (and prepare it). */
+			if (gpu_finished(L)) {
+				if ((rc = gpu_end(L, 1, err))) {
+					*end = KP_END_ERROR;
+					return rc;
+				}
+			} else {
+				wait_done(L);
+			}
+			continue;
+		}
 		if (L->nevalq) {
 			if (L->run->budget.wall_s > 0 && elapsed(L) >= L->run->budget.wall_s) {
 				*end = KP_END_WALL;
 				return 0;
 			}
-			if ((rc = evaluate_next(L, err))) {
+			if ((rc = L->async_eval ? gpu_start(L, err) : evaluate_next(L, err))) {
 				*end = KP_END_ERROR;
 				return rc;
 			}
@@ -762,6 +896,21 @@ static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 		*end = blocked != KP_END_NONE ? blocked : KP_END_EXHAUSTED;
 		return 0;
 	}
+}
+
+/* Candidates saved but not evaluated when the session starts: the evaluator may prepare them now. */
+static void prepare_queued(struct loop *L)
+{
+	struct kp_error ignore = KP_ERROR_INIT;
+	struct kp_buf src = KP_BUF_INIT;
+	char lang[16];
+	for (size_t i = 0; i < L->nevalq && L->async_eval && L->run->evaluator->prepare; i++) {
+		kp_buf_reset(&src);
+		if (!kp_store_candidate_get(L->st, L->evalq[i], &src, lang, &ignore))
+			prepare(L, L->evalq[i], src.buf, lang);
+		kp_error_clear(&ignore);
+	}
+	kp_buf_release(&src);
 }
 
 /* A new session: recorded, the tree loaded, the reference evaluated when it is not yet. */
@@ -821,7 +970,18 @@ int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, str
 		if (L.nevalq)
 			note(&L, "resuming: %zu candidate(s) saved but not yet evaluated", L.nevalq);
 		start_workers(&L);
+		L.async_eval = L.nthreads > 0 && run->evaluator->concurrent;
+		prepare_queued(&L);
 		rc = steps(&L, &end, err);
+		/* An evaluation the GPU thread is finishing is kept when it succeeds (else evaluated on resume). */
+		if (L.gpu_running) {
+			struct kp_error gerr = KP_ERROR_INIT;
+			int grc = gpu_end(&L, !rc, rc ? &gerr : err);
+			if (grc && !rc) {
+				rc = grc;
+				end = KP_END_ERROR;
+			}
+		}
 		/* Requests in flight finish, and what they made is kept (evaluated on resume). */
 		if (drain(&L, rc ? &sub : err) && !rc) {
 			rc = err->code;

@@ -52,7 +52,7 @@ void kp_search_eval_init(struct kp_search_eval *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->outcome = KP_OUTCOME_NONE;
-	r->time_ms = r->time_std_ms = r->ref_time_ms = r->speedup = r->energy_j = NAN;
+	r->time_ms = r->time_std_ms = r->ref_time_ms = r->speedup = r->energy_j = r->gpu_s = NAN;
 }
 
 void kp_search_eval_release(struct kp_search_eval *r)

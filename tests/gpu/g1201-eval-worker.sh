@@ -37,9 +37,14 @@ expect_exit 0 "$KP" eval --json --worker --cache "$cache" "$ex/swish_scale.py" "
 cp out warm1.json
 expect_exit 0 "$KP" eval --json --worker --cache "$cache" "$ex/swish_scale.py" "$ex/swish_scale_fast.py"
 cp out warm2.json
+# Through the worker, not a cold fallback: no refusal, no rerun (the H200 run of 2026-12-01 had every
+# forked child refuse CUDA: torch.utils.cpp_extension's import had poisoned the worker's forks).
+lacks err "warm worker"
+lacks err "bad fork"
 same_verdict cold.json warm2.json
 log=$(ls "$KERNELPRO_WORKER_DIR"/*.log | head -1)
 contains "$log" "serving"
+lacks "$log" "preload called torch._C"   # the worker's record of calls that register torch's fork handler
 grep -q "torch None" "$log" && fail "the worker could not import torch: $(cat "$log")"
 cat "$log"
 

@@ -11,6 +11,8 @@ KP_FAKE_NCU_MODE=ok expect_exit 0 "$KP" profile --out p1 -k vec_add_naive -s 2 -
 contains out "launch 0  vec_add_naive"
 contains ncu.args "--clock-control"
 contains ncu.args "none"
+contains ncu.args "--cache-control"   # caches flushed before every replay pass, said explicitly
+contains ncu.args "--replay-mode"
 contains ncu.args "--csv"
 contains ncu.args "raw"
 contains ncu.args "--print-units"

@@ -20,6 +20,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "python", "fake_harness"))
 WORKER = os.path.join(ROOT, "harness", "kp_worker.py")
 FAKE = os.path.join(ROOT, "tests", "python", "fake_harness", "kp_torch.py")
 CPU_ADAPTER = os.path.join(ROOT, "tests", "python", "fake_harness", "cpu_adapter.py")
+FORK_ADAPTER = os.path.join(ROOT, "tests", "python", "fake_harness", "fork_adapter.py")
+REAL_ADAPTER = os.path.join(ROOT, "harness", "kp_torch.py")
+FAKE_TORCH = os.path.join(ROOT, "tests", "python", "fake_torch")  # torch's fork poisoning, nothing else
 BUILD = os.environ.get("KP_BUILD") or os.path.join(ROOT, "build")
 SANDBOX_LIB = os.path.join(BUILD, "libexec", "kernelpro", "libkp_sandbox.so")
 
@@ -45,7 +48,9 @@ def wait_gone(pid, seconds=5.0):
     return False
 
 
-class WorkerTest(unittest.TestCase):
+class WorkerCase(unittest.TestCase):
+    """A worker per test, in a fresh directory, and the client's side of the protocol."""
+
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="kp-worker-test-")
         self.addCleanup(shutil.rmtree, self.dir, True)
@@ -112,6 +117,8 @@ class WorkerTest(unittest.TestCase):
             lines = [json.loads(x) for x in f if x.startswith("{")]
         return lines[-1].get("result")
 
+
+class WorkerTest(WorkerCase):
     def test_fresh_child_per_job_in_its_own_group(self):
         p, ready = self.start()
         self.assertIsNone(ready["hello"]["torch"])
@@ -276,6 +283,59 @@ class WorkerTest(unittest.TestCase):
     def test_refuses_when_cuda_was_initialised(self):
         _, ready = self.start(env={"FAKE_CUDA_INIT": "1"}, expect="error")
         self.assertIn("CUDA was initialised", ready["error"])
+
+
+class ForkSafetyTest(WorkerCase):
+    """torch refuses CUDA in a child forked from a process that called into CUDA through torch._C (the
+    H200 run of tests/gpu/g1201: every evaluation through the worker was a runtime_error). With the
+    stand-in torch of tests/python/fake_torch, which poisons exactly as torch 2.11 does."""
+
+    def torch_env(self, **extra):
+        env = {"PYTHONPATH": os.pathsep.join(p for p in (FAKE_TORCH, os.environ.get("PYTHONPATH")) if p)}
+        for k in ("FAKE_PRELOAD", "FAKE_TORCH_NVML", "PYTORCH_NVML_BASED_CUDA_CHECK"):
+            env[k] = ""
+        env.update(extra)
+        return env
+
+    def test_real_preload_leaves_forks_usable(self):
+        # kp_torch.PRELOAD itself: torch.utils.cpp_extension's import asked torch.cuda.is_available().
+        _, ready = self.start(adapter=REAL_ADAPTER, env=self.torch_env())
+        hello = ready["hello"]
+        self.assertEqual(hello["torch"], "0.0-fork-stand-in")
+        self.assertEqual(hello["fork_probe"], {"bad_fork": False, "c": False, "python": False})
+        self.assertEqual(hello["cuda_calls"], [])
+
+    def test_forked_child_gets_cuda(self):
+        self.start(adapter=FORK_ADAPTER, env=self.torch_env())
+        _, f = self.connect()
+        jid, base = self.submit(f, {}, argv=[sys.executable, "-B", FORK_ADAPTER],
+                                env=dict(os.environ, PYTHONPATH=FAKE_TORCH))
+        self.assertEqual(self.events(f, jid)["done"]["exit_code"], 0)
+        r = self.result(base)
+        self.assertEqual((r["status"], r["bad_fork"]), ("correct", False), r)
+
+    def test_poisoning_preload_refused_naming_the_caller(self):
+        for how in ("device_count", "is_available"):
+            _, ready = self.start(adapter=FORK_ADAPTER, env=self.torch_env(FAKE_PRELOAD=how), expect="error")
+            self.assertIn("bad fork", ready["error"])
+            self.assertIn("Cannot re-initialize CUDA in forked subprocess", ready["error"])
+            # who called, not torch.cuda's own frames
+            self.assertRegex(ready["error"], r"_cuda_getDeviceCount from \S*fork_adapter.py:\d+ \(preload\)")
+            self.assertEqual(ready["fork_probe"]["bad_fork"], True)
+            call = ready["cuda_calls"][0]
+            self.assertEqual(call["function"], "_cuda_getDeviceCount")
+            self.assertIn("in preload", call["stack"])
+
+    def test_nvml_counting_does_not_poison(self):
+        # The worker counts devices through NVML (PYTORCH_NVML_BASED_CUDA_CHECK=1): no fork handler.
+        _, ready = self.start(adapter=FORK_ADAPTER, env=self.torch_env(FAKE_PRELOAD="is_available", FAKE_TORCH_NVML="1"))
+        self.assertFalse(ready["hello"]["fork_probe"]["bad_fork"])
+        self.assertEqual(ready["hello"]["cuda_calls"], [])
+
+    def test_initialised_cuda_refused(self):
+        _, ready = self.start(adapter=FORK_ADAPTER, env=self.torch_env(FAKE_PRELOAD="init"), expect="error")
+        self.assertIn("CUDA was initialised", ready["error"])
+        self.assertEqual([c["function"] for c in ready["cuda_calls"]], ["_cuda_init"])
 
 
 if __name__ == "__main__":

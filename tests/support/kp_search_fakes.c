@@ -91,6 +91,8 @@ static int fake_reference(struct kp_search_evaluator *e, struct kp_search_eval *
 		*f->clock += f->tick_s;
 	out->outcome = KP_OUTCOME_CORRECT;
 	out->time_ms = 10.0;
+	if (f->gpu_s > 0)
+		out->gpu_s = f->gpu_s;
 	out->stage1 = kp_xstrdup("memory-bound: 1.2 TB/s of 4.2 TB/s (29%)");
 	out->hardware = kp_xstrdup("NVIDIA H200 (fake)");
 	out->feedback = kp_xstrdup("coalescing: strided loads");
@@ -111,6 +113,24 @@ static int fake_evaluate(struct kp_search_evaluator *e, long node_id, const char
 	if (f->busy)
 		fail_msg("two candidates evaluated at once");
 	f->busy = 1;
+	if (f->base.prepare) {
+		pthread_mutex_lock(&f->mu);
+		f->unprepared_evals += f->max_prepared < node_id;
+		pthread_mutex_unlock(&f->mu);
+		for (int ms = 0; ms < f->wait_next_ms; ms++) {
+			int ahead;
+			pthread_mutex_lock(&f->mu);
+			ahead = f->max_prepared > node_id;
+			pthread_mutex_unlock(&f->mu);
+			if (ahead) {
+				f->ahead_seen++;
+				break;
+			}
+			usleep(1000);
+		}
+	}
+	if (f->gpu_s > 0)
+		out->gpu_s = f->gpu_s;
 	if (!f->evals)
 		f->first_id = node_id;
 	if (f->prog) {
@@ -155,4 +175,25 @@ void fake_eval_init(struct fake_eval *f)
 	f->base.name = "fake";
 	f->base.reference = fake_reference;
 	f->base.evaluate = fake_evaluate;
+}
+
+static void fake_prepare(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang)
+{
+	struct fake_eval *f = (struct fake_eval *)e;
+	if (!strstr(source, "outcome=") || !lang)
+		fail_msg("prepare() without the candidate's source");
+	pthread_mutex_lock(&f->mu);
+	f->prepared++;
+	if (node_id > f->max_prepared)
+		f->max_prepared = node_id;
+	pthread_mutex_unlock(&f->mu);
+}
+
+void fake_eval_pipelined(struct fake_eval *f, int wait_next_ms)
+{
+	fake_eval_init(f);
+	pthread_mutex_init(&f->mu, NULL);
+	f->base.prepare = fake_prepare;
+	f->base.concurrent = 1;
+	f->wait_next_ms = wait_next_ms;
 }

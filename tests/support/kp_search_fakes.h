@@ -44,11 +44,19 @@ struct fake_eval {
 	/* A test's clock (kp_search_run.clock): tick_s more per evaluation, the reference's included. */
 	double *clock;
 	double tick_s;
+	/* Pipelined (fake_eval_pipelined): prepare() records ids; each evaluation waits up to wait_next_ms
+	 * for a later candidate to be prepared (the loop committing while the GPU is busy). */
+	pthread_mutex_t mu;
+	long max_prepared;
+	int prepared, unprepared_evals, ahead_seen, wait_next_ms;
+	double gpu_s; /* reported per evaluation; 0: not */
 };
 
 /* Replies follow `script`, then correct versions at 1.01x, 1.02x, ...; 100 tokens each. */
 void fake_prog_init(struct fake_prog *f, const struct step *script, size_t n);
 /* The reference at 10 ms with a coalescing finding; candidates as their source says. */
 void fake_eval_init(struct fake_eval *f);
+/* The same, offering prepare() and concurrent evaluation. */
+void fake_eval_pipelined(struct fake_eval *f, int wait_next_ms);
 
 #endif

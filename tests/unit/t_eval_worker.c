@@ -239,6 +239,30 @@ static void test_worker_death_runs_the_job_cold(void **state)
 	kp_eval_worker_stop(w, 0);
 }
 
+/* torch refusing CUDA in the worker's fork (the H200 run of g1201): never the candidate's verdict. */
+static void test_fork_error_is_the_workers(void **state)
+{
+	struct fixture *f = *state;
+	if (!f)
+		skip();
+	struct kp_eval_worker *w = start(f);
+	struct kp_verdict v;
+	long pid, ppid;
+
+	kp_verdict_init(&v);
+	setenv("FAKE_DO", "fork_error_in_worker", 1);
+	assert_int_equal(eval(f, w, &v), KP_STATUS_CORRECT); /* run again cold: the candidate's own verdict */
+	assert_non_null(strstr(v.message, "cold"));
+	pids(&v, &pid, &ppid);
+	assert_int_equal(ppid, getpid());
+	assert_int_equal(kp_eval_worker_fd(w), -1); /* the worker is not used again */
+	assert_int_equal(eval(f, w, &v), KP_STATUS_CORRECT);
+	assert_non_null(strstr(v.message, "cold"));
+	unsetenv("FAKE_DO");
+	kp_verdict_release(&v);
+	kp_eval_worker_stop(w, 0);
+}
+
 static void test_no_worker_means_cold(void **state)
 {
 	struct fixture *f = *state;
@@ -353,6 +377,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crash_ends_only_its_evaluation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_jobs_in_flight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_death_runs_the_job_cold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fork_error_is_the_workers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_worker_means_cold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eval_file_uses_the_worker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_secret_in_the_worker, setup, teardown),

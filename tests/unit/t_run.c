@@ -518,6 +518,7 @@ static void test_session_files_and_queries(void **state)
 
 	fake_prog_init(&p, story, KP_ARRAY_SIZE(story));
 	fake_eval_init(&e);
+	e.gpu_s = 0.5;
 	KP_ASSERT_OK(drive(r, &x->task, &p, &e, &out, &err), &err);
 	assert_int_equal(out.end, KP_END_EVALS);
 	assert_int_equal(out.evals, 6);
@@ -526,6 +527,10 @@ static void test_session_files_and_queries(void **state)
 	assert_string_equal(kp_json_str(sum, "dir", ""), kp_run_dir(r));
 	assert_string_equal(kp_json_str(sum, "status", ""), "finished");
 	assert_int_equal(kp_json_int(json_object_get(sum, "used"), "evaluations", 0), 6);
+	/* The GPU slot's busy time: the reference's and 6 evaluations', and its share of the wall time. */
+	assert_true(fabs(kp_json_num(json_object_get(sum, "used"), "gpu_busy_s", 0) - 7 * 0.5) < 1e-9);
+	assert_true(fabs(kp_json_num(json_object_get(sum, "used"), "gpu_busy_share", 0) -
+			 3.5 / kp_json_num(json_object_get(sum, "used"), "elapsed_s", 1)) < 1e-6);
 	assert_int_equal(kp_json_int(json_object_get(sum, "outcomes"), "wrong_output", 0), 1);
 	assert_string_equal(kp_json_str(json_object_get(sum, "best"), "file", ""), "best.cu");
 	assert_true(fabs(kp_json_num(json_object_get(sum, "best"), "speedup", 0) - 2.6) < 1e-9);

@@ -374,6 +374,38 @@ static void test_parallel_lookahead_bounded(void **state)
 	fx_free(x);
 }
 
+/* With parallel > 1 and an evaluator that allows it, evaluations run on a GPU thread: the loop commits
+ * the programmer's replies meanwhile and has the evaluator prepare them before their turn, and the
+ * lookahead bound still holds. */
+static void test_pipelined_evaluation(void **state)
+{
+	struct fx *x = fx_new(NULL, 0);
+	struct kp_search_outcome out;
+	struct kp_error err = KP_ERROR_INIT;
+
+	fake_eval_pipelined(&x->eval, 300);
+	x->eval.gpu_s = 0.25;
+	x->run.params.parallel = 3;
+	x->prog.sleep_ms = 2;
+	x->run.budget.evals = 10;
+	x->check_lookahead = 1;
+	KP_ASSERT_OK(run_loop(x, &out, &err), &err);
+	assert_int_equal(out.end, KP_END_EVALS);
+	assert_int_equal(x->eval.evals, 10);
+	assert_int_equal(x->eval.prepared, 10);         /* every candidate, as it was saved */
+	assert_int_equal(x->eval.unprepared_evals, 0); /* and before its evaluation */
+	/* A later candidate was saved and prepared while the GPU was busy with most evaluations (the last
+	 * ones have none: the budget is spoken for). */
+	if (x->eval.ahead_seen < 6)
+		fail_msg("only %d of 10 evaluations overlapped the next candidate's generation", x->eval.ahead_seen);
+	if (x->max_unevaluated > 3)
+		fail_msg("%d versions waited for evaluation at once (--parallel 3)", x->max_unevaluated);
+	assert_int_equal(x->over_width, 0);
+	assert_true(fabs(kp_store_counter(x->s, "gpu_busy_s") - 11 * 0.25) < 1e-9); /* the reference too */
+	assert_int_equal(x->evaluated_seen, 10 + 1);
+	fx_free(x);
+}
+
 static void test_unusable_replies_stop_the_run(void **state)
 {
 	struct fx *x = fx_new(NULL, 0);
@@ -598,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_resume_evaluates_saved_candidate_first),
 		cmocka_unit_test(test_parallel_requests_single_gpu),
 		cmocka_unit_test(test_parallel_lookahead_bounded),
+		cmocka_unit_test(test_pipelined_evaluation),
 		cmocka_unit_test(test_unusable_replies_stop_the_run),
 		cmocka_unit_test(test_programmer_failure_is_resumable),
 		cmocka_unit_test(test_token_budget),

@@ -18,6 +18,7 @@ from . import util
 from .util import REFUSE, Stop
 
 HOST_TRIALS = 20
+HOST_CONFIRM = 100  # calls of each kind in the second measurement, which a refusal must survive
 
 
 class Timing:
@@ -33,27 +34,40 @@ class Timing:
     def clear_l2(self):
         self._flush.fill_(42)
 
-    def host_trials(self, fn, n=HOST_TRIALS):
-        """Calls of fn timed both ways: host wall time from launch to a full device sync, and CUDA
-        events on the current stream. Returns the median of (host - event) in ms: the time work took
-        that the events did not see (plus the harness's own fixed overhead)."""
+    def host_gap(self, fn):
+        """One call of fn timed both ways: host wall time from launch to a full device sync, and CUDA
+        events on the current stream. Returns host - event in ms: the time work took that the events
+        did not see (plus the harness's own fixed overhead)."""
         Event = self.saved["torch.cuda.Event"]
-        flush = self._flush is not None
-        gaps = []
+        self._sync(self.dev)
+        start, end = Event(enable_timing=True), Event(enable_timing=True)
+        if self._flush is not None:
+            self.clear_l2()
+        self._sync(self.dev)
+        h0 = self._perf()
+        self._record(start)
+        fn()
+        self._record(end)
+        self._sync(self.dev)
+        h1 = self._perf()
+        return (h1 - h0) * 1e3 - self._elapsed(start, end)
+
+    def host_trials(self, fn, n=HOST_TRIALS):
+        """The median of n host_gap()s of fn."""
+        return util.stats([self.host_gap(fn) for _ in range(n)])["median_ms"]
+
+    def hidden_time(self, fn, n):
+        """n calls of fn and n of a call that does nothing, alternately, each timed by host_gap: (the
+        median of the paired differences, median gap of fn, median gap of the empty call), in ms.
+        Pairing makes what drifts (clocks, the host's load) cancel instead of landing on one side."""
+        diffs, gaps, bases = [], [], []
         for _ in range(n):
-            self._sync(self.dev)
-            start, end = Event(enable_timing=True), Event(enable_timing=True)
-            if flush:
-                self.clear_l2()
-            self._sync(self.dev)
-            h0 = self._perf()
-            self._record(start)
-            fn()
-            self._record(end)
-            self._sync(self.dev)
-            h1 = self._perf()
-            gaps.append((h1 - h0) * 1e3 - self._elapsed(start, end))
-        return util.stats(gaps)["median_ms"]
+            g, b = self.host_gap(fn), self.host_gap(lambda: None)
+            gaps.append(g)
+            bases.append(b)
+            diffs.append(g - b)
+        med = lambda xs: util.stats(xs)["median_ms"]  # noqa: E731
+        return med(diffs), med(gaps), med(bases)
 
     def time_model(self, model, args, who):
         """KernelBench's cuda_event method; then host-timed calls for the host_time check."""
@@ -98,19 +112,44 @@ class Timing:
             # writes into its own (then each side gets a copy, as before).
             st, gap = self.time_model(self.cand, self.private(inputs), "ModelNew")
             self.check_intact("during timing")
-            # The same measurement around a call that does nothing: the harness's own overhead.
-            base = self.host_trials(lambda: None)
-            hidden = gap - base
-            if hidden > max(0.5 * st["median_ms"], 0.02):
-                self.flag("host_time", REFUSE,
-                          "%.4g ms per call ran outside the CUDA events that timed %.4g ms (host time with a full "
-                          "device sync minus event time, %.4g ms over a call that does nothing; median of %d "
-                          "calls): work on another stream or deferred" % (hidden, st["median_ms"], base, HOST_TRIALS))
+            self.check_host_time(st["median_ms"], self.private(inputs))
             self.result["runtime"] = st
         if self.cfg.get("time_reference", True):
             st, _ = self.time_model(self.ref, self.private(inputs), "the reference")
             self.result["ref_runtime"] = st
         return inputs
+
+    def check_host_time(self, event_ms, args):
+        """host_time: time per call that the CUDA events did not see, over the harness's own overhead (the
+        same measurement around a call that does nothing, interleaved with the candidate's). Work
+        deferred to another stream shows its whole duration here. A first measurement over the bound
+        is measured again with HOST_CONFIRM pairs, and the refusal stands only when that one is over it
+        too: with a ~0.03 ms kernel the bound (0.02 ms) is of the order of the host's own jitter, and
+        one unlucky median of 20 refused an honest CuTe candidate on the H200 (issue 17's example)."""
+        bound = max(0.5 * event_ms, 0.02)
+        t = self.torch
+
+        def call():
+            with t.no_grad():
+                self.cand(*args)
+
+        n = HOST_TRIALS
+        try:
+            hidden, gap, base = self.hidden_time(call, n)
+            if hidden > bound:
+                n = HOST_CONFIRM
+                hidden, gap, base = self.hidden_time(call, n)
+        except Stop:
+            raise
+        except BaseException as e:
+            raise self.runtime_stop("timing ModelNew", e)
+        self.result["host_time"] = {"hidden_ms": hidden, "bound_ms": bound, "calls": n}
+        if hidden > bound:
+            self.flag("host_time", REFUSE,
+                      "%.4g ms per call ran outside the CUDA events that timed %.4g ms (host time with a full "
+                      "device sync minus event time, over a call that does nothing, %.4g ms; medians of %d "
+                      "interleaved pairs, measured twice): work on another stream or deferred"
+                      % (hidden, event_ms, base, n))
 
     def loop(self, model, args, seconds):
         t = self.torch

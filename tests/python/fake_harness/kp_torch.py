@@ -2,7 +2,8 @@
 """A stand-in for harness/kp_torch.py in tests of the warm worker (tests/python/test_worker.py,
 tests/unit/t_eval_worker.c): the same protocol (a JSON config on stdin, JSON lines on stdout, the
 process ends with os._exit), no torch. The config's "do" (else $FAKE_DO) says what the job does;
-"hang_in_worker" hangs only when the worker runs it in-process, and answers when started cold."""
+"hang_in_worker" hangs only when the worker runs it in-process, and answers when started cold;
+"fork_error_in_worker" answers as the adapter does in a child where torch refuses CUDA (a bad fork)."""
 
 import json
 import os
@@ -32,6 +33,11 @@ def main(t_start=None, cold=False):
     do = cfg.get("do", os.environ.get("FAKE_DO", "ok"))
     if do == "hang_in_worker":
         do = "ok" if cold else "hang"
+    if do == "fork_error_in_worker" and not cold:
+        result({"status": "runtime_error", "flags": [], "phase": "build",
+                "message": "RuntimeError during build: Cannot re-initialize CUDA in forked subprocess. To use CUDA "
+                           "with multiprocessing, you must use the 'spawn' start method"})
+        os._exit(0)
     sys.stdout.write(json.dumps({"phase": "correctness", "limit_s": 9, "t": time.monotonic()}) + "\n")
     sys.stdout.flush()
     if do == "crash":

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""`kernelpro optimize` on the large task with recorded replies, measured from the run's own records
+(run.db, summary.json). Run through bench/optimize-throughput.sh, which sets the paths.
+
+What each number is:
+  one evaluation     median of the candidates' verdict `seconds.total` (static checks to verdict,
+                     as `kernelpro eval` reports it), and `seconds.run` (the harness run alone)
+  iteration          (the session's wall time - the reference's evaluation - the LLM's own time) /
+                     candidates: everything the loop spends per version outside the model
+  overhead ratio     iteration / one evaluation (target <= 1.5x): what profiling, builds, the
+                     database and the loop add to the evaluation itself
+  profile share      sum of the profiles' `profile_s` (prepared run, ncu, page exports, diagnosis) /
+                     the candidates' share of the wall time; `ncu_s` is ncu's run alone
+  GPU busy share     summary.json used.gpu_busy_share: the time the GPU slot was evaluating or
+                     profiling (reference included) / the run's wall time
+  reference, cached  the reference's evaluation wall time in a second run of the same task with
+                     the same cache directory (timed and profiled once per task, GPU and harness)
+"""
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TASK = "examples/kernelbench/large_swish.py"
+
+
+def say(log, line=""):
+    print(line, flush=True)
+    log.write(line + "\n")
+    log.flush()
+
+
+def optimize(a, env, runs, name, evals, limit):
+    argv = [a.kp, "optimize", os.path.join(a.root, TASK), "--llm", "replay:" + os.path.join(a.root, "bench", "optimize-replies"),
+            "--evals", str(evals), "--runs-dir", runs, "--name", name]
+    t0 = time.monotonic()
+    with open(os.path.join(a.out, name + ".out"), "w") as out, open(os.path.join(a.out, name + ".err"), "w") as err:
+        try:
+            rc = subprocess.run(argv, stdout=out, stderr=err, env=env, timeout=limit).returncode
+        except subprocess.TimeoutExpired:
+            rc = "timeout"
+    return rc, time.monotonic() - t0
+
+
+def measure(run_dir):
+    db = sqlite3.connect(os.path.join(run_dir, "run.db"))
+    q = lambda sql: db.execute(sql).fetchall()  # noqa: E731
+    elapsed = sum(r[0] or 0 for r in q("SELECT elapsed_s FROM sessions"))
+    evals = q("SELECT node_id, wall_s, verdict_json, outcome FROM evaluations ORDER BY id")
+    profiles = {r[0]: json.loads(r[1]) for r in q("SELECT node_id, json FROM profiles")}
+    llm = sum(r[0] or 0 for r in q("SELECT latency_s FROM responses"))
+    db.close()
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        used = json.load(f).get("used", {})
+    ref = [e for e in evals if e[0] == 1]
+    cands = [e for e in evals if e[0] != 1]
+    m = {"elapsed": elapsed, "llm": llm, "ref_wall": ref[0][1] if ref else None, "n": len(cands),
+         "gpu_busy_s": used.get("gpu_busy_s"), "gpu_busy_share": used.get("gpu_busy_share"),
+         "ref_cached": bool(profiles.get(1, {}).get("cached"))}
+    totals, runs, statuses, prof, ncu = [], [], [], [], []
+    for node, wall, vj, _ in cands:
+        v = json.loads(vj) if vj else {}
+        sec = v.get("seconds") or {}
+        statuses.append(v.get("status", "?"))
+        if sec.get("total") is not None:
+            totals.append(sec["total"])
+        if sec.get("run") is not None:
+            runs.append(sec["run"])
+        p = profiles.get(node, {})
+        if p.get("profile_s") is not None:
+            prof.append(p["profile_s"])
+        if p.get("ncu_s") is not None:
+            ncu.append(p["ncu_s"])
+    m.update(statuses=statuses, one_eval=statistics.median(totals) if totals else None,
+             one_run=statistics.median(runs) if runs else None, profile_s=prof, ncu_s=ncu)
+    if cands and m["ref_wall"] is not None:
+        m["iteration"] = (elapsed - m["ref_wall"] - llm) / len(cands)
+        m["cand_time"] = elapsed - m["ref_wall"] - llm
+    return m
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kp", required=True)
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--evals", type=int, default=3)
+    ap.add_argument("--budget", type=float, default=240)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    log = open(os.path.join(a.out, "optimize-throughput.txt"), "w")
+    tmp = tempfile.mkdtemp(prefix="kp-otput-")
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"),  # the reference not cached yet
+               KERNELPRO_WORKER_DIR=os.path.join(tmp, "workers"))
+    os.makedirs(env["KERNELPRO_WORKER_DIR"], mode=0o700)
+    runs = os.path.join(a.out, "runs")
+    deadline = time.monotonic() + a.budget
+    say(log, "optimize throughput on %s (%d recorded replies, replay backend), %s" % (
+        TASK, a.evals, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+    rc, wall = optimize(a, env, runs, "first", a.evals, max(60, a.budget))
+    say(log, "run 1: `optimize --evals %d`: exit %s in %.1f s" % (a.evals, rc, wall))
+    if rc != 0:
+        with open(os.path.join(a.out, "first.err")) as f:
+            say(log, "".join(f.readlines()[-15:]))
+        return 1
+    m = measure(os.path.join(runs, "first"))
+    say(log, "  verdicts: %s" % ", ".join(m["statuses"]))
+    say(log, "  session wall %.1f s; reference %.1f s; LLM %.2f s; %d candidates" % (
+        m["elapsed"], m["ref_wall"] or 0, m["llm"], m["n"]))
+    fmt = lambda xs: " ".join("%.1f" % x for x in xs) or "-"  # noqa: E731
+    ok = True
+    if m.get("iteration") and m.get("one_eval"):
+        ratio = m["iteration"] / m["one_eval"]
+        say(log, "  one evaluation %.2f s (harness run %.2f s); iteration outside the LLM %.2f s: %.2fx  [target <= 1.5x: %s]" % (
+            m["one_eval"], m["one_run"] or 0, m["iteration"], ratio, "met" if ratio <= 1.5 else "NOT met"))
+        ok = ratio <= 1.5
+        if m["profile_s"]:
+            say(log, "  profile step per candidate: %s s (ncu alone %s s): %.0f%% of the candidates' time" % (
+                fmt(m["profile_s"]), fmt(m["ncu_s"]), 100 * sum(m["profile_s"]) / m["cand_time"]))
+    if m.get("gpu_busy_share") is not None:
+        say(log, "  GPU busy %.1f s of %.1f s: %.0f%% of the run's wall time" % (
+            m["gpu_busy_s"], m["elapsed"], 100 * m["gpu_busy_share"]))
+    left = deadline - time.monotonic()
+    if left > 45:
+        rc, wall = optimize(a, env, runs, "second", 1, left)
+        m2 = measure(os.path.join(runs, "second")) if rc == 0 else {}
+        say(log, "run 2 (same task, same cache, --evals 1): exit %s in %.1f s; reference %s s (from the cache: %s; run 1: %.1f s)" % (
+            rc, wall, "%.2f" % m2["ref_wall"] if m2.get("ref_wall") is not None else "?", m2.get("ref_cached"),
+            m["ref_wall"] or 0))
+    else:
+        say(log, "run 2 skipped: %.0f s of the budget left" % left)
+    say(log, __doc__.split("What each number is:")[1].rstrip())
+    return 0 if ok else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
