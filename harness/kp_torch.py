@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.join(HERE, "python"))
 from kernelpro import build as kbuild  # noqa: E402
 from kernelpro import inputs as kin  # noqa: E402
 from kernelpro import sandbox  # noqa: E402
+from kernelpro import triton_check  # noqa: E402
 from kernelpro import util  # noqa: E402
 from kernelpro.correctness import Correctness  # noqa: E402
 from kernelpro.timing import Timing  # noqa: E402
@@ -47,6 +48,7 @@ _unravel = util.unravel
 # test_real_preload_leaves_forks_usable); only load_inline candidates import it, in their own child.
 PRELOAD = ("torch", "torch.nn", "torch.nn.functional", "torch.utils.flop_counter",
            "importlib.util", "ctypes", "kernelpro.fast")
+WARM_SEED = 0x7A1A  # xor'ed into the seed for warm_triton's inputs: no trial's or timing's
 
 
 class Adapter(Correctness, Timing):
@@ -103,6 +105,8 @@ class Adapter(Correctness, Timing):
         os.environ.update(self.tc.to_env())
         if b.get("torch_ext_dir"):
             os.environ["TORCH_EXTENSIONS_DIR"] = b["torch_ext_dir"]
+        if b.get("triton_cache"):  # the candidate's own: it compiles once, its cubins can be read back
+            os.environ["TRITON_CACHE_DIR"] = b["triton_cache"]
         os.environ.setdefault("TORCH_USE_CUDA_DSA", "1")
 
     def prebuild(self, src):
@@ -275,6 +279,20 @@ class Adapter(Correctness, Timing):
             raise self.runtime_stop("constructing ModelNew", e)
         self.check_intact("after constructing ModelNew")
 
+    def warm_triton(self, src):
+        """A candidate with Triton kernels is called once before the sandbox's lock (the "correctness"
+        phase): Triton compiles a kernel at its first call (ptxas, the launcher's C compiler) and autotunes
+        it there, and from the lock on no process may start. Its inputs come from a seed of their own, its
+        outputs are not looked at; the trials that follow run what it compiled."""
+        if not triton_check.uses_triton(src):
+            return
+        seed = int(self.cfg.get("seed", 42)) ^ WARM_SEED
+        x = self.inputs.make(seed)
+        with self.torch.no_grad():
+            self.set_seed(seed)
+            self.call(self.cand, x, "ModelNew for the first time (compiling its Triton kernels)")
+        del x
+
     def runtime_stop(self, what, e):
         text = "%s: %s" % (type(e).__name__, _first_line(e))
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
@@ -305,6 +323,11 @@ class Adapter(Correctness, Timing):
             self.flag("precision", REFUSE, "PyTorch's TF32 switches (allow_tf32 / fp32_precision) were turned on %s: "
                       "the task runs in %s on both sides" % (when, self.cfg.get("precision", "f32")))
 
+    def check_triton(self):
+        """What the candidate's Triton kernels compiled to: no lower precision in an fp32 task."""
+        with open(self.cfg["task"], encoding="utf-8") as f:
+            triton_check.check(self, sys.modules, self.cfg.get("precision", "f32") in ("f32", "f64"), f.read())
+
     # --- modes ----------------------------------------------------------------------------------
     def run(self):
         mode = self.cfg.get("mode", "eval")
@@ -325,10 +348,17 @@ class Adapter(Correctness, Timing):
             return self.finish("compiled", "built")
         self.phase("load", "check")
         self.build_candidate()
+        self.warm_triton(src)
         self.phase("correctness", "check")
         if mode == "run":
             self.cfg["correct_trials"] = 1
-        self.correctness()
+        try:
+            self.correctness()
+        except Stop as s:
+            if s.status == "wrong_output":  # a lower Triton precision is the cause to report first
+                self.check_triton()
+            raise
+        self.check_triton()
         if mode == "run":
             self.phase("run", "timing")
             self.run_iters()

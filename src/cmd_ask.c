@@ -10,6 +10,7 @@
 #include "kernelpro/programmer.h"
 #include "kernelpro/str.h"
 #include "kernelpro/task.h"
+#include "kernelpro/task_kind.h"
 #include "llm_opts.h"
 
 #define INPUT_CAP (4u << 20)
@@ -20,7 +21,7 @@ static const struct kp_opt ask_opts[] = {
 	 "a native task directory or KernelBench .py: its name, description, tensors, tolerance, reference and format",
 	 NULL},
 	{"gpu", 0, KP_OPT_STR, "KEY", "the GPU model for the prompt (kernelpro hw show --list), e.g. h200-sxm", NULL},
-	{"format", 0, KP_OPT_CHOICE, "cuda|torch", "candidate format (default: the task's, else torch when the code is .py)",
+	{"format", 0, KP_OPT_CHOICE, "cuda|torch|triton", "candidate format (default: the task's, else torch when the code is .py)",
 	 NULL},
 	{"task-name", 0, KP_OPT_STR, "NAME", "the task's name (replaces --task's)", NULL},
 	{"task-text", 0, KP_OPT_STR, "FILE", "what to compute: shapes, dtypes, tolerance (replaces --task's)", NULL},
@@ -129,7 +130,7 @@ static int build_ctx(const struct kp_args *a, const struct ask_sources *src, str
 	if (fmt)
 		kp_cand_format_parse(fmt, &c->format);
 	else if (t)
-		c->format = t->kind == KP_TASK_KERNELBENCH ? KP_CAND_TORCH : KP_CAND_CUDA;
+		kp_cand_format_parse(kp_task_kind_info(t->kind)->format, &c->format);
 	else if ((kp_arg_str(a, "reference") && kp_ends_with(kp_arg_str(a, "reference"), ".py")) ||
 		 (kp_arg_str(a, "parent") && kp_ends_with(kp_arg_str(a, "parent"), ".py")))
 		c->format = KP_CAND_TORCH;

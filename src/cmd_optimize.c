@@ -14,13 +14,16 @@ static const struct kp_opt optimize_opts[] = {
 	{"resume", 0, KP_OPT_STR, "RUN", "continue a run (a run directory, or its name under --runs-dir)", NULL},
 	KP_RUNS_DIR_OPT,
 	{"name", 0, KP_OPT_STR, "NAME", "name of a new run (default TASK-YYYYMMDD-HHMMSS)", NULL},
-	{"evals", 0, KP_OPT_INT, "N", "budget: candidate evaluations (default 20 when no budget is given)", NULL},
+	{"evals", 0, KP_OPT_INT, "N:1..", "budget: candidate evaluations (default 20 when no budget is given)", NULL},
 	{"time", 0, KP_OPT_STR, "DURATION", "budget: wall time over all sessions, e.g. 90s, 30m, 2h", NULL},
-	{"tokens", 0, KP_OPT_INT, "N", "budget: LLM tokens, input + output", NULL},
-	{"cost", 0, KP_OPT_NUM, "USD", "budget: LLM cost in US dollars", NULL},
+	{"tokens", 0, KP_OPT_INT, "N:1..", "budget: LLM tokens, input + output", NULL},
+	{"cost", 0, KP_OPT_NUM, "USD:>0", "budget: LLM cost in US dollars", NULL},
+	{"format", 0, KP_OPT_STR, "cuda|triton",
+	 "the language versions are written in (default: the task's; Triton tasks: triton)", NULL},
+	{"formats", 0, KP_OPT_LIST, "LIST", "several languages, the search switching between them: cuda,triton", NULL},
 	{"search", 0, KP_OPT_CHOICE, "mcts|greedy|beam", "search algorithm", NULL},
 	{"objective", 0, KP_OPT_CHOICE, "speed|speed+energy", "speed, or speed with energy breaking ties", NULL},
-	{"parallel", 'j', KP_OPT_INT, "N", "programmer requests in flight at once (replay in order: 1)", NULL},
+	{"parallel", 'j', KP_OPT_INT, "N:1..64", "programmer requests in flight at once (replay in order: 1)", NULL},
 	{"param", 'P', KP_OPT_LIST, "NAME=VALUE", "set a search constant (--list-params lists them)", NULL},
 	{"list-params", 0, KP_OPT_FLAG, NULL, "list the search constants with their defaults and exit", NULL},
 	{"evaluator", 0, KP_OPT_STR, "harness|exec:PROGRAM ARGS",
@@ -29,7 +32,7 @@ static const struct kp_opt optimize_opts[] = {
 	{"feedback", 0, KP_OPT_CHOICE, "tools|raw|none", "what the feedback contains (ablation)", "tools"},
 	{"orchestration", 0, KP_OPT_CHOICE, "proactive|reactive",
 	 "tools run before each request (proactive), or only when the model asks (reactive, ablation)", "proactive"},
-	{"tool-rounds", 0, KP_OPT_INT, "N", "reactive: rounds of tool requests the model may make per version", "3"},
+	{"tool-rounds", 0, KP_OPT_INT, "N:1..10", "reactive: rounds of tool requests the model may make per version", "3"},
 	{"codesearch", 0, KP_OPT_CHOICE, "auto|on|off",
 	 "CUTLASS/CuTe snippets in optimize prompts (reactive: as 'search:' requests); auto: when CUTLASS is "
 	 "found",
@@ -71,7 +74,8 @@ static int check_args(struct opt_state *S)
 	}
 	if (S->resume &&
 	    (kp_arg_given(a, "search") || kp_arg_given(a, "objective") || (sets && sets->n) ||
-	     kp_arg_given(a, "name") || kp_arg_given(a, "orchestration") || kp_arg_given(a, "tool-rounds"))) {
+	     kp_arg_given(a, "name") || kp_arg_given(a, "orchestration") || kp_arg_given(a, "tool-rounds") ||
+	     kp_arg_given(a, "format") || (kp_arg_list(a, "formats") && kp_arg_list(a, "formats")->n))) {
 		kp_cli_error(S->cli, "a resumed run keeps its search settings and name; start a new run to "
 				     "change them");
 		return KP_EXIT_USAGE;

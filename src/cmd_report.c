@@ -3,6 +3,7 @@
 #include "base/setup.h"
 
 #include "cli.h"
+#include "kernelpro/bench.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/report.h"
@@ -20,12 +21,16 @@ static const struct kp_opt report_opts[] = {
     KP_OPT_TABLE_END,
 };
 
-/* What the argument names: a suite directory, a results.json, or a run (by directory or by name). */
-enum target { T_RUN, T_SUITE_DIR, T_RESULTS_FILE };
+/* What the argument names: a bench suite, a suite directory, a results.json, or a run (by directory or by name). */
+enum target { T_RUN, T_SUITE_DIR, T_RESULTS_FILE, T_BENCH };
 
 static int resolve(const struct kp_args *args, struct kp_buf *path, enum target *kind, struct kp_error *err)
 {
 	const char *arg = kp_arg_pos(args, 0);
+	if (kp_bench_is_suite(arg)) {
+		*kind = T_BENCH;
+		return kp_buf_adds(path, arg);
+	}
 	if (kp_report_is_run(arg)) {
 		*kind = T_RUN;
 		return kp_buf_adds(path, arg);
@@ -57,6 +62,8 @@ static int load_suite(const char *path, enum target kind, struct kp_suite *s, st
 {
 	json_t *doc = NULL;
 	int rc;
+	if (kind == T_BENCH) /* its databases and runs; its results files are rewritten from them */
+		return (rc = kp_bench_collect(path, s, NULL, err)) ? rc : kp_suite_write(s, path, err);
 	if (kind == T_SUITE_DIR)
 		return kp_report_suite_load(path, s, err);
 	if (!(rc = kp_json_load_file(path, RESULTS_CAP, &doc, err)))
@@ -112,7 +119,7 @@ static int run_report(struct kp_cli *cli, const struct kp_args *args)
 	} else {
 		const char *base = strrchr(path.buf, '/');
 		free(suite.name);
-		suite.name = kp_xstrdup(kind == T_SUITE_DIR && base && base[1] ? base + 1 : path.buf);
+		suite.name = kp_xstrdup(kind != T_RESULTS_FILE && base && base[1] ? base + 1 : path.buf);
 		if ((rc = load_suite(path.buf, kind, &suite, &err)) ||
 		    (rc = kp_report_suite_html(&suite, &html, &err)))
 			goto fail;
@@ -160,7 +167,8 @@ const struct kp_cmd kp_cmd_report = {
     .summary = "Write one self-contained HTML report of a run or a suite (roofline, search tree, fast_p)",
     .usage = "RUN|SUITE [-o FILE] [--export DIR] [--json]",
     .description =
-        "RUN is a run directory or a run's name under --runs-dir. SUITE is a directory holding a "
+        "RUN is a run directory or a run's name under --runs-dir. SUITE is a `kernelpro bench` suite "
+        "(its results.json, results.csv and kernels/ are rewritten too), a directory holding a "
         "results.json or run directories (every run under it is one task), or a results.json file. "
         "The page needs nothing else to be viewed. docs/report.md describes it and the metrics.",
     .flags = KP_CMD_JSON,

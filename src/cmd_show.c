@@ -28,10 +28,12 @@ static void print_node_line(struct kp_cli *cli, const json_t *n, long best, cons
 		snprintf(how, sizeof(how), "%.2fx", kp_json_num(n, "speedup", NAN));
 	else
 		snprintf(how, sizeof(how), "%s", outcome);
-	fprintf(cli->out, "%s%s%s#%ld%s %s %s%s%s%s%s  %s\n", prefix, branch,
+	const char *lang = kp_json_str(n, "language", NULL);
+
+	fprintf(cli->out, "%s%s%s#%ld%s %s%s%s%s %s%s%s%s%s  %s\n", prefix, branch,
 		id == best ? kp_cli_color(cli, "ok") : "", id, id == best ? "*" : "",
-		kp_json_str(n, "kind", "?"), how, kp_cli_reset(cli), closed ? " [closed: " : "",
-		closed ? closed : "", closed ? "]" : "", kp_json_str(n, "summary", ""));
+		kp_json_str(n, "kind", "?"), lang ? " [" : "", lang ? lang : "", lang ? "]" : "", how, kp_cli_reset(cli),
+		closed ? " [closed: " : "", closed ? closed : "", closed ? "]" : "", kp_json_str(n, "summary", ""));
 }
 
 /* The children of tree[idx] (they come after it: ids grow), each with the branches drawn above it. */
@@ -62,6 +64,7 @@ static int show_tree(struct kp_cli *cli, struct kp_run *r, json_t *sum)
 	struct kp_buf prefix = KP_BUF_INIT;
 	json_t *tree = NULL;
 	long best = (long)kp_json_int(json_object_get(sum, "best"), "node", 0);
+	int langs = 0;
 
 	if (kp_run_tree(r, &tree, &err))
 		return kp_cli_fail(cli, &err);
@@ -72,6 +75,11 @@ static int show_tree(struct kp_cli *cli, struct kp_run *r, json_t *sum)
 	}
 	kp_cli_json_printable(tree, KP_TEXT_LINE);
 	kp_cli_print_run_summary(cli, sum);
+	/* Each version's language is shown once some version is not in CUDA (a Triton or mixed run). */
+	for (size_t i = 0; i < json_array_size(tree) && !langs; i++)
+		langs = strcmp(kp_json_str(json_array_get(tree, i), "language", "cuda"), "cuda") != 0;
+	for (size_t i = 0; i < json_array_size(tree) && !langs; i++)
+		json_object_del(json_array_get(tree, i), "language");
 	fprintf(cli->out, "tree (* best):\n");
 	if (json_array_size(tree)) {
 		print_node_line(cli, json_array_get(tree, 0), best, "", "");

@@ -6,6 +6,7 @@
 
 #define KP_COMMANDS(X) \
 	X(optimize)    \
+	X(bench)       \
 	X(runs)        \
 	X(show)        \
 	X(report)      \

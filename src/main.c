@@ -7,8 +7,9 @@
 #include "kernelpro/child.h"
 
 /*
- * Set by the first SIGINT, SIGTERM or SIGHUP: what runs stops (child processes get SIGTERM, then
- * SIGKILL after a second; LLM requests are dropped; a search commits and ends 'stopped').
+ * Set by the first SIGINT, SIGTERM, SIGHUP or SIGUSR1 (Slurm's warning before a time limit): what
+ * runs stops (child processes get SIGTERM, then SIGKILL after a second; LLM requests are dropped; a
+ * search commits and ends 'stopped'; bench starts no new task).
  */
 static volatile sig_atomic_t stop_signal;
 
@@ -26,7 +27,7 @@ static void on_stop(int sig)
 
 static void handle_stop_signals(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;

@@ -4,6 +4,7 @@
 #include "evalopts.h"
 #include "kernelpro/codesearch.h"
 #include "kernelpro/str.h"
+#include "kernelpro/task_kind.h"
 #include "llm_opts.h"
 #include "runopts.h"
 #include "runs.h"
@@ -85,6 +86,43 @@ int kp_runopts_budget(struct kp_cli *cli, const struct kp_args *a, struct kp_sea
 	return 0;
 }
 
+/* --format / --formats: the candidate formats the words name for this task, comma-joined into s. */
+static int formats_setting(struct kp_cli *cli, const struct kp_args *a, const struct kp_task *task,
+			   struct kp_run_settings *s)
+{
+	const struct kp_task_kind_info *k = kp_task_kind_info(task->kind);
+	const struct kp_strvec *list = kp_arg_list(a, "formats") && kp_arg_list(a, "formats")->n ? kp_arg_list(a, "formats") : NULL;
+	struct kp_strvec words = KP_STRVEC_INIT, formats = KP_STRVEC_INIT;
+	struct kp_buf joined = KP_BUF_INIT;
+	int rc = 0;
+
+	if (kp_arg_given(a, "format") && list)
+		return usage(cli, "give --format (one language) or --formats (several), not both");
+	if (kp_arg_given(a, "format"))
+		kp_strvec_push(&words, kp_arg_str(a, "format"));
+	for (size_t i = 0; list && i < list->n; i++)
+		kp_strvec_split(&words, list->v[i], ','); /* --formats cuda,triton or repeated */
+	for (size_t i = 0; i < words.n && !rc; i++) {
+		const char *f = kp_task_kind_format_for(k, words.v[i]);
+		if (!f)
+			rc = usage(cli, "--format%s: '%s' is not a language this task's candidates can be written in (%s "
+					"tasks take %s%s)",
+				   list ? "s" : "", words.v[i], k->name, k->python ? "cuda or triton" : "cuda",
+				   k->python ? "" : "; Triton candidates need a KernelBench or Triton task");
+		else if (kp_strvec_find(&formats, f) < 0)
+			kp_strvec_push(&formats, f);
+	}
+	if (!rc && formats.n && !(formats.n == 1 && !strcmp(formats.v[0], k->format))) {
+		for (size_t i = 0; i < formats.n; i++)
+			kp_buf_addf(&joined, "%s%s", i ? "," : "", formats.v[i]);
+		s->formats = kp_buf_detach(&joined, NULL);
+	}
+	kp_strvec_release(&words);
+	kp_strvec_release(&formats);
+	kp_buf_release(&joined);
+	return rc;
+}
+
 int kp_runopts_settings(struct kp_cli *cli, const struct kp_args *a, const struct kp_task *task,
 			const struct kp_llm_config *llm, struct kp_run_settings *s)
 {
@@ -112,7 +150,7 @@ int kp_runopts_settings(struct kp_cli *cli, const struct kp_args *a, const struc
 	s->llm = spec.len ? kp_buf_detach(&spec, NULL) : NULL;
 	kp_buf_release(&spec);
 	s->evaluator = kp_xstrdup(kp_arg_str(a, "evaluator"));
-	return 0;
+	return formats_setting(cli, a, task, s);
 }
 
 /* What reactive orchestration needs from the other options. */

@@ -12,33 +12,6 @@ const char *kp_cli_runs_root(const struct kp_args *a)
 	return kp_run_root(kp_arg_str(a, "runs-dir"));
 }
 
-int kp_parse_duration(const char *s, double *out)
-{
-	char num[64];
-	size_t n = s ? strlen(s) : 0;
-	double mult = 1, v;
-
-	if (!n || n >= sizeof(num))
-		return KP_EINVAL;
-	memcpy(num, s, n + 1);
-	switch (num[n - 1]) {
-	case 's': num[n - 1] = '\0'; break;
-	case 'm':
-		mult = 60;
-		num[n - 1] = '\0';
-		break;
-	case 'h':
-		mult = 3600;
-		num[n - 1] = '\0';
-		break;
-	default: break;
-	}
-	if (kp_parse_double(num, &v) || !(v > 0) || !isfinite(v))
-		return KP_EINVAL;
-	*out = v * mult;
-	return 0;
-}
-
 const char *kp_fmt_duration(double s, char *buf, size_t n)
 {
 	long t = s > 0 ? (long)(s + 0.5) : 0;

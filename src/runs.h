@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "kernelpro/run.h"
+#include "kernelpro/str.h" /* kp_parse_duration */
 
 /* The option every run command takes. */
 #define KP_RUNS_DIR_OPT                                                                      \
@@ -18,8 +19,6 @@
 /* --runs-dir, else $KERNELPRO_RUNS, else "kernelpro-runs" (kp_run_root). */
 const char *kp_cli_runs_root(const struct kp_args *a);
 
-/* "90", "90s", "30m", "2h", "1.5h" -> seconds; KP_EINVAL otherwise. */
-int kp_parse_duration(const char *s, double *out);
 /* "45s", "3m12s", "1h02m". */
 const char *kp_fmt_duration(double s, char *buf, size_t n);
 

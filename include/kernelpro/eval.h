@@ -377,6 +377,11 @@ struct kp_eval_cmd {
 	char *work_dir;          /* owned; removed by kp_eval_cmd_release unless opts.keep_work */
 	int remove_work_dir;
 	double timeout_s;        /* a sensible limit for the whole command */
+	/*
+	 * Python tasks: the Triton cache the run compiles into (TRITON_CACHE_DIR: one per candidate
+	 * source, so a candidate compiles once and its cubins and metadata are its own); owned.
+	 */
+	char *triton_cache;
 };
 
 int kp_eval_prepare(const struct kp_task *task, const char *path, const struct kp_eval_opts *o, long iters,

@@ -31,8 +31,16 @@ int kp_feedback_mode_parse(const char *s, enum kp_feedback_mode *out);
 const char *kp_orchestration_name(enum kp_orchestration o); /* "proactive", "reactive" */
 int kp_orchestration_parse(const char *s, enum kp_orchestration *out);
 
+/* The language the "Do" lines are phrased for (lib/tools/phrasing.c). */
+enum kp_code_lang {
+	KP_LANG_AUTO = 0, /* Triton for a kernel with Triton's cache metadata, else CUDA */
+	KP_LANG_CUDA,
+	KP_LANG_TRITON,
+};
+
 struct kp_feedback_opts {
 	enum kp_feedback_mode mode;
+	enum kp_code_lang lang;
 	size_t max_findings; /* 0: 5 */
 	size_t max_recs;     /* recommendations per finding; 0: 3 */
 	size_t max_chars;    /* bound on the text; 0: 6000 */
@@ -66,6 +74,8 @@ struct kp_feedback {
 	size_t ndropped;  /* findings the tools estimated below the toolset's min_gain */
 	size_t nomitted;  /* findings beyond max_findings */
 	struct kp_strvec notes; /* "tool: missing metric ..." for tools that could not run */
+	enum kp_code_lang lang; /* CUDA or Triton, resolved: how recommendations are rendered */
+	char *triton;           /* a Triton kernel's launch (num_warps, num_stages, shared memory), or NULL */
 	/* KP_FEEDBACK_RAW: what the selected tools read. */
 	struct kp_raw_row *raw;
 	size_t nraw;
@@ -87,6 +97,22 @@ void kp_feedback_build(struct kp_feedback *fb, const struct kp_toolset *ts, cons
 		       const struct kp_tool_input *in, const struct kp_diagnosis *d,
 		       const struct kp_feedback_opts *o);
 void kp_feedback_release(struct kp_feedback *fb);
+
+/*
+ * A recommendation of tool `tool` phrased for `lang`: `rec` itself for CUDA (and for one the
+ * Triton table does not name), the Triton wording (in tmp) for one it names, NULL for one without
+ * a Triton counterpart (leave it out).
+ */
+const char *kp_phrase_rec(enum kp_code_lang lang, const char *tool, const char *rec, struct kp_buf *tmp);
+/*
+ * The feedback's language (opts.lang, else Triton when `k` is given) and, for a Triton kernel, its
+ * launch line from Triton's cache metadata (kp_triton_describe). Called by kp_feedback_build.
+ */
+void kp_feedback_set_triton(struct kp_feedback *fb, const struct kp_triton_kernel *k);
+/* The Triton table, for its tests: how many rows, and each row's tool and CUDA words. */
+size_t kp_phrase_count(void);
+const char *kp_phrase_table_tool(size_t i);
+const char *kp_phrase_table_cuda(size_t i);
 
 /* Markdown for the LLM (and people), at most opts.max_chars bytes. */
 void kp_feedback_text(const struct kp_feedback *fb, struct kp_buf *out);

@@ -41,11 +41,22 @@ struct kp_progress {
 	double last_print;
 	double min_interval_s;
 	int enabled;
+	int lines;        /* lines of the block drawn by kp_progress_block (TTY) */
 };
 
 void kp_progress_init(struct kp_progress *p, FILE *fp, int enabled);
 void kp_progress_update(struct kp_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Erases the line on a TTY (before other output). */
+/*
+ * A status block of several lines (one per GPU and a total, say), `text` with '\n' between them.
+ * On a terminal the block redraws in place; elsewhere it is printed whole at most every
+ * min_interval_s (final: always, and left in place). Safe against log lines from other threads:
+ * it draws under the log's lock, and the stderr sink erases it before printing.
+ */
+void kp_progress_block(struct kp_progress *p, const char *text, int final);
+/* Prints `line` and a newline on p's stream above the block (erased first on a TTY, redrawn at the
+ * next update), under the log's lock like kp_progress_block. */
+void kp_progress_note(struct kp_progress *p, const char *line);
+/* Erases the line (or the block) on a TTY (before other output). */
 void kp_progress_clear(struct kp_progress *p);
 /* Leaves the final state on its own line. */
 void kp_progress_done(struct kp_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -271,6 +271,44 @@ int kp_trace_parse_nsys_csv(struct kp_trace *t, const char *what, const char *te
 void kp_trace_release(struct kp_trace *t);
 const char *kp_trace_kind_name(enum kp_trace_kind k); /* "kernel", "memcpy", "memset", "sync", "api" */
 
+/* ---- Triton's cache metadata (lib/profile/triton.c) ------------------------------------------- */
+
+/* One compiled Triton kernel as its cache's <kernel>.json describes it. -1: not recorded. */
+struct kp_triton_kernel {
+	char name[128];          /* the kernel's symbol: the @triton.jit function's name */
+	long num_warps;          /* warps per program (block = 32 * num_warps threads) */
+	long num_stages;         /* software-pipelining stages of its loops */
+	long num_ctas;           /* CTAs per cluster */
+	long shared;             /* bytes of shared memory per program */
+	long maxnreg;            /* register cap per thread, -1: none */
+	char dot_precision[16];  /* default_dot_input_precision: "ieee", "tf32" */
+	char arch[16];           /* "sm90" */
+};
+
+struct kp_triton_meta {
+	struct kp_triton_kernel *kernels;
+	size_t n, alloc;
+};
+
+/* Parses one metadata JSON of Triton's cache (name, num_warps and shared are required). */
+int kp_triton_meta_parse(struct kp_triton_kernel *k, const char *what, const char *text, size_t len,
+			 struct kp_error *err);
+/* Parses a profile directory's triton.json ({"kernels": [...]}, what kp_triton_collect writes). */
+int kp_triton_meta_load(struct kp_triton_meta *m, const char *what, const char *text, size_t len,
+			struct kp_error *err);
+void kp_triton_meta_release(struct kp_triton_meta *m);
+/* The kernel of an ncu launch: its function name, and num_warps * 32 = its block size when several match. */
+const struct kp_triton_kernel *kp_triton_meta_find_launch(const struct kp_triton_meta *m, const struct kp_launch *l);
+/*
+ * Reads every kernel's metadata in a Triton cache directory (one subdirectory per compiled kernel)
+ * into OUT_DIR/triton.json and, with `cuobjdump` (its path; NULL: no SASS), the SASS of their cubins
+ * into OUT_DIR/triton_sass.txt. *nkernels: how many were found (0: no Triton kernel, no file written).
+ */
+int kp_triton_collect(const char *cache_dir, const char *out_dir, const char *cuobjdump, size_t *nkernels,
+		      struct kp_error *err);
+/* One line for people and the LLM: "Triton kernel k: num_warps 4 (128 threads per program), ...". */
+void kp_triton_describe(const struct kp_triton_kernel *k, struct kp_buf *out);
+
 /* ---- One kernel's complete profile, as the tools see it -------------------------------------- */
 
 /*
@@ -282,6 +320,7 @@ struct kp_kernel_profile {
 	const struct kp_sass_func *sass;
 	const struct kp_ptxas_func *ptxas;
 	const struct kp_trace *trace;
+	const struct kp_triton_kernel *triton; /* a Triton kernel's cache metadata; NULL for CUDA kernels */
 };
 
 /* ---- Everything from one profiling session, joined per launch ---------------------------------- */
@@ -293,6 +332,7 @@ struct kp_profile_files {
 	const char *sass;        /* cuobjdump -sass, nvdisasm, or ncu's source page */
 	const char *ptxas;       /* -Xptxas -v output */
 	const char *trace;       /* kernelpro tracer JSON or nsys stats CSV */
+	const char *triton;      /* triton.json: Triton's metadata of the kernels (kp_triton_collect) */
 };
 
 struct kp_profile_set {
@@ -300,6 +340,7 @@ struct kp_profile_set {
 	struct kp_sass sass;
 	struct kp_ptxas ptxas;
 	struct kp_trace trace;
+	struct kp_triton_meta triton;
 	int have_sass, have_ptxas, have_trace;
 	size_t nkernels;
 	struct kp_kernel_profile *kernels; /* one per ncu launch, in report order, sources joined by name */

@@ -29,11 +29,15 @@
 /* What the candidate is; the harness (lib/eval, docs/eval.md) defines each format's ABI. */
 enum kp_cand_format {
 	KP_CAND_CUDA = 0, /* a native .cu implementing the task's C ABI */
-	KP_CAND_TORCH,    /* a KernelBench Python source defining ModelNew */
+	KP_CAND_TORCH,    /* a KernelBench Python source defining ModelNew, kernels in CUDA */
+	KP_CAND_TRITON,   /* a Python source defining ModelNew, kernels in Triton (@triton.jit) */
+	KP_CAND_NFORMATS,
 };
 
-/* "cuda", "torch". */
+/* "cuda", "torch", "triton". */
 const char *kp_cand_format_name(enum kp_cand_format f);
+/* What the format's kernels are written in: "CUDA" (cuda, torch), "Triton". */
+const char *kp_cand_format_kernels(enum kp_cand_format f);
 int kp_cand_format_parse(const char *s, enum kp_cand_format *out);
 
 /* How the parent of a debug child failed. */
@@ -87,6 +91,11 @@ struct kp_prog_ctx {
 	const char *instructions;    /* the user's extra instructions */
 
 	const char *parent_code;     /* debug: the failing code; optimize: the code to improve */
+	/*
+	 * optimize: what the parent's kernels are written in when that differs from `format`'s
+	 * ("Triton" for a CUDA version made from a Triton one): the prompt asks for a port.
+	 */
+	const char *parent_kernels;
 
 	/* debug */
 	enum kp_prog_failure failure;

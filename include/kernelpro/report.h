@@ -32,6 +32,12 @@ int kp_report_run_source(const char *run_dir, long node, struct kp_buf *src, cha
                          struct kp_error *err);
 
 /*
+ * One suite task record from the run in run_dir (kp_suite_task_init'ed by the caller): its view
+ * through kp_suite_task_from_view, and the fastest correct version's source and language.
+ */
+int kp_report_suite_task(const char *run_dir, struct kp_suite_task *t, struct kp_error *err);
+
+/*
  * A suite from a directory: DIR/results.json when there is one (kernelpro.bench-results/1), else
  * every subdirectory of DIR that holds a run (sorted by name), one task each, with the fastest
  * correct version's source. `s` is initialised by the caller; kp_suite_compute has run on success.

@@ -70,6 +70,11 @@ struct kp_run_settings {
 	char *family;    /* task family for shared memory; NULL: the task's name */
 	char *llm;       /* the model as --llm names it (never a key); NULL: none */
 	char *evaluator; /* "harness" or "exec:PROGRAM ARGS" */
+	/*
+	 * The candidate formats versions may be written in, comma-separated ("torch,triton": optimize
+	 * --formats cuda,triton); NULL: the task kind's one format.
+	 */
+	char *formats;
 };
 
 /* Defaults: kp_search_params_default, no budget, proactive, 3 tool rounds, no strings. */

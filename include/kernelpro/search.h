@@ -123,6 +123,7 @@ struct kp_tnode {
 	int pending;          /* requests for children of this node in flight */
 	int inflight;         /* requests in flight anywhere below (virtual visits for UCT) */
 	enum kp_dead_reason dead;
+	char format[16];      /* the candidate format it is written in ("" for the root) */
 	unsigned dirty : 1;   /* changed since kp_tree_clear_dirty: must be written back */
 	unsigned dead_noted : 1; /* its closing was recorded in search memory */
 };
@@ -163,6 +164,21 @@ void kp_tree_record(struct kp_tree *t, const struct kp_search_params *p, int idx
 /* The child kind and programmer mode for expanding a node. */
 enum kp_node_kind kp_search_child_kind(const struct kp_tree *t, int parent);
 enum kp_prog_mode kp_search_child_mode(enum kp_node_kind child_kind);
+/*
+ * The format the next child of `parent` is asked in, from `formats` (NULL-terminated; NULL when
+ * there is none): one format is always itself; a repair keeps its parent's; the reference's
+ * children start the format with the fewest versions in the tree (the first on a tie); a
+ * refinement keeps its parent's format until that one has two versions more than the least-used
+ * format, and then ports the parent to it (lib/search/formats.c).
+ */
+const char *kp_search_child_format(const struct kp_tree *t, int parent, enum kp_prog_mode mode,
+				   const char *const *formats);
+struct kp_search_task;
+/*
+ * The format a new version is recorded in: the one asked for (NULL: the kind's), except that a
+ * Python candidate asked for in CUDA whose kernels are Triton is recorded as "triton".
+ */
+const char *kp_search_version_format(const struct kp_search_task *task, const char *asked, const char *source);
 
 /* How many children a node may hold now (progressive widening, asymmetric by node kind). */
 int kp_search_width_limit(const struct kp_tree *t, const struct kp_search_params *p, int idx);
@@ -187,6 +203,8 @@ struct kp_search_request {
 	long parent_id;             /* run-database id of the node the child is made from */
 	const char *task_name;
 	const struct kp_task_kind_info *kind; /* the task's kind: candidate language, format, ... */
+	const char *format;         /* the candidate format asked for ("triton"); NULL: the programmer's own */
+	const char *parent_format;  /* the parent's format, NULL for the reference */
 	const char *reference_source;
 	const char *stage1;         /* Stage-1 result of the reference, as text */
 	const char *hardware;       /* the GPU model in one paragraph */
@@ -340,6 +358,11 @@ struct kp_search_task {
 	const char *family;          /* for shared memory; NULL: the name */
 	const struct kp_task_kind_info *kind; /* candidates' language and format (task_kind.h) */
 	const char *reference_source;
+	/*
+	 * The candidate formats versions may be written in, NULL-terminated ("torch", "triton"; the
+	 * run's --formats); NULL: the programmer's one format. kp_search_child_format picks each child's.
+	 */
+	const char *const *formats;
 };
 
 /* Limits; 0 means none. Whichever is reached first ends the run. */
@@ -349,6 +372,11 @@ struct kp_search_budget {
 	long tokens;
 	double cost;
 };
+
+/* The budget as run and suite databases record it: {"evals", "wall_s", "tokens", "cost_usd"}, null
+ * for no such limit (new reference); and back (missing or null: 0, no limit). */
+json_t *kp_search_budget_to_json(const struct kp_search_budget *b);
+void kp_search_budget_from_json(const json_t *obj, struct kp_search_budget *b);
 
 /* What the progress hook sees. */
 struct kp_search_status {

@@ -57,6 +57,12 @@ int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_h
  */
 int kp_exec_evaluator_new(struct kp_search_evaluator **out, const char *const *argv, const char *reference_file,
 			  const char *work_dir, const char *ext, double timeout_s, struct kp_error *err);
+/*
+ * The GPU the evaluations are pinned to (an index as kp_eval_opts.gpu): the program gets it as
+ * KP_GPU and is expected to run there (a suite gives each GPU slot's runs its own). -1: none.
+ * No effect on an evaluator of another kind.
+ */
+void kp_exec_evaluator_set_gpu(struct kp_search_evaluator *ev, int gpu);
 
 /* ---- Reactive orchestration: tools answered on request ------------------------------------------ */
 

@@ -10,16 +10,18 @@
 #ifndef KERNELPRO_STORE_H
 #define KERNELPRO_STORE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "kernelpro/buf.h"
 #include "kernelpro/error.h"
 
 /* The schema version this build writes; older files are migrated forward on open (read-write). */
-#define KP_STORE_SCHEMA_VERSION 2
+#define KP_STORE_SCHEMA_VERSION 3
 /*
- * The oldest schema a read-only open accepts as it is: the migrations after it changed data, not
- * tables (2: sessions' times), so a reader of an older file sees what that version wrote.
+ * The oldest schema a read-only open accepts as it is, so that a reader of an older file sees what
+ * that version wrote: migration 2 changed data, not tables (sessions' times); 3 added
+ * candidates.format, which reads of an older file give as "" (no format), as for rows before it.
  */
 #define KP_STORE_SCHEMA_READABLE 1
 
@@ -101,6 +103,11 @@ struct kp_node_row {
 	enum kp_dead_reason dead;
 	double created;       /* wall-clock seconds */
 	char summary[256];    /* one line: what the programmer said this version changes */
+	/*
+	 * The candidate format the version is written in ("cuda", "torch", "triton": the programmer's
+	 * kp_cand_format names); "" for the root and for runs made before schema 2.
+	 */
+	char format[16];
 };
 
 void kp_node_row_init(struct kp_node_row *r);
@@ -181,6 +188,11 @@ void kp_store_rollback(struct kp_store *s);
 int kp_store_meta_set(struct kp_store *s, const char *key, const char *value, struct kp_error *err);
 /* Appends the value to `out`; KP_ENOENT when the key is absent. */
 int kp_store_meta_get(struct kp_store *s, const char *key, struct kp_buf *out, struct kp_error *err);
+
+/* A meta entry holding JSON: v (taken) stored compact with sorted keys; read back into *out (new
+ * reference; KP_ENOENT when absent, KP_EPARSE when not JSON). */
+int kp_store_meta_set_json(struct kp_store *s, const char *key, json_t *v, struct kp_error *err);
+int kp_store_meta_get_json(struct kp_store *s, const char *key, json_t **out, struct kp_error *err);
 
 /* Budget counters ("evaluations", "tokens_in", ...): add to and read. A missing counter reads 0. */
 int kp_store_counter_add(struct kp_store *s, const char *name, double delta, struct kp_error *err);

@@ -9,6 +9,8 @@ int kp_parse_long(const char *s, long *out);
 int kp_parse_double(const char *s, double *out);
 /* Like kp_parse_long but also accepts a size suffix: k, M, G (powers of 1024). */
 int kp_parse_size(const char *s, size_t *out);
+/* A duration: "90", "90s", "30m", "2h", "1.5h" -> seconds (> 0); KP_EINVAL otherwise. */
+int kp_parse_duration(const char *s, double *out);
 
 int kp_starts_with(const char *s, const char *prefix);
 int kp_ends_with(const char *s, const char *suffix);

@@ -76,6 +76,7 @@ struct kp_suite_task {
 	double speedup[KP_SUITE_NBASE];
 	/* Set by kp_suite_write: the exported kernel's path relative to the output directory, or NULL. */
 	char *kernel;
+	char *reason; /* why the task failed or stopped (kernelpro bench), or NULL */
 };
 
 void kp_suite_task_init(struct kp_suite_task *t);
@@ -128,6 +129,9 @@ void kp_suite_add(struct kp_suite *s, struct kp_suite_task *t);
  */
 int kp_suite_compute(struct kp_suite *s, struct kp_error *err);
 
+/* Checks one record as kp_suite_compute does and sets its speedups (NAN on a refusal). */
+int kp_suite_task_check(struct kp_suite_task *t, struct kp_error *err);
+
 /* fast_p at any p >= 0 against baseline b (the curve the report draws); NAN when n == 0. */
 double kp_suite_fast_p(const struct kp_suite *s, enum kp_suite_baseline b, double p);
 
@@ -142,6 +146,12 @@ json_t *kp_suite_to_json(const struct kp_suite *s);
  * infinite never parse, and -1 for "not measured" (KernelBench's runtime) is refused: use null.
  */
 int kp_suite_from_json(struct kp_suite *s, const json_t *doc, struct kp_error *err);
+
+/* One task's record as it appears in results.json's "tasks" (new reference), and back (the strings
+ * are the record's; a field not measured is null). kp_suite_task_from_json does not check ranges:
+ * kp_suite_task_check does. */
+json_t *kp_suite_task_to_json(const struct kp_suite_task *t);
+int kp_suite_task_from_json(struct kp_suite_task *t, const json_t *o, struct kp_error *err);
 
 /* One header line and one line per task, RFC 4180 quoting, empty cells for values not measured. */
 void kp_suite_csv(const struct kp_suite *s, struct kp_buf *out);

@@ -1,4 +1,4 @@
-/* Tasks: what kernelpro optimizes. KernelBench .py files and native CUDA task directories. */
+/* Tasks: what kernelpro optimizes. KernelBench .py files, Triton .py files and native CUDA task directories. */
 #ifndef KERNELPRO_TASK_H
 #define KERNELPRO_TASK_H
 
@@ -10,12 +10,17 @@
 #include "kernelpro/error.h"
 
 /*
- * Two formats (docs/native-tasks.md has the whole contract):
+ * Three formats (docs/native-tasks.md and docs/triton.md have the whole contract):
  *
  *  - KernelBench: one unmodified .py file defining `class Model`,
  *    `get_inputs()` and `get_init_inputs()`. Candidates are Python sources
  *    defining `class ModelNew`. Shapes are only known once PyTorch runs, so
  *    `inputs`/`outputs` stay empty for this kind.
+ *  - Triton: the same file layout, with the reference's work done by
+ *    @triton.jit kernels that Model.forward launches (lib/task/triton.c).
+ *    Candidates are Python sources defining `class ModelNew`, in Triton or
+ *    CUDA. Optional FLOP and byte hints: module-level KERNELPRO_FLOPS and
+ *    KERNELPRO_MIN_BYTES (integer products).
  *  - native: a directory with task.json (inputs with shape, dtype and fill;
  *    outputs; tolerance) and reference.cu exporting the C ABI of
  *    harness/include/kp_native.h. Candidates are .cu files with the same ABI.
@@ -23,6 +28,7 @@
 enum kp_task_kind {
 	KP_TASK_KERNELBENCH = 1,
 	KP_TASK_NATIVE = 2,
+	KP_TASK_TRITON = 3,
 };
 
 /* Element types. The numbers are the ABI's KP_ABI_* values (harness/include/kp_native.h). */
@@ -93,7 +99,8 @@ struct kp_task {
 	struct kp_tensor_spec *outputs;
 	size_t noutputs;
 
-	/* Hints for Stage 1 (task.json "flops", "min_bytes"). NAN when unknown. For native tasks
+	/* Hints for Stage 1 (task.json "flops", "min_bytes"; a Triton task's KERNELPRO_FLOPS and
+	 * KERNELPRO_MIN_BYTES). NAN when unknown. For native tasks
 	 * min_bytes defaults to the inputs' and outputs' total size. */
 	double flops;
 	double min_bytes;
@@ -143,6 +150,13 @@ void kp_task_describe(const struct kp_task *t, struct kp_buf *out);
 /* A description of the task as JSON (kind, name, paths, precision, tensors, hints); new reference. */
 json_t *kp_task_to_json(const struct kp_task *t);
 
-const char *kp_task_kind_name(enum kp_task_kind k); /* "kernelbench", "native" */
+const char *kp_task_kind_name(enum kp_task_kind k); /* "kernelbench", "native", "triton" */
+
+/*
+ * The Python source of a task or candidate has Triton kernels: a @triton.jit (or triton.jit(...))
+ * outside comments. Used to tell a Triton task from a KernelBench one and a Triton candidate from a
+ * CUDA one (lib/task/triton.c).
+ */
+int kp_py_has_triton(const char *src, size_t len);
 
 #endif

@@ -12,11 +12,11 @@
 
 struct kp_task_kind_info {
 	enum kp_task_kind kind;
-	const char *name;      /* "kernelbench", "native": in task JSON, summaries and messages */
+	const char *name;      /* "kernelbench", "native", "triton": in task JSON, summaries and messages */
 	const char *what;      /* for people: "a KernelBench .py file" */
 	const char *lang;      /* the candidates' language as the run database records it: "python", "cuda" */
 	const char *ext;       /* a candidate file's extension, without the dot: "py", "cu" */
-	const char *format;    /* the programmer's candidate format (kp_cand_format_parse): "torch", "cuda" */
+	const char *format;    /* the programmer's default candidate format (kp_cand_format_parse): "torch", "cuda", "triton" */
 	const char *best_file; /* the run's best version: "best.py", "best.cu" */
 	/*
 	 * Appended to the reference's source to profile it as a candidate ("ModelNew = Model");
@@ -24,6 +24,13 @@ struct kp_task_kind_info {
 	 */
 	const char *reference_as_candidate;
 	int energy; /* the kp-energy driver can measure its candidates (lib/energy) */
+	/*
+	 * 1: the reference and the candidates are Python modules the PyTorch adapter runs
+	 * (harness/kp_torch.py); 0: CUDA libraries the native harness runs.
+	 */
+	int python;
+	/* The candidate formats the kind's harness takes, `format` first; NULL-terminated. */
+	const char *formats[4];
 };
 
 /* The row of a kind; the first row for a value that is no kind (never NULL). */
@@ -34,5 +41,15 @@ const struct kp_task_kind_info *kp_task_kind_find(const char *name);
 const struct kp_task_kind_info *kp_task_kind_for_lang(const char *lang);
 /* Every row, in table order: for (i = 0; i < n; i++). */
 const struct kp_task_kind_info *kp_task_kinds(size_t *n);
+
+/*
+ * The candidate format a language word names for a kind: "cuda" is CUDA in the kind's candidates
+ * ("torch", a ModelNew with CUDA kernels, for Python kinds; "cuda" for native tasks), "triton"
+ * Triton kernels; a format name ("torch") names itself. NULL when the kind's candidates cannot
+ * be in it (Triton for a native task) or the word is none of these.
+ */
+const char *kp_task_kind_format_for(const struct kp_task_kind_info *k, const char *word);
+/* The language of a candidate format for people: "cuda" for "cuda" and "torch", "triton"; NULL: unknown. */
+const char *kp_cand_format_language(const char *format);
 
 #endif

@@ -93,6 +93,16 @@ void kp_progress_init(struct kp_progress *p, FILE *fp, int enabled)
 	p->enabled = enabled;
 }
 
+/* Erases what is drawn: the line, or the block from its first line down. */
+static void progress_erase(struct kp_progress *p)
+{
+	fputs("\r", p->fp);
+	for (int i = 1; i < p->lines; i++)
+		fputs("\033[A", p->fp);
+	fputs(p->lines > 1 ? "\033[J" : "\033[K", p->fp);
+	p->lines = 0;
+}
+
 static void progress_vdraw(struct kp_progress *p, const char *fmt, va_list ap, int final)
 {
 	char line[512];
@@ -103,8 +113,11 @@ static void progress_vdraw(struct kp_progress *p, const char *fmt, va_list ap, i
 		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
 	if (p->is_tty) {
+		if (p->active && p->lines > 1)
+			progress_erase(p);
 		fprintf(p->fp, "\r\033[K%s%s", line, final ? "\n" : "");
 		p->active = !final;
+		p->lines = final ? 0 : 1;
 	} else {
 		fprintf(p->fp, "%s\n", line);
 	}
@@ -131,9 +144,44 @@ void kp_progress_done(struct kp_progress *p, const char *fmt, ...)
 void kp_progress_clear(struct kp_progress *p)
 {
 	if (p->enabled && p->is_tty && p->active) {
-		fputs("\r\033[K", p->fp);
+		progress_erase(p);
 		fflush(p->fp);
 		p->active = 0;
 		p->last_print = -1e9; /* redraw at the next update */
 	}
+}
+
+void kp_progress_note(struct kp_progress *p, const char *line)
+{
+	pthread_mutex_lock(&log_lock);
+	kp_progress_clear(p);
+	fprintf(p->fp, "%s\n", line);
+	fflush(p->fp);
+	pthread_mutex_unlock(&log_lock);
+}
+
+void kp_progress_block(struct kp_progress *p, const char *text, int final)
+{
+	double now = kp_now();
+	int n = 1;
+
+	if (!p->enabled || (!final && now - p->last_print < p->min_interval_s))
+		return;
+	for (const char *c = text; *c; c++)
+		n += *c == '\n';
+	pthread_mutex_lock(&log_lock);
+	if (p->is_tty) {
+		if (p->active)
+			progress_erase(p);
+		fputs(text, p->fp);
+		if (final)
+			fputc('\n', p->fp);
+		p->active = !final;
+		p->lines = final ? 0 : n;
+	} else {
+		fprintf(p->fp, "%s\n", text);
+	}
+	fflush(p->fp);
+	p->last_print = now;
+	pthread_mutex_unlock(&log_lock);
 }

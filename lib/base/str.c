@@ -74,6 +74,33 @@ int kp_parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+int kp_parse_duration(const char *s, double *out)
+{
+	char num[64];
+	size_t n = s ? strlen(s) : 0;
+	double mult = 1, v;
+
+	if (!n || n >= sizeof(num))
+		return KP_EINVAL;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 's': num[n - 1] = '\0'; break;
+	case 'm':
+		mult = 60;
+		num[n - 1] = '\0';
+		break;
+	case 'h':
+		mult = 3600;
+		num[n - 1] = '\0';
+		break;
+	default: break;
+	}
+	if (kp_parse_double(num, &v) || !(v > 0) || !isfinite(v))
+		return KP_EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
 int kp_starts_with(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));

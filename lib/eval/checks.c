@@ -26,10 +26,18 @@ static const struct kp_check_info checks[] = {
 	 "Same analysis as torch_fallback, when only part of the reference's ops remain (a common, honest "
 	 "strategy in fused level-2 tasks: keep the convolution, fuse the epilogue). Recorded so that "
 	 "speedups are read knowing that library code still does part of the work."},
-	{"no_kernel", S, R, KB, "the candidate defines no CUDA kernel",
+	{"no_kernel", S, R, KB, "the candidate defines no CUDA or Triton kernel",
 	 "A KernelBench candidate must contain at least one __global__ function (in a load_inline or "
-	 "fast-path source string). Without one it can only be a PyTorch rewrite, which is not what is "
-	 "being measured."},
+	 "fast-path source string) or @triton.jit kernel. Without one it can only be a PyTorch rewrite, "
+	 "which is not what is being measured."},
+	{"host_compute", S, R, KB, "a Triton candidate computes with PyTorch around its kernels",
+	 "In a Triton candidate (docs/triton.md) the Python around the launches, everything outside the "
+	 "@triton.jit functions, may allocate (torch.empty, empty_like, zeros), reshape (view, reshape, "
+	 "contiguous, permute, strides and sizes) and convert, nothing more: a PyTorch compute op there "
+	 "(torch.matmul, F.softmax, x.sum(), torch.where, the @ operator, a call of an nn module such as "
+	 "self.conv(x), torch.compile) does work the kernels were meant to do. Python arithmetic on "
+	 "tensors (x * 2) cannot be seen statically. False alarm: an op on a tiny side value; switch it "
+	 "off with --allow host_compute (and read the verdict knowing PyTorch does part of the work)."},
 	{"library_call", S, W, BOTH, "the candidate calls a vendor library (cuBLAS, cuDNN, ATen)",
 	 "cublas*, cudnn*, cufft* calls and at::/torch:: compute calls from C++. Allowed, but the speedup "
 	 "then belongs partly to the library; the flag keeps that visible."},
@@ -38,9 +46,10 @@ static const struct kp_check_info checks[] = {
 	 "passes without a working kernel (KernelBench's static checker refuses it for the same reason)."},
 	{"streams", S, R, BOTH, "the candidate creates or switches CUDA streams or graphs",
 	 "torch.cuda.Stream, torch.cuda.stream(...), wait_stream/record_stream, CUDA graphs, "
-	 "cudaStreamCreate*, cudaStreamPerThread, host callbacks, --default-stream per-thread. Work on "
+	 "cudaStreamCreate*, cudaStreamPerThread, host callbacks, --default-stream per-thread; in Triton "
+	 "candidates, a stream passed to a launch and Triton's get/set_current_stream. Work on "
 	 "another stream escapes the CUDA events that time the current one. Launch on the stream you are "
-	 "given (fast path and native ABI) or on torch.cuda.current_stream()."},
+	 "given (fast path and native ABI) or on torch.cuda.current_stream() (where Triton launches)."},
 	{"threads", S, R, BOTH, "the candidate starts threads or processes",
 	 "threading, multiprocessing, concurrent.futures, os.fork, subprocess, std::thread, pthread_create, "
 	 "std::async, OpenMP; system, popen, exec*, posix_spawn in CUDA sources. Background work can finish "
@@ -52,7 +61,8 @@ static const struct kp_check_info checks[] = {
 	 "kernel."},
 	{"harness_tamper", S, R, KB, "the candidate inspects or alters the process around it",
 	 "sys.modules, sys._getframe, inspect, gc.get_objects/get_referrers, __main__, builtins, atexit, "
-	 "signal, faulthandler, os._exit, sys.exit. The candidate runs in the harness's process; these "
+	 "signal, faulthandler, os._exit, sys.exit; in Triton candidates, writing os.environ (Triton reads "
+	 "its settings from it). The candidate runs in the harness's process; these "
 	 "are the ways to reach the harness's own objects (the reference's outputs, the result)."},
 	{"dynamic_code", S, R, KB, "the candidate builds code at run time",
 	 "exec, eval, compile(), importlib, __import__, marshal, pickle and base64-decoded sources hide "
@@ -65,7 +75,11 @@ static const struct kp_check_info checks[] = {
 	 "fp16/bf16/fp8 conversions and types (.half(), torch.float16, __float2half, __nv_bfloat16, "
 	 "__half), TF32 (allow_tf32, set_float32_matmul_precision, fp32_precision, wmma tf32, "
 	 "cvt.rna.tf32, CUBLAS_TF32_TENSOR_OP_MATH, CUBLAS_COMPUTE_32F_FAST) and autocast, when the task's "
-	 "precision is fp32 or fp64. At the KernelBench v0.1 tolerance (1e-2) a TF32 matmul passes and "
+	 "precision is fp32 or fp64; in Triton, tl.float16/bfloat16/float8 conversions, tl.dot with "
+	 "allow_tf32=True or input_precision \"tf32\", \"tf32x3\", \"bf16x3\", and changing "
+	 "TRITON_F32_DEFAULT. kernelpro compiles Triton with TRITON_F32_DEFAULT=ieee, so a tl.dot on fp32 "
+	 "operands without input_precision is full fp32; after the candidate ran, the PyTorch adapter also "
+	 "reads the Triton IR it compiled and refuses a tf32/bf16 dot on fp32 data or an fp16/bf16/fp8 dot. At the KernelBench v0.1 tolerance (1e-2) a TF32 matmul passes and "
 	 "looks several times faster than the fp32 reference. Not applied to fp16/bf16 tasks. Both "
 	 "harnesses also run with NVIDIA_TF32_OVERRIDE=0, and the PyTorch adapter refuses a candidate that "
 	 "turned PyTorch's TF32 switches on while it ran."},

@@ -58,12 +58,13 @@ int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err)
 		else
 			kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%s", parts.v[gpu]);
 		kp_strvec_release(&parts);
-		kp_strvec_push(env, "NVIDIA_TF32_OVERRIDE=0");
+		kp_strvec_pushl(env, "NVIDIA_TF32_OVERRIDE=0", "TRITON_F32_DEFAULT=ieee", NULL);
 		return rc;
 	}
 	kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%d", gpu);
-	/* TF32 off in cuBLAS and cuDNN whatever either side asks for: an fp32 task stays fp32. */
-	kp_strvec_push(env, "NVIDIA_TF32_OVERRIDE=0");
+	/* TF32 off in cuBLAS and cuDNN whatever either side asks for, and in Triton's tl.dot unless a
+	 * kernel asks (which the precision check refuses in fp32 tasks): an fp32 task stays fp32. */
+	kp_strvec_pushl(env, "NVIDIA_TF32_OVERRIDE=0", "TRITON_F32_DEFAULT=ieee", NULL);
 	return 0;
 }
 
@@ -142,6 +143,10 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 		kp_buf_addf(&ext, "%s/torch_ext/%.16s", x->tc.cache, x->cand_sha);
 		kp_json_set(build, "torch_ext_dir", json_string(ext.buf));
 	}
+	/* Triton's JIT cache: one per candidate source (the reference's for a baseline), shared by every
+	 * process that runs it (the evaluation, the warm worker's children, the profiling run). */
+	cmd->triton_cache = kp_eval_triton_cache(&x->tc, x->cand_sha, x->task);
+	kp_json_set(build, "triton_cache", json_string(cmd->triton_cache));
 	kp_json_set(cfg, "build", build);
 	kp_json_dump_buf(cfg, &cmd->input, 1);
 

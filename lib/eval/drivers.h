@@ -27,8 +27,9 @@ void kp_eval_tolerance(const struct kp_task *t, const struct kp_eval_opts *o, si
 /* Where that tolerance comes from: "option", "task", "kernelbench-v0.1" or "default". */
 const char *kp_eval_tolerance_source(const struct kp_task *t, const struct kp_eval_opts *o, size_t i);
 
-/* CUDA_VISIBLE_DEVICES=<device> for the child, mapping opts->gpu through the parent's own list, and
- * NVIDIA_TF32_OVERRIDE=0 (TF32 off in cuBLAS/cuDNN for both sides). */
+/* CUDA_VISIBLE_DEVICES=<device> for the child, mapping opts->gpu through the parent's own list,
+ * NVIDIA_TF32_OVERRIDE=0 (TF32 off in cuBLAS/cuDNN for both sides) and TRITON_F32_DEFAULT=ieee
+ * (Triton's tl.dot on fp32 operands in full fp32 unless a kernel asks otherwise). */
 int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err);
 
 /*
@@ -36,6 +37,13 @@ int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err);
  * reference and the candidate first: a candidate that does not compile gives a compile_error
  * verdict in `v` and an empty cmd->argv (return 0); a reference that does not compile is an error.
  */
+/*
+ * The Triton cache directory of a PyTorch-adapter run (TRITON_CACHE_DIR, lib/eval/triton.c):
+ * <cache>/triton/<16 hex digits of the candidate's SHA-256>, or of the task's source for a run
+ * without a candidate. New string.
+ */
+char *kp_eval_triton_cache(const struct kp_toolchain *tc, const char *cand_sha, const struct kp_task *t);
+
 int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err);
 int kp_native_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err);
 

@@ -15,6 +15,7 @@
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
+#include "kernelpro/task_kind.h"
 
 #define CAND_CAP (1u << 20)
 #define OUT_CAP KP_EVAL_OUT_CAP
@@ -118,6 +119,7 @@ void kp_eval_cmd_release(struct kp_eval_cmd *cmd)
 	if (cmd->work_dir && cmd->remove_work_dir)
 		kp_rm_rf(cmd->work_dir, NULL);
 	free(cmd->work_dir);
+	free(cmd->triton_cache);
 	memset(cmd, 0, sizeof(*cmd));
 }
 
@@ -133,7 +135,7 @@ static void cmd_init(struct kp_eval_cmd *cmd)
 static char *cand_file_name(const struct kp_task *t, const char *name)
 {
 	const char *base = name ? strrchr(name, '/') : NULL;
-	const char *ext = t->kind == KP_TASK_KERNELBENCH ? ".py" : ".cu";
+	const char *ext = kp_task_kind_info(t->kind)->python ? ".py" : ".cu";
 	struct kp_buf b = KP_BUF_INIT;
 	base = base ? base + 1 : name ? name : "candidate";
 	for (const char *p = base; *p && b.len < 64; p++) {
@@ -155,7 +157,7 @@ static int check_candidate_kind(const struct kp_task *t, const char *name, struc
 {
 	if (!name)
 		return 0;
-	if (t->kind == KP_TASK_KERNELBENCH && kp_ends_with(name, ".cu"))
+	if (kp_task_kind_info(t->kind)->python && kp_ends_with(name, ".cu"))
 		return kp_error_set(err, KP_EINVAL,
 				    "'%s': KernelBench tasks take a Python candidate defining ModelNew (a .py); native "
 				    "tasks take .cu files",
@@ -204,7 +206,7 @@ static int prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_ver
 	v->rtol = x->rtol;
 	kp_strlcpy(v->tol_source, kp_eval_tolerance_source(x->task, x->o, 0), sizeof(v->tol_source));
 	kp_strlcpy(v->precision, kp_dtype_name(x->task->precision), sizeof(v->precision));
-	if (x->task->kind == KP_TASK_KERNELBENCH) {
+	if (kp_task_kind_info(x->task->kind)->python) {
 		int rc = kp_torch_prepare(x, cmd, v, err);
 		if (!rc)
 			kp_eval_sandbox_env(&cmd->env);
@@ -263,7 +265,7 @@ static void sanitize(struct kp_eval_ctx *x, struct kp_verdict *v)
 		c.stdin_len = cmd.input.len;
 		/* PyTorch under memcheck is slow to start; a rerun that does not finish soon is not worth
 		 * holding the GPU for (the verdict stands without it). */
-		c.timeout_ms = (long)((x->task->kind == KP_TASK_KERNELBENCH ? 90 : o.check_timeout_s + 60) * 1000);
+		c.timeout_ms = (long)((kp_task_kind_info(x->task->kind)->python ? 90 : o.check_timeout_s + 60) * 1000);
 		c.out_cap = OUT_CAP;
 		c.err_cap = ERR_CAP;
 		if (kp_child_run(&c, NULL) == 0) {
@@ -497,7 +499,7 @@ int kp_eval_baseline(const struct kp_task *task, const struct kp_eval_opts *opts
 	x.task = task;
 	x.o = o;
 	x.mode = "baseline";
-	x.with_compile = task->kind == KP_TASK_KERNELBENCH && with_compile;
+	x.with_compile = kp_task_kind_info(task->kind)->python && with_compile;
 	if ((rc = setup(task, NULL, 0, NULL, o, &x, &cmd, &none, err)) || (rc = prepare(&x, &cmd, &v, err)))
 		goto out;
 	kp_strvec_pushv(&c.args, (const char *const *)cmd.argv.v);

@@ -7,8 +7,10 @@
 #include <regex.h>
 
 #include "eval/srcscan.h"
+#include "eval/static_triton.h"
 #include "kernelpro/eval.h"
 #include "kernelpro/str.h"
+#include "kernelpro/task_kind.h"
 
 enum {
 	IN_PY = 1,   /* Python code, strings and comments removed */
@@ -87,9 +89,12 @@ static const struct rule rules[] = {
 
 	{"precision", IN_PY, WHEN_FP32, "\\.(half|bfloat16)" SP "\\(", "converts to fp16/bf16"},
 	{"precision", IN_PY, WHEN_FP32, "torch\\.(float16|half|bfloat16|float8[A-Za-z0-9_]*)" E, "fp16/bf16/fp8 dtype"},
-	{"precision", IN_PY, WHEN_FP32, B "(allow_tf32|set_float32_matmul_precision|fp32_precision|autocast|"
+	{"precision", IN_PY, WHEN_FP32, B "(set_float32_matmul_precision|fp32_precision|autocast|"
 					"allow_fp16_reduced_precision_reduction|allow_bf16_reduced_precision_reduction)" E,
 	 "changes the global float32 precision or enables autocast"},
+	/* allow_tf32 = False (and Triton's tl.dot(..., allow_tf32=False)) keeps fp32: only other uses count */
+	{"precision", IN_PY, WHEN_FP32, B "allow_tf32" SP "([^=[:space:]]|=" SP "[^F[:space:]]|$)",
+	 "turns TF32 on (allow_tf32)"},
 	{"precision", IN_CUDA, WHEN_FP32, B "(__float2half[a-z_0-9]*|__half2float|__float2bfloat16[a-z_0-9]*|"
 					  "__bfloat162float|__floats2half2_rn|__float22half2_rn)" E,
 	 "converts to fp16/bf16"},
@@ -150,7 +155,7 @@ struct scan {
 static int check_allowed(const struct scan *sc, const char *check)
 {
 	const struct kp_check_info *ci = kp_check_find(check);
-	unsigned kind = sc->task->kind == KP_TASK_KERNELBENCH ? KP_APPLIES_KERNELBENCH : KP_APPLIES_NATIVE;
+	unsigned kind = kp_task_kind_info(sc->task->kind)->python ? KP_APPLIES_KERNELBENCH : KP_APPLIES_NATIVE;
 	if (!ci || !(ci->applies & kind))
 		return 0;
 	if (sc->opts && sc->opts->allow_checks)
@@ -239,7 +244,7 @@ static void scan_text(struct scan *sc, unsigned where, const char *text, int lin
 {
 	pthread_once(&compiled_once, compile_all);
 	apply_rules(sc, rules, compiled_rules, KP_ARRAY_SIZE(rules), where, text, line0);
-	if (sc->task->kind == KP_TASK_KERNELBENCH)
+	if (kp_task_kind_info(sc->task->kind)->python)
 		apply_rules(sc, kb_rules, compiled_kb, KP_ARRAY_SIZE(kb_rules), where, text, line0);
 	else
 		apply_rules(sc, native_rules, compiled_native, KP_ARRAY_SIZE(native_rules), where, text, line0);
@@ -276,6 +281,14 @@ static const struct {
 };
 
 /* Lowercase without underscores, then through the alias table; NULL when not a compute op. */
+static const char *canonical_op(const char *name, size_t n, char *tmp, size_t tmpn);
+
+const char *kp__static_compute_op(const char *name, size_t n)
+{
+	char tmp[64];
+	return canonical_op(name, n, tmp, sizeof(tmp));
+}
+
 static const char *canonical_op(const char *name, size_t n, char *tmp, size_t tmpn)
 {
 	size_t k = 0;
@@ -321,6 +334,15 @@ static int opset_has(const struct opset *s, const char *op)
 	return 0;
 }
 
+int kp__static_matmul_operator(const char *code, const char *p)
+{
+	/* An operator when an expression precedes it on the line; a decorator otherwise. */
+	const char *q = p;
+	while (q > code && (q[-1] == ' ' || q[-1] == '\t'))
+		q--;
+	return q > code && q[-1] != '\n' && (isalnum((unsigned char)q[-1]) || strchr("_)]", q[-1]));
+}
+
 /* True when the word before `p` is `def` or `class`: a definition, not a call. */
 static int preceded_by_def(const char *code, const char *p)
 {
@@ -346,11 +368,7 @@ static void py_ops(const char *code, struct opset *s)
 			continue;
 		}
 		if (*p == '@') {
-			/* An operator when an expression precedes it on the line; a decorator otherwise. */
-			const char *q = p;
-			while (q > code && (q[-1] == ' ' || q[-1] == '\t'))
-				q--;
-			if (q > code && q[-1] != '\n' && (isalnum((unsigned char)q[-1]) || strchr("_)]", q[-1])))
+			if (kp__static_matmul_operator(code, p))
 				opset_add(s, "matmul", line);
 			p++;
 			continue;
@@ -420,16 +438,19 @@ static void cxx_ops(const char *text, int line0, struct opset *s)
 	}
 }
 
-static void torch_op_checks(struct scan *sc, const struct kp_pysrc *cand)
+/* `cand_code`: the candidate's Python (a Triton candidate's host code: tl.sum is not torch.sum). */
+static void torch_op_checks(struct scan *sc, const struct kp_pysrc *cand, const char *cand_code)
 {
 	struct kp_pysrc ref;
 	struct opset rops = {0}, cops = {0}, shared = {0};
-	struct kp_buf names = KP_BUF_INIT;
+	struct kp_buf names = KP_BUF_INIT, ref_host = KP_BUF_INIT;
 
 	kp_pysrc_parse(&ref, sc->task->source ? sc->task->source : "",
 		       sc->task->source ? strlen(sc->task->source) : 0);
-	py_ops(ref.code.buf, &rops);
-	py_ops(cand->code.buf, &cops);
+	if (kp_triton_candidate(&ref)) /* a Triton task: the reference's own kernels are not PyTorch ops */
+		kp_triton_host_code(ref.code.buf, &ref_host);
+	py_ops(ref_host.len ? ref_host.buf : ref.code.buf, &rops);
+	py_ops(cand_code, &cops);
 	for (size_t i = 0; i < cand->nstrs; i++) {
 		struct kp_buf stripped = KP_BUF_INIT;
 		kp_csrc_strip(&stripped, cand->strs[i].text, strlen(cand->strs[i].text));
@@ -455,10 +476,19 @@ static void torch_op_checks(struct scan *sc, const struct kp_pysrc *cand)
 		kp_buf_addf(&h->ev, "keeps %zu of the reference's %zu compute ops: %s", shared.n, rops.n, names.buf);
 	}
 	kp_buf_release(&names);
+	kp_buf_release(&ref_host);
 	kp_pysrc_release(&ref);
 }
 
 /* --- the entry point ------------------------------------------------------------------------------ */
+
+/* What the Triton rules found (static_triton.c), kept unless the check is switched off. */
+static void triton_evidence(void *ud, const char *check, int line, const char *what, const char *text, size_t n)
+{
+	struct scan *sc = ud;
+	if (check_allowed(sc, check))
+		add_evidence(sc, check, line, what, text, n);
+}
 
 static int has_kernel(const struct kp_pysrc *p)
 {
@@ -474,7 +504,10 @@ static const char *fix_hint(const char *check)
 		const char *check, *hint;
 	} hints[] = {
 		{"torch_fallback", "write the computation as your own CUDA kernel instead of calling the reference's ops"},
-		{"no_kernel", "define a __global__ kernel (load_inline or the kernelpro.fast path) and call it in forward()"},
+		{"no_kernel", "define a __global__ kernel (load_inline or the kernelpro.fast path) or a @triton.jit kernel "
+			      "and call it in forward()"},
+		{"host_compute", "do the work in the Triton kernels; around the launches only allocate (torch.empty) and "
+				 "reshape (view, contiguous)"},
 		{"try_fallback", "remove the try/except; let build and launch errors surface"},
 		{"streams", "launch on the stream you are given (torch.cuda.current_stream() or the ABI's stream)"},
 		{"threads", "do all work in the calling thread"},
@@ -482,7 +515,8 @@ static const char *fix_hint(const char *check)
 		{"harness_tamper", "do not inspect the interpreter or the caller"},
 		{"dynamic_code", "write the code directly; no exec/eval/importlib"},
 		{"lazy_tensor", "return plain torch.Tensor outputs"},
-		{"precision", "compute in the task's precision (fp32): no fp16/bf16/TF32"},
+		{"precision", "compute in the task's precision (fp32): no fp16/bf16/TF32 (in Triton: no allow_tf32=True, "
+			      "input_precision=\"tf32\" or .to(tl.float16))"},
 		{"reads_reference", "compute the result yourself; do not call the reference or its input generator"},
 	};
 	for (size_t i = 0; i < KP_ARRAY_SIZE(hints); i++)
@@ -498,10 +532,16 @@ int kp_eval_static(const struct kp_task *task, const char *src, size_t len, cons
 	struct kp_buf log = KP_BUF_INIT, msg = KP_BUF_INIT;
 	int refused = 0;
 
-	if (task->kind == KP_TASK_KERNELBENCH) {
+	if (kp_task_kind_info(task->kind)->python) {
 		struct kp_pysrc p;
+		struct kp_buf host = KP_BUF_INIT;
 		kp_pysrc_parse(&p, src, len);
 		scan_text(&sc, IN_PY, p.code.buf, 1);
+		if (kp_triton_candidate(&p)) {
+			kp_triton_host_code(p.code.buf, &host);
+			kp_triton_scan(&p, host.buf, task->precision == KP_DTYPE_F32 || task->precision == KP_DTYPE_F64,
+				       triton_evidence, &sc);
+		}
 		for (size_t i = 0; i < p.nstrs; i++) {
 			struct kp_buf stripped = KP_BUF_INIT;
 			kp_csrc_strip(&stripped, p.strs[i].text, strlen(p.strs[i].text));
@@ -511,9 +551,10 @@ int kp_eval_static(const struct kp_task *task, const char *src, size_t len, cons
 		if (!has_kernel(&p) && check_allowed(&sc, "no_kernel")) {
 			struct hits *h = hits_for(&sc, "no_kernel");
 			h->n++;
-			kp_buf_adds(&h->ev, "no __global__ function in any source string");
+			kp_buf_adds(&h->ev, "no __global__ function in any source string and no @triton.jit kernel");
 		}
-		torch_op_checks(&sc, &p);
+		torch_op_checks(&sc, &p, host.len ? host.buf : p.code.buf);
+		kp_buf_release(&host);
 		kp_pysrc_release(&p);
 	} else {
 		struct kp_buf stripped = KP_BUF_INIT;

@@ -473,12 +473,13 @@ static size_t default_jobs(void)
 	return n < 2 ? 2 : n > JOBS_MAX ? JOBS_MAX : (size_t)n;
 }
 
-/* Native builds happen in kernelpro (nvcc, ~1 s, many at once); a KernelBench candidate builds in its
- * harness child, whose `import torch` alone costs more than a fast-path build (~4 s against ~1 s on the
- * H200 machine), so only load_inline candidates (~27 s a build) are worth building ahead in parallel. */
+/* Native builds happen in kernelpro (nvcc, ~1 s, many at once); a KernelBench (or Triton) candidate
+ * builds in its harness child, whose `import torch` alone costs more than a fast-path build (~4 s
+ * against ~1 s on the H200 machine), so only load_inline candidates (~27 s a build) are worth
+ * building ahead in parallel (a Triton kernel compiles at its first call, never ahead). */
 static int worth_prebuilding(const struct kp_task *t, const char *src, size_t len)
 {
-	if (t->kind != KP_TASK_KERNELBENCH)
+	if (!kp_task_kind_info(t->kind)->python)
 		return 1;
 	return memmem(src, len, "load_inline", 11) != NULL || memmem(src, len, "cpp_extension", 13) != NULL;
 }
@@ -521,7 +522,7 @@ static int setup(struct tuner *T, const struct kp_task *task, const char *src, s
 
 	if (o->worker) {
 		T->w = o->worker;
-	} else if (o->start_worker && task->kind == KP_TASK_KERNELBENCH) {
+	} else if (o->start_worker && kp_task_kind_info(task->kind)->python) {
 		struct kp_error werr = KP_ERROR_INIT;
 		if (kp_eval_worker_start(e->gpu, &T->eval, &T->w, &werr) == 0)
 			T->own_w = 1;

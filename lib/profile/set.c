@@ -64,6 +64,9 @@ int kp_profile_set_load(struct kp_profile_set *ps, const struct kp_profile_files
 			goto out;
 		ps->have_trace = 1;
 	}
+	if (f->triton && ((rc = read_all(f->triton, &b, err)) ||
+			  (rc = kp_triton_meta_load(&ps->triton, f->triton, b.buf, b.len, err))))
+		goto out;
 	ps->nkernels = ps->ncu.nlaunches;
 	ps->kernels = kp_xcalloc(ps->nkernels ? ps->nkernels : 1, sizeof(*ps->kernels));
 	for (size_t i = 0; i < ps->nkernels; i++) {
@@ -72,6 +75,7 @@ int kp_profile_set_load(struct kp_profile_set *ps, const struct kp_profile_files
 		k->sass = ps->have_sass ? kp_sass_find_launch(&ps->sass, k->launch) : NULL;
 		k->ptxas = ps->have_ptxas ? kp_ptxas_find_launch(&ps->ptxas, k->launch) : NULL;
 		k->trace = ps->have_trace ? &ps->trace : NULL;
+		k->triton = ps->triton.n ? kp_triton_meta_find_launch(&ps->triton, k->launch) : NULL;
 	}
 out:
 	kp_buf_release(&b);
@@ -84,6 +88,7 @@ void kp_profile_set_release(struct kp_profile_set *ps)
 	kp_sass_release(&ps->sass);
 	kp_ptxas_release(&ps->ptxas);
 	kp_trace_release(&ps->trace);
+	kp_triton_meta_release(&ps->triton);
 	free(ps->kernels);
 	ps->kernels = NULL;
 	ps->nkernels = 0;
@@ -102,6 +107,8 @@ void kp_profile_dir_files(const char *dir, struct kp_profile_files *f, struct kp
 		{"sass.txt", offsetof(struct kp_profile_files, sass)},
 		{"ptxas.txt", offsetof(struct kp_profile_files, ptxas)},
 		{"trace.json", offsetof(struct kp_profile_files, trace)},
+		{"triton.json", offsetof(struct kp_profile_files, triton)},
+		{"triton_sass.txt", offsetof(struct kp_profile_files, sass)}, /* when ncu gave no SASS */
 	};
 	memset(f, 0, sizeof(*f));
 	/* the strings stay put when the vector grows: only its array of pointers moves */

@@ -17,10 +17,18 @@ static const char *const torch_other[] = {"cuda", "cu", "c++", "cpp", "cxx", "c"
 static const char *const torch_entries[] = {"ModelNew", NULL};
 
 static const struct kp_cand_format_info formats[] = {
-	[KP_CAND_CUDA] = {"cuda", "CUDA C++", "cuda", cuda_tags, cuda_other, cuda_entries, "prompts/format-cuda.txt"},
-	[KP_CAND_TORCH] = {"torch", "Python", "python", torch_tags, torch_other, torch_entries,
-			   "prompts/format-torch.txt"},
+	[KP_CAND_CUDA] = {"cuda", "CUDA C++", "CUDA", "cuda", cuda_tags, cuda_other, cuda_entries, "prompts/format-cuda.txt",
+			  NULL, NULL},
+	[KP_CAND_TORCH] = {"torch", "Python", "CUDA", "python", torch_tags, torch_other, torch_entries,
+			   "prompts/format-torch.txt", NULL, NULL},
+	/* The same Python file, its kernels @triton.jit functions (docs/triton.md). */
+	[KP_CAND_TRITON] = {"triton", "Python (Triton)", "Triton", "python", torch_tags, torch_other, torch_entries,
+			    "prompts/format-triton.txt", "triton.jit",
+			    "the code defines no @triton.jit kernel; this version must do its work in Triton kernels "
+			    "(@triton.jit functions launched from ModelNew.forward), as the format section says"},
 };
+
+_Static_assert(KP_ARRAY_SIZE(formats) == KP_CAND_NFORMATS, "one row per candidate format");
 
 const struct kp_cand_format_info *kp_cand_format_info(enum kp_cand_format f)
 {
@@ -30,6 +38,11 @@ const struct kp_cand_format_info *kp_cand_format_info(enum kp_cand_format f)
 const char *kp_cand_format_name(enum kp_cand_format f)
 {
 	return kp_cand_format_info(f)->name;
+}
+
+const char *kp_cand_format_kernels(enum kp_cand_format f)
+{
+	return kp_cand_format_info(f)->kernels;
 }
 
 int kp_cand_format_parse(const char *s, enum kp_cand_format *out)
@@ -316,6 +329,10 @@ int kp_prog_extract(const char *reply, size_t len, enum kp_cand_format format, c
 		for (size_t e = 0; !nb && e < nentries; e++)
 			score += defines(reply, len, entries[e]);
 		if (!nb && nentries && (size_t)score == nentries && !elides(reply, len, what, sizeof(what))) {
+			if (f->marker && !memmem(reply, len, f->marker, strlen(f->marker))) {
+				snprintf(reason, reason_len, "%s", f->marker_missing);
+				return KP_ELLM;
+			}
 			kp_buf_add(code, reply, len);
 			return 0;
 		}
@@ -331,6 +348,10 @@ int kp_prog_extract(const char *reply, size_t len, enum kp_cand_format format, c
 	if (nentries && (size_t)best_score < nentries) {
 		snprintf(reason, reason_len, "the code does not define %s; the file must define %s as the format section says",
 			 names, nentries > 1 ? "all of them" : "it");
+		return KP_ELLM;
+	}
+	if (f->marker && !memmem(reply + b[best].body, b[best].body_end - b[best].body, f->marker, strlen(f->marker))) {
+		snprintf(reason, reason_len, "%s", f->marker_missing);
 		return KP_ELLM;
 	}
 	if (elides(reply + b[best].body, b[best].body_end - b[best].body, what, sizeof(what))) {

@@ -38,6 +38,8 @@
 	X(language)                                                            \
 	X(fence)                                                               \
 	X(entry_points)                                                        \
+	X(kernel_language)                                                     \
+	X(port_from)                                                           \
 	X(protocol)                                                            \
 	X(search_on)                                                           \
 	X(tools_on)                                                            \
@@ -78,11 +80,18 @@ void kp_tmpl_release(struct kp_tmpl *t);
 struct kp_cand_format_info {
 	const char *name;                 /* "cuda", "torch" */
 	const char *language;             /* for people: "CUDA C++", "Python" */
+	const char *kernels;              /* what the kernels are written in: "CUDA", "Triton" */
 	const char *fence;                /* the fence tag asked for: "cuda", "python" */
 	const char *const *fence_tags;    /* tags accepted from replies ("" = an untagged block) */
 	const char *const *other_tags;    /* tags of the other languages, for a precise rejection */
 	const char *const *entry_points;  /* default names the code must define */
 	const char *prompt_file;          /* prompts/format-<name>.txt: the ABI and a worked example */
+	/*
+	 * Text the code must contain to be in this format (NULL: none), and the rejection when it
+	 * does not: a Triton candidate without a @triton.jit kernel is CUDA or PyTorch, not Triton.
+	 */
+	const char *marker;
+	const char *marker_missing;
 };
 
 const struct kp_cand_format_info *kp_cand_format_info(enum kp_cand_format f);
@@ -111,8 +120,10 @@ enum kp_prog_tmpl_id {
 	KP_PT_TOOLS,
 	KP_PT_KNOBS_CUDA, /* how a candidate of the format declares tunable values: prompts/knobs-<format>.txt */
 	KP_PT_KNOBS_TORCH,
+	KP_PT_KNOBS_TRITON,
 	KP_PT_FMT_CUDA,
 	KP_PT_FMT_TORCH,
+	KP_PT_FMT_TRITON,
 	KP_NPT,
 };
 

@@ -13,9 +13,10 @@
 static const char *const tmpl_files[KP_NPT] = {
 	[KP_PT_SYSTEM] = "system.txt",	    [KP_PT_INITIAL] = "initial.txt",	 [KP_PT_DEBUG] = "debug.txt",
 	[KP_PT_OPTIMIZE] = "optimize.txt",  [KP_PT_TOOLS] = "tools.txt",	 [KP_PT_FMT_CUDA] = "format-cuda.txt",
-	[KP_PT_FMT_TORCH] = "format-torch.txt",
+	[KP_PT_FMT_TORCH] = "format-torch.txt", [KP_PT_FMT_TRITON] = "format-triton.txt",
 	[KP_PT_KNOBS_CUDA] = "knobs-cuda.txt",
 	[KP_PT_KNOBS_TORCH] = "knobs-torch.txt",
+	[KP_PT_KNOBS_TRITON] = "knobs-triton.txt",
 };
 
 void kp_prog_ctx_init(struct kp_prog_ctx *ctx)

@@ -478,7 +478,9 @@ static void fill_times(const struct kp_prog_ctx *c, struct slots *s)
 	kp_buf_adds(V(best_speedup), t);
 }
 
-static const int knobs_tmpl[] = {[KP_CAND_CUDA] = KP_PT_KNOBS_CUDA, [KP_CAND_TORCH] = KP_PT_KNOBS_TORCH};
+static const int knobs_tmpl[] = {[KP_CAND_CUDA] = KP_PT_KNOBS_CUDA,
+				 [KP_CAND_TORCH] = KP_PT_KNOBS_TORCH,
+				 [KP_CAND_TRITON] = KP_PT_KNOBS_TRITON};
 
 static void fill(struct kp_programmer *pg, const struct kp_prog_ctx *c, const struct budgets *b, struct slots *s)
 {
@@ -495,6 +497,9 @@ static void fill(struct kp_programmer *pg, const struct kp_prog_ctx *c, const st
 	kp_buf_adds(V(format_name), f->name);
 	kp_buf_adds(V(language), f->language);
 	kp_buf_adds(V(fence), f->fence);
+	kp_buf_adds(V(kernel_language), f->kernels);
+	if (c->mode == KP_PROG_OPTIMIZE && set(c->parent_kernels) && strcmp(c->parent_kernels, f->kernels))
+		kp_buf_adds(V(port_from), c->parent_kernels);
 	for (size_t i = 0; entries[i]; i++)
 		kp_buf_addf(V(entry_points), "%s%s", i ? ", " : "", entries[i]);
 	if (search_on)
@@ -534,7 +539,7 @@ int kp_prog_build(struct kp_programmer *pg, const struct kp_prog_ctx *c, struct 
 
 	if ((unsigned)c->mode >= KP_ARRAY_SIZE(mode_tmpl))
 		return kp_error_set(err, KP_EINVAL, "programmer: unknown mode %d", (int)c->mode);
-	if ((unsigned)c->format > KP_CAND_TORCH)
+	if ((unsigned)c->format >= KP_CAND_NFORMATS)
 		return kp_error_set(err, KP_EINVAL, "programmer: unknown candidate format %d", (int)c->format);
 	if (c->mode != KP_PROG_INITIAL && !set(c->parent_code))
 		return kp_error_set(err, KP_EINVAL, "programmer: %s mode needs the parent code", kp_prog_mode_name(c->mode));

@@ -198,7 +198,7 @@ int kp_report_is_suite(const char *dir)
 	return yes;
 }
 
-static int task_from_run(const char *run_dir, struct kp_suite_task *t, struct kp_error *err)
+int kp_report_suite_task(const char *run_dir, struct kp_suite_task *t, struct kp_error *err)
 {
 	json_t *view = NULL;
 	struct kp_buf src = KP_BUF_INIT;
@@ -243,7 +243,7 @@ int kp_report_suite_load(const char *dir, struct kp_suite *s, struct kp_error *e
 	for (size_t i = 0; i < runs.n; i++) {
 		struct kp_suite_task t;
 		kp_suite_task_init(&t);
-		if ((rc = task_from_run(runs.v[i], &t, err))) {
+		if ((rc = kp_report_suite_task(runs.v[i], &t, err))) {
 			kp_suite_task_release(&t);
 			goto out;
 		}

@@ -283,6 +283,7 @@ static void copy_settings(struct kp_run *r, const struct kp_run_new *o)
 	r->settings.family = kp_xstrdup(s->family ? s->family : o->task->name);
 	r->settings.llm = s->llm && *s->llm ? kp_xstrdup(s->llm) : NULL;
 	r->settings.evaluator = kp_xstrdup(s->evaluator ? s->evaluator : "harness");
+	r->settings.formats = s->formats ? kp_xstrdup(s->formats) : NULL;
 	r->task = kp_task_to_json(o->task);
 	kp_json_set(r->task, "path", json_string(o->task->path));
 	r->kind = kp_task_kind_info(o->task->kind);

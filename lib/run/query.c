@@ -85,6 +85,9 @@ static json_t *node_json(const struct kp_node_row *r)
 	kp_json_set(o, "outcome", json_string(r->evaluated ? kp_outcome_name(r->outcome) : "pending"));
 	kp_json_set(o, "speedup", kp_json_real(r->parent ? r->speedup : 1.0));
 	kp_json_set(o, "time_ms", kp_json_real(r->time_ms));
+	kp_json_set(o, "format", r->format[0] ? json_string(r->format) : NULL);
+	kp_json_set(o, "language",
+		    kp_cand_format_language(r->format) ? json_string(kp_cand_format_language(r->format)) : NULL);
 	return o;
 }
 

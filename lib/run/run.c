@@ -69,25 +69,8 @@ void kp_run_settings_release(struct kp_run_settings *s)
 	free(s->family);
 	free(s->llm);
 	free(s->evaluator);
+	free(s->formats);
 	kp_run_settings_init(s);
-}
-
-static json_t *budget_json(const struct kp_search_budget *b)
-{
-	json_t *o = json_object();
-	kp_json_set(o, "evals", b->evals ? json_integer(b->evals) : NULL);
-	kp_json_set(o, "wall_s", b->wall_s > 0 ? json_real(b->wall_s) : NULL);
-	kp_json_set(o, "tokens", b->tokens ? json_integer(b->tokens) : NULL);
-	kp_json_set(o, "cost_usd", b->cost > 0 ? json_real(b->cost) : NULL);
-	return o;
-}
-
-static void budget_from_json(const json_t *o, struct kp_search_budget *b)
-{
-	b->evals = (long)kp_json_int(o, "evals", 0);
-	b->wall_s = kp_json_num(o, "wall_s", 0);
-	b->tokens = (long)kp_json_int(o, "tokens", 0);
-	b->cost = kp_json_num(o, "cost_usd", 0);
 }
 
 /* How the tools reach the model; kept with the run, so a resumed run asks the same way. */
@@ -99,24 +82,9 @@ static json_t *orchestration_json(const struct kp_run_settings *s)
 	return o;
 }
 
-/* Stores v (taken) under key as compact, sorted JSON. */
-static int meta_set_json(struct kp_store *s, const char *key, json_t *v, struct kp_error *err)
-{
-	char *t = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-	int rc = kp_store_meta_set(s, key, t, err);
-	free(t);
-	json_decref(v);
-	return rc;
-}
-
 int kp__run_meta_json(struct kp_store *s, const char *key, json_t **out, struct kp_error *err)
 {
-	struct kp_buf b = KP_BUF_INIT;
-	int rc = kp_store_meta_get(s, key, &b, err);
-	if (!rc)
-		rc = kp_json_load_mem(key, b.buf, b.len, out, err);
-	kp_buf_release(&b);
-	return rc;
+	return kp_store_meta_get_json(s, key, out, err);
 }
 
 char *kp__run_meta_str(struct kp_store *s, const char *key)
@@ -143,11 +111,12 @@ int kp__run_save_settings(struct kp_run *r, const char *stamp, struct kp_error *
 	    (rc = kp_store_meta_set(r->store, "family", s->family, err)) ||
 	    (rc = kp_store_meta_set(r->store, "llm", s->llm ? s->llm : "", err)) ||
 	    (rc = kp_store_meta_set(r->store, "evaluator", s->evaluator ? s->evaluator : "harness", err)) ||
-	    (rc = meta_set_json(r->store, "orchestration", orchestration_json(s), err)) ||
-	    (rc = meta_set_json(r->store, "task", json_incref(r->task), err)) ||
+	    (s->formats && (rc = kp_store_meta_set(r->store, "formats", s->formats, err))) ||
+	    (rc = kp_store_meta_set_json(r->store, "orchestration", orchestration_json(s), err)) ||
+	    (rc = kp_store_meta_set_json(r->store, "task", json_incref(r->task), err)) ||
 	    (rc = kp_store_meta_set(r->store, "task_sha256", r->task_sha256, err)) ||
-	    (rc = meta_set_json(r->store, "params", kp_search_params_to_json(&s->params), err)) ||
-	    (rc = meta_set_json(r->store, "budget", budget_json(&s->budget), err))) {
+	    (rc = kp_store_meta_set_json(r->store, "params", kp_search_params_to_json(&s->params), err)) ||
+	    (rc = kp_store_meta_set_json(r->store, "budget", kp_search_budget_to_json(&s->budget), err))) {
 		kp_store_rollback(r->store);
 		return rc;
 	}
@@ -193,11 +162,12 @@ static int load_settings(struct kp_run *r, int strict, struct kp_error *err)
 	s->family = kp__run_meta_str(r->store, "family");
 	s->llm = kp__run_meta_str(r->store, "llm");
 	s->evaluator = kp__run_meta_str(r->store, "evaluator");
+	s->formats = kp__run_meta_str(r->store, "formats");
 	if (!(one = kp__run_meta_json(r->store, "params", &pj, e)))
 		one = kp_search_params_from_json(&s->params, pj, e);
 	rc = rc ? rc : one;
 	if (!(one = kp__run_meta_json(r->store, "budget", &bj, e)))
-		budget_from_json(bj, &s->budget);
+		kp_search_budget_from_json(bj, &s->budget);
 	rc = rc ? rc : one;
 	json_decref(pj);
 	json_decref(bj);
@@ -411,7 +381,7 @@ static int remember_task(struct kp_run *r, const struct kp_task *t, struct kp_er
 	}
 	if (!rc && t->path && (!was || strcmp(was, t->path))) {
 		kp_json_set(r->task, "path", json_string(t->path));
-		rc = meta_set_json(r->store, "task", json_incref(r->task), err);
+		rc = kp_store_meta_set_json(r->store, "task", json_incref(r->task), err);
 	}
 	return rc;
 }
@@ -448,7 +418,7 @@ int kp_run_set_budget(struct kp_run *r, const struct kp_search_budget *b, unsign
 		cur->tokens = b->tokens;
 	if (which & KP_RUN_LIMIT_COST)
 		cur->cost = b->cost;
-	return meta_set_json(r->store, "budget", budget_json(cur), err);
+	return kp_store_meta_set_json(r->store, "budget", kp_search_budget_to_json(cur), err);
 }
 
 const struct kp_task_kind_info *kp__run_kind(const struct kp_run *r, const char *lang)

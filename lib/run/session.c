@@ -18,6 +18,7 @@ struct session {
 	const struct kp_run_session *opts;
 	struct kp_search_params params;
 	struct kp_search_task task;
+	struct kp_strvec formats; /* the run's formats, for task.formats */
 	struct kp_buf task_text;
 	struct kp_llm_config recorded; /* the run's model, when the session names none */
 	struct kp_llm *llm;
@@ -80,9 +81,9 @@ static int make_programmer(struct session *S, struct kp_error *err)
 
 	if (o->programmer)
 		return 0;
-	if (kp_cand_format_parse(S->task.kind->format, &format))
-		KP_BUG("task kind '%s' names candidate format '%s', which lib/programmer lacks",
-		       S->task.kind->name, S->task.kind->format);
+	if (kp_cand_format_parse(S->formats.n ? S->formats.v[0] : S->task.kind->format, &format))
+		return kp_error_set(err, KP_EINVAL, "the run's candidate format '%s' is not one kernelpro knows",
+				    S->formats.n ? S->formats.v[0] : S->task.kind->format);
 	if ((rc = llm_config(S, &cfg, &parallel, err)) || (rc = kp_llm_open(&S->llm, cfg, err)))
 		return rc;
 	kp_llm_set_cancel_flag(S->llm, o->stop); /* a stop drops the requests in flight (KP_ECANCELED) */
@@ -111,6 +112,8 @@ static int make_exec_evaluator(struct session *S, const char *args, struct kp_er
 	kp_path_join(&wdir, S->run->dir, "exec-eval");
 	rc = kp_exec_evaluator_new(&S->made_eval, argv.n ? (const char *const *)argv.v : NULL,
 				   S->opts->task->reference, wdir.buf, S->task.kind->ext, timeout_s, err);
+	if (!rc && eo)
+		kp_exec_evaluator_set_gpu(S->made_eval, eo->gpu); /* KP_GPU: the program runs where the session does */
 	kp_strvec_release(&argv);
 	kp_buf_release(&wdir);
 	return rc;
@@ -180,6 +183,7 @@ static void session_release(struct session *S)
 	kp_llm_free(S->llm);
 	kp_llm_config_release(&S->recorded);
 	kp_buf_release(&S->task_text);
+	kp_strvec_release(&S->formats);
 }
 
 /* ---- the loop's hooks: the files beside the database ----------------------------------------- */
@@ -253,6 +257,10 @@ int kp_run_optimize(struct kp_run *r, const struct kp_run_session *o, struct kp_
 					 .family = r->settings.family ? r->settings.family : o->task->name,
 					 .kind = kp_task_kind_info(o->task->kind),
 					 .reference_source = o->task->source};
+	if (r->settings.formats) { /* several languages (or another than the kind's) */
+		kp_strvec_split(&S.formats, r->settings.formats, ',');
+		S.task.formats = (const char *const *)S.formats.v;
+	}
 	if ((rc = make_reactive(&S, err)) || (rc = make_programmer(&S, err)) ||
 	    (rc = make_evaluator(&S, err)))
 		goto out;

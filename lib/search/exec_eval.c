@@ -27,6 +27,7 @@ struct exec_eval {
 	char *work_dir;
 	char *ext;
 	double timeout_s;
+	int gpu; /* passed as KP_GPU; -1: none */
 };
 
 static char *dump_or_null(const json_t *v)
@@ -102,6 +103,8 @@ static int run_one(struct exec_eval *e, const char *file, const char *role, long
 	kp_strvec_push(&c.args, file);
 	kp_strvec_pushf(&c.env, "KP_EVAL_ROLE=%s", role);
 	kp_strvec_pushf(&c.env, "KP_NODE_ID=%ld", node);
+	if (e->gpu >= 0)
+		kp_strvec_pushf(&c.env, "KP_GPU=%d", e->gpu);
 	c.timeout_ms = e->timeout_s > 0 ? (long)(e->timeout_s * 1000) : 0;
 	c.out_cap = EXEC_OUT_CAP;
 	c.err_cap = 64 << 10;
@@ -187,6 +190,13 @@ int kp_exec_evaluator_new(struct kp_search_evaluator **out, const char *const *a
 	e->work_dir = kp_xstrdup(work_dir);
 	e->ext = kp_xstrdup(ext ? ext : "cu");
 	e->timeout_s = timeout_s;
+	e->gpu = -1;
 	*out = &e->base;
 	return 0;
+}
+
+void kp_exec_evaluator_set_gpu(struct kp_search_evaluator *ev, int gpu)
+{
+	if (ev && ev->evaluate == exec_evaluate)
+		((struct exec_eval *)ev)->gpu = gpu;
 }

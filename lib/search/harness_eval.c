@@ -20,6 +20,7 @@
 #include "kernelpro/search_backends.h"
 #include "kernelpro/task_kind.h"
 #include "search/refcache.h"
+#include "kernelpro/toolchain.h"
 
 /* The NVTX range kp_eval_prepare() wraps the candidate's calls in (eval.h). */
 #define CANDIDATE_RANGE "kp_candidate/"
@@ -172,6 +173,36 @@ out:
 }
 
 /*
+ * A Python candidate's Triton kernels (the evaluation compiled them into cmd->triton_cache): their
+ * metadata into dir/triton.json and, when ncu gave no SASS, their cubins' SASS into
+ * dir/triton_sass.txt, both for the diagnosis. A failure only leaves them out.
+ */
+static void triton_files(const struct kp_eval_cmd *cmd, const char *dir, struct kp_profile_files *files,
+			 struct kp_buf *json, struct kp_buf *sass, json_t *pj)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	char *cuobjdump = files->sass ? NULL : kp_cuda_tool("cuobjdump");
+	size_t n = 0;
+
+	if (!cmd->triton_cache)
+		goto out;
+	if (kp_triton_collect(cmd->triton_cache, dir, cuobjdump, &n, &err)) {
+		kp_json_set(pj, "triton_error", json_string(kp_error_msg(&err)));
+		goto out;
+	}
+	kp_json_set(pj, "triton_kernels", json_integer((json_int_t)n));
+	if (!n)
+		goto out;
+	kp_path_join(json, dir, "triton.json");
+	files->triton = json->buf;
+	kp_path_join(sass, dir, "triton_sass.txt");
+	if (!files->sass && kp_path_exists(sass->buf))
+		files->sass = sass->buf;
+out:
+	free(cuobjdump);
+}
+
+/*
  * Profiles one candidate file: ncu over its calls, then the diagnosis pipeline on its longest
  * kernel (`measured`: its NVML energy for the energy paragraph, or NULL). Returns 0 whatever
  * happened to the profile (a note goes into the profile JSON); a negative code only for an
@@ -184,7 +215,7 @@ static int profile(struct harness *h, const char *tag, const char *path, const s
 	struct kp_verdict v;
 	struct kp_ncu_run r;
 	struct kp_profile_files files;
-	struct kp_buf dir = KP_BUF_INIT;
+	struct kp_buf dir = KP_BUF_INIT, tjson = KP_BUF_INIT, tsass = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
 	json_t *pj = json_object();
 	double t0 = kp_now();
@@ -229,6 +260,7 @@ static int profile(struct harness *h, const char *tag, const char *path, const s
 	files.ncu_csv = r.raw_csv;
 	files.ncu_details = r.details_csv[0] ? r.details_csv : NULL;
 	files.sass = r.sass_csv[0] ? r.sass_csv : NULL;
+	triton_files(&cmd, dir.buf, &files, &tjson, &tsass, pj);
 	if (diagnose(h, &files, measured, out, pj, reference, &err))
 		goto note;
 	goto done;
@@ -250,6 +282,8 @@ done:
 		kp_eval_cmd_release(&cmd);
 	kp_verdict_release(&v);
 	kp_buf_release(&dir);
+	kp_buf_release(&tjson);
+	kp_buf_release(&tsass);
 	return 0;
 }
 

@@ -161,12 +161,18 @@ static int llm_generate(struct kp_search_programmer *base, const struct kp_searc
 	struct kp_prog_result res = {0};
 	struct llm_gen g = {out, req};
 	struct kp_buf cs_text = KP_BUF_INIT;
+	enum kp_cand_format parent_format;
 	char tag[64];
 	int rc;
 
 	kp_prog_ctx_init(&ctx);
 	ctx.mode = req->mode;
 	ctx.format = lp->format;
+	if (req->format && kp_cand_format_parse(req->format, &ctx.format))
+		return kp_error_set(err, KP_EINVAL, "the search asked for candidate format '%s', which the programmer "
+						    "does not know", req->format);
+	if (req->parent_format && kp_cand_format_parse(req->parent_format, &parent_format) == 0)
+		ctx.parent_kernels = kp_cand_format_kernels(parent_format); /* the prompt asks for a port when it differs */
 	ctx.task_name = req->task_name;
 	ctx.task_text = lp->task_text;
 	ctx.reference_code = req->reference_source;

@@ -28,6 +28,7 @@ struct job {
 	long parent_id;
 	enum kp_node_kind kind;
 	struct kp_search_request ctx;
+	char parent_format[16]; /* ctx.parent_format: a copy, as the tree's array moves when it grows */
 	struct job_text text;
 	struct kp_search_child result;
 	int rc;
@@ -311,6 +312,9 @@ static int make_job(struct loop *L, int idx, struct job **out, struct kp_error *
 	j->ctx.parent_id = par->id;
 	j->ctx.task_name = L->run->task->name;
 	j->ctx.kind = L->run->task->kind;
+	j->ctx.format = kp_search_child_format(&L->tree, idx, j->ctx.mode, L->run->task->formats);
+	kp_strlcpy(j->parent_format, par->format, sizeof(j->parent_format));
+	j->ctx.parent_format = j->parent_format[0] ? j->parent_format : NULL;
 	j->ctx.reference_source = L->reference;
 	j->ctx.stage1 = L->stage1;
 	j->ctx.hardware = L->hardware;
@@ -445,6 +449,7 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 	row.parent = j->parent_id;
 	row.kind = j->kind;
 	row.depth = L->tree.n[pidx].depth + 1;
+	kp_strlcpy(row.format, kp_search_version_format(L->run->task, j->ctx.format, r->source), sizeof(row.format));
 	if (r->summary)
 		kp_strlcpy(row.summary, r->summary, sizeof(row.summary));
 	rc = kp_store_begin(L->st, err);

@@ -237,3 +237,21 @@ const char *kp_objective_name(int objective)
 {
 	return objective == KP_OBJECTIVE_SPEED_ENERGY ? "speed+energy" : "speed";
 }
+
+json_t *kp_search_budget_to_json(const struct kp_search_budget *b)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "evals", b->evals ? json_integer(b->evals) : NULL);
+	kp_json_set(o, "wall_s", b->wall_s > 0 ? json_real(b->wall_s) : NULL);
+	kp_json_set(o, "tokens", b->tokens ? json_integer(b->tokens) : NULL);
+	kp_json_set(o, "cost_usd", b->cost > 0 ? json_real(b->cost) : NULL);
+	return o;
+}
+
+void kp_search_budget_from_json(const json_t *o, struct kp_search_budget *b)
+{
+	b->evals = (long)kp_json_int(o, "evals", 0);
+	b->wall_s = kp_json_num(o, "wall_s", 0);
+	b->tokens = (long)kp_json_int(o, "tokens", 0);
+	b->cost = kp_json_num(o, "cost_usd", 0);
+}

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "kernelpro/search.h"
+#include "kernelpro/str.h"
 
 void kp_tree_init(struct kp_tree *t)
 {
@@ -66,6 +67,7 @@ int kp_tree_add(struct kp_tree *t, const struct kp_node_row *row)
 	n->fail_depth = row->fail_depth;
 	n->expansions = row->expansions;
 	n->dead = row->dead;
+	kp_strlcpy(n->format, row->format, sizeof(n->format));
 	n->dead_noted = row->dead != KP_DEAD_ALIVE;
 	if (parent >= 0) {
 		struct kp_tnode *p = &t->n[parent];

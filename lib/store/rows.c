@@ -50,7 +50,8 @@ int kp_store_node_insert(struct kp_store *s, struct kp_node_row *r, const char *
 	if (!source)
 		return 0;
 	kp_sha256_hex(source, strlen(source), hex);
-	rc = kp__store_prepare(s, "INSERT INTO candidates(node_id, lang, sha256, source) VALUES(?1, ?2, ?3, ?4)",
+	rc = kp__store_prepare(s, "INSERT INTO candidates(node_id, lang, sha256, source, format) "
+				  "VALUES(?1, ?2, ?3, ?4, ?5)",
 			       &st, err);
 	if (rc)
 		return rc;
@@ -58,6 +59,7 @@ int kp_store_node_insert(struct kp_store *s, struct kp_node_row *r, const char *
 	sqlite3_bind_text(st, 2, lang ? lang : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, hex, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 4, source, -1, SQLITE_TRANSIENT);
+	kp__store_bind_text(st, 5, r->format[0] ? r->format : NULL);
 	return kp__store_step_done(s, st, "saving a candidate", err);
 }
 
@@ -88,9 +90,23 @@ int kp_store_node_update(struct kp_store *s, const struct kp_node_row *r, struct
 	return rc;
 }
 
-#define NODE_COLUMNS                                                                               \
+#define NODE_COLUMNS(format)                                                                       \
 	"id, IFNULL(parent, 0), kind, depth, evaluated, outcome, speedup, time_ms, energy_j, reward, " \
-	"visits, sum_r, max_r, fail_depth, expansions, dead, created, IFNULL(summary, '')"
+	"visits, sum_r, max_r, fail_depth, expansions, dead, created, IFNULL(summary, ''), " format
+#define FORMAT_COLUMN "IFNULL((SELECT format FROM candidates c WHERE c.node_id = nodes.id), '')"
+
+/* The schema that added candidates.format. */
+#define SCHEMA_FORMAT 3
+
+/*
+ * The node reads, [0] for a schema without candidates.format (a read-only open of an older run),
+ * whose versions read as having no format, as rows written before it do.
+ */
+#define NODE_SELECTS(tail)                                                                         \
+	{"SELECT " NODE_COLUMNS("''") " FROM nodes " tail,                                         \
+	 "SELECT " NODE_COLUMNS(FORMAT_COLUMN) " FROM nodes " tail}
+static const char *const node_by_id[2] = NODE_SELECTS("WHERE id = ?1");
+static const char *const nodes_all[2] = NODE_SELECTS("ORDER BY id");
 
 static void node_from_row(sqlite3_stmt *st, struct kp_node_row *r)
 {
@@ -113,12 +129,13 @@ static void node_from_row(sqlite3_stmt *st, struct kp_node_row *r)
 	r->dead = (enum kp_dead_reason)sqlite3_column_int(st, 15);
 	r->created = sqlite3_column_double(st, 16);
 	kp_strlcpy(r->summary, (const char *)sqlite3_column_text(st, 17), sizeof(r->summary));
+	kp_strlcpy(r->format, (const char *)sqlite3_column_text(st, 18), sizeof(r->format));
 }
 
 int kp_store_node_get(struct kp_store *s, long id, struct kp_node_row *r, struct kp_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s, "SELECT " NODE_COLUMNS " FROM nodes WHERE id = ?1", &st, err);
+	int rc = kp__store_prepare(s, node_by_id[s->version >= SCHEMA_FORMAT], &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -139,7 +156,7 @@ int kp_store_nodes_load(struct kp_store *s, struct kp_node_row **rows, size_t *n
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
-	int rc = kp__store_prepare(s, "SELECT " NODE_COLUMNS " FROM nodes ORDER BY id", &st, err);
+	int rc = kp__store_prepare(s, nodes_all[s->version >= SCHEMA_FORMAT], &st, err);
 
 	*rows = NULL;
 	*n = 0;

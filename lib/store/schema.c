@@ -62,20 +62,23 @@ static const char *const migrations[] = {
 	"  (SELECT SUM(p.elapsed_s) FROM sessions p WHERE p.id < s.id), 0)) AS own FROM sessions s;\n"
 	"UPDATE sessions SET elapsed_s = (SELECT own FROM kp_own_time WHERE kp_own_time.id = sessions.id);\n"
 	"DROP TABLE kp_own_time;\n",
+	/* 2 -> 3: each candidate's format, as a search may switch languages from node to node. */
+	"ALTER TABLE candidates ADD COLUMN format TEXT;\n",
 };
 
 _Static_assert(KP_ARRAY_SIZE(migrations) == KP_STORE_SCHEMA_VERSION,
 	       "one migration per schema version");
 
-size_t kp__store_migration_count(void)
-{
-	return KP_ARRAY_SIZE(migrations);
-}
-
-const char *kp__store_migration(size_t i)
-{
-	return i < KP_ARRAY_SIZE(migrations) ? migrations[i] : NULL;
-}
+const struct kp__store_schema kp__run_schema = {
+	.what = "run database",
+	.noun = "run",
+	.application_id = 0,
+	.wal = 1,
+	.version = KP_STORE_SCHEMA_VERSION,
+	.readable = KP_STORE_SCHEMA_READABLE,
+	.migrations = migrations,
+	.hint_migrate = "kernelpro optimize --resume",
+};
 
 #define KP__NAME(n, s) s,
 static const char *const outcome_names[] = {KP_OUTCOMES(KP__NAME)};

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "kernelpro/fault.h"
+#include "kernelpro/json.h"
 #include "kernelpro/log.h"
 #include "kernelpro/store.h"
 #include "store/store_int.h"
@@ -21,10 +22,10 @@ int kp__store_fail(struct kp_store *s, const char *what, struct kp_error *err)
 	if (rc == SQLITE_FULL || rc == SQLITE_IOERR)
 		code = KP_EIO;
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
-		return kp_error_set(err, code, "run database '%s': %s: %s (another kernelpro process is "
-					       "writing this run; wait for it or stop it)",
-				    s->path, what, sqlite3_errmsg(s->db));
-	return kp_error_set(err, code, "run database '%s': %s: %s", s->path, what,
+		return kp_error_set(err, code, "%s '%s': %s: %s (another kernelpro process is "
+					       "writing it; wait for it or stop it)",
+				    s->what, s->path, what, sqlite3_errmsg(s->db));
+	return kp_error_set(err, code, "%s '%s': %s: %s", s->what, s->path, what,
 			    s->db ? sqlite3_errmsg(s->db) : "no connection");
 }
 
@@ -76,38 +77,48 @@ static int exec_sql(struct kp_store *s, const char *sql, const char *what, struc
 {
 	char *msg = NULL;
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		kp_error_set(err, KP_EDB, "run database '%s': %s: %s", s->path, what, msg ? msg : "?");
+		kp_error_set(err, KP_EDB, "%s '%s': %s: %s", s->what, s->path, what, msg ? msg : "?");
 		sqlite3_free(msg);
 		return KP_EDB;
 	}
 	return 0;
 }
 
-static int read_user_version(struct kp_store *s, int *version, struct kp_error *err)
+/* One integer PRAGMA (user_version, application_id). */
+static int read_pragma_int(struct kp_store *s, const char *pragma, int *value, struct kp_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s, "PRAGMA user_version", &st, err);
+	int rc = kp__store_prepare(s, pragma, &st, err);
 	if (rc)
 		return rc;
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
 		return kp__store_fail(s, "reading the schema version", err);
 	}
-	*version = sqlite3_column_int(st, 0);
+	*value = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	return 0;
 }
 
-/* Brings the schema from `from` to KP_STORE_SCHEMA_VERSION, each step in its own transaction. */
-static int migrate(struct kp_store *s, int from, struct kp_error *err)
+static int read_user_version(struct kp_store *s, int *version, struct kp_error *err)
 {
-	char pragma[64];
-	for (size_t v = (size_t)from; v < kp__store_migration_count(); v++) {
+	return read_pragma_int(s, "PRAGMA user_version", version, err);
+}
+
+/*
+ * Brings the schema from `from` to the schema's version, each step in its own transaction; the
+ * first step also stamps the file with the schema's application id.
+ */
+static int migrate(struct kp_store *s, const struct kp__store_schema *schema, int from, struct kp_error *err)
+{
+	char pragma[96];
+	for (size_t v = (size_t)from; v < (size_t)schema->version; v++) {
 		int rc = exec_sql(s, "BEGIN IMMEDIATE", "starting a migration", err);
 		if (rc)
 			return rc;
-		rc = exec_sql(s, kp__store_migration(v), "migrating the schema", err);
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %zu", v + 1);
+		rc = exec_sql(s, schema->migrations[v], "migrating the schema", err);
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %zu; PRAGMA application_id = %d", v + 1,
+			 schema->application_id);
 		if (!rc)
 			rc = exec_sql(s, pragma, "recording the schema version", err);
 		if (!rc)
@@ -122,12 +133,13 @@ static int migrate(struct kp_store *s, int from, struct kp_error *err)
 }
 
 /*
- * What is at `path` before SQLite touches it: missing (fine only when creating), empty (a run
- * killed while it was being created, or a full disk: fine only when creating), or a file that must
- * start as every SQLite database does. Refused with what to do instead of SQLite's message or a
- * migration of a file that is no run database.
+ * What is at `path` before SQLite touches it: missing (fine only when creating), empty (killed
+ * while it was being created, or a full disk: fine only when creating), or a file that must start
+ * as every SQLite database does. Refused with what to do instead of SQLite's message or a
+ * migration of a file that is no database of ours.
  */
-static int check_file(const char *path, unsigned flags, struct kp_error *err)
+static int check_file(const char *path, unsigned flags, const struct kp__store_schema *schema,
+		      struct kp_error *err)
 {
 	static const char magic[16] = "SQLite format 3";
 	char head[16];
@@ -138,26 +150,26 @@ static int check_file(const char *path, unsigned flags, struct kp_error *err)
 	if (fd < 0 && errno == ENOENT) {
 		if (flags & KP_STORE_CREATE)
 			return 0;
-		return kp_error_set(err, KP_ENOENT, "run database '%s' does not exist", path);
+		return kp_error_set(err, KP_ENOENT, "%s '%s' does not exist", schema->what, path);
 	}
 	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
 		close(fd);
-		return kp_error_set(err, KP_EDB, "run database '%s' is not a regular file; remove it", path);
+		return kp_error_set(err, KP_EDB, "%s '%s' is not a regular file; remove it", schema->what, path);
 	}
 	if (fd >= 0) {
 		n = read(fd, head, sizeof(head));
 		close(fd);
 	}
 	if (n < 0)
-		return kp_error_set(err, KP_EIO, "cannot read run database '%s': %s", path, strerror(errno));
+		return kp_error_set(err, KP_EIO, "cannot read %s '%s': %s", schema->what, path, strerror(errno));
 	if (n == 0 && (flags & KP_STORE_CREATE))
 		return 0;
 	if (n == 0)
 		return kp_error_set(err, KP_EDB,
-				    "run database '%s' is empty (0 bytes): nothing was saved in it (the "
-				    "run was killed while it was being created, or the disk was full); "
-				    "remove its directory and start the run again",
-				    path);
+				    "%s '%s' is empty (0 bytes): nothing was saved in it (the "
+				    "%s was killed while it was being created, or the disk was full); "
+				    "remove its directory and start the %s again",
+				    schema->what, path, schema->noun, schema->noun);
 	if ((size_t)n < sizeof(head) || memcmp(head, magic, sizeof(magic)))
 		return kp_error_set(err, KP_EDB,
 				    "'%s' is not an SQLite database (damaged, or another kind of file): "
@@ -166,7 +178,19 @@ static int check_file(const char *path, unsigned flags, struct kp_error *err)
 	return 0;
 }
 
-int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struct kp_error *err)
+/* A file of another schema (a suite database opened as a run database, or the reverse) is refused. */
+static int check_application(struct kp_store *s, const struct kp__store_schema *schema, int version,
+			     struct kp_error *err)
+{
+	int app = 0, rc = read_pragma_int(s, "PRAGMA application_id", &app, err);
+	if (rc || app == schema->application_id || (version == 0 && app == 0))
+		return rc;
+	return kp_error_set(err, KP_EUNSUPPORTED, "'%s' is not a %s (its SQLite application id is %d, not %d)",
+			    s->path, schema->what, app, schema->application_id);
+}
+
+int kp__store_open_schema(struct kp_store **out, const char *path, unsigned flags,
+			  const struct kp__store_schema *schema, struct kp_error *err)
 {
 	struct kp_store *s = kp_xcalloc(1, sizeof(*s));
 	int version = 0, rc;
@@ -175,8 +199,9 @@ int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struc
 
 	*out = NULL;
 	s->path = kp_xstrdup(path);
+	s->what = schema->what;
 	s->readonly = !!(flags & KP_STORE_READONLY);
-	if ((rc = check_file(path, flags, err)))
+	if ((rc = check_file(path, flags, schema, err)))
 		goto out;
 	if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = kp__store_fail(s, "opening", err);
@@ -185,47 +210,57 @@ int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struc
 	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(s->db, 0);
 	if (!s->readonly) {
-		/* WAL: readers never block the writer; FULL: a commit survives power loss, not just a crash. */
-		rc = exec_sql(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
-			      "setting WAL mode", err);
+		/* WAL: readers never block the writer; FULL: a commit survives power loss, not just a crash.
+		 * A rollback journal where another host may open the file (WAL needs shared memory). */
+		rc = exec_sql(s,
+			      schema->wal ? "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON"
+					  : "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; "
+					    "PRAGMA foreign_keys = ON",
+			      "setting the journal mode", err);
 		if (rc)
 			goto out;
 	}
-	rc = read_user_version(s, &version, err);
-	if (rc)
+	if ((rc = read_user_version(s, &version, err)) || (rc = check_application(s, schema, version, err)))
 		goto out;
-	if (version > KP_STORE_SCHEMA_VERSION) {
+	if (version > schema->version) {
 		rc = kp_error_set(err, KP_EUNSUPPORTED,
-				  "run database '%s' has schema version %d; this kernelpro knows up to %d "
+				  "%s '%s' has schema version %d; this kernelpro knows up to %d "
 				  "(use a newer kernelpro)",
-				  path, version, KP_STORE_SCHEMA_VERSION);
+				  schema->what, path, version, schema->version);
 		goto out;
 	}
 	if (!version && !(flags & KP_STORE_CREATE)) {
 		rc = kp_error_set(err, KP_ENOENT,
-				  "run database '%s' holds no run (no schema: the run was killed while it "
+				  "%s '%s' holds no %s (no schema: the %s was killed while it "
 				  "was being created, or it is another program's database); remove it and "
-				  "start the run again",
-				  path);
+				  "start the %s again",
+				  schema->what, path, schema->noun, schema->noun, schema->noun);
 		goto out;
 	}
-	if (version < KP_STORE_SCHEMA_READABLE || (version < KP_STORE_SCHEMA_VERSION && !s->readonly)) {
+	if (version < schema->readable || (version < schema->version && !s->readonly)) {
 		if (s->readonly) {
 			rc = kp_error_set(err, KP_EUNSUPPORTED,
-					  "run database '%s' has schema version %d, older than %d; open it once "
-					  "read-write (kernelpro optimize --resume) to migrate it",
-					  path, version, KP_STORE_SCHEMA_VERSION);
+					  "%s '%s' has schema version %d, older than %d; open it once "
+					  "read-write (%s) to migrate it",
+					  schema->what, path, version, schema->readable, schema->hint_migrate);
 			goto out;
 		}
-		rc = migrate(s, version, err);
+		rc = migrate(s, schema, version, err);
 		if (rc)
 			goto out;
+		version = KP_STORE_SCHEMA_VERSION;
 	}
+	s->version = version;
 	*out = s;
 	return 0;
 out:
 	kp_store_close(s);
 	return rc;
+}
+
+int kp_store_open(struct kp_store **out, const char *path, unsigned flags, struct kp_error *err)
+{
+	return kp__store_open_schema(out, path, flags, &kp__run_schema, err);
 }
 
 void kp_store_close(struct kp_store *s)
@@ -263,7 +298,7 @@ int kp_store_check(struct kp_store *s, struct kp_error *err)
 	if (rc != SQLITE_ROW)
 		rc = kp__store_fail(s, "checking integrity", err);
 	else if (strcmp((const char *)sqlite3_column_text(st, 0), "ok"))
-		rc = kp_error_set(err, KP_EDB, "run database '%s' is damaged: %s", s->path,
+		rc = kp_error_set(err, KP_EDB, "%s '%s' is damaged: %s", s->what, s->path,
 				  (const char *)sqlite3_column_text(st, 0));
 	else
 		rc = 0;
@@ -325,11 +360,30 @@ int kp_store_meta_get(struct kp_store *s, const char *key, struct kp_buf *out, s
 		kp_buf_adds(out, (const char *)sqlite3_column_text(st, 0));
 		rc = 0;
 	} else if (rc == SQLITE_DONE) {
-		rc = kp_error_set(err, KP_ENOENT, "run database '%s' has no '%s' entry", s->path, key);
+		rc = kp_error_set(err, KP_ENOENT, "%s '%s' has no '%s' entry", s->what, s->path, key);
 	} else {
 		rc = kp__store_fail(s, "reading run metadata", err);
 	}
 	sqlite3_finalize(st);
+	return rc;
+}
+
+int kp_store_meta_set_json(struct kp_store *s, const char *key, json_t *v, struct kp_error *err)
+{
+	char *t = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	int rc = kp_store_meta_set(s, key, t, err);
+	free(t);
+	json_decref(v);
+	return rc;
+}
+
+int kp_store_meta_get_json(struct kp_store *s, const char *key, json_t **out, struct kp_error *err)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	int rc = kp_store_meta_get(s, key, &b, err);
+	if (!rc)
+		rc = kp_json_load_mem(key, b.buf, b.len, out, err);
+	kp_buf_release(&b);
 	return rc;
 }
 

@@ -6,14 +6,35 @@
 
 #include "kernelpro/store.h"
 
-size_t kp__store_migration_count(void);
-const char *kp__store_migration(size_t i);
+/*
+ * A schema a store file may hold: the run database's (schema.c) or the suite database's
+ * (suitedb.c). Each has its own append-only migrations and version; files of one are refused as
+ * the other by PRAGMA application_id (0 for run databases, which predate it).
+ */
+struct kp__store_schema {
+	const char *what;             /* "run database": how messages name the file */
+	const char *noun;             /* "run": what the file holds */
+	int application_id;           /* PRAGMA application_id of its files */
+	int wal;                      /* 1: WAL journal; 0: rollback journal (files other hosts open) */
+	int version;                  /* the version this build writes */
+	int readable;                 /* the oldest version a read-only open accepts */
+	const char *const *migrations; /* migrations[i]: version i -> i + 1; `version` entries */
+	const char *hint_migrate;     /* how to migrate an older file: "kernelpro optimize --resume" */
+};
+
+extern const struct kp__store_schema kp__run_schema;
+
+/* Opens `path` holding `schema` (kp_store_open is this with the run database's schema). */
+int kp__store_open_schema(struct kp_store **out, const char *path, unsigned flags,
+			  const struct kp__store_schema *schema, struct kp_error *err);
 
 struct kp_store {
 	sqlite3 *db;
 	char *path;
+	const char *what; /* the schema's name for messages */
 	int readonly;
 	int in_tx;
+	int version; /* the schema as opened (after any migration): the reads follow its tables */
 };
 
 /* Prepares `sql`; on failure sets err with the statement's purpose and SQLite's message. */

@@ -55,6 +55,7 @@ void kp_suite_task_release(struct kp_suite_task *t)
 	free(t->lang);
 	free(t->source);
 	free(t->kernel);
+	free(t->reason);
 	kp_suite_task_init(t);
 }
 
@@ -137,6 +138,14 @@ static int check_task(const struct kp_suite_task *t, struct kp_error *err)
 	return rc;
 }
 
+int kp_suite_task_check(struct kp_suite_task *t, struct kp_error *err)
+{
+	int rc = check_task(t, err);
+	for (int b = 0; b < KP_SUITE_NBASE; b++)
+		t->speedup[b] = !rc && t->correct && !isnan(t->base_ms[b]) ? t->base_ms[b] / t->best_ms : NAN;
+	return rc;
+}
+
 /* ---- metrics ------------------------------------------------------------------------------------------- */
 
 /* exp(mean(log x)): never overflows the way a running product does over hundreds of tasks. */
@@ -199,14 +208,11 @@ int kp_suite_compute(struct kp_suite *s, struct kp_error *err)
 
 	memset(m, 0, sizeof(*m));
 	for (size_t i = 0; i < s->n; i++)
-		if ((rc = check_task(&s->v[i], err)))
+		if ((rc = kp_suite_task_check(&s->v[i], err)))
 			return rc;
 	m->tasks = (long)s->n;
 	for (size_t i = 0; i < s->n; i++) {
 		struct kp_suite_task *t = &s->v[i];
-		for (int b = 0; b < KP_SUITE_NBASE; b++)
-			t->speedup[b] =
-			    t->correct && !isnan(t->base_ms[b]) ? t->base_ms[b] / t->best_ms : NAN;
 		m->states[t->state]++;
 		m->correct += t->correct != 0;
 		for (int o = 0; o < KP_OUTCOME_COUNT; o++)

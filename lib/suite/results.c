@@ -44,6 +44,7 @@ static const struct field fields[] = {
     {"energy_j", F_TIME, OFF(energy_j), 0, 0},
     {"ref_energy_j", F_TIME, OFF(ref_energy_j), 0, 0},
     {"kernel", F_STR, OFF(kernel), 0, 0},
+    {"reason", F_STR, OFF(reason), 0, 0},
 };
 #undef OFF
 
@@ -62,7 +63,7 @@ static double field_num(const struct kp_suite_task *t, const struct field *f)
 
 /* ---- JSON out ---------------------------------------------------------------------------------------- */
 
-static json_t *task_json(const struct kp_suite_task *t)
+json_t *kp_suite_task_to_json(const struct kp_suite_task *t)
 {
 	json_t *o = json_object(), *oc = json_object();
 	for (size_t i = 0; i < KP_ARRAY_SIZE(fields); i++) {
@@ -134,7 +135,7 @@ json_t *kp_suite_to_json(const struct kp_suite *s)
 	kp_json_set(sum, "energy", en);
 	kp_json_set(o, "summary", sum);
 	for (size_t i = 0; i < s->n; i++)
-		json_array_append_new(tasks, task_json(&s->v[i]));
+		json_array_append_new(tasks, kp_suite_task_to_json(&s->v[i]));
 	kp_json_set(o, "tasks", tasks);
 	return o;
 }
@@ -233,6 +234,11 @@ static int read_task(struct kp_suite_task *t, const json_t *o, size_t idx, struc
 		t->outcomes[k] = (long)json_integer_value(v);
 	}
 	return 0;
+}
+
+int kp_suite_task_from_json(struct kp_suite_task *t, const json_t *o, struct kp_error *err)
+{
+	return read_task(t, o, 0, err);
 }
 
 int kp_suite_from_json(struct kp_suite *s, const json_t *doc, struct kp_error *err)

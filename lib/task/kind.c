@@ -15,6 +15,8 @@ static const struct kp_task_kind_info kinds[] = {
 		/* The reference profiled as a candidate is the reference itself. */
 		.reference_as_candidate = "\n\nModelNew = Model\n",
 		.energy = 0,
+		.python = 1,
+		.formats = {"torch", "triton", NULL},
 	},
 	{
 		.kind = KP_TASK_NATIVE,
@@ -26,7 +28,33 @@ static const struct kp_task_kind_info kinds[] = {
 		.best_file = "best.cu",
 		.reference_as_candidate = NULL,
 		.energy = 1,
+		.python = 0,
+		.formats = {"cuda", NULL},
 	},
+	{
+		.kind = KP_TASK_TRITON,
+		.name = "triton",
+		.what = "a Python file whose Model launches Triton kernels (get_inputs, get_init_inputs)",
+		.lang = "python",
+		.ext = "py",
+		.format = "triton",
+		.best_file = "best.py",
+		.reference_as_candidate = "\n\nModelNew = Model\n",
+		.energy = 0,
+		.python = 1,
+		.formats = {"triton", "torch", NULL},
+	},
+};
+
+/* Language words and the formats they name, per harness (docs/triton.md, "Formats"). */
+static const struct {
+	const char *word;
+	int python; /* for Python kinds (1) or native ones (0) */
+	const char *format;
+} words[] = {
+	{"cuda", 1, "torch"},
+	{"cuda", 0, "cuda"},
+	{"triton", 1, "triton"},
 };
 
 const struct kp_task_kind_info *kp_task_kind_info(enum kp_task_kind k)
@@ -65,4 +93,28 @@ const char *kp_task_kind_name(enum kp_task_kind k)
 		if (kinds[i].kind == k)
 			return kinds[i].name;
 	return "unknown";
+}
+
+const char *kp_task_kind_format_for(const struct kp_task_kind_info *k, const char *word)
+{
+	const char *format = NULL;
+	if (!k || !word)
+		return NULL;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(words) && !format; i++)
+		if (!strcmp(words[i].word, word) && words[i].python == k->python)
+			format = words[i].format;
+	if (!format)
+		format = word;
+	for (size_t i = 0; k->formats[i]; i++)
+		if (!strcmp(k->formats[i], format))
+			return k->formats[i];
+	return NULL;
+}
+
+const char *kp_cand_format_language(const char *format)
+{
+	for (size_t i = 0; format && i < KP_ARRAY_SIZE(words); i++)
+		if (!strcmp(words[i].format, format))
+			return words[i].word;
+	return NULL;
 }

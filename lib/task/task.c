@@ -12,6 +12,7 @@
 #include "kernelpro/json.h"
 #include "kernelpro/str.h"
 #include "kernelpro/task.h"
+#include "task/task_int.h"
 
 #define TASK_FILE_CAP (1u << 20)  /* a task or reference source larger than 1 MiB is a mistake */
 #define MAX_TENSORS 64
@@ -545,6 +546,10 @@ static int load_kernelbench(struct kp_task *t, const char *path, struct kp_error
 	t->description = model_docstring(b.buf);
 	t->precision = KP_DTYPE_F32;
 	t->source = kp_buf_detach(&b, NULL);
+	if (kp_py_has_triton(t->source, strlen(t->source))) { /* its Model launches Triton kernels */
+		t->kind = KP_TASK_TRITON;
+		rc = kp__task_triton_hints(t, err);
+	}
 out:
 	kp_buf_release(&b);
 	return rc;

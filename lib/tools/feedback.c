@@ -164,6 +164,7 @@ void kp_feedback_build(struct kp_feedback *fb, const struct kp_toolset *ts, cons
 	resolve_opts(&fb->opts, o);
 	fb->mode = fb->opts.mode;
 	build_position(fb, in);
+	kp_feedback_set_triton(fb, in && in->profile ? in->profile->triton : NULL);
 	if (fb->mode == KP_FEEDBACK_RAW)
 		build_raw(fb, ts, ids, in);
 	if (fb->mode != KP_FEEDBACK_TOOLS || !d)
@@ -189,6 +190,7 @@ void kp_feedback_release(struct kp_feedback *fb)
 {
 	free(fb->kernel);
 	free(fb->bound_reason);
+	free(fb->triton);
 	kp_findings_release(&fb->findings);
 	kp_strvec_release(&fb->notes);
 	for (size_t i = 0; i < fb->nraw; i++) {

@@ -41,6 +41,7 @@ static void keep_files(struct kp_pipeline *p, const struct kp_profile_files *f)
 	p->files.sass = keep(p, f->sass);
 	p->files.ptxas = keep(p, f->ptxas);
 	p->files.trace = keep(p, f->trace);
+	p->files.triton = keep(p, f->triton);
 }
 
 int kp_pipeline_open(struct kp_pipeline *p, const struct kp_profile_files *f, const struct kp_pipeline_opts *o,

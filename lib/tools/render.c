@@ -94,24 +94,37 @@ static void position_text(const struct kp_feedback *fb, struct kp_buf *b)
 	kp_buf_adds(b, ".\n");
 	if (fb->bound_reason)
 		kp_buf_addf(b, "Why: %s\n", fb->bound_reason);
+	if (fb->triton)
+		kp_buf_addf(b, "%s.\n", fb->triton);
+}
+
+/* The i-th recommendation of f in the feedback's language: NULL when it has none there (phrasing.c). */
+static const char *rec_at(const struct kp_feedback *fb, const struct kp_finding *f, size_t i, struct kp_buf *tmp)
+{
+	return kp_phrase_rec(fb->lang, f->tool, f->recs.v[i], tmp);
 }
 
 static void try_first_text(const struct kp_feedback *fb, struct kp_buf *b)
 {
+	struct kp_buf tmp = KP_BUF_INIT;
 	size_t k = 0;
 	kp_buf_adds(b, "\n## What to try first\n");
 	for (size_t i = 0; i < fb->findings.n && k < TRY_FIRST; i++) {
 		const struct kp_finding *f = &fb->findings.v[i];
-		if (!f->recs.n)
-			continue;
-		kp_buf_addf(b, "%zu. %s (%s)\n", ++k, f->recs.v[0], f->tool);
+		const char *rec = NULL;
+		for (size_t r = 0; r < f->recs.n && !rec; r++)
+			rec = rec_at(fb, f, r, &tmp);
+		if (rec)
+			kp_buf_addf(b, "%zu. %s (%s)\n", ++k, rec, f->tool);
 	}
 	if (!k)
 		kp_buf_adds(b, "Nothing stands out in the counters the tools read.\n");
+	kp_buf_release(&tmp);
 }
 
 static void finding_text(const struct kp_feedback *fb, const struct kp_finding *f, size_t rank, struct kp_buf *b)
 {
+	struct kp_buf tmp = KP_BUF_INIT;
 	kp_buf_addf(b, "\n### %zu. [%s] %s\n", rank, kp_finding_severity_name(f->severity), f->title);
 	kp_buf_addf(b, "Tool: %s", f->tool);
 	if (!isnan(f->gain))
@@ -133,10 +146,13 @@ static void finding_text(const struct kp_feedback *fb, const struct kp_finding *
 		}
 		kp_buf_adds(b, "\n");
 	}
-	if (f->recs.n)
-		kp_buf_adds(b, "Do:\n");
-	for (size_t i = 0; i < f->recs.n && i < fb->opts.max_recs; i++)
-		kp_buf_addf(b, "- %s\n", f->recs.v[i]);
+	for (size_t i = 0, shown = 0; i < f->recs.n && shown < fb->opts.max_recs; i++) {
+		const char *rec = rec_at(fb, f, i, &tmp);
+		if (!rec)
+			continue;
+		kp_buf_addf(b, "%s- %s\n", shown++ ? "" : "Do:\n", rec);
+	}
+	kp_buf_release(&tmp);
 	if (f->also.n) {
 		kp_buf_adds(b, "Also seen by: ");
 		for (size_t i = 0; i < f->also.n; i++)
@@ -276,9 +292,23 @@ json_t *kp_feedback_json(const struct kp_feedback *fb)
 	kp_json_set(roof, "mem_sol_pct", kp_json_real(fb->mem_sol_pct));
 	kp_json_set(o, "roofline", roof);
 	for (size_t i = 0; i < fb->findings.n; i++) {
-		json_array_append_new(fs, kp_finding_json(&fb->findings.v[i]));
-		if (i < TRY_FIRST && fb->findings.v[i].recs.n)
-			json_array_append_new(try, json_string(fb->findings.v[i].recs.v[0]));
+		const struct kp_finding *f = &fb->findings.v[i];
+		json_t *fj = kp_finding_json(f), *recs = json_array();
+		struct kp_buf tmp = KP_BUF_INIT;
+		for (size_t r = 0; r < f->recs.n; r++) {
+			const char *rec = rec_at(fb, f, r, &tmp);
+			if (rec)
+				json_array_append_new(recs, json_string(rec));
+		}
+		kp_json_set(fj, "recommendations", recs); /* in the feedback's language */
+		json_array_append_new(fs, fj);
+		if (i < TRY_FIRST && json_array_size(recs))
+			json_array_append_new(try, json_incref(json_array_get(recs, 0)));
+		kp_buf_release(&tmp);
+	}
+	if (fb->lang == KP_LANG_TRITON) { /* (CUDA feedback keeps its JSON as it was) */
+		kp_json_set(o, "language", json_string("triton"));
+		kp_json_set(o, "triton", fb->triton ? json_string(fb->triton) : NULL);
 	}
 	kp_json_set(o, "try_first", try);
 	kp_json_set(o, "findings", fs);

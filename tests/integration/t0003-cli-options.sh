@@ -28,8 +28,8 @@ expect_exit 2 "$KP" energy proxy --bogus
 contains err "usage: kernelpro energy proxy"
 
 # Help text says "(repeatable)" once, however the option's help is written.
-for c in optimize runs show eval baseline ask energy doctor profile analyze diagnose version "tools list" "tools show" \
-	"tools metrics" "hw show" "hw calibrate" "energy proxy" "energy calibrate"; do
+for c in optimize bench runs show report eval baseline tune ask energy doctor profile analyze diagnose codesearch \
+	version "tools list" "tools show" "tools metrics" "hw show" "hw calibrate" "energy proxy" "energy calibrate"; do
 	"$KP" $c --help >help.txt || fail "'$c --help' failed"
 	if grep -n 'repeatable.*repeatable' help.txt; then
 		fail "'$c --help' says repeatable twice"
@@ -58,6 +58,20 @@ bad optimize "$TASK" --max-tokens -1
 bad optimize "$TASK" --temperature -3
 bad optimize "$TASK" --cost inf
 bad optimize "$TASK" --llm-timeout -1
+# bench: its budgets and request limits before it looks for GPUs (which would be exit 3 here).
+bad bench "$TASK" --evals 0
+bad bench "$TASK" --tokens 0
+bad bench "$TASK" --cost -1
+bad bench "$TASK" --suite-evals 0
+bad bench "$TASK" --suite-tokens -5
+bad bench "$TASK" --suite-cost 0
+bad bench "$TASK" --parallel 0
+bad bench "$TASK" --parallel 65
+bad bench "$TASK" --tool-rounds 11
+bad bench "$TASK" --max-tokens 0
+bad optimize "$TASK" --parallel 65
+bad tune "$TASK" no-such.cu --budget 0
+bad codesearch --limit 0 smem
 bad eval "$TASK" no-such.cu --tolerance -1
 bad eval "$TASK" no-such.cu --floor-slack 0
 bad show no-such-run --node 0

@@ -1,7 +1,8 @@
 # Ctrl-C and SIGTERM stop a run promptly, whatever it is waiting for, and leave nothing running:
 # an LLM request in flight is dropped (not retried) and the run ends 'stopped'; a hung evaluator is
 # stopped with its whole process group (SIGTERM, then SIGKILL); a second Ctrl-C kills the
-# evaluator's group before kernelpro exits, so no candidate keeps holding the GPU.
+# evaluator's group before kernelpro exits, so no candidate keeps holding the GPU. bench stops the
+# same way, on SIGUSR1 too (Slurm's warning before a time limit).
 . "$KP_ROOT/tests/integration/lib.sh"
 . "$KP_ROOT/tests/integration/search/lib.sh"
 . "$KP_ROOT/tests/integration/llm-lib.sh"
@@ -84,4 +85,23 @@ wait $pid
 read -r ev gc <"$KP_TEST_HANG_PIDS"
 wait_for 5 gone "$ev" || { kill -9 "$ev" "$gc"; fail "the evaluator ($ev) outlived kernelpro after two Ctrl-C"; }
 wait_for 5 gone "$gc" || { kill -9 "$gc"; fail "the evaluator's child ($gc) outlived kernelpro after two Ctrl-C"; }
+
+# 4. bench on SIGUSR1 (src/main.c's one handler, as for Ctrl-C): the hung evaluation stops now with
+#    its group, not after its time limit, and the task is 'stopped', to resume.
+export KP_TEST_HANG_PIDS="$PWD/hang3.pids"
+"$KP" bench "$TASK" --suites-dir suites --name usr1 --gpus 0 --no-baselines --llm "replay:$S/replay" \
+	--evaluator "$HANG" --evals 3 >usr1.out 2>usr1.err &
+pid=$!
+wait_for 20 has_file "$KP_TEST_HANG_PIDS" || { cat usr1.err; fail "bench's evaluator never started on a candidate"; }
+kill -USR1 $pid
+wait_for 15 gone $pid || { kill -9 $pid; fail "SIGUSR1 left bench waiting for a hung evaluator"; }
+wait $pid
+rc=$?
+[ $rc -eq 1 ] || { cat usr1.err; fail "a stopped bench exits 1, not $rc"; }
+read -r ev gc <"$KP_TEST_HANG_PIDS"
+wait_for 5 gone "$ev" || fail "the hung evaluator ($ev) outlived bench"
+wait_for 5 gone "$gc" || fail "the evaluator's child ($gc) outlived bench"
+contains usr1.out "stopped; continue with: kernelpro bench suites/usr1 --resume"
+expect_exit 0 "$KP" bench suites/usr1 --status
+contains out "1 stopped"
 exit 0

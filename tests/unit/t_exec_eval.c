@@ -86,6 +86,7 @@ static const char script[] =
 	"grep -q crash \"$f\" && { echo 'harness died' >&2; exit 3; }\n"
 	"grep -q hang \"$f\" && sleep 5\n"
 	"grep -q broken \"$f\" && { echo '{\"status\":\"compile_error\",\"log\":\"node '$KP_NODE_ID': error\"}'; exit 1; }\n"
+	"grep -q gpu \"$f\" && { echo '{\"status\":\"wrong_output\",\"log\":\"gpu '${KP_GPU:-none}'\"}'; exit 1; }\n"
 	"s=$(sed -n 's/.*speed=\\([0-9.]*\\).*/\\1/p' \"$f\")\n"
 	"echo \"{\\\"status\\\":\\\"correct\\\",\\\"speedup\\\":$s,\\\"runtime\\\":{\\\"median_ms\\\":1.0}}\"\n";
 
@@ -123,6 +124,15 @@ static void test_exec_evaluator(void **state)
 	KP_ASSERT_OK(ev->evaluate(ev, 8, "// broken\n", "cuda", &e, &err), &err);
 	assert_int_equal(e.outcome, KP_OUTCOME_COMPILE_ERROR);
 	assert_string_equal(e.log, "node 8: error");
+	kp_search_eval_release(&e);
+
+	/* The GPU the session pins its evaluations to reaches the program as KP_GPU (none: not set). */
+	KP_ASSERT_OK(ev->evaluate(ev, 11, "// gpu\n", "cuda", &e, &err), &err);
+	assert_string_equal(e.log, "gpu none");
+	kp_search_eval_release(&e);
+	kp_exec_evaluator_set_gpu(ev, 3);
+	KP_ASSERT_OK(ev->evaluate(ev, 12, "// gpu\n", "cuda", &e, &err), &err);
+	assert_string_equal(e.log, "gpu 3");
 	kp_search_eval_release(&e);
 
 	/* A harness that dies without a verdict is an evaluation failure, with its stderr quoted. */

@@ -80,6 +80,46 @@ static void test_progress_tty_redraws(void **state)
 	free(buf);
 }
 
+/* A block of lines redraws in place: up to its first line, erased to the end of the screen. */
+static void test_progress_block_tty(void **state)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+	struct kp_progress p;
+	kp_progress_init(&p, fp, 1);
+	p.is_tty = 1;
+	p.min_interval_s = 0;
+	kp_progress_block(&p, "g0\ng1\nsum", 0);
+	kp_progress_block(&p, "g0'\ng1'\nsum'", 0);
+	kp_progress_note(&p, "a note");
+	kp_progress_block(&p, "x\ny", 1);
+	fclose(fp);
+	assert_string_equal(buf, "g0\ng1\nsum"
+				 "\r\033[A\033[A\033[Jg0'\ng1'\nsum'"
+				 "\r\033[A\033[A\033[Ja note\n"
+				 "x\ny\n");
+	assert_int_equal(p.active, 0);
+	free(buf);
+}
+
+/* Elsewhere the block is printed whole, notes as plain lines. */
+static void test_progress_block_file(void **state)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+	struct kp_progress p;
+	kp_progress_init(&p, fp, 1);
+	kp_progress_block(&p, "a\nb", 0);
+	kp_progress_block(&p, "c\nd", 0); /* within min_interval_s: skipped */
+	kp_progress_note(&p, "note");
+	kp_progress_block(&p, "e\nf", 1);
+	fclose(fp);
+	assert_string_equal(buf, "a\nb\nnote\ne\nf\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -87,6 +127,8 @@ int main(void)
 		cmocka_unit_test(test_progress_plain_file),
 		cmocka_unit_test(test_progress_disabled),
 		cmocka_unit_test(test_progress_tty_redraws),
+		cmocka_unit_test(test_progress_block_tty),
+		cmocka_unit_test(test_progress_block_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

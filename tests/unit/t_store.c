@@ -9,6 +9,8 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/store.h"
+#include "kernelpro/str.h"
+#include "store/store_int.h"
 
 struct fixture {
 	char *dir;
@@ -156,31 +158,43 @@ static void test_empty_or_foreign_file(void **state)
 	assert_int_equal(kp_store_open(&s, f->dir, 0, &err), KP_EDB);
 }
 
+/* Writes a run database of an older schema at `path`: its migrations, then `sql`. */
+static void write_old_db(const char *path, int version, const char *sql)
+{
+	char pragma[64];
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	for (size_t v = 0; v < (size_t)version; v++)
+		assert_int_equal(sqlite3_exec(db, kp__run_schema.migrations[v], NULL, NULL, NULL), SQLITE_OK);
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version);
+	assert_int_equal(sqlite3_exec(db, pragma, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
 /* Issue 21: schema 1 stored each session's time as the run's total so far; the migration repairs them. */
 static void test_migration_repairs_session_times(void **state)
 {
 	struct fixture *f = *state;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_store *s;
-	sqlite3 *db;
+	char old[600];
 
+	/* Sessions of 10 s, 20 s, 0 s (killed before its first commit) and 5 s, as schema 1 kept them. */
+	snprintf(old, sizeof(old), "%s/v1-sessions.db", f->dir);
+	write_old_db(old, 1,
+		     "INSERT INTO sessions(started, updated, elapsed_s) VALUES(1, 1, 10),"
+		     " (2, 2, 30), (3, 3, 0), (4, 4, 45)");
 	kp_store_close(f->s);
 	f->s = NULL;
-	/* Sessions of 10 s, 20 s, 0 s (killed before its first commit) and 5 s, as schema 1 kept them. */
-	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db,
-				      "INSERT INTO sessions(started, updated, elapsed_s) VALUES(1, 1, 10),"
-				      " (2, 2, 30), (3, 3, 0), (4, 4, 45); PRAGMA user_version = 1",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(db);
 	/* A reader sees what schema 1 wrote ... */
-	KP_ASSERT_OK(kp_store_open(&s, f->path, KP_STORE_READONLY, &err), &err);
+	KP_ASSERT_OK(kp_store_open(&s, old, KP_STORE_READONLY, &err), &err);
 	assert_int_equal(kp_store_schema_version(s), 1);
 	assert_true(fabs(kp_store_elapsed_total(s) - 85) < 1e-9);
 	kp_store_close(s);
 	/* ... and the first read-write open migrates: the run's time is the sessions' sum. */
-	KP_ASSERT_OK(kp_store_open(&f->s, f->path, 0, &err), &err);
+	KP_ASSERT_OK(kp_store_open(&f->s, old, 0, &err), &err);
 	assert_int_equal(kp_store_schema_version(f->s), KP_STORE_SCHEMA_VERSION);
 	assert_true(fabs(kp_store_elapsed_total(f->s) - 35) < 1e-9);
 	assert_int_equal(kp_store_session_count(f->s), 4);
@@ -392,6 +406,78 @@ static int count_mem(const struct kp_memory_row *r, void *ud)
 	return 0;
 }
 
+/* Reads the nodes of `s`: one, the candidate written before schema 3, without a format. */
+static void assert_one_node_no_format(struct kp_store *s)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_node_row *rows = NULL, one;
+	size_t n = 0;
+
+	KP_ASSERT_OK(kp_store_nodes_load(s, &rows, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].format, "");
+	free(rows);
+	KP_ASSERT_OK(kp_store_node_get(s, 1, &one, &err), &err);
+	assert_string_equal(one.format, "");
+}
+
+/*
+ * Schema 3: each candidate's format. Runs of schema 1 and 2 are read as they are (no format) by a
+ * read-only open and migrated to 3 by a read-write one; schema 1's session times are repaired on
+ * the way (2 runs before 3).
+ */
+static void test_candidate_format(void **state)
+{
+	static const char old_run[] = "INSERT INTO nodes(kind, depth, created) VALUES(0, 0, 1); "
+				      "INSERT INTO candidates(node_id, lang, sha256, source) "
+				      "VALUES(1, 'cuda', 'x', 'src'); "
+				      "INSERT INTO sessions(started, updated, elapsed_s) "
+				      "VALUES(1, 1, 10), (2, 2, 30);";
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_node_row root, child, *rows = NULL;
+	size_t n = 0;
+	char old[600];
+	struct kp_store *s;
+
+	kp_node_row_init(&root);
+	root.kind = KP_NODE_ROOT;
+	KP_ASSERT_OK(kp_store_node_insert(f->s, &root, "python", "ref", &err), &err);
+	kp_node_row_init(&child);
+	child.parent = root.id;
+	child.kind = KP_NODE_REFINE;
+	kp_strlcpy(child.format, "triton", sizeof(child.format));
+	KP_ASSERT_OK(kp_store_node_insert(f->s, &child, "python", "cand", &err), &err);
+	KP_ASSERT_OK(kp_store_nodes_load(f->s, &rows, &n, &err), &err);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].format, "");
+	assert_string_equal(rows[1].format, "triton");
+	free(rows);
+
+	for (int version = 1; version <= 2; version++) {
+		snprintf(old, sizeof(old), "%s/v%d.db", f->dir, version);
+		write_old_db(old, version, old_run);
+		/* A reader sees what that schema wrote, and leaves it as it was ... */
+		KP_ASSERT_OK(kp_store_open(&s, old, KP_STORE_READONLY, &err), &err);
+		assert_int_equal(kp_store_schema_version(s), version);
+		assert_one_node_no_format(s);
+		kp_store_close(s);
+		/* ... a writer migrates it to 3, and a version written then has its format. */
+		KP_ASSERT_OK(kp_store_open(&s, old, 0, &err), &err);
+		assert_int_equal(kp_store_schema_version(s), 3);
+		assert_one_node_no_format(s);
+		assert_true(fabs(kp_store_elapsed_total(s) - (version == 1 ? 30 : 40)) < 1e-9);
+		kp_node_row_init(&child);
+		child.parent = 1;
+		child.kind = KP_NODE_REFINE;
+		kp_strlcpy(child.format, "triton", sizeof(child.format));
+		KP_ASSERT_OK(kp_store_node_insert(s, &child, "python", "cand", &err), &err);
+		KP_ASSERT_OK(kp_store_node_get(s, child.id, &root, &err), &err);
+		assert_string_equal(root.format, "triton");
+		kp_store_close(s);
+	}
+}
+
 static void test_memory_upsert(void **state)
 {
 	struct fixture *f = *state;
@@ -440,6 +526,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_evaluations_and_findings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exchanges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_upsert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_candidate_format, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

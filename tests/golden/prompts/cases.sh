@@ -1,7 +1,7 @@
 # The golden prompt cases: one `kernelpro ask --dry-run` command line each. Sourced by
 # tests/integration/t0602-ask-golden.sh (compare) and regen.sh (rewrite). $KP is the binary, $G this folder.
 CASES="initial-cuda debug-cuda-compile optimize-cuda initial-torch debug-torch-wrong optimize-cuda-small
-	initial-task-gpu optimize-task-gpu initial-task-torch optimize-task-torch"
+	initial-task-gpu optimize-task-gpu initial-task-torch optimize-task-torch optimize-task-triton"
 
 run_case() {
 	V="$G/vec_add"; S="$G/softmax"
@@ -53,6 +53,10 @@ run_case() {
 		# The torch format's optimize prompt: its knob section is the KP_TUNE dict's (prompts/knobs-torch.txt).
 		"$KP" ask --dry-run --mode optimize --task "$S/reference.py" --gpu h200-sxm --parent "$S/candidate.py" \
 			--reference-ms 0.312 --parent-ms 0.205 ;;
+	optimize-task-triton)
+		# The Triton format's optimize prompt: its format section, and its knob section (prompts/knobs-triton.txt).
+		"$KP" ask --dry-run --mode optimize --task "$S/reference.py" --format triton --gpu h200-sxm \
+			--parent "$S/candidate_triton.py" --reference-ms 0.312 --parent-ms 0.141 ;;
 	*) echo "unknown case $1" >&2; return 2 ;;
 	esac
 }
