@@ -25,9 +25,10 @@
  * Environment: a child never inherits the whole environment. It starts from
  * an allow-list of the parent's (kp_child_env_allowed(): PATH, HOME, locale,
  * temporary directory, CUDA_*, NVIDIA_*, NV_*, LD_LIBRARY_PATH, PYTHON*,
- * TORCH*, TRITON_*, KERNELPRO_*, KP_*, ...: what compilers, Python, PyTorch,
- * ncu and the harness read), minus any name that looks like a secret (KEY,
- * TOKEN, SECRET, PASSWORD, ...), so LLM-written code run by the harness or
+ * TORCH*, TRITON_*, KERNELPRO_*, KP_*, SLURM_*, ...: what compilers, Python,
+ * PyTorch, ncu, the harness and a step inside a Slurm job read), minus any
+ * name that looks like a secret (KEY, TOKEN, SECRET, PASSWORD, JWT, ...), so
+ * LLM-written code run by the harness or
  * an evaluator never sees an API key. Then `env_keep`, `env_unset` and `env`
  * apply, and names listed in $KERNELPRO_PASS_ENV (comma-separated) pass too.
  * `inherit_env` gives the whole environment, secrets included: only for the

@@ -110,14 +110,17 @@ static const char *const env_names[] = {
 	"VIRTUAL_ENV", "CONDA_PREFIX", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
 	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS",
 };
-/* Passed by prefix: CUDA and driver settings, the toolchain's, Python's, PyTorch's and Triton's, ours. */
+/*
+ * Passed by prefix: CUDA and driver settings, the toolchain's, Python's, PyTorch's and Triton's, ours,
+ * and Slurm's job (an evaluator started inside an allocation runs `srun` steps in it).
+ */
 static const char *const env_prefixes[] = {
 	"LC_", "CUDA_", "NVIDIA_", "NV_", "NVCC_", "CUBLAS", "CUDNN_", "NCCL_",
-	"PYTHON", "PYTORCH_", "TORCH", "TRITON_", "KERNELPRO_", "KP_",
+	"PYTHON", "PYTORCH_", "TORCH", "TRITON_", "KERNELPRO_", "KP_", "SLURM_",
 };
-/* A name holding one of these is held back even in an allowed family (KERNELPRO_API_KEY). */
+/* A name holding one of these is held back even in an allowed family (KERNELPRO_API_KEY, SLURM_JWT). */
 static const char *const secret_words[] = {"KEY",    "TOKEN",      "SECRET", "PASSWORD",
-					   "PASSWD", "CREDENTIAL", "AUTH"};
+					   "PASSWD", "CREDENTIAL", "AUTH",   "JWT"};
 
 static int name_has_word(const char *name, size_t n, const char *word)
 {

@@ -243,12 +243,14 @@ static void test_env_secrets_scrubbed(void **state)
 	static const char *const secret[] = {"OPENAI_API_KEY",  "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY",
 					     "KERNELPRO_API_KEY", "KP_SERVICE_TOKEN", "AWS_SECRET_ACCESS_KEY",
 					     "GITHUB_TOKEN",    "HF_TOKEN",          "MY_DB_PASSWORD",
-					     "SSH_AUTH_SOCK",   "CUDA_SECRET_KEY",   "PYTHON_API_TOKEN"};
+					     "SSH_AUTH_SOCK",   "CUDA_SECRET_KEY",   "PYTHON_API_TOKEN",
+					     "SLURM_JWT"};
 	static const char *const kept[] = {
 		"PATH",		    "HOME",	       "LANG",		    "LC_ALL",
 		"TMPDIR",	    "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
 		"PYTHONPATH",	    "KERNELPRO_HOME",	    "KP_FAKE_SLEEP",	    "TORCH_EXTENSIONS_DIR",
-		"TRITON_CACHE_DIR", "XDG_CACHE_HOME"};
+		"TRITON_CACHE_DIR", "XDG_CACHE_HOME",	    "TRITON_HOME",	    "TRITON_PTXAS_PATH",
+		"SLURM_JOB_ID",	    "SLURM_CONF",	    "SLURM_STEP_GPUS",	    "CUDA_HOME"};
 	struct kp_child c = KP_CHILD_INIT;
 	struct kp_buf env = KP_BUF_INIT;
 	int set_here[KP_ARRAY_SIZE(kept)] = {0};
