@@ -1,8 +1,6 @@
 /* kernelpro optimize: the closed loop on one task (Stage 1, search, programmer, harness, tools), resumable. */
 #include "base/setup.h"
 
-#include <signal.h>
-
 #include "cli.h"
 #include "evalopts.h"
 #include "kernelpro/run.h"
@@ -16,16 +14,16 @@ static const struct kp_opt optimize_opts[] = {
 	{"resume", 0, KP_OPT_STR, "RUN", "continue a run (a run directory, or its name under --runs-dir)", NULL},
 	KP_RUNS_DIR_OPT,
 	{"name", 0, KP_OPT_STR, "NAME", "name of a new run (default TASK-YYYYMMDD-HHMMSS)", NULL},
-	{"evals", 0, KP_OPT_INT, "N", "budget: candidate evaluations (default 20 when no budget is given)", NULL},
+	{"evals", 0, KP_OPT_INT, "N:1..", "budget: candidate evaluations (default 20 when no budget is given)", NULL},
 	{"time", 0, KP_OPT_STR, "DURATION", "budget: wall time over all sessions, e.g. 90s, 30m, 2h", NULL},
-	{"tokens", 0, KP_OPT_INT, "N", "budget: LLM tokens, input + output", NULL},
-	{"cost", 0, KP_OPT_NUM, "USD", "budget: LLM cost in US dollars", NULL},
+	{"tokens", 0, KP_OPT_INT, "N:1..", "budget: LLM tokens, input + output", NULL},
+	{"cost", 0, KP_OPT_NUM, "USD:>0", "budget: LLM cost in US dollars", NULL},
 	{"format", 0, KP_OPT_STR, "cuda|triton",
 	 "the language versions are written in (default: the task's; Triton tasks: triton)", NULL},
 	{"formats", 0, KP_OPT_LIST, "LIST", "several languages, the search switching between them: cuda,triton", NULL},
 	{"search", 0, KP_OPT_CHOICE, "mcts|greedy|beam", "search algorithm", NULL},
 	{"objective", 0, KP_OPT_CHOICE, "speed|speed+energy", "speed, or speed with energy breaking ties", NULL},
-	{"parallel", 'j', KP_OPT_INT, "N", "programmer requests in flight at once (replay in order: 1)", NULL},
+	{"parallel", 'j', KP_OPT_INT, "N:1..64", "programmer requests in flight at once (replay in order: 1)", NULL},
 	{"param", 'P', KP_OPT_LIST, "NAME=VALUE", "set a search constant (--list-params lists them)", NULL},
 	{"list-params", 0, KP_OPT_FLAG, NULL, "list the search constants with their defaults and exit", NULL},
 	{"evaluator", 0, KP_OPT_STR, "harness|exec:PROGRAM ARGS",
@@ -34,7 +32,7 @@ static const struct kp_opt optimize_opts[] = {
 	{"feedback", 0, KP_OPT_CHOICE, "tools|raw|none", "what the feedback contains (ablation)", "tools"},
 	{"orchestration", 0, KP_OPT_CHOICE, "proactive|reactive",
 	 "tools run before each request (proactive), or only when the model asks (reactive, ablation)", "proactive"},
-	{"tool-rounds", 0, KP_OPT_INT, "N", "reactive: rounds of tool requests the model may make per version", "3"},
+	{"tool-rounds", 0, KP_OPT_INT, "N:1..10", "reactive: rounds of tool requests the model may make per version", "3"},
 	{"codesearch", 0, KP_OPT_CHOICE, "auto|on|off",
 	 "CUTLASS/CuTe snippets in optimize prompts (reactive: as 'search:' requests); auto: when CUTLASS is "
 	 "found",
@@ -48,15 +46,6 @@ static const struct kp_opt optimize_opts[] = {
 	KP_TOOLS_OPTS,
 	KP_OPT_TABLE_END,
 };
-
-/* Set from SIGINT/SIGTERM: the run stops after its current step; a second signal ends the process. */
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	stop_requested = 1;
-	signal(sig, SIG_DFL);
-}
 
 /* What one invocation holds; released in one place. */
 struct opt_state {
@@ -151,7 +140,7 @@ static void on_note(const char *line, void *ud)
 	kp_cli_run_note(((struct opt_state *)ud)->cli, line);
 }
 
-/* The session, with Ctrl-C (and SIGTERM) asking for a stop after the current step. */
+/* The session, with Ctrl-C (SIGINT, SIGTERM, SIGHUP: src/main.c) asking for a stop after the current step. */
 static int optimize(struct opt_state *S, struct kp_search_outcome *out, struct kp_error *err)
 {
 	struct kp_run_session s;
@@ -162,17 +151,12 @@ static int optimize(struct opt_state *S, struct kp_search_outcome *out, struct k
 	kp_buf_addf(&S->argv_text, "optimize %s%s", S->resume ? "--resume " : "",
 		    S->resume ? kp_arg_str(S->args, "resume") : kp_arg_pos(S->args, 0));
 	s.argv_text = S->argv_text.buf;
-	s.stop = &stop_requested;
+	s.stop = S->cli->stop; /* also drops LLM requests in flight (lib/run) */
 	s.started = on_started;
 	s.progress = on_progress;
 	s.note = on_note;
 	s.ud = S;
-	stop_requested = 0;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	rc = kp_run_optimize(S->run, &s, out, err);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
 	kp_progress_clear(&S->cli->progress);
 	return rc;
 }

@@ -11,7 +11,7 @@
 static const struct kp_opt show_opts[] = {
 	KP_RUNS_DIR_OPT,
 	{"tree", 't', KP_OPT_FLAG, NULL, "print the whole search tree", NULL},
-	{"node", 'n', KP_OPT_INT, "ID", "print one version: its source, verdict, feedback, and the prompt that made it", NULL},
+	{"node", 'n', KP_OPT_INT, "ID:1..", "print one version: its source, verdict, feedback, and the prompt that made it", NULL},
 	KP_OPT_TABLE_END,
 };
 

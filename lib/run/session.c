@@ -86,6 +86,7 @@ static int make_programmer(struct session *S, struct kp_error *err)
 				    S->formats.n ? S->formats.v[0] : S->task.kind->format);
 	if ((rc = llm_config(S, &cfg, &parallel, err)) || (rc = kp_llm_open(&S->llm, cfg, err)))
 		return rc;
+	kp_llm_set_cancel_flag(S->llm, o->stop); /* a stop drops the requests in flight (KP_ECANCELED) */
 	/* The run's --cost is the one cost limit: it must be countable. */
 	if (S->run->settings.budget.cost > 0 && (rc = kp_llm_check_priced(S->llm, err)))
 		return rc;

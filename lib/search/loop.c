@@ -994,6 +994,12 @@ int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, str
 		}
 		stop_workers(&L);
 	}
+	if (rc == KP_ECANCELED) {
+		/* A stop (Ctrl-C) reached a request or an evaluation in progress: stopped, not failed. */
+		rc = 0;
+		kp_error_clear(err);
+		end = KP_END_STOPPED;
+	}
 	session_end(&L, end, rc, err, out);
 	kp_tree_release(&L.tree);
 	free(L.evalq);

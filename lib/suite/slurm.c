@@ -688,6 +688,11 @@ int kp_slurm_sbatch(const char *sbatch, const char *script, long long afterany, 
 	kp_strvec_push(&c.args, script);
 	c.timeout_ms = CHILD_TIMEOUT_MS;
 	c.out_cap = c.err_cap = 1 << 16;
+	/*
+	 * The user's own cluster client, acting for the user: it needs SLURM_CONF and SBATCH_*, and
+	 * passes the submitter's environment (API keys included) on to the jobs (--export=ALL).
+	 */
+	c.inherit_env = 1;
 	rc = kp_child_run(&c, err);
 	if (rc == KP_ENOTOOL) {
 		kp_error_clear(err);
@@ -1154,6 +1159,7 @@ static int run_client(struct kp_child *c, const char *prog, struct kp_error *err
 	c->out_cap = CHILD_CAP;
 	c->err_cap = 1 << 16;
 	kp_strvec_pushl(&c->env, "LC_ALL=C", "SLURM_TIME_FORMAT=standard", NULL);
+	c->inherit_env = 1; /* the user's own cluster client (SLURM_CONF, SLURM_CLUSTERS, ...) */
 	rc = kp_child_run(c, err);
 	if (rc == KP_ENOTOOL) {
 		kp_error_clear(err);

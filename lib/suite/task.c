@@ -332,6 +332,8 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 		state = out.end == KP_END_STOPPED ? "stopped" : "finished";
 	else if (busy)
 		state = "pending";
+	else if (rc == KP_ECANCELED) /* a stop (Ctrl-C) reached it outside the search loop: it resumes */
+		state = "stopped";
 	else
 		state = fatal ? "stopped" : "failed";
 	record = make_record(st, dir.buf, state, rc ? kp_error_msg(&err) : NULL);

@@ -10,7 +10,9 @@ mkdir -p "$home/harness"
 ln -s "$KP_ROOT/harness/kp_worker.py" "$home/harness/kp_worker.py"
 ln -s "$KP_ROOT/tests/python/fake_harness/kp_torch.py" "$home/harness/kp_torch.py"
 KERNELPRO_HOME="$home" KERNELPRO_WORKER_DIR="$KP_TMP/w" KERNELPRO_WORKER_IDLE=20
-export KERNELPRO_HOME KERNELPRO_WORKER_DIR KERNELPRO_WORKER_IDLE
+# The stand-in's switch reaches it as a user's variable reaches any harness child (docs/eval.md).
+KERNELPRO_PASS_ENV=FAKE_DO
+export KERNELPRO_HOME KERNELPRO_WORKER_DIR KERNELPRO_WORKER_IDLE KERNELPRO_PASS_ENV
 mkdir -m 700 "$KERNELPRO_WORKER_DIR"
 task="$KP_ROOT/examples/kernelbench/swish_scale.py"
 cand="$KP_ROOT/examples/kernelbench/swish_scale_fast.py"

@@ -13,7 +13,10 @@ ln -s "$d/fake-harness.py" libexec/kp-native-harness
 chmod 700 w
 KERNELPRO_HOME="$KP_TMP/home" KERNELPRO_LIBEXEC="$KP_TMP/libexec" KERNELPRO_WORKER_DIR="$KP_TMP/w"
 KERNELPRO_WORKER_IDLE=30 FAKE_NVCC_DIR="$KP_TMP/nvcc" XDG_CACHE_HOME="$KP_TMP/xdg"
-export KERNELPRO_HOME KERNELPRO_LIBEXEC KERNELPRO_WORKER_DIR KERNELPRO_WORKER_IDLE FAKE_NVCC_DIR XDG_CACHE_HOME
+# The stand-in nvcc's variable reaches it as a user's variable reaches any child (docs/eval.md).
+KERNELPRO_PASS_ENV=FAKE_NVCC_DIR
+export KERNELPRO_HOME KERNELPRO_LIBEXEC KERNELPRO_WORKER_DIR KERNELPRO_WORKER_IDLE FAKE_NVCC_DIR XDG_CACHE_HOME \
+	KERNELPRO_PASS_ENV
 trap 'for s in "$KERNELPRO_WORKER_DIR"/*.sock; do [ -S "$s" ] && python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b\"{\\\"op\\\": \\\"shutdown\\\"}\\n\")" "$s"; done' EXIT
 tune() { "$KP" tune --nvcc "$d/fake-nvcc" --arch sm_90a --cache "$KP_TMP/builds" --tune-cache "$KP_TMP/tc" --jobs 4 "$@"; }
 task="$d/task"

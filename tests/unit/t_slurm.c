@@ -392,6 +392,56 @@ static void test_sbatch(void **state)
 	kp_test_tmpdir_remove(dir);
 }
 
+/*
+ * sbatch and the Slurm clients get the submitter's whole environment: SLURM_CONF to find the
+ * cluster, and what the jobs need (sbatch's --export=ALL), an API key included. Children with
+ * kp_child's allow-list lost SLURM_CONF, and sbatch failed "resolve_ctls_from_dns_srv".
+ */
+static void test_clients_environment(void **state)
+{
+	char *dir = kp_test_tmpdir(), *sb = join(dir, "sbatch"), *envlog = join(dir, "env.log");
+	char *sq = join(dir, "squeue"), *sa = join(dir, "sacct"), *text;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_slurm_status st;
+	struct kp_buf b = KP_BUF_INIT;
+	const char *conf = getenv("SLURM_CONF");
+	char *saved_conf = conf ? kp_xstrdup(conf) : NULL; /* t1502's cluster: given back at the end */
+	long long id;
+
+	text = kp_xasprintf("#!/bin/sh\necho \"sbatch $SLURM_CONF $KP_TEST_SLURM_API_KEY\" >> '%s'\n"
+			    "echo '77'\n",
+			    envlog);
+	write_exec(sb, text);
+	free(text);
+	/* squeue and sacct: the conf they were given, then nothing (no job known). */
+	text = kp_xasprintf("#!/bin/sh\necho \"$(basename \"$0\") $SLURM_CONF\" >> '%s'\n", envlog);
+	write_exec(sq, text);
+	write_exec(sa, text);
+	free(text);
+	setenv("SLURM_CONF", "/x/slurm.conf", 1);
+	setenv("KP_TEST_SLURM_API_KEY", "sk-kp-test", 1);
+	KP_ASSERT_OK(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), &err);
+	assert_int_equal(id, 77);
+	kp_slurm_status_init(&st);
+	KP_ASSERT_OK(kp_slurm_query(sq, sa, 77, 1, &st, &err), &err);
+	kp_slurm_status_release(&st);
+	if (saved_conf)
+		setenv("SLURM_CONF", saved_conf, 1);
+	else
+		unsetenv("SLURM_CONF");
+	unsetenv("KP_TEST_SLURM_API_KEY");
+	free(saved_conf);
+	KP_ASSERT_OK(kp_read_file(envlog, 0, &b, &err), &err);
+	assert_string_equal(b.buf,
+	                    "sbatch /x/slurm.conf sk-kp-test\nsqueue /x/slurm.conf\nsacct /x/slurm.conf\n");
+	kp_buf_release(&b);
+	free(sb);
+	free(sq);
+	free(sa);
+	free(envlog);
+	kp_test_tmpdir_remove(dir);
+}
+
 static void test_write_and_submit(void **state)
 {
 	char *dir = kp_test_tmpdir(), *sb = fake_sbatch(dir, "ok"), *suite = join(dir, "suite");
@@ -723,6 +773,7 @@ int main(void)
 	    cmocka_unit_test(test_script_runs_without_injection),
 	    cmocka_unit_test(test_parse_job_id),
 	    cmocka_unit_test(test_sbatch),
+	    cmocka_unit_test(test_clients_environment),
 	    cmocka_unit_test(test_write_and_submit),
 	    cmocka_unit_test(test_parse_captures),
 	    cmocka_unit_test(test_parse_ranges_and_refusals),
