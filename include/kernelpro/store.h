@@ -273,7 +273,7 @@ struct kp_tuning_row {
 	const char *derive;      /* which knobs: "declared" or "auto" (derived when none is declared) */
 	const char *gpu;         /* the GPU the results are for */
 	const char *space_json;  /* the knobs, their values and constraints */
-	const char *trials_json; /* every trial: point, status, seconds, whether measured earlier */
+	const char *trials_json; /* every trial: point, status, seconds, whether measured earlier (lib/tune's JSON) */
 	const char *children_json; /* [{"node", "point", "time_ms"}]: the variants that became children */
 	const char *untuned_point, *best_point;
 	double untuned_ms, best_ms; /* NAN when not measured correct */

@@ -14,10 +14,12 @@
 int kp_store_tuning_begin(struct kp_store *s, const struct kp_tuning_row *r, struct kp_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s, "INSERT INTO tunings(node_id, session, status, strategy, budget, seed, derive, "
-				      "started) VALUES(?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7) "
-				      "ON CONFLICT(node_id) DO NOTHING",
-				   &st, err);
+	int rc =
+	    kp__store_prepare(s,
+	                      "INSERT INTO tunings(node_id, session, status, strategy, budget, seed, derive, "
+	                      "started) VALUES(?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7) "
+	                      "ON CONFLICT(node_id) DO NOTHING",
+	                      &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, r->node);
@@ -32,19 +34,22 @@ int kp_store_tuning_begin(struct kp_store *s, const struct kp_tuning_row *r, str
 	sqlite3_bind_double(st, 7, r->started ? r->started : kp_wall_time());
 	rc = kp__store_step_done(s, st, "recording a tune action", err);
 	if (!rc && sqlite3_changes(s->db) != 1)
-		rc = kp_error_set(err, KP_EEXISTS, "run database '%s': #%ld was tuned before (a version is tuned once)",
-				  s->path, r->node);
+		rc = kp_error_set(err, KP_EEXISTS,
+		                  "run database '%s': #%ld was tuned before (a version is tuned once)",
+		                  s->path, r->node);
 	return rc;
 }
 
 int kp_store_tuning_end(struct kp_store *s, const struct kp_tuning_row *r, struct kp_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s, "UPDATE tunings SET status = ?2, strategy = ?3, gpu = ?4, space_json = ?5, "
-				      "trials_json = ?6, children_json = ?7, untuned_point = ?8, untuned_ms = ?9, "
-				      "best_point = ?10, best_ms = ?11, trials = ?12, evaluated = ?13, cache_hits = ?14, "
-				      "wall_s = ?15, gpu_s = ?16, note = ?17, ended = ?18 WHERE node_id = ?1",
-				   &st, err);
+	int rc = kp__store_prepare(
+	    s,
+	    "UPDATE tunings SET status = ?2, strategy = ?3, gpu = ?4, space_json = ?5, "
+	    "trials_json = ?6, children_json = ?7, untuned_point = ?8, untuned_ms = ?9, "
+	    "best_point = ?10, best_ms = ?11, trials = ?12, evaluated = ?13, cache_hits = ?14, "
+	    "wall_s = ?15, gpu_s = ?16, note = ?17, ended = ?18 WHERE node_id = ?1",
+	    &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, r->node);
@@ -67,51 +72,53 @@ int kp_store_tuning_end(struct kp_store *s, const struct kp_tuning_row *r, struc
 	kp__store_bind_real(st, 18, r->ended ? r->ended : kp_wall_time());
 	rc = kp__store_step_done(s, st, "recording what a tune action found", err);
 	if (!rc && sqlite3_changes(s->db) != 1)
-		rc = kp_error_set(err, KP_ENOENT, "run database '%s': #%ld has no tune action to finish", s->path,
-				  r->node);
+		rc = kp_error_set(err, KP_ENOENT, "run database '%s': #%ld has no tune action to finish",
+		                  s->path, r->node);
 	return rc;
 }
 
 int kp_store_tunings_each(struct kp_store *s, int (*fn)(const struct kp_tuning_row *r, void *ud), void *ud,
-			  struct kp_error *err)
+                          struct kp_error *err)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	if (s->version < SCHEMA_TUNE)
 		return 0;
-	rc = kp__store_prepare(s, "SELECT node_id, IFNULL(session, 0), status, strategy, budget, seed, derive, gpu, "
-				  "space_json, trials_json, children_json, untuned_point, untuned_ms, best_point, best_ms, "
-				  "trials, evaluated, cache_hits, wall_s, gpu_s, note, started, IFNULL(ended, 0) "
-				  "FROM tunings ORDER BY started, node_id",
-			       &st, err);
+	rc = kp__store_prepare(
+	    s,
+	    "SELECT node_id, IFNULL(session, 0), status, strategy, budget, seed, derive, gpu, "
+	    "space_json, trials_json, children_json, untuned_point, untuned_ms, best_point, best_ms, "
+	    "trials, evaluated, cache_hits, wall_s, gpu_s, note, started, IFNULL(ended, 0) "
+	    "FROM tunings ORDER BY started, node_id",
+	    &st, err);
 	if (rc)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct kp_tuning_row r = {
-			.node = (long)sqlite3_column_int64(st, 0),
-			.session = (long)sqlite3_column_int64(st, 1),
-			.status = (const char *)sqlite3_column_text(st, 2),
-			.strategy = (const char *)sqlite3_column_text(st, 3),
-			.budget = (long)sqlite3_column_int64(st, 4),
-			.seed = (long long)sqlite3_column_int64(st, 5),
-			.derive = (const char *)sqlite3_column_text(st, 6),
-			.gpu = (const char *)sqlite3_column_text(st, 7),
-			.space_json = (const char *)sqlite3_column_text(st, 8),
-			.trials_json = (const char *)sqlite3_column_text(st, 9),
-			.children_json = (const char *)sqlite3_column_text(st, 10),
-			.untuned_point = (const char *)sqlite3_column_text(st, 11),
-			.untuned_ms = kp__store_col_real(st, 12),
-			.best_point = (const char *)sqlite3_column_text(st, 13),
-			.best_ms = kp__store_col_real(st, 14),
-			.trials = (long)sqlite3_column_int64(st, 15),
-			.evaluated = (long)sqlite3_column_int64(st, 16),
-			.cache_hits = (long)sqlite3_column_int64(st, 17),
-			.wall_s = kp__store_col_real(st, 18),
-			.gpu_s = kp__store_col_real(st, 19),
-			.note = (const char *)sqlite3_column_text(st, 20),
-			.started = sqlite3_column_double(st, 21),
-			.ended = sqlite3_column_double(st, 22),
+		    .node = (long)sqlite3_column_int64(st, 0),
+		    .session = (long)sqlite3_column_int64(st, 1),
+		    .status = (const char *)sqlite3_column_text(st, 2),
+		    .strategy = (const char *)sqlite3_column_text(st, 3),
+		    .budget = (long)sqlite3_column_int64(st, 4),
+		    .seed = (long long)sqlite3_column_int64(st, 5),
+		    .derive = (const char *)sqlite3_column_text(st, 6),
+		    .gpu = (const char *)sqlite3_column_text(st, 7),
+		    .space_json = (const char *)sqlite3_column_text(st, 8),
+		    .trials_json = (const char *)sqlite3_column_text(st, 9),
+		    .children_json = (const char *)sqlite3_column_text(st, 10),
+		    .untuned_point = (const char *)sqlite3_column_text(st, 11),
+		    .untuned_ms = kp__store_col_real(st, 12),
+		    .best_point = (const char *)sqlite3_column_text(st, 13),
+		    .best_ms = kp__store_col_real(st, 14),
+		    .trials = (long)sqlite3_column_int64(st, 15),
+		    .evaluated = (long)sqlite3_column_int64(st, 16),
+		    .cache_hits = (long)sqlite3_column_int64(st, 17),
+		    .wall_s = kp__store_col_real(st, 18),
+		    .gpu_s = kp__store_col_real(st, 19),
+		    .note = (const char *)sqlite3_column_text(st, 20),
+		    .started = sqlite3_column_double(st, 21),
+		    .ended = sqlite3_column_double(st, 22),
 		};
 		if (fn(&r, ud)) {
 			rc = SQLITE_DONE;
@@ -124,12 +131,14 @@ int kp_store_tunings_each(struct kp_store *s, int (*fn)(const struct kp_tuning_r
 }
 
 int kp_store_tune_result_put(struct kp_store *s, const char *space, const char *point, const char *gpu,
-			     long node, const char *status, double seconds, struct kp_error *err)
+                             long node, const char *status, double seconds, struct kp_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s, "INSERT OR REPLACE INTO tune_results(space, point, gpu, node_id, status, seconds, "
-				      "created) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-				   &st, err);
+	int rc = kp__store_prepare(
+	    s,
+	    "INSERT OR REPLACE INTO tune_results(space, point, gpu, node_id, status, seconds, "
+	    "created) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	    &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, space ? space : "", -1, SQLITE_TRANSIENT);
@@ -146,15 +155,16 @@ int kp_store_tune_result_put(struct kp_store *s, const char *space, const char *
 }
 
 int kp_store_tune_result_get(struct kp_store *s, const char *space, const char *point, const char *gpu,
-			     char status[16], double *seconds, struct kp_error *err)
+                             char status[16], double *seconds, struct kp_error *err)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	if (s->version < SCHEMA_TUNE)
 		return 0;
-	rc = kp__store_prepare(s, "SELECT status, seconds FROM tune_results WHERE space = ?1 AND point = ?2 AND gpu = ?3",
-			       &st, err);
+	rc = kp__store_prepare(
+	    s, "SELECT status, seconds FROM tune_results WHERE space = ?1 AND point = ?2 AND gpu = ?3", &st,
+	    err);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, space ? space : "", -1, SQLITE_TRANSIENT);
