@@ -936,6 +936,8 @@ static int session_begin(struct loop *L, struct kp_error *err)
 		rc = kp_store_meta_set(L->st, "status", "running", err);
 	if (!rc)
 		rc = load(L, err);
+	if (!rc && L->nevalq)
+		kp__loop_note(L, "resuming: %zu candidate(s) saved but not yet evaluated", L->nevalq);
 	if (!rc)
 		rc = setup_root(L, err);
 	return rc;
@@ -984,8 +986,6 @@ int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, str
 	kp_tree_init(&L.tree);
 	rc = session_begin(&L, err);
 	if (!rc) {
-		if (L.nevalq)
-			kp__loop_note(&L, "resuming: %zu candidate(s) saved but not yet evaluated", L.nevalq);
 		start_workers(&L);
 		L.async_eval = L.nthreads > 0 && run->evaluator->concurrent;
 		prepare_queued(&L);
