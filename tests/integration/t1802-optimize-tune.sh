@@ -125,33 +125,24 @@ contains err "#2: given: $d/scale.cu"
 contains err "#3: refine of #2"
 [ "$(json kernelpro-runs/seeded/summary.json 'd["used"]["generations"]')" = 2 ] || fail "two generations"
 
-# Nothing to tune: each error says what to do.
+# Nothing to tune: each error says what to do, before any run is made.
+runs=$(ls kernelpro-runs | wc -l)
 expect_exit 1 none "$KP_ROOT/examples/kernelbench/swish_scale.py" --evaluator "$EXEC"
 contains err "the reference of 'swish_scale' is a kernelbench task's PyTorch Model, not a candidate: give a version with knobs with --from FILE"
 cp -r "$task" plain
-cat >plain/reference.cu <<'CU'
-#include "kp_native.h"
-__global__ void k(const float *x, float *y, long n) { long i = blockIdx.x * (long)blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }
-KP_EXPORT int kp_run(const kp_tensor *in, int nin, kp_tensor *out, int nout, kp_stream_t s)
-{
-	long n = (long)in[0].numel;
-	int t = n > 4096 ? 1024 : 128;
-	k<<<(unsigned)((n + t - 1) / t), t, 0, s>>>((const float *)in[0].data, (float *)out[0].data, n);
-	return 0;
-}
-CU
+cp "$d/plain.cu" plain/reference.cu
 expect_exit 1 none plain --evaluator "$EXEC"
 contains err "--llm none tunes the reference when no version is given (--from FILE): 'reference.cu' declares no knob"
 contains err "declare the values to try with KP_TUNE(NAME, default, v2, ...)"
 contains err "or give a model with --llm PROVIDER:MODEL"
-cp plain/reference.cu plain.cu
+cp "$d/plain.cu" plain.cu
 expect_exit 1 none "$task" --from plain.cu --evaluator "$EXEC"
 contains err "--llm none tunes the version --from gives: 'plain.cu' declares no knob"
-[ ! -e kernelpro-runs/plain ] || fail "a run was left behind"
 expect_exit 2 none "$task" --from "$d/swish_tunable.py" --evaluator "$EXEC"
 contains err "--from '$d/swish_tunable.py': native tasks take .cu candidates"
 expect_exit 2 none "$task" --from "$d/scale.cu" --param tune=off --evaluator "$EXEC"
 contains err "--llm none runs the tune action alone, and --param tune=off switches it off"
 expect_exit 2 "$KP" optimize --resume ex --from "$d/scale.cu"
 contains err "--from gives a new run its first version"
+[ "$(ls kernelpro-runs | wc -l)" = "$runs" ] || fail "an error left a run behind: $(ls kernelpro-runs)"
 echo ok
