@@ -10,12 +10,10 @@
 #include "kernelpro/run.h"
 
 /* Put inside optimize's option table. */
-#define KP_TUNE_RUN_OPTS                                                                                   \
-	{                                                                                                  \
-		"from", 0, KP_OPT_STR, "FILE",                                                             \
-		    "a new run's first version, evaluated (and tuned) first; with --llm none the version " \
-		    "tuned",                                                                               \
-		    NULL                                                                                   \
+#define KP_TUNE_RUN_OPTS                                                                                    \
+	{                                                                                                   \
+		"from", 0, KP_OPT_STR, "FILE",                                                              \
+		    "a new run's first version, evaluated first (with --llm none: the version tuned)", NULL \
 	}
 
 /* Whether no model is asked: --llm none, or a resumed run recorded with none and no --llm now. */

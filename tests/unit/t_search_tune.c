@@ -222,7 +222,8 @@ static void test_when_not_offered(void **state)
 	fx_free(x);
 
 	/* With tune=all the derived block size is tuned; every variant is as fast (the fake reads markers
-	 * only), so none becomes a child and the record says why. */
+	 * only), so none becomes a child and the record says why. The version stays the best and is not
+	 * tuned a second time. */
 	x = fx_new(ok, 1, derived, 1);
 	x->run.budget.evals = 16;
 	x->run.params.tune = KP_SEARCH_TUNE_ALL;
