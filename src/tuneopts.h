@@ -10,11 +10,11 @@
 #include "kernelpro/run.h"
 
 /* Put inside optimize's option table. */
+// clang-format off: a table entry, as the other option macros are written
 #define KP_TUNE_RUN_OPTS                                                                                    \
-	{                                                                                                   \
-		"from", 0, KP_OPT_STR, "FILE",                                                              \
-		    "a new run's first version, evaluated first (with --llm none: the version tuned)", NULL \
-	}
+	{"from", 0, KP_OPT_STR, "FILE",                                                                     \
+	 "a new run's first version, evaluated first (with --llm none: the version tuned)", NULL}
+// clang-format on
 
 /* Whether no model is asked: --llm none, or a resumed run recorded with none and no --llm now. */
 int kp_tuneopts_no_llm(const struct kp_args *a, const struct kp_run *resumed);
