@@ -9,8 +9,8 @@
 #include "cli.h"
 #include "kernelpro/run.h"
 
-/* Put inside optimize's option table. */
-// clang-format off: a table entry, as the other option macros are written
+/* Put inside optimize's option table (written as a table entry, like the other option macros). */
+// clang-format off
 #define KP_TUNE_RUN_OPTS                                                                                    \
 	{"from", 0, KP_OPT_STR, "FILE",                                                                     \
 	 "a new run's first version, evaluated first (with --llm none: the version tuned)", NULL}
