@@ -13,6 +13,7 @@ FAKECUDA="$KP_BUILD/tests/libfakecuda.so"
 mkdir -p home/harness libexec nvcc w
 chmod 700 w
 ln -s "$KP_ROOT/harness/include" home/harness/include
+ln -s "$KP_ROOT/prompts" home/prompts # the run with a model
 ln -s "$KP_ROOT/harness/kp_worker.py" home/harness/kp_worker.py
 ln -s "$d/fake-harness.py" home/harness/kp_torch.py
 ln -s "$d/fake-harness.py" libexec/kp-native-harness
