@@ -154,7 +154,8 @@ void kp_verdict_speedup_text(const struct kp_verdict *v, struct kp_buf *out)
 		    !strcmp(v->tol_source, "default") ? " for " : "", !strcmp(v->tol_source, "default") ? prec : "",
 		    v->trials_passed, v->trials_run);
 	if (!strcmp(v->scaled.status, "passed"))
-		kp_buf_addf(out, " and with inputs scaled x%g", v->scaled.scale);
+		kp_buf_addf(out, " and with inputs scaled x%g (atol there widened to the outputs' rounding error)",
+			    v->scaled.scale);
 	else if (!strcmp(v->scaled.status, "skipped"))
 		kp_buf_adds(out, " (scaled trial skipped)");
 }

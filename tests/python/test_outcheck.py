@@ -49,6 +49,13 @@ class GoldenTest(unittest.TestCase):
                 self.assertIn(part, msg, c["case"])
             self.assertEqual(msg == "", got is None, c["case"])
 
+    def test_scaled_atol(self):
+        for c in CASES["scaled_atol"]:
+            got = outcheck.scaled_atol(c["dtype"], c["atol"], c["ref_rms"])
+            self.assertAlmostEqual(got, c["expect"], delta=1e-12 * c["expect"], msg=c["case"])
+        self.assertEqual(outcheck.scaled_atol("f32", 1e-4, float("nan")), 1e-4)
+        self.assertEqual(outcheck.scaled_atol("f32", 1e-4, float("inf")), 1e-4)
+
     def test_spans_cover_and_suit_every_layout(self):
         for shape, step in (((10, 10), 20), ((100, 7), 20), ((4, 30, 10), 20), ((4, 16, 8, 8), 100),
                             ((2, 64, 4096), 1000), ((3, 5), 2), ((8, 65536), 1000), ((4, 3, 7), 5)):
@@ -138,6 +145,19 @@ class MeasureTest(unittest.TestCase):
                     want = outcheck.groups(torch, r2, d2, lay[key][2], s["ref_maxabs"], b)
                     self.assertEqual(s[key]["considered"], want["considered"], (shape, step, key))
                     self.assertEqual(s[key]["n"], nseg)
+
+    def test_rms_chunked_skips_non_finite(self):
+        g = torch.Generator().manual_seed(9)
+        ref = torch.randn(3, 1000, generator=g)
+        want = float(ref.double().pow(2).mean().sqrt())
+        bad = ref.clone()
+        bad[1, 7], bad[2, 9] = float("nan"), float("inf")
+        fin = torch.isfinite(bad)
+        want_bad = float(bad.double()[fin].pow(2).mean().sqrt())
+        for step in (7, 1000, 1 << 20):
+            self.assertAlmostEqual(outcheck.rms(torch, ref, step=step), want, delta=1e-12 * want)
+            self.assertAlmostEqual(outcheck.rms(torch, bad, step=step), want_bad, delta=1e-12 * want_bad)
+        self.assertEqual(outcheck.rms(torch, torch.full((4,), float("nan"))), 0.0)
 
     def test_honest_reordered_sum(self):
         g = torch.Generator().manual_seed(4)

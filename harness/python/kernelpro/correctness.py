@@ -1,7 +1,8 @@
 """The PyTorch adapter's correctness phase: the trials (fresh inputs each, reference and candidate in
 alternating order, poisoned free memory), the elementwise comparison and the degenerate-output checks,
-the scaled trial, and the dynamic checks that need a correct candidate (repeat_mismatch, input_memo,
-output_alias, inputs_modified).
+the dynamic checks that need a correct candidate (repeat_mismatch, input_memo, output_alias,
+inputs_modified), then the scaled trial (after the repeats: a candidate that goes wrong after its first
+calls is told repeat_mismatch, not a wrong scaled output).
 
 Copies: a trial draws its inputs once and keeps one pristine copy (inputs_modified compares against
 it bit for bit). The second model of a trial runs on the same tensors as the first unless the first
@@ -147,16 +148,18 @@ class Correctness:
         del tensors
 
     # --- comparing -----------------------------------------------------------------------------
-    def compare(self, ref_outs, outs, trial, where, degenerate=False):
+    def compare(self, ref_outs, outs, trial, where, degenerate=False, atols=None):
         """torch.allclose(ref, out, atol, rtol) per output, as KernelBench, except that NaN never passes
-        and dtype must match. With `degenerate`, floating-point outputs that pass are also judged by the
-        degenerate-output checks (kernelpro/outcheck.py). Returns (ok, detail, (max_abs, mean_abs), failed
-        check id or None)."""
-        atol, rtol = self.cfg["atol"], self.cfg["rtol"]
+        and dtype must match; `atols`: each output's atol where it is not the task's (the scaled trial).
+        With `degenerate`, floating-point outputs that pass are also judged by the degenerate-output
+        checks (kernelpro/outcheck.py). Returns (ok, detail, (max_abs, mean_abs), failed check id or
+        None)."""
+        rtol = self.cfg["rtol"]
         if len(ref_outs) != len(outs):
             return False, "%d outputs, the reference returns %d" % (len(outs), len(ref_outs)), None, None
         worst = None
         for i, (r, o) in enumerate(zip(ref_outs, outs)):
+            atol = atols[i] if atols else self.cfg["atol"]
             name = "output" if len(outs) == 1 else "output %d" % i
             if tuple(r.shape) != tuple(o.shape):
                 return False, "%s shape %s, expected %s" % (name, tuple(o.shape), tuple(r.shape)), None, None
@@ -171,9 +174,9 @@ class Correctness:
                 worst = stat
             if e["nbad"]:
                 first = e["first"]
-                detail = ("%s: %d of %d elements differ (atol=rtol=%g); max |diff| %.6g, mean |diff| %.6g; "
+                detail = ("%s: %d of %d elements differ (atol %g, rtol %g); max |diff| %.6g, mean |diff| %.6g; "
                           "first at %s: got %r, expected %r"
-                          % (name, e["nbad"], o.numel(), atol, e["max_abs"], e["mean_abs"],
+                          % (name, e["nbad"], o.numel(), atol, rtol, e["max_abs"], e["mean_abs"],
                              unravel(first, tuple(o.shape)), float(o.reshape(-1)[first].item()),
                              float(r.reshape(-1)[first].item())))
                 if e["nan_bad"]:
@@ -278,9 +281,9 @@ class Correctness:
             self._diff_stats(stats)
             self.result["inputs"] = self.inputs.describe()
             last = seeds[-1] if seeds else seed
+            self.extra_checks(last, pristine, ref_outs, outs)
             if self.cfg.get("mode", "eval") != "run":
                 self.scaled_trial(last ^ 0x5CA1ED)
-            self.extra_checks(last, pristine, ref_outs, outs)
 
     def count_flops(self, inputs, seed):
         """The reference's matrix-product FLOPs on one call (torch.utils.flop_counter), or None."""
@@ -306,8 +309,9 @@ class Correctness:
 
     def scaled_trial(self, seed):
         """One more trial with floating-point inputs multiplied by INPUT_SCALE: tiny outputs get a trial at
-        meaningful magnitudes, and kernels that assume the task's input range show it. Skipped where the
-        reference is not defined for such inputs."""
+        meaningful magnitudes, and kernels that assume the task's input range show it. Each output's atol
+        is widened to the rounding error its scaled magnitudes allow (outcheck.scaled_atol). Skipped
+        where the reference is not defined for such inputs."""
         t = self.torch
         prec = self.cfg.get("precision", "f32")
         scale = INPUT_SCALE.get(prec, 64.0)
@@ -334,8 +338,11 @@ class Correctness:
                 res["status"] = "skipped"
                 res["reason"] = "the reference gives NaN or infinity on inputs scaled x%g" % scale
                 return
+        atol = self.cfg["atol"]
+        atols = [outcheck.scaled_atol(DTYPE_NAMES.get(str(o.dtype)), atol, outcheck.rms(t, o))
+                 if o.is_floating_point() else atol for o in ref_outs]
         outs = self.run_cand(cand_in, seed)
-        ok, detail, _, check = self.compare(ref_outs, outs, 0, "scaled", degenerate=True)
+        ok, detail, _, check = self.compare(ref_outs, outs, 0, "scaled", degenerate=True, atols=atols)
         if ok:
             res["status"] = "passed"
             return
