@@ -86,6 +86,29 @@ class MeasureTest(unittest.TestCase):
         g = torch.Generator().manual_seed(seed)
         return torch.softmax(torch.rand(rows, cols, generator=g), dim=-1)
 
+    def test_host_reads(self):
+        """measure() reads the device once per pass and once per group layout: a 2-D output has both."""
+        reads = []
+        for name in ("item", "tolist"):
+            real = getattr(torch.Tensor, name)
+
+            def counting(self, *a, _real=real, _name=name, **k):
+                reads.append(_name)
+                return _real(self, *a, **k)
+
+            if name in torch.Tensor.__dict__:
+                self.addCleanup(setattr, torch.Tensor, name, real)
+            else:  # inherited from the C base class: take ours away again
+                self.addCleanup(delattr, torch.Tensor, name)
+            setattr(torch.Tensor, name, counting)
+        ref = self.softmax(rows=64, cols=256)  # both layouts: 64 rows of 256, 256 channels of 64
+        st = outcheck.measure(torch, ref, ref.clone(), outcheck.bounds("f32", 1e-4, 1e-4), step=1000)
+        self.assertEqual(st["nbad"], 0)
+        self.assertEqual(st["rows"]["bad"], 0)
+        self.assertGreater(st["rows"]["considered"], 0)
+        self.assertGreater(st["chans"]["considered"], 0)
+        self.assertEqual(len(reads), 4, reads)  # pass 1, pass 2, rows, channels
+
     def test_zeros_constant_kth_scaled_tiny(self):
         ref = self.softmax()
         self.assertEqual(self.verdict(ref, torch.zeros_like(ref))[0], outcheck.CONSTANT)
