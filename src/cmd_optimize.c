@@ -9,6 +9,7 @@
 #include "runopts.h"
 #include "runs.h"
 #include "tools_cli.h"
+#include "tuneopts.h"
 
 static const struct kp_opt optimize_opts[] = {
 	{"resume", 0, KP_OPT_STR, "RUN", "continue a run (a run directory, or its name under --runs-dir)", NULL},
@@ -42,6 +43,7 @@ static const struct kp_opt optimize_opts[] = {
 	{"shared-memory", 0, KP_OPT_STR, "FILE", "a search-memory database shared by runs of one task family", NULL},
 	{"family", 0, KP_OPT_STR, "NAME", "task family for the shared memory (default: the task's name)", NULL},
 	KP_LLM_CLI_OPTS,
+	KP_TUNE_RUN_OPTS,
 	KP_EVAL_COMMON_OPTS,
 	KP_TOOLS_OPTS,
 	KP_OPT_TABLE_END,
@@ -57,6 +59,8 @@ struct opt_state {
 	struct kp_run_settings settings; /* a new run's */
 	struct kp_runopts_parts parts;
 	struct kp_buf argv_text;
+	int no_llm;           /* --llm none: the tune action alone */
+	struct kp_buf from;   /* --from FILE's source */
 };
 
 /* What the command line must hold before anything is opened. */
@@ -112,7 +116,8 @@ static int new_run(struct opt_state *S, const struct kp_search_budget *b, unsign
 		S->settings.budget.evals = KP_RUN_DEFAULT_EVALS;
 	if (kp_task_load(&S->task, kp_arg_pos(S->args, 0), err))
 		return kp_cli_fail(S->cli, err);
-	return kp_runopts_settings(S->cli, S->args, &S->task, &S->parts.llm, &S->settings);
+	int rc = kp_runopts_settings(S->cli, S->args, &S->task, &S->parts.llm, &S->settings);
+	return rc ? rc : kp_tuneopts_new_run(S->cli, S->args, &S->task, S->no_llm, &S->settings, &S->from);
 }
 
 static void on_started(struct kp_run *r, const struct kp_search_params *p, void *ud)
@@ -148,6 +153,8 @@ static int optimize(struct opt_state *S, struct kp_search_outcome *out, struct k
 
 	memset(&s, 0, sizeof(s));
 	kp_runopts_session(S->args, &S->parts, &S->task, &s);
+	s.from_source = S->from.len ? S->from.buf : NULL;
+	s.from_name = kp_arg_str(S->args, "from");
 	kp_buf_addf(&S->argv_text, "optimize %s%s", S->resume ? "--resume " : "",
 		    S->resume ? kp_arg_str(S->args, "resume") : kp_arg_pos(S->args, 0));
 	s.argv_text = S->argv_text.buf;
@@ -178,7 +185,7 @@ static int failed(struct opt_state *S, int rc, const struct kp_error *err)
 
 static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 {
-	struct opt_state S = {.cli = cli, .args = args, .resume = kp_arg_given(args, "resume")};
+	struct opt_state S = {.cli = cli, .args = args, .resume = kp_arg_given(args, "resume"), .from = KP_BUF_INIT};
 	struct kp_search_budget budget = {0};
 	struct kp_search_outcome out;
 	struct kp_error err = KP_ERROR_INIT;
@@ -193,10 +200,11 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 	kp_runopts_parts_init(&S.parts);
 	if ((rc = check_args(&S)) || (rc = kp_runopts_budget(cli, args, &budget, &which)))
 		goto done;
-	if (S.resume && (rc = resume_run(&S, &budget, which, &err)))
+	if (S.resume && ((rc = kp_tuneopts_resume(cli, args)) || (rc = resume_run(&S, &budget, which, &err))))
 		goto done;
 	/* Without --llm a resumed run asks the model it was started with (the key comes from the environment). */
-	if (kp_cli_llm_config(args, S.run ? kp_run_settings(S.run)->llm : NULL, &S.parts.llm, &err)) {
+	S.no_llm = kp_tuneopts_no_llm(args, S.run);
+	if (!S.no_llm && kp_cli_llm_config(args, S.run ? kp_run_settings(S.run)->llm : NULL, &S.parts.llm, &err)) {
 		rc = kp_cli_fail(cli, &err);
 		goto done;
 	}
@@ -228,6 +236,7 @@ done:
 	kp_run_settings_release(&S.settings);
 	kp_runopts_parts_release(&S.parts);
 	kp_buf_release(&S.argv_text);
+	kp_buf_release(&S.from);
 	return rc;
 }
 
@@ -243,7 +252,9 @@ const struct kp_cmd kp_cmd_optimize = {
 		"Search constants: --list-params; docs/search.md explains each.\n"
 		"--orchestration reactive (ablation): optimize prompts list the tools instead of the feedback,\n"
 		"and a tool the model asks for ('tool: NAME') runs on the parent's saved profile, up to\n"
-		"--tool-rounds rounds per version; needs --feedback tools and profiling. docs/search.md.",
+		"--tool-rounds rounds per version; needs --feedback tools and profiling. docs/search.md.\n"
+		"--llm none: no model; the tune action alone searches the knobs of --from FILE (or of a native\n"
+		"reference that has them) within the budget. --from FILE also seeds a run with a model. docs/tune.md.",
 	.flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU | KP_CMD_NEEDS_NET,
 	.opts = optimize_opts,
 	.min_args = 0,

@@ -282,7 +282,7 @@ static void test_script_runs_without_injection(void **state)
 	KP_ASSERT_OK(kp_read_file(modlog, 0, &want, &err), &err);
 	assert_string_equal(want.buf, "load cuda/12.4\nload py@3:x\n");
 	for (int i = 1; i <= 7; i++) {
-		char name[16];
+		char name[32];
 		snprintf(name, sizeof(name), "pwned%d", i);
 		char *p = join(dir, name);
 		if (kp_path_exists(p) || kp_path_exists(name))
@@ -731,7 +731,7 @@ static void test_live_submit(void **state)
 	for (i = 0; i < 150 && !all_final(sub.array_job, 3, &st); i++)
 		usleep(200000); /* accounting may lag squeue a little */
 	for (long k = 0; k < 3; k++) {
-		char name[16];
+		char name[32];
 		char *p, *want;
 		assert_int_equal(st.v[k].state, KP_SLURM_COMPLETED);
 		assert_int_equal(st.v[k].attempts, 1);
