@@ -14,6 +14,9 @@ sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
 
 from kernelpro import outcheck  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_correctness import count_host_reads  # noqa: E402
+
 with open(os.path.join(ROOT, "tests", "golden", "eval", "outcheck-cases.json")) as f:
     CASES = json.load(f)
 
@@ -88,19 +91,7 @@ class MeasureTest(unittest.TestCase):
 
     def test_host_reads(self):
         """measure() reads the device once per pass and once per group layout: a 2-D output has both."""
-        reads = []
-        for name in ("item", "tolist"):
-            real = getattr(torch.Tensor, name)
-
-            def counting(self, *a, _real=real, _name=name, **k):
-                reads.append(_name)
-                return _real(self, *a, **k)
-
-            if name in torch.Tensor.__dict__:
-                self.addCleanup(setattr, torch.Tensor, name, real)
-            else:  # inherited from the C base class: take ours away again
-                self.addCleanup(delattr, torch.Tensor, name)
-            setattr(torch.Tensor, name, counting)
+        reads = count_host_reads(self)
         ref = self.softmax(rows=64, cols=256)  # both layouts: 64 rows of 256, 256 channels of 64
         st = outcheck.measure(torch, ref, ref.clone(), outcheck.bounds("f32", 1e-4, 1e-4), step=1000)
         self.assertEqual(st["nbad"], 0)
