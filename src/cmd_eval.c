@@ -118,6 +118,18 @@ static void print_checks(struct kp_cli *cli, const struct kp_verdict *v)
 			v->scaled.reason && strcmp(v->scaled.status, "failed") ? v->scaled.reason : "");
 }
 
+/* Where the correctness phase's seconds went: "correctness: candidate 0.91 (9 calls, longest 0.85), ...". */
+static void print_parts(struct kp_cli *cli, const struct kp_verdict *v)
+{
+	fprintf(cli->out, "\n  correctness:");
+	for (size_t i = 0; i < v->nparts; i++) {
+		const struct kp_time_part *p = &v->parts[i];
+		fprintf(cli->out, "%s %s %.2f", i ? "," : "", p->name, p->seconds);
+		if (p->calls > 1)
+			fprintf(cli->out, " (%d calls, longest %.2f)", p->calls, p->longest);
+	}
+}
+
 /* One line on what the evaluation child's sandbox enforced, with the reason for any part it could not. */
 static void print_sandbox(struct kp_cli *cli, const struct kp_verdict *v)
 {
@@ -187,6 +199,8 @@ static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
 		fprintf(cli->out, "; GPU %d %s", v->gpu, v->gpu_name);
 	if (v->timeline && cli->verbosity > 0)
 		fprintf(cli->out, "\n  harness: %s", v->timeline);
+	if (v->nparts && cli->verbosity > 0)
+		print_parts(cli, v);
 	fprintf(cli->out, "%s\n", kp_cli_reset(cli));
 }
 

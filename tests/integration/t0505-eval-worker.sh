@@ -35,6 +35,11 @@ contains out "ppid=$first"
 # Without --worker: a fresh process, as always.
 expect_exit 0 "$KP" $args "$task" "$cand"
 contains out " cold"
+# Where the harness's correctness phase went: in -v's account and the JSON verdict.
+expect_exit 0 "$KP" $args -v "$task" "$cand"
+contains out "correctness: candidate 0.25 (3 calls, longest 0.20), other 0.50"
+expect_exit 0 "$KP" $args --json "$task" "$cand"
+python3 -c 'import json,sys; p = json.load(open(sys.argv[1]))["seconds"]["correctness_parts"]; assert p["candidate"] == {"seconds": 0.25, "calls": 3, "longest": 0.2}, p' out || fail "no seconds.correctness_parts"
 # A worker directory others could use: refused, and the evaluation runs cold with the same verdict.
 chmod 755 "$KERNELPRO_WORKER_DIR"
 expect_exit 0 "$KP" $args --worker "$task" "$cand"

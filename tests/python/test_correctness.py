@@ -294,6 +294,54 @@ class ElementwiseTest(unittest.TestCase):
         e = correctness.elementwise(torch, r, o, 0, 0, step=30)
         self.assertEqual((e["nbad"], e["first"], e["max_abs"]), (1, 42, 42.0))
 
+    def test_one_host_read_for_a_passing_output(self):
+        """A passing comparison reads the device once (one synchronisation), however many chunks."""
+        reads = count_host_reads(self)
+        r = torch.linspace(-1, 1, 1000)
+        e = correctness.elementwise(torch, r, r + 1e-6, 1e-4, 1e-4, step=64)
+        self.assertEqual(e["nbad"], 0)
+        self.assertTrue(0 < e["max_abs"] < 2e-6, e)
+        self.assertEqual(len(reads), 1, reads)
+
+
+def count_host_reads(test):
+    """Counts Tensor.item() and Tensor.tolist() calls (each a device synchronisation on the GPU)."""
+    reads = []
+    for name in ("item", "tolist"):
+        real = getattr(torch.Tensor, name)
+
+        def counting(self, *a, _real=real, _name=name, **k):
+            reads.append(_name)
+            return _real(self, *a, **k)
+
+        if name in torch.Tensor.__dict__:
+            test.addCleanup(setattr, torch.Tensor, name, real)
+        else:  # inherited from the C base class: take ours away again
+            test.addCleanup(delattr, torch.Tensor, name)
+        setattr(torch.Tensor, name, counting)
+    return reads
+
+
+@unittest.skipIf(torch is None, "no torch on this machine")
+class PartsTest(unittest.TestCase):
+    def test_correctness_phase_parts(self):
+        """Every piece of the phase's work is clocked as its part; the calls are those the protocol makes:
+        the reference in 5 trials, the scaled trial and input_memo; the candidate in 5 trials, the scaled
+        trial, 2 repeats and 2 input_memo calls."""
+        from kernelpro import util
+        ad = CpuAdapter(Swish(), Swish(), swish_inputs)
+        ad.inputs.part = ad.part
+        ad.parts = util.Parts()
+        ad.correctness()
+        rep = ad.parts.report(1e9)
+        for name in ("inputs", "reference", "candidate", "input_checks", "flops", "compare", "degenerate",
+                     "intact"):
+            self.assertIn(name, rep)
+        self.assertEqual(rep["reference"]["calls"], 7)
+        self.assertEqual(rep["candidate"]["calls"], 10)
+        self.assertEqual(rep["flops"]["calls"], 1)
+        self.assertEqual(rep["intact"]["calls"], 5)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -14,6 +14,9 @@ sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
 
 from kernelpro import outcheck  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_correctness import count_host_reads  # noqa: E402
+
 with open(os.path.join(ROOT, "tests", "golden", "eval", "outcheck-cases.json")) as f:
     CASES = json.load(f)
 
@@ -92,6 +95,17 @@ class MeasureTest(unittest.TestCase):
     def softmax(self, rows=16, cols=16384, seed=0):
         g = torch.Generator().manual_seed(seed)
         return torch.softmax(torch.rand(rows, cols, generator=g), dim=-1)
+
+    def test_host_reads(self):
+        """measure() reads the device once per pass and once per group layout: a 2-D output has both."""
+        reads = count_host_reads(self)
+        ref = self.softmax(rows=64, cols=256)  # both layouts: 64 rows of 256, 256 channels of 64
+        st = outcheck.measure(torch, ref, ref.clone(), outcheck.bounds("f32", 1e-4, 1e-4), step=1000)
+        self.assertEqual(st["nbad"], 0)
+        self.assertEqual(st["rows"]["bad"], 0)
+        self.assertGreater(st["rows"]["considered"], 0)
+        self.assertGreater(st["chans"]["considered"], 0)
+        self.assertEqual(len(reads), 4, reads)  # pass 1, pass 2, rows, channels
 
     def test_zeros_constant_kth_scaled_tiny(self):
         ref = self.softmax()

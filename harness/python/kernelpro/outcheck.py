@@ -70,7 +70,7 @@ def groups(t, r2, d2, size, ref_maxabs, b):
     counted = (r2 / size).sqrt() > b["noise"] * ref_maxabs
     rel = t.where(counted, d2.sqrt() / r2.sqrt().clamp_min(1e-300), t.zeros_like(r2))
     bad = counted & (rel > b["rel"])
-    g["considered"], g["bad"] = int(counted.sum().item()), int(bad.sum().item())
+    g["considered"], g["bad"] = (int(v) for v in t.stack([counted.sum(), bad.sum()]).tolist())  # one sync
     if g["bad"]:
         worst = t.where(bad, rel, t.full_like(rel, -1.0))
         g["worst"] = int(worst.argmax().item())
@@ -220,7 +220,8 @@ def measure(t, ref, out, b, step=1 << 24):
         for k in keys:
             _add_groups(accs[k][0], r2, c0, c1, *lay[k][:2])
             _add_groups(accs[k][1], d2, c0, c1, *lay[k][:2])
-    h, (n, ref_sumsq, diff_sumsq) = hi.tolist(), sums.tolist()
+    both = t.cat([hi, sums]).tolist()  # one read, one sync
+    h, (n, ref_sumsq, diff_sumsq) = both[:5], both[5:]
     if not n:
         return s
     s.update(n=int(n), ref_min=-h[0], ref_max=h[1], out_min=-h[2], out_max=h[3], ref_maxabs=h[4],

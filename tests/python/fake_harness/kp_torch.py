@@ -63,7 +63,9 @@ def main(t_start=None, cold=False):
             "flags": [], "trials_run": 1, "trials_passed": 1,
             "pid": os.getpid(), "pgid": os.getpgid(0), "ppid": os.getppid(), "cwd": os.getcwd(),
             "foo": os.environ.get("FOO"), "argv": sys.argv,
-            "timeline": "start %.3f" % (time.monotonic() - (t_start or time.monotonic()))})
+            "timeline": "start %.3f" % (time.monotonic() - (t_start or time.monotonic())),
+            "correctness_parts": {"candidate": {"seconds": 0.25, "calls": 3, "longest": 0.2},
+                                  "other": {"seconds": 0.5, "calls": 0, "longest": 0.0}}})
     sys.stdout.flush()
     os._exit(0)
 
