@@ -311,12 +311,23 @@ static double timing(struct nh *h)
 	if (h->S.time_cand) {
 		tc = time_lib(h, &h->cand, h->cand_in, h->cand_out);
 		emit_timing("runtime", &tc);
-		double base = noop_gap(h), hidden = tc.gap - base;
-		if (hidden > fmax(0.5 * tc.median, 0.02))
+		double base = noop_gap(h), hidden = tc.gap - base, bound = fmax(0.5 * tc.median, 0.02);
+		if (hidden > bound) {
+			/* Measured again before a refusal, as the PyTorch harness does: a busy host or other
+			 * processes' work on this GPU lengthens one measurement, hidden work lengthens both. */
+			double again_base = noop_gap(h);
+			double again = lib_gap(h, &h->cand, h->cand_in, h->cand_out) - again_base;
+			if (again < hidden) {
+				hidden = again;
+				base = again_base;
+			}
+		}
+		if (hidden > bound)
 			res_flag(h, "host_time", "refuse",
 				 "%.4g ms per call ran outside the CUDA events that timed %.4g ms (host time with a full "
-				 "device sync minus event time, %.4g ms over a call that does nothing; median of %d calls): "
-				 "work on another stream or deferred",
+				 "device sync minus event time, %.4g ms over a call that does nothing; medians of %d "
+				 "calls, measured twice): work on another stream or deferred (other processes using "
+				 "this GPU at the same time also lengthen it: evaluate on an idle GPU)",
 				 hidden, tc.median, base, HOST_TRIALS);
 	}
 	if (h->S.time_ref) {

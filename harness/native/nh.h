@@ -131,6 +131,8 @@ struct tstats {
 	int n;
 };
 struct tstats time_lib(struct nh *h, const struct lib *l, const kp_tensor *in, kp_tensor *out);
+/* Median host-minus-event time of HOST_TRIALS calls of `l` (NULL: a call that does nothing). */
+double lib_gap(struct nh *h, const struct lib *l, const kp_tensor *in, kp_tensor *out);
 double noop_gap(struct nh *h);
 void emit_timing(const char *key, const struct tstats *t);
 void loop_lib(struct nh *h, const struct lib *l, const kp_tensor *in, kp_tensor *out, const char *key);

@@ -148,7 +148,8 @@ class Timing:
             self.flag("host_time", REFUSE,
                       "%.4g ms per call ran outside the CUDA events that timed %.4g ms (host time with a full "
                       "device sync minus event time, over a call that does nothing, %.4g ms; medians of %d "
-                      "interleaved pairs, measured twice): work on another stream or deferred"
+                      "interleaved pairs, measured twice): work on another stream or deferred (other "
+                      "processes using this GPU at the same time also lengthen it: evaluate on an idle GPU)"
                       % (hidden, event_ms, base, n))
 
     def loop(self, model, args, seconds):
