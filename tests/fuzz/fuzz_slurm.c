@@ -6,19 +6,23 @@
 #include "base/setup.h"
 
 #include "kernelpro/json.h"
-#include "kernelpro/slurm.h"
+#include "kernelpro/slurm_status.h"
+#include "kernelpro/slurm_submission.h"
 
 static void settings(const char *text, size_t len)
 {
 	struct kp_slurm_settings s;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_buf b = KP_BUF_INIT;
-	struct kp_slurm_job job = {"/shared/suite", "/opt/kp/bin/kernelpro", NULL, NULL};
+	struct kp_slurm_job job = {.suite_dir = "/shared/suite",
+	                           .kernelpro = "/opt/kp/bin/kernelpro",
+	                           .job_name = NULL,
+	                           .bench_args = NULL};
 	json_t *o = NULL;
 	kp_slurm_settings_init(&s);
 	if (!kp_json_load_mem("fuzz", text, len, &o, &err) &&
 	    !kp_slurm_settings_from_json(&s, o, "fuzz", &err)) {
-		if (kp_slurm_array_script(&s, &job, &b, &err) || kp_slurm_merge_script(&s, &job, &b, &err))
+		if (kp_slurm_script_array(&s, &job, &b, &err) || kp_slurm_script_merge(&s, &job, &b, &err))
 			abort(); /* accepted settings always make scripts */
 	}
 	json_decref(o);
@@ -38,10 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	kp_slurm_status_init(&st);
 	switch (data[0] % 4) {
-	case 0: kp_slurm_parse_squeue(text, size - 1, &st, &err); break;
-	case 1: kp_slurm_parse_sacct(text, size - 1, &st, &err); break;
+	case 0: kp_slurm_status_parse_squeue(text, size - 1, &st, &err); break;
+	case 1: kp_slurm_status_parse_sacct(text, size - 1, &st, &err); break;
 	case 2:
-		kp_slurm_parse_job_id(text, size - 1, &id, &cluster, &err);
+		kp_slurm_submission_parse_id(text, size - 1, &id, &cluster, &err);
 		free(cluster);
 		break;
 	default: settings(text, size - 1); break;

@@ -13,7 +13,8 @@
 #include "kernelpro/child.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
-#include "kernelpro/slurm.h"
+#include "kernelpro/slurm_status.h"
+#include "kernelpro/slurm_submission.h"
 
 static void load_example(struct kp_slurm_settings *s)
 {
@@ -54,6 +55,37 @@ static void test_settings_example(void **state)
 	assert_string_equal(s.sbatch_args.v[2], "--constraint=h100|h200");
 	kp_slurm_settings_release(&s);
 	kp_slurm_settings_release(&s); /* safe twice */
+}
+
+/* Settings written back as JSON (the suite's own settings file) read back the same. */
+static void test_settings_to_json(void **state)
+{
+	struct kp_slurm_settings s, back;
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *a, *b;
+	load_example(&s);
+	KP_ASSERT_OK(kp_slurm_settings_set(&s, "env", "Q=a=b 'c'", &err), &err);
+	a = kp_slurm_settings_to_json(&s);
+	assert_string_equal(kp_json_str(a, "partition", ""), "gpu");
+	assert_int_equal(kp_json_int(a, "nodes", 0), 4);
+	assert_true(json_is_true(json_object_get(a, "requeue")));
+	assert_string_equal(kp_json_str(json_object_get(a, "env"), "Q", ""), "a=b 'c'");
+	kp_slurm_settings_init(&back);
+	KP_ASSERT_OK(kp_slurm_settings_from_json(&back, a, "back", &err), &err);
+	b = kp_slurm_settings_to_json(&back);
+	assert_true(json_equal(a, b));
+	json_decref(a);
+	json_decref(b);
+	/* Names not set are left out, so the cluster's defaults stay the cluster's. */
+	kp_slurm_settings_release(&back);
+	kp_slurm_settings_init(&back);
+	a = kp_slurm_settings_to_json(&back);
+	assert_null(json_object_get(a, "partition"));
+	assert_null(json_object_get(a, "time"));
+	assert_string_equal(kp_json_str(a, "merge_time", ""), "1:00:00");
+	json_decref(a);
+	kp_slurm_settings_release(&back);
+	kp_slurm_settings_release(&s);
 }
 
 /* Each of these is refused with a message naming the key or the value. */
@@ -162,13 +194,16 @@ static void test_scripts_golden(void **state)
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_buf b = KP_BUF_INIT;
 	struct kp_strvec args = KP_STRVEC_INIT;
-	struct kp_slurm_job job = {"/shared/suites/level1", "/shared/kernelpro/bin/kernelpro", NULL, &args};
+	struct kp_slurm_job job = {.suite_dir = "/shared/suites/level1",
+	                           .kernelpro = "/shared/kernelpro/bin/kernelpro",
+	                           .job_name = NULL,
+	                           .bench_args = &args};
 	load_example(&s);
 	kp_strvec_pushl(&args, "--evals", "10", "--llm", "openai:gpt-5", NULL);
-	KP_ASSERT_OK(kp_slurm_array_script(&s, &job, &b, &err), &err);
+	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
 	kp_test_golden("tests/golden/slurm/bench.sbatch", b.buf);
 	kp_buf_reset(&b);
-	KP_ASSERT_OK(kp_slurm_merge_script(&s, &job, &b, &err), &err);
+	KP_ASSERT_OK(kp_slurm_script_merge(&s, &job, &b, &err), &err);
 	kp_test_golden("tests/golden/slurm/merge.sbatch", b.buf);
 	assert_null(strstr(b.buf, "gpus"));
 	assert_null(strstr(b.buf, "exclusive")); /* sbatch_args are the array's */
@@ -179,13 +214,34 @@ static void test_scripts_golden(void **state)
 	kp_buf_reset(&b);
 	job.bench_args = NULL;
 	job.job_name = "t";
-	KP_ASSERT_OK(kp_slurm_array_script(&s, &job, &b, &err), &err);
+	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
 	assert_non_null(strstr(b.buf, "#SBATCH --array=0-0\n"));
 	assert_non_null(strstr(b.buf, "#SBATCH --job-name=t\n"));
 	assert_null(strstr(b.buf, "--signal"));
 	assert_null(strstr(b.buf, "--gpus"));
 	assert_null(strstr(b.buf, "module"));
-	assert_non_null(strstr(b.buf, "--shard \"$shard/1\" --resume\n"));
+	assert_non_null(strstr(b.buf, "--shard \"$shard/1\" --resume\n")); /* no signal: no self-requeue */
+	/* Some elements only (a resubmission), and the requeue on the time limit's signal. */
+	s.nodes = 4;
+	s.signal_s = 60;
+	job.array = "1,3";
+	kp_buf_reset(&b);
+	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
+	assert_non_null(strstr(b.buf, "#SBATCH --array=1,3\n"));
+	assert_non_null(strstr(b.buf, "--shard \"$shard/4\" --resume --slurm-requeue\n"));
+	s.requeue = 0;
+	kp_buf_reset(&b);
+	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
+	assert_non_null(strstr(b.buf, "#SBATCH --no-requeue\n"));
+	assert_non_null(strstr(b.buf, "--shard \"$shard/4\" --resume\n"));
+	static const char *const bad_arrays[] = {"3,1", "4", "0-4", "1,1", "2-1", "", "1,", "a", "1;2", "-1"};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(bad_arrays); i++) {
+		job.array = bad_arrays[i];
+		if (kp_slurm_script_array(&s, &job, &b, &err) != KP_EINVAL)
+			fail_msg("array '%s' was accepted", bad_arrays[i]);
+		assert_non_null(strstr(kp_error_msg(&err), "array elements"));
+		kp_error_clear(&err);
+	}
 	kp_buf_release(&b);
 	kp_strvec_release(&args);
 	kp_slurm_settings_release(&s);
@@ -197,30 +253,33 @@ static void test_scripts_refuse(void **state)
 	struct kp_slurm_settings s;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_buf b = KP_BUF_INIT;
-	struct kp_slurm_job job = {"/shared/my suite", "/bin/kernelpro", NULL, NULL};
+	struct kp_slurm_job job = {.suite_dir = "/shared/my suite",
+	                           .kernelpro = "/bin/kernelpro",
+	                           .job_name = NULL,
+	                           .bench_args = NULL};
 	kp_slurm_settings_init(&s);
-	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_array(&s, &job, &b, &err), KP_EINVAL);
 	assert_non_null(strstr(kp_error_msg(&err), "cannot be named on an #SBATCH line"));
 	kp_error_clear(&err);
 	job.suite_dir = "/shared/100%";
-	assert_int_equal(kp_slurm_merge_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_merge(&s, &job, &b, &err), KP_EINVAL);
 	kp_error_clear(&err);
 	job.suite_dir = "relative/suite";
-	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_array(&s, &job, &b, &err), KP_EINVAL);
 	kp_error_clear(&err);
 	job.suite_dir = "/shared/suite";
 	s.partition = kp_xstrdup("gpu\n#SBATCH --uid=0");
-	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_array(&s, &job, &b, &err), KP_EINVAL);
 	assert_non_null(strstr(kp_error_msg(&err), "partition"));
 	kp_error_clear(&err);
 	free(s.partition);
 	s.partition = NULL;
 	kp_strvec_push(&s.sbatch_args, "--x #y");
-	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_array(&s, &job, &b, &err), KP_EINVAL);
 	kp_error_clear(&err);
 	kp_strvec_release(&s.sbatch_args);
 	s.nodes = 0;
-	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_array(&s, &job, &b, &err), KP_EINVAL);
 	assert_int_equal(b.len, 0);
 	kp_slurm_settings_release(&s);
 }
@@ -236,17 +295,20 @@ static void test_script_runs_without_injection(void **state)
 	    "back\\slash", "; touch pwned3",  "'$HOME'",        "",
 	};
 	char *dir = kp_test_tmpdir(), *kpdir = join(dir, "k p'$(touch pwned4)"),
-	     *kp = join(kpdir, "kernelpro");
+	     *kp = join(kpdir, "kernelpro"), *wdir = join(dir, "w d'`touch pwned8`");
 	char *script = join(dir, "bench.sbatch"), *modlog = join(dir, "modules.log");
 	struct kp_slurm_settings s;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_buf b = KP_BUF_INIT, want = KP_BUF_INIT;
 	struct kp_strvec args = KP_STRVEC_INIT;
 	struct kp_child c = KP_CHILD_INIT;
-	struct kp_slurm_job job = {dir, kp, NULL, &args};
+	struct kp_slurm_job job = {
+	    .suite_dir = dir, .kernelpro = kp, .job_name = NULL, .bench_args = &args, .workdir = wdir};
 
 	KP_ASSERT_OK(kp_mkdir_p(kpdir, 0755, &err), &err);
+	KP_ASSERT_OK(kp_mkdir_p(wdir, 0755, &err), &err);
 	write_exec(kp, "#!/bin/sh\n"
+	               "printf 'pwd:%s\\n' \"$(pwd)\"\n"
 	               "for a in \"$@\"; do printf 'arg:%s\\n' \"$a\"; done\n"
 	               "printf 'py:%s\\ncuda:%s\\nv:%s\\n' \"$KERNELPRO_PYTHON\" \"$CUDA_HOME\" \"$V\"\n"
 	               "case $PATH in \"$CUDA_HOME/bin:\"*) echo path-ok ;; esac\n");
@@ -258,7 +320,7 @@ static void test_script_runs_without_injection(void **state)
 	kp_strvec_pushl(&s.modules, "cuda/12.4", "py@3:x", NULL);
 	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++)
 		kp_strvec_push(&args, hostile[i]);
-	KP_ASSERT_OK(kp_slurm_array_script(&s, &job, &b, &err), &err);
+	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
 	KP_ASSERT_OK(kp_write_file_atomic(script, b.buf, b.len, &err), &err);
 
 	kp_strvec_pushl(&c.args, "bash", script, NULL);
@@ -272,7 +334,9 @@ static void test_script_runs_without_injection(void **state)
 	kp_buf_addf(&want, "kernelpro: shard 1/3, job 77_1 on ");
 	assert_true(!strncmp(c.out.buf, want.buf, want.len));
 	kp_buf_reset(&want);
-	kp_buf_addf(&want, "arg:bench\narg:%s\narg:--shard\narg:1/3\narg:--resume\n", dir);
+	kp_buf_addf(&want,
+	            "pwd:%s\narg:bench\narg:%s\narg:--shard\narg:1/3\narg:--resume\narg:--slurm-requeue\n",
+	            wdir, dir);
 	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++)
 		kp_buf_addf(&want, "arg:%s\n", hostile[i]);
 	kp_buf_addf(&want, "py:%s\ncuda:%s\nv:%s\npath-ok\n", s.python, s.cuda_home,
@@ -281,7 +345,7 @@ static void test_script_runs_without_injection(void **state)
 	kp_buf_reset(&want);
 	KP_ASSERT_OK(kp_read_file(modlog, 0, &want, &err), &err);
 	assert_string_equal(want.buf, "load cuda/12.4\nload py@3:x\n");
-	for (int i = 1; i <= 7; i++) {
+	for (int i = 1; i <= 8; i++) {
 		char name[16];
 		snprintf(name, sizeof(name), "pwned%d", i);
 		char *p = join(dir, name);
@@ -305,6 +369,7 @@ static void test_script_runs_without_injection(void **state)
 	kp_slurm_settings_release(&s);
 	free(kp);
 	free(kpdir);
+	free(wdir);
 	free(script);
 	free(modlog);
 	kp_test_tmpdir_remove(dir);
@@ -317,21 +382,22 @@ static void test_parse_job_id(void **state)
 	struct kp_error err = KP_ERROR_INIT;
 	long long id = 0;
 	char *cluster = NULL;
-	KP_ASSERT_OK(kp_slurm_parse_job_id("4242\n", 5, &id, &cluster, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_parse_id("4242\n", 5, &id, &cluster, &err), &err);
 	assert_int_equal(id, 4242);
 	assert_null(cluster);
-	KP_ASSERT_OK(kp_slurm_parse_job_id("note\n17;big-one\n\n", 17, &id, &cluster, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_parse_id("note\n17;big-one\n\n", 17, &id, &cluster, &err), &err);
 	assert_int_equal(id, 17);
 	assert_string_equal(cluster, "big-one");
 	free(cluster);
-	KP_ASSERT_OK(kp_slurm_parse_job_id("48151623\r\n", 10, &id, NULL, &err), &err); /* big clusters */
+	KP_ASSERT_OK(kp_slurm_submission_parse_id("48151623\r\n", 10, &id, NULL, &err),
+	             &err); /* big clusters */
 	assert_int_equal(id, 48151623);
 	static const char *const bad[] = {
 	    "",    "\n", "abc\n", "12a\n", "0\n", "-3\n", "12;\n", "12;a b\n", "99999999999999999999999\n",
 	    ";x\n"};
 	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
 		kp_error_clear(&err);
-		if (kp_slurm_parse_job_id(bad[i], strlen(bad[i]), &id, NULL, &err) != KP_EPARSE)
+		if (kp_slurm_submission_parse_id(bad[i], strlen(bad[i]), &id, NULL, &err) != KP_EPARSE)
 			fail_msg("'%s' was read as a job id", bad[i]);
 	}
 }
@@ -364,27 +430,28 @@ static void test_sbatch(void **state)
 	struct kp_buf b = KP_BUF_INIT;
 	long long id;
 	char *cluster = NULL;
-	KP_ASSERT_OK(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, &cluster, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_sbatch(sb, "/x/bench.sbatch", 0, &id, &cluster, &err), &err);
 	assert_int_equal(id, 4241);
 	assert_string_equal(cluster, "kpt");
 	free(cluster);
-	KP_ASSERT_OK(kp_slurm_sbatch(sb, "/x/merge.sbatch", 4241, &id, NULL, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_sbatch(sb, "/x/merge.sbatch", 4241, &id, NULL, &err), &err);
 	assert_int_equal(id, 4242);
 	KP_ASSERT_OK(kp_read_file(log, 0, &b, &err), &err);
 	assert_string_equal(
 	    b.buf, "--parsable /x/bench.sbatch\n--parsable --dependency=afterany:4241 /x/merge.sbatch\n");
 	free(sb);
 	sb = fake_sbatch(dir, "refuse");
-	assert_int_equal(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), KP_ECHILD);
+	assert_int_equal(kp_slurm_submission_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), KP_ECHILD);
 	assert_non_null(
 	    strstr(kp_error_msg(&err), "exited with status 1: sbatch: error: Invalid partition name"));
 	kp_error_clear(&err);
 	free(sb);
 	sb = fake_sbatch(dir, "garbage");
-	assert_int_equal(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), KP_EPARSE);
+	assert_int_equal(kp_slurm_submission_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), KP_EPARSE);
 	assert_non_null(strstr(kp_error_msg(&err), "'Submitted batch job 5', not a job id"));
 	kp_error_clear(&err);
-	assert_int_equal(kp_slurm_sbatch("/nonexistent/sbatch", "/x", 0, &id, NULL, &err), KP_ENOTOOL);
+	assert_int_equal(kp_slurm_submission_sbatch("/nonexistent/sbatch", "/x", 0, &id, NULL, &err),
+	                 KP_ENOTOOL);
 	assert_non_null(strstr(kp_error_msg(&err), "Slurm login node"));
 	kp_buf_release(&b);
 	free(sb);
@@ -399,18 +466,19 @@ static void test_write_and_submit(void **state)
 	struct kp_slurm_settings s;
 	struct kp_slurm_submission sub, back;
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_slurm_job job = {suite, "/opt/kp/bin/kernelpro", NULL, NULL};
+	struct kp_slurm_job job = {
+	    .suite_dir = suite, .kernelpro = "/opt/kp/bin/kernelpro", .job_name = NULL, .bench_args = NULL};
 	kp_slurm_settings_init(&s);
 	kp_slurm_submission_init(&sub);
 	kp_slurm_submission_init(&back);
 	s.nodes = 3;
 	/* Dry run: the scripts, nothing submitted or recorded. */
-	KP_ASSERT_OK(kp_slurm_write_and_submit(&s, &job, sb, 0, &sub, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_make(&s, &job, sb, 0, &sub, &err), &err);
 	assert_true(kp_path_exists(p));
 	assert_int_equal(sub.array_job, 0);
 	assert_int_equal(kp_slurm_submission_load(suite, &back, &err), KP_ENOENT);
 	kp_error_clear(&err);
-	KP_ASSERT_OK(kp_slurm_write_and_submit(&s, &job, sb, 1, &sub, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_make(&s, &job, sb, 1, &sub, &err), &err);
 	assert_int_equal(sub.array_job, 4241);
 	assert_int_equal(sub.merge_job, 4242);
 	KP_ASSERT_OK(kp_slurm_submission_load(suite, &back, &err), &err);
@@ -422,7 +490,7 @@ static void test_write_and_submit(void **state)
 	/* The merge refused after the array went in: the array is recorded, the error says what to do. */
 	free(sb);
 	sb = fake_sbatch(dir, "nodep");
-	assert_int_equal(kp_slurm_write_and_submit(&s, &job, sb, 1, &sub, &err), KP_ECHILD);
+	assert_int_equal(kp_slurm_submission_make(&s, &job, sb, 1, &sub, &err), KP_ECHILD);
 	assert_non_null(strstr(kp_error_msg(&err), "is submitted but its merge job is not"));
 	assert_non_null(strstr(kp_error_msg(&err), "--merge"));
 	assert_non_null(strstr(kp_error_msg(&err), "Job dependency problem"));
@@ -450,9 +518,9 @@ static void parse_capture(const char *kind, const char *name, struct kp_slurm_st
 	kp_test_read(rel, &b);
 	kp_slurm_status_init(st);
 	if (!strcmp(kind, "squeue"))
-		KP_ASSERT_OK(kp_slurm_parse_squeue(b.buf, b.len, st, &err), &err);
+		KP_ASSERT_OK(kp_slurm_status_parse_squeue(b.buf, b.len, st, &err), &err);
 	else
-		KP_ASSERT_OK(kp_slurm_parse_sacct(b.buf, b.len, st, &err), &err);
+		KP_ASSERT_OK(kp_slurm_status_parse_sacct(b.buf, b.len, st, &err), &err);
 	j = kp_slurm_status_json(st);
 	assert_int_equal(kp_json_dump_buf(j, &out, 0), 0);
 	kp_buf_addch(&out, '\n');
@@ -535,32 +603,32 @@ static void test_parse_ranges_and_refusals(void **state)
 	struct kp_slurm_status st;
 	struct kp_error err = KP_ERROR_INIT;
 	kp_slurm_status_init(&st);
-	KP_ASSERT_OK(kp_slurm_parse_sacct(ranges, strlen(ranges), &st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_parse_sacct(ranges, strlen(ranges), &st, &err), &err);
 	assert_int_equal(st.n, 6); /* 1 3 4 5 7 9; the step and the het-job part are not elements */
 	static const long want[] = {1, 3, 4, 5, 7, 9};
 	for (size_t i = 0; i < 6; i++)
 		assert_int_equal(st.v[i].task, want[i]);
 	assert_int_equal(st.v[2].state, KP_SLURM_COMPLETED);
 	kp_slurm_status_release(&st);
-	KP_ASSERT_OK(kp_slurm_parse_squeue("", 0, &st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_parse_squeue("", 0, &st, &err), &err);
 	assert_int_equal(st.n, 0);
 	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
 		int rc;
 		kp_error_clear(&err);
-		rc = bad[i].squeue ? kp_slurm_parse_squeue(bad[i].text, strlen(bad[i].text), &st, &err)
-		                   : kp_slurm_parse_sacct(bad[i].text, strlen(bad[i].text), &st, &err);
+		rc = bad[i].squeue ? kp_slurm_status_parse_squeue(bad[i].text, strlen(bad[i].text), &st, &err)
+		                   : kp_slurm_status_parse_sacct(bad[i].text, strlen(bad[i].text), &st, &err);
 		if (rc != bad[i].rc)
 			fail_msg("'%s' -> %d, want %d", bad[i].text, rc, bad[i].rc);
 		if (rc == KP_EPARSE && !strstr(kp_error_msg(&err), "line 1"))
 			fail_msg("'%s': '%s' does not name the line", bad[i].text, kp_error_msg(&err));
 		kp_slurm_status_release(&st);
 	}
-	assert_int_equal(kp_slurm_state_parse("NODE_FAIL", 9), KP_SLURM_NODE_FAIL);
-	assert_int_equal(kp_slurm_state_parse("RESV_DEL_HOLD", 13), KP_SLURM_OTHER);
-	assert_int_equal(kp_slurm_state_parse("OTHER", 5), KP_SLURM_OTHER);
-	assert_string_equal(kp_slurm_state_name(KP_SLURM_OUT_OF_MEMORY), "OUT_OF_MEMORY");
-	assert_true(kp_slurm_state_is_final(KP_SLURM_TIMEOUT));
-	assert_false(kp_slurm_state_is_final(KP_SLURM_REQUEUED));
+	assert_int_equal(kp_slurm_status_state_parse("NODE_FAIL", 9), KP_SLURM_NODE_FAIL);
+	assert_int_equal(kp_slurm_status_state_parse("RESV_DEL_HOLD", 13), KP_SLURM_OTHER);
+	assert_int_equal(kp_slurm_status_state_parse("OTHER", 5), KP_SLURM_OTHER);
+	assert_string_equal(kp_slurm_status_state_name(KP_SLURM_OUT_OF_MEMORY), "OUT_OF_MEMORY");
+	assert_true(kp_slurm_status_state_final(KP_SLURM_TIMEOUT));
+	assert_false(kp_slurm_status_state_final(KP_SLURM_REQUEUED));
 }
 
 /* A fake squeue/sacct that checks its arguments and prints a capture (or fails like Slurm does). */
@@ -592,7 +660,7 @@ static void test_query(void **state)
 	struct kp_slurm_status st;
 	struct kp_error err = KP_ERROR_INIT;
 	kp_slurm_status_init(&st);
-	KP_ASSERT_OK(kp_slurm_query(sq, sa, 1, 5, &st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_query(sq, sa, 1, 5, &st, &err), &err);
 	assert_int_equal(st.n, 5);
 	/* 0: killed and requeued, waiting; squeue's state, sacct's count of runs. */
 	assert_int_equal(st.v[0].state, KP_SLURM_PENDING);
@@ -613,16 +681,16 @@ static void test_query(void **state)
 	/* slurmctld forgot the job and there is no accounting: unknown, not an error. */
 	sq = fake_client(dir, "squeue", NULL, NULL, "slurm_load_jobs error: Invalid job id specified");
 	sa = fake_client(dir, "sacct", NULL, NULL, "Slurm accounting storage is disabled");
-	KP_ASSERT_OK(kp_slurm_query(sq, sa, 1, 2, &st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_query(sq, sa, 1, 2, &st, &err), &err);
 	assert_int_equal(st.n, 2);
 	assert_int_equal(st.v[1].state, KP_SLURM_UNKNOWN);
 	free(sa);
 	/* Any other failure is an error with Slurm's words. */
 	sa = fake_client(dir, "sacct", NULL, NULL, "sacct: error: slurmdbd: Connection refused");
-	assert_int_equal(kp_slurm_query(sq, sa, 1, 2, &st, &err), KP_ECHILD);
+	assert_int_equal(kp_slurm_status_query(sq, sa, 1, 2, &st, &err), KP_ECHILD);
 	assert_non_null(strstr(kp_error_msg(&err), "Connection refused"));
 	kp_error_clear(&err);
-	assert_int_equal(kp_slurm_query(sq, sa, 0, 2, &st, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_status_query(sq, sa, 0, 2, &st, &err), KP_EINVAL);
 	kp_slurm_status_release(&st);
 	free(sq);
 	free(sa);
@@ -634,9 +702,9 @@ static void test_query(void **state)
 static int all_final(long long job, long shards, struct kp_slurm_status *st)
 {
 	struct kp_error err = KP_ERROR_INIT;
-	KP_ASSERT_OK(kp_slurm_query(NULL, NULL, job, shards, st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_query(NULL, NULL, job, shards, st, &err), &err);
 	for (size_t i = 0; i < st->n; i++)
-		if (!kp_slurm_state_is_final(st->v[i].state) || (st->v[i].attempts == 0 && shards))
+		if (!kp_slurm_status_state_final(st->v[i].state) || (st->v[i].attempts == 0 && shards))
 			return 0;
 	return 1;
 }
@@ -672,8 +740,9 @@ static void test_live_submit(void **state)
 	kp_strvec_pushl(&args, "--evals", "2", NULL);
 	kp_slurm_submission_init(&sub);
 	kp_slurm_status_init(&st);
-	struct kp_slurm_job job = {suite, kp, "t1502", &args};
-	KP_ASSERT_OK(kp_slurm_write_and_submit(&s, &job, NULL, 1, &sub, &err), &err);
+	struct kp_slurm_job job = {
+	    .suite_dir = suite, .kernelpro = kp, .job_name = "t1502", .bench_args = &args};
+	KP_ASSERT_OK(kp_slurm_submission_make(&s, &job, NULL, 1, &sub, &err), &err);
 	assert_true(sub.array_job > 0 && sub.merge_job > 0);
 	for (i = 0; i < 600 && !all_final(sub.merge_job, 0, &st); i++)
 		usleep(200000);
@@ -716,6 +785,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_settings_example),
+	    cmocka_unit_test(test_settings_to_json),
 	    cmocka_unit_test(test_settings_refused),
 	    cmocka_unit_test(test_settings_set_and_json),
 	    cmocka_unit_test(test_scripts_golden),
