@@ -18,6 +18,7 @@
 #include "llm_opts.h"
 #include "runopts.h"
 #include "runs.h"
+#include "slurm_cli.h"
 #include "tools_cli.h"
 
 static const struct kp_opt bench_opts[] = {
@@ -73,6 +74,7 @@ static const struct kp_opt bench_opts[] = {
     {"format", 0, KP_OPT_STR, "cuda|triton",
      "not in bench yet (optimize --format): each task is written in its kind's language", NULL},
     {"formats", 0, KP_OPT_LIST, "LIST", "not in bench yet (optimize --formats)", NULL},
+    KP_SLURM_CLI_OPTS,
     KP_LLM_CLI_OPTS,
     KP_EVAL_COMMON_OPTS,
     KP_TOOLS_OPTS,
@@ -81,10 +83,12 @@ static const struct kp_opt bench_opts[] = {
 
 /* SIGINT/SIGTERM/SIGUSR1: no new task, every GPU stops after its current step; a second one ends the process.
  */
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, stop_signal;
 
 static void on_signal(int sig)
 {
+	if (!stop_requested)
+		stop_signal = sig; /* SIGUSR1: Slurm's time limit is near (--slurm-requeue) */
 	stop_requested = 1;
 	signal(sig, SIG_DFL);
 }
@@ -483,6 +487,7 @@ static int results(struct bench_state *B, int merge)
 			kp_cli_warn(B->cli,
 			            "%ld tasks are not done; run the shards again (--resume) and merge",
 			            c.incomplete);
+			kp_slurm_cli_merge_incomplete(B->cli, B->dir.buf);
 			rc = KP_EXIT_USAGE; /* 2: incomplete (docs/slurm.md) */
 		}
 	}
@@ -500,6 +505,7 @@ static int status(struct bench_state *B)
 	if (kp_bench_status(B->dir.buf, &doc, &err))
 		return kp_cli_fail(B->cli, &err);
 	if (B->cli->json) {
+		kp_slurm_cli_status(B->cli, B->dir.buf, doc);
 		kp_cli_print_json_new(B->cli, doc);
 		return KP_EXIT_OK;
 	}
@@ -519,6 +525,7 @@ static int status(struct bench_state *B)
 	for (int i = 0; i < KP_SUITE_NSTATE; i++)
 		fprintf(B->cli->out, " %ld %s", counts[i], kp_suite_state_name(i));
 	fputc('\n', B->cli->out);
+	kp_slurm_cli_status(B->cli, B->dir.buf, doc);
 	json_decref(doc);
 	return KP_EXIT_OK;
 }
@@ -598,7 +605,7 @@ static int run(struct bench_state *B, int created)
 	o.stop = &stop_requested;
 	o.note = on_note;
 	o.tick = on_tick;
-	stop_requested = 0;
+	stop_requested = stop_signal = 0;
 	/* -v: each task's search lines, named by GPU and task (on_note), instead of the library's
 	 * unattributed ones from several GPUs at once; -vv: both. */
 	level = kp_log_get_level();
@@ -635,6 +642,8 @@ static int run(struct bench_state *B, int created)
 	} else if ((rc = results(B, 0))) {
 		return rc;
 	}
+	if (out.end == KP_BENCH_STOPPED && stop_signal == SIGUSR1 && kp_arg_flag(a, "slurm-requeue"))
+		return kp_slurm_cli_requeue(B->cli, B->dir.buf, B->shard, B->shards, &out);
 	if (out.end == KP_BENCH_STOPPED) {
 		if (!B->cli->json)
 			fprintf(B->cli->out, "stopped; continue with: kernelpro bench %s --resume\n",
@@ -647,6 +656,32 @@ static int run(struct bench_state *B, int created)
 		        "--resume --suite-...\n",
 		        B->dir.buf);
 	return KP_EXIT_OK;
+}
+
+/* --slurm: the options are checked here, on the login node, before the suite is made or submitted. */
+static int slurm(struct bench_state *B, int existing)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_llm_config llm;
+	int rc;
+
+	if ((rc = kp_evalopts_from_args(B->cli, B->args, &B->eval)))
+		return rc;
+	if (existing) { /* a new suite checks its budget and model as it is made */
+		struct kp_search_budget b, sb;
+		unsigned which;
+		if ((rc = kp_runopts_budget(B->cli, B->args, &b, &which)) ||
+		    (rc = suite_budget(B->cli, B->args, &sb, &which)))
+			return rc;
+		kp_llm_config_init(&llm);
+		rc = kp_cli_llm_config(B->args, NULL, &llm, &err) ? kp_cli_fail(B->cli, &err) : 0;
+		kp_llm_config_release(&llm);
+		if (rc)
+			return rc;
+	} else if ((rc = new_suite(B))) {
+		return rc;
+	}
+	return kp_slurm_cli_submit(B->cli, B->args, B->dir.buf, !existing);
 }
 
 /* ---- the command ------------------------------------------------------------------------------------ */
@@ -702,6 +737,8 @@ static int run_bench(struct kp_cli *cli, const struct kp_args *args)
 		rc = KP_EXIT_USAGE;
 		goto out;
 	}
+	if ((rc = kp_slurm_cli_check(cli, args)))
+		goto out;
 	if (kp_arg_str(args, "shard") &&
 	    kp_bench_shard_parse(kp_arg_str(args, "shard"), &B.shard, &B.shards, &err)) {
 		rc = usage(cli, kp_error_msg(&err));
@@ -728,6 +765,10 @@ static int run_bench(struct kp_cli *cli, const struct kp_args *args)
 		rc = usage(
 		    cli, "bench does not take --format or --formats yet: each task's versions are written in "
 		         "its kind's language (optimize TASK --format triton does one task)");
+		goto out;
+	}
+	if (kp_arg_flag(args, "slurm")) {
+		rc = slurm(&B, existing);
 		goto out;
 	}
 	if ((rc = kp_evalopts_from_args(cli, args, &B.eval)) || (rc = parse_gpus(&B)))

@@ -35,4 +35,10 @@ int kp_slurm_script_array(const struct kp_slurm_settings *s, const struct kp_slu
 int kp_slurm_script_merge(const struct kp_slurm_settings *s, const struct kp_slurm_job *job,
                           struct kp_buf *out, struct kp_error *err);
 
+/*
+ * Reads an element list as kp_slurm_job.array takes it ("1,3", "0-2,5": increasing, below `nodes`)
+ * and sets in[k] = 1 for each element named (in: `nodes` bytes, or NULL to check only). KP_EINVAL.
+ */
+int kp_slurm_script_elements(const char *array, long nodes, unsigned char *in, struct kp_error *err);
+
 #endif

@@ -66,6 +66,8 @@ struct sched {
 	int fatal; /* a failure that would fail every task: fatal_err */
 	struct kp_error fatal_err;
 	long started, finished, failed;
+	long session_evals;     /* candidate evaluations this session committed, every task */
+	long session_baselines; /* baselines this session measured */
 	double t0, prev_elapsed; /* this session's start; earlier sessions' time */
 	long session;
 	double ended_wall, ended_count;   /* tasks ended in this session: their wall time, for the ETA */

@@ -4,11 +4,12 @@
 #include "kernelpro/slurm_script.h"
 #include "suite/slurm_int.h"
 
-/* "0-3", "1,3", "0,2-5": indices below `nodes`, increasing, as sbatch's --array reads them. */
-static int check_array(const char *v, long nodes, struct kp_error *err)
+int kp_slurm_script_elements(const char *array, long nodes, unsigned char *in, struct kp_error *err)
 {
 	long long prev = -1;
-	for (const char *p = v;;) {
+	if (in)
+		memset(in, 0, (size_t)(nodes > 0 ? nodes : 0));
+	for (const char *p = array;;) {
 		size_t n = strspn(p, "0123456789");
 		long long lo, hi;
 		if (!kp__slurm_client_num(p, n, nodes - 1, &lo) || lo <= prev)
@@ -21,6 +22,8 @@ static int check_array(const char *v, long nodes, struct kp_error *err)
 				goto bad;
 			p += n;
 		}
+		for (long long k = lo; in && k <= hi; k++)
+			in[k] = 1;
 		prev = hi;
 		if (!*p)
 			return 0;
@@ -28,9 +31,9 @@ static int check_array(const char *v, long nodes, struct kp_error *err)
 			goto bad;
 	}
 bad:
-	return kp_error_set(
-	    err, KP_EINVAL,
-	    "array elements '%s': give increasing indices or ranges below %ld, e.g. 1,3 or 0-2", v, nodes);
+	return kp_error_set(err, KP_EINVAL,
+	                    "array elements '%s': give increasing indices or ranges below %ld, e.g. 1,3 or 0-2",
+	                    array, nodes);
 }
 
 /* The job's fields, checked as the settings are (kp_slurm_settings_check). */
@@ -46,7 +49,7 @@ static int check_job(const struct kp_slurm_settings *s, const struct kp_slurm_jo
 	    (rc = kp__slurm_check_abs_path("kernelpro path", job->kernelpro, err)) ||
 	    (job->workdir && (rc = kp__slurm_check_abs_path("working directory", job->workdir, err))) ||
 	    (job->job_name && (rc = kp__slurm_check_name("job name", job->job_name, "_.-", err))) ||
-	    (job->array && (rc = check_array(job->array, s->nodes, err))))
+	    (job->array && (rc = kp_slurm_script_elements(job->array, s->nodes, NULL, err))))
 		return rc;
 	for (size_t i = 0; job->bench_args && i < job->bench_args->n; i++)
 		if (kp__slurm_check_has_control(job->bench_args->v[i]) ||

@@ -207,7 +207,7 @@ int kp_slurm_settings_from_json(struct kp_slurm_settings *s, const json_t *obj, 
 			                    name);
 		if ((rc = from_json_value(s, k, v, what, err))) {
 			if (!strstr(kp_error_msg(err), what))
-				kp_error_prefix(err, "%s: ", what);
+				kp_error_prefix(err, "%s", what);
 			return rc;
 		}
 	}

@@ -71,7 +71,7 @@ int kp_slurm_submission_sbatch(const char *sbatch, const char *script, long long
 		goto out;
 	if (!kp_child_ok(&c)) {
 		rc = kp__slurm_client_failed(&c, sbatch, err);
-		kp_error_prefix(err, "submitting '%s': ", script);
+		kp_error_prefix(err, "submitting '%s'", script);
 		goto out;
 	}
 	rc = kp_slurm_submission_parse_id(c.out.buf, c.out.len, id, cluster, err);
@@ -182,7 +182,7 @@ int kp_slurm_submission_make(const struct kp_slurm_settings *s, const struct kp_
 		kp_error_prefix(
 		    err,
 		    "job array %lld is submitted but its merge job is not (run 'kernelpro bench %s "
-		    "--merge' once the array has ended): ",
+		    "--merge' once the array has ended)",
 		    out->array_job, job->suite_dir);
 		goto out;
 	}

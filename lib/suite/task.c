@@ -78,6 +78,7 @@ void kp__task_baseline(struct slot *sl, struct sched_task *st)
 		st->p.baseline = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
 		st->p.est_ms = kp__bench_baseline_ms(doc, "eager");
 		set_str(&st->p.baseline_error, NULL);
+		S->session_baselines++;
 	}
 	kp__sched_put(S, st);
 	pthread_mutex_unlock(&S->mu);
@@ -337,6 +338,7 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 	record = make_record(st, dir.buf, state, rc ? kp_error_msg(&err) : NULL);
 
 	pthread_mutex_lock(&S->mu);
+	S->session_evals += out.evals;
 	set_str(&st->p.state, state);
 	set_str(&st->p.reason, rc ? kp_error_msg(&err) : out.end == KP_END_STOPPED ? "stopped" : NULL);
 	if (!strcmp(state, "finished") || !strcmp(state, "failed")) {

@@ -179,6 +179,12 @@ static void test_settings_set_and_json(void **state)
 	assert_non_null(strstr(kp_error_msg(&err), "unknown Slurm setting 'partiton'"));
 	json_decref(o);
 	kp_error_clear(&err);
+	o = json_pack("{s:s}", "time", "soon");
+	assert_int_equal(kp_slurm_settings_from_json(&s, o, "suite.json", &err), KP_EINVAL);
+	assert_string_equal(kp_error_msg(&err), "suite.json: time 'soon' is not a Slurm time: use minutes, "
+	                                        "H:M:S or D-H:M:S (e.g. 4:00:00, 1-12)");
+	json_decref(o);
+	kp_error_clear(&err);
 	o = json_pack("{s:{s:s}}", "env", "SLURM_X", "1");
 	assert_int_equal(kp_slurm_settings_from_json(&s, o, "suite.json", &err), KP_EINVAL);
 	assert_non_null(strstr(kp_error_msg(&err), "suite.json"));
@@ -492,6 +498,7 @@ static void test_write_and_submit(void **state)
 	sb = fake_sbatch(dir, "nodep");
 	assert_int_equal(kp_slurm_submission_make(&s, &job, sb, 1, &sub, &err), KP_ECHILD);
 	assert_non_null(strstr(kp_error_msg(&err), "is submitted but its merge job is not"));
+	assert_null(strstr(kp_error_msg(&err), ": :")); /* one separator per context added */
 	assert_non_null(strstr(kp_error_msg(&err), "--merge"));
 	assert_non_null(strstr(kp_error_msg(&err), "Job dependency problem"));
 	KP_ASSERT_OK(kp_slurm_submission_load(suite, &back, &err), &err);
