@@ -662,26 +662,32 @@ static int run(struct bench_state *B, int created)
 static int slurm(struct bench_state *B, int existing)
 {
 	struct kp_error err = KP_ERROR_INIT;
+	struct kp_slurm_settings s;
 	struct kp_llm_config llm;
 	int rc;
 
-	if ((rc = kp_evalopts_from_args(B->cli, B->args, &B->eval)))
-		return rc;
+	kp_slurm_settings_init(&s);
+	if ((rc = kp_evalopts_from_args(B->cli, B->args, &B->eval)) ||
+	    (rc = kp_slurm_cli_settings(B->cli, B->args, existing ? B->dir.buf : NULL, &s)))
+		goto out;
 	if (existing) { /* a new suite checks its budget and model as it is made */
 		struct kp_search_budget b, sb;
 		unsigned which;
 		if ((rc = kp_runopts_budget(B->cli, B->args, &b, &which)) ||
 		    (rc = suite_budget(B->cli, B->args, &sb, &which)))
-			return rc;
+			goto out;
 		kp_llm_config_init(&llm);
 		rc = kp_cli_llm_config(B->args, NULL, &llm, &err) ? kp_cli_fail(B->cli, &err) : 0;
 		kp_llm_config_release(&llm);
 		if (rc)
-			return rc;
+			goto out;
 	} else if ((rc = new_suite(B))) {
-		return rc;
+		goto out;
 	}
-	return kp_slurm_cli_submit(B->cli, B->args, B->dir.buf, !existing);
+	rc = kp_slurm_cli_submit(B->cli, B->args, B->dir.buf, !existing, &s);
+out:
+	kp_slurm_settings_release(&s);
+	return rc;
 }
 
 /* ---- the command ------------------------------------------------------------------------------------ */

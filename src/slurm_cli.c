@@ -12,6 +12,7 @@
 #include "kernelpro/bench_slurm.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
+#include "kernelpro/slurm_status.h"
 #include "kernelpro/str.h"
 #include "slurm_cli.h"
 
@@ -19,22 +20,27 @@
 static const struct {
 	const char *opt, *key;
 } setting_opts[] = {
-    {"nodes", "nodes"}, {"gpus-per-node", "gpus_per_node"}, {"partition", "partition"},
-    {"account", "account"}, {"qos", "qos"}, {"slurm-time", "time"}, {"sbatch-arg", "sbatch_args"},
+    {"nodes", "nodes"},
+    {"gpus-per-node", "gpus_per_node"},
+    {"partition", "partition"},
+    {"account", "account"},
+    {"qos", "qos"},
+    {"slurm-time", "time"},
+    {"sbatch-arg", "sbatch_args"},
 };
 
 /* Options an element never gets: the suite's own (fixed when it was made), the modes, Slurm's. */
 static const char *const suite_own[] = {
-    "resume",        "suites-dir",   "name",      "gpus",       "shard",        "status",
-    "merge",         "report",       "list-tasks", "no-baselines", "no-compile", "search",
-    "objective",     "param",        "orchestration", "tool-rounds", "family",   "format",
-    "formats",       "slurm",        "nodes",     "gpus-per-node", "partition",  "account",
-    "qos",           "slurm-time",   "sbatch-arg", "slurm-config", "dry-run",   "slurm-requeue",
+    "resume",    "suites-dir", "name",          "gpus",          "shard",      "status",
+    "merge",     "report",     "list-tasks",    "no-baselines",  "no-compile", "search",
+    "objective", "param",      "orchestration", "tool-rounds",   "family",     "format",
+    "formats",   "slurm",      "nodes",         "gpus-per-node", "partition",  "account",
+    "qos",       "slurm-time", "sbatch-arg",    "slurm-config",  "dry-run",    "slurm-requeue",
     "gpu",
 };
 
 /* Per-task and whole-suite limits: a new suite records them; an existing one takes them per session. */
-static const char *const budgets[] = {"evals",       "time",        "tokens",       "cost",
+static const char *const budgets[] = {"evals",       "time",       "tokens",       "cost",
                                       "suite-evals", "suite-time", "suite-tokens", "suite-cost"};
 
 static int in_list(const char *const *v, size_t n, const char *name)
@@ -60,7 +66,8 @@ static int usage(struct kp_cli *cli, const char *fmt, ...)
 
 int kp_slurm_cli_check(struct kp_cli *cli, const struct kp_args *a)
 {
-	static const char *const modes[] = {"shard", "status", "merge", "report", "list-tasks", "slurm-requeue"};
+	static const char *const modes[] = {"shard",  "status",     "merge",
+	                                    "report", "list-tasks", "slurm-requeue"};
 	double d;
 	if (!kp_arg_flag(a, "slurm")) {
 		for (size_t i = 0; i < KP_ARRAY_SIZE(setting_opts); i++)
@@ -76,15 +83,18 @@ int kp_slurm_cli_check(struct kp_cli *cli, const struct kp_args *a)
 	}
 	for (size_t i = 0; i < KP_ARRAY_SIZE(modes); i++)
 		if (kp_arg_given(a, modes[i]))
-			return usage(cli, "--slurm runs every shard in a job array of its own: leave out --%s",
+			return usage(cli,
+			             "--slurm runs every shard in a job array of its own: leave out --%s",
 			             modes[i]);
 	if (kp_arg_given(a, "gpus"))
-		return usage(cli, "with --slurm each element uses the GPUs Slurm gives it (--gpus-per-node N): "
-		                  "leave out --%s",
+		return usage(cli,
+		             "with --slurm each element uses the GPUs Slurm gives it (--gpus-per-node N): "
+		             "leave out --%s",
 		             "gpus");
 	if (kp_arg_given(a, "time") && kp_parse_duration(kp_arg_str(a, "time"), &d))
-		return usage(cli, "--time is the budget per task, a duration like 90s, 30m or 2h ('%s'); each "
-		                  "element's Slurm time limit is --slurm-time",
+		return usage(cli,
+		             "--time is the budget per task, a duration like 90s, 30m or 2h ('%s'); each "
+		             "element's Slurm time limit is --slurm-time",
 		             kp_arg_str(a, "time"));
 	return 0;
 }
@@ -112,9 +122,8 @@ static void element_args(const struct kp_args *a, int created, struct kp_strvec 
 	}
 }
 
-/* The settings: the suite's (or the user's) file, --slurm-config, then each option given. */
-static int load_settings(struct kp_cli *cli, const struct kp_args *a, const char *dir,
-                         struct kp_slurm_settings *s)
+int kp_slurm_cli_settings(struct kp_cli *cli, const struct kp_args *a, const char *dir,
+                          struct kp_slurm_settings *s)
 {
 	struct kp_error err = KP_ERROR_INIT;
 	if (kp_bench_slurm_settings(dir, kp_arg_str(a, "slurm-config"), s, &err))
@@ -176,19 +185,24 @@ static int report_submission(struct kp_cli *cli, const char *dir, const struct k
 		int rc = print_script(cli, dir, "bench.sbatch");
 		if (rc || (rc = print_script(cli, dir, "merge.sbatch")))
 			return rc;
-		fprintf(cli->err, "kernelpro: dry run: nothing submitted; to submit: kernelpro bench %s --slurm\n",
+		fprintf(cli->err,
+		        "kernelpro: dry run: nothing submitted; to submit: kernelpro bench %s --slurm\n",
 		        dir);
 		return KP_EXIT_OK;
 	}
-	fprintf(cli->out, "submitted suite %s: job array %lld (shards %s of %ld), merge job %lld\n", dir,
-	        sub->array_job, sub->array ? sub->array : "all", sub->shards, sub->merge_job);
+	fprintf(cli->out, "submitted suite %s: job array %lld (", dir, sub->array_job);
+	if (sub->array)
+		fprintf(cli->out, "shards %s of %ld", sub->array, sub->shards);
+	else
+		fprintf(cli->out, "%ld shards", sub->shards);
+	fprintf(cli->out, "), merge job %lld\n", sub->merge_job);
 	fprintf(cli->out, "follow it with: kernelpro bench %s --status\n", dir);
 	return KP_EXIT_OK;
 }
 
-int kp_slurm_cli_submit(struct kp_cli *cli, const struct kp_args *a, const char *dir, int created)
+int kp_slurm_cli_submit(struct kp_cli *cli, const struct kp_args *a, const char *dir, int created,
+                        const struct kp_slurm_settings *s)
 {
-	struct kp_slurm_settings s;
 	struct kp_slurm_submission sub;
 	struct kp_strvec bench_args = KP_STRVEC_INIT;
 	struct kp_error err = KP_ERROR_INIT;
@@ -196,24 +210,22 @@ int kp_slurm_cli_submit(struct kp_cli *cli, const struct kp_args *a, const char 
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	int rc;
 
-	kp_slurm_settings_init(&s);
 	kp_slurm_submission_init(&sub);
 	if (!abs || n <= 0 || !getcwd(cwd, sizeof(cwd))) {
-		kp_cli_error(cli, "cannot tell the absolute paths of the suite, kernelpro or this directory: %s",
+		kp_cli_error(cli,
+		             "cannot tell the absolute paths of the suite, kernelpro or this directory: %s",
 		             strerror(errno));
 		rc = KP_EXIT_FAIL;
 		goto out;
 	}
 	exe[n] = '\0';
-	if ((rc = load_settings(cli, a, abs, &s)))
-		goto out;
 	element_args(a, created, &bench_args);
 	{
 		struct kp_bench_slurm_req req = {.dir = abs,
 		                                 .kernelpro = exe,
 		                                 .workdir = cwd,
 		                                 .bench_args = &bench_args,
-		                                 .settings = &s,
+		                                 .settings = s,
 		                                 .retry_failed = kp_arg_flag(a, "retry-failed"),
 		                                 .submit = !kp_arg_flag(a, "dry-run")};
 		rc = kp_bench_slurm_submit(&req, &sub, &err);
@@ -228,17 +240,21 @@ out:
 	free(abs);
 	kp_strvec_release(&bench_args);
 	kp_slurm_submission_release(&sub);
-	kp_slurm_settings_release(&s);
 	return rc;
 }
 
 /* ---- status ---------------------------------------------------------------------------------------- */
 
-static void print_elem_state(FILE *o, const json_t *e)
+/* An ended element's exit status ("1:0", "0:9"), or why a queued one waits. */
+static void elem_note(const json_t *e, char *out, size_t n)
 {
-	fprintf(o, "%-11s", kp_json_str(e, "state", "?"));
-	if (kp_json_int(e, "attempts", 0) > 1)
-		fprintf(o, " (run %lld)", kp_json_int(e, "attempts", 0));
+	const char *state = kp_json_str(e, "state", "");
+	int final = kp_slurm_status_state_final(kp_slurm_status_state_parse(state, strlen(state)));
+	if (final && json_is_integer(json_object_get(e, "exit_code")))
+		snprintf(out, n, "exit %lld:%lld", kp_json_int(e, "exit_code", 0),
+		         kp_json_int(e, "exit_signal", 0));
+	else
+		snprintf(out, n, "%s", kp_json_str(e, "reason", ""));
 }
 
 void kp_slurm_cli_status(struct kp_cli *cli, const char *dir, json_t *doc)
@@ -246,6 +262,7 @@ void kp_slurm_cli_status(struct kp_cli *cli, const char *dir, json_t *doc)
 	struct kp_error err = KP_ERROR_INIT;
 	json_t *s = NULL, *elems, *merge;
 	FILE *o = cli->out;
+	char note[96];
 	int rc = kp_bench_slurm_status(dir, doc, NULL, NULL, &s, &err);
 	if (rc == KP_ENOENT)
 		return;
@@ -257,36 +274,33 @@ void kp_slurm_cli_status(struct kp_cli *cli, const char *dir, json_t *doc)
 		kp_json_set(doc, "slurm", s);
 		return;
 	}
-	fprintf(o, "slurm: job array %lld, shards %s of %lld", kp_json_int(s, "array_job", 0),
-	        kp_json_str(s, "array", "all"), kp_json_int(s, "shards", 0));
+	fprintf(o, "slurm: job array %lld", kp_json_int(s, "array_job", 0));
+	if (kp_json_str(s, "array", NULL))
+		fprintf(o, " (shards %s of %lld)", kp_json_str(s, "array", ""), kp_json_int(s, "shards", 0));
+	else
+		fprintf(o, " (%lld shards)", kp_json_int(s, "shards", 0));
 	if ((merge = json_object_get(s, "merge")) && json_is_object(merge)) {
-		fprintf(o, "; merge job %lld ", kp_json_int(s, "merge_job", 0));
-		print_elem_state(o, merge);
+		elem_note(merge, note, sizeof(note));
+		fprintf(o, ", merge job %lld %s%s%s%s", kp_json_int(s, "merge_job", 0),
+		        kp_json_str(merge, "state", "?"), *note ? " (" : "", note, *note ? ")" : "");
 	}
 	fputc('\n', o);
 	if (kp_json_str(s, "slurm_error", NULL))
 		fprintf(o, "slurm: states unknown: %s\n", kp_json_str(s, "slurm_error", ""));
-	fprintf(o, "%-6s %-20s %-12s %6s %6s %6s %8s %6s  %s\n", "shard", "element", "node", "tasks", "done",
-	        "failed", "running", "left", "exit / why it waits");
+	fprintf(o, "%-6s %-12s %4s %-12s %6s %6s %6s %8s %6s  %s\n", "shard", "element", "runs", "node",
+	        "tasks", "done", "failed", "running", "left", "exit, or why it waits");
 	elems = json_object_get(s, "elements");
 	for (size_t i = 0; i < json_array_size(elems); i++) {
 		const json_t *e = json_array_get(elems, i);
-		char state[64];
-		snprintf(state, sizeof(state), "%s", kp_json_str(e, "state", "?"));
-		if (kp_json_int(e, "attempts", 0) > 1)
-			snprintf(state, sizeof(state), "%s (run %lld)", kp_json_str(e, "state", "?"),
-			         kp_json_int(e, "attempts", 0));
-		fprintf(o, "%-6lld %-20s %-12s %6lld %6lld %6lld %8lld %6lld  ", kp_json_int(e, "shard", 0),
-		        json_is_true(json_object_get(e, "submitted")) ? state : "-",
+		int sub = json_is_true(json_object_get(e, "submitted"));
+		elem_note(e, note, sizeof(note));
+		fprintf(o, "%-6lld %-12s %4lld %-12s %6lld %6lld %6lld %8lld %6lld  %s\n",
+		        kp_json_int(e, "shard", 0), sub ? kp_json_str(e, "state", "?") : "-",
+		        kp_json_int(e, "attempts", 0),
 		        *kp_json_str(e, "nodes", "") ? kp_json_str(e, "nodes", "") : "-",
-		        kp_json_int(e, "tasks", 0), kp_json_int(e, "finished", 0), kp_json_int(e, "failed", 0),
-		        kp_json_int(e, "running", 0),
-		        kp_json_int(e, "pending", 0) + kp_json_int(e, "stopped", 0));
-		if (!json_is_null(json_object_get(e, "exit_code")) && json_object_get(e, "exit_code"))
-			fprintf(o, "%lld:%lld", kp_json_int(e, "exit_code", 0), kp_json_int(e, "exit_signal", 0));
-		else
-			fputs(kp_json_str(e, "reason", ""), o);
-		fputc('\n', o);
+		        kp_json_int(e, "tasks", 0), kp_json_int(e, "finished", 0),
+		        kp_json_int(e, "failed", 0), kp_json_int(e, "running", 0),
+		        kp_json_int(e, "pending", 0) + kp_json_int(e, "stopped", 0), sub ? note : "");
 	}
 	json_decref(s);
 }
@@ -306,12 +320,14 @@ void kp_slurm_cli_merge_incomplete(struct kp_cli *cli, const char *dir)
 		                 kp_json_int(e, "running", 0);
 		if (!left)
 			continue;
-		kp_cli_warn(cli, "shard %lld/%lld: %lld tasks not done; its element: %s, %lld runs%s%s",
+		kp_cli_warn(cli,
+		            "shard %lld/%lld: %lld tasks not done; its Slurm element is %s (runs: %lld%s%s)",
 		            kp_json_int(e, "shard", 0), kp_json_int(s, "shards", 0), left,
 		            kp_json_str(e, "state", "?"), kp_json_int(e, "attempts", 0),
 		            *kp_json_str(e, "nodes", "") ? ", last on " : "", kp_json_str(e, "nodes", ""));
 	}
-	kp_cli_warn(cli, "to run what is left: kernelpro bench %s --slurm (it submits only those shards)", dir);
+	kp_cli_warn(cli, "to run what is left: kernelpro bench %s --slurm (it submits only those shards)",
+	            dir);
 	json_decref(s);
 	json_decref(doc);
 }
@@ -334,8 +350,9 @@ int kp_slurm_cli_requeue(struct kp_cli *cli, const char *dir, int shard, int sha
 	long left = out->view.tasks - out->view.states[KP_SUITE_FINISHED] - out->view.states[KP_SUITE_FAILED];
 
 	if (job <= 0 || task < 0) {
-		kp_cli_error(cli, "--slurm-requeue: not a Slurm array element (no SLURM_ARRAY_JOB_ID and "
-		                  "SLURM_ARRAY_TASK_ID); continue with: kernelpro bench %s --shard %d/%d --resume",
+		kp_cli_error(cli,
+		             "--slurm-requeue: not a Slurm array element (no SLURM_ARRAY_JOB_ID and "
+		             "SLURM_ARRAY_TASK_ID); continue with: kernelpro bench %s --shard %d/%d --resume",
 		             dir, shard, shards);
 		return KP_EXIT_FAIL;
 	}
@@ -351,15 +368,19 @@ int kp_slurm_cli_requeue(struct kp_cli *cli, const char *dir, int shard, int sha
 		             shard, shards, job, task, dir, dir);
 		return KP_EXIT_FAIL;
 	}
+	/* Said first and flushed: Slurm ends this process (SIGTERM) once the requeue is in. */
+	fprintf(cli->out,
+	        "shard %d/%d: the time limit is near and %ld tasks are left: requeueing Slurm job %ld_%ld "
+	        "(start %ld continues where this one stopped)\n",
+	        shard, shards, left, job, task, (restarts > 0 ? restarts : 0) + 2);
+	fflush(cli->out);
+	fflush(cli->err);
 	if (kp_slurm_submission_requeue(NULL, job, task, &err)) {
-		kp_cli_error(cli, "shard %d/%d: requeueing itself at the time limit: %s; run what is left "
-		                  "with: kernelpro bench %s --slurm",
+		kp_cli_error(cli,
+		             "shard %d/%d: requeueing itself at the time limit: %s; run what is left "
+		             "with: kernelpro bench %s --slurm",
 		             shard, shards, kp_error_msg(&err), dir);
 		return KP_EXIT_FAIL;
 	}
-	fprintf(cli->out,
-	        "shard %d/%d: the time limit is near; %ld tasks left, so Slurm job %ld_%ld is requeued "
-	        "(start %ld) and continues where it stopped\n",
-	        shard, shards, left, job, task, (restarts > 0 ? restarts : 0) + 2);
 	return KP_EXIT_OK;
 }

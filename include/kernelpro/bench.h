@@ -230,8 +230,8 @@ struct kp_bench_outcome {
 	enum kp_bench_end end;
 	long started; /* tasks this session started or resumed */
 	long finished, failed;
-	long evaluations; /* candidate evaluations committed in this session */
-	long baselines;   /* baselines measured in this session */
+	long evaluations;          /* candidate evaluations committed in this session */
+	long baselines;            /* baselines measured in this session */
 	struct kp_bench_view view; /* the last view */
 };
 

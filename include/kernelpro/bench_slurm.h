@@ -18,7 +18,8 @@
 
 /*
  * Loads the settings a submission of the suite in `dir` starts from, over `s` (initialised by the
- * caller): the suite's own settings file when it has one, else the user's when it exists
+ * caller): the suite's own settings file when it has one (dir NULL: a suite not made yet has
+ * none), else the user's when it exists
  * ($KERNELPRO_SLURM_CONFIG, else $XDG_CONFIG_HOME/kernelpro/slurm.json, else
  * ~/.config/kernelpro/slurm.json); then `file` (the "slurm" object of any JSON file) when given.
  * The caller applies its command line after. Errors name the file and the key.

@@ -25,8 +25,8 @@ void kp__bench_shard_path(struct kp_buf *out, const char *dir, int k, int m, con
 struct kp__shardlock_req {
 	const char *dir; /* the suite */
 	int k, m;
-	const char *argv_text;             /* recorded with the owner */
-	double wait_s;                     /* how long to wait out a holder that has ended; 0: 300, < 0: not */
+	const char *argv_text; /* recorded with the owner */
+	double wait_s;         /* how long to wait out a holder that has ended; 0: 300, < 0: not */
 	const volatile sig_atomic_t *stop; /* set: stop waiting (KP_ECANCELED) */
 };
 

@@ -39,8 +39,9 @@ int kp_bench_slurm_settings(const char *dir, const char *file, struct kp_slurm_s
 	struct kp_buf own = KP_BUF_INIT;
 	char *user = NULL;
 	int rc = 0;
-	kp_path_join(&own, dir, KP_BENCH_SLURM_SETTINGS);
-	if (kp_path_exists(own.buf))
+	if (dir)
+		kp_path_join(&own, dir, KP_BENCH_SLURM_SETTINGS);
+	if (dir && kp_path_exists(own.buf))
 		rc = kp_slurm_settings_load(s, own.buf, err);
 	else if ((user = user_file()))
 		rc = kp_slurm_settings_load(s, user, err);
@@ -95,9 +96,9 @@ static void shards_left(const json_t *status, long m, int retry_failed, struct k
 		if (!left)
 			continue;
 		/* k starts a run of shards with work left: write it as one range. */
-		while (end + 1 < m && (n[end + 1][KP_SUITE_PENDING] + n[end + 1][KP_SUITE_RUNNING] +
-		                       n[end + 1][KP_SUITE_STOPPED] +
-		                       (retry_failed ? n[end + 1][KP_SUITE_FAILED] : 0)))
+		while (end + 1 < m &&
+		       (n[end + 1][KP_SUITE_PENDING] + n[end + 1][KP_SUITE_RUNNING] +
+		        n[end + 1][KP_SUITE_STOPPED] + (retry_failed ? n[end + 1][KP_SUITE_FAILED] : 0)))
 			end++;
 		kp_buf_addf(list, list->len ? ",%ld" : "%ld", k);
 		if (end > k)
@@ -180,10 +181,11 @@ int kp_bench_slurm_submit(const struct kp_bench_slurm_req *r, struct kp_slurm_su
 		goto out;
 	}
 	if (!rc && prev.shards != m) {
-		rc = kp_error_set(err, KP_EINVAL,
-		                  "suite '%s' runs as %ld shards since its first submission (job array %lld); "
-		                  "a resubmission keeps them: give --nodes %ld or leave it out",
-		                  r->dir, prev.shards, prev.array_job, prev.shards);
+		rc =
+		    kp_error_set(err, KP_EINVAL,
+		                 "suite '%s' runs as %ld shards since its first submission (job array %lld); "
+		                 "a resubmission keeps them: give --nodes %ld or leave it out",
+		                 r->dir, prev.shards, prev.array_job, prev.shards);
 		goto out;
 	}
 	if (!rc && r->submit && (rc = check_earlier(r, &prev, err)))
@@ -192,11 +194,11 @@ int kp_bench_slurm_submit(const struct kp_bench_slurm_req *r, struct kp_slurm_su
 		goto out;
 	shards_left(status, m, r->retry_failed, &array, &count);
 	if (!count) {
-		rc = kp_error_set(err, KP_ENOENT,
-		                  "nothing left to run in suite '%s': every task is finished or failed%s; its "
-		                  "results: kernelpro bench %s --merge",
-		                  r->dir, r->retry_failed ? "" : " (--retry-failed runs the failed ones again)",
-		                  r->dir);
+		rc = kp_error_set(
+		    err, KP_ENOENT,
+		    "nothing left to run in suite '%s': every task is finished or failed%s; its "
+		    "results: kernelpro bench %s --merge",
+		    r->dir, r->retry_failed ? "" : " (--retry-failed runs the failed ones again)", r->dir);
 		goto out;
 	}
 	if ((rc = write_settings(r->dir, r->settings, err)))

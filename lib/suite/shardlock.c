@@ -66,7 +66,8 @@ static int job_running(long long job, long long task, char *why, size_t n)
 		enum kp_slurm_state s = st.v[task >= 0 ? task : 0].state;
 		running = kp_slurm_status_state_running(s);
 		if (task >= 0)
-			snprintf(why, n, "Slurm job %lld_%lld is %s", job, task, kp_slurm_status_state_name(s));
+			snprintf(why, n, "Slurm job %lld_%lld is %s", job, task,
+			         kp_slurm_status_state_name(s));
 		else
 			snprintf(why, n, "Slurm job %lld is %s", job, kp_slurm_status_state_name(s));
 	}
@@ -81,7 +82,8 @@ static int job_running(long long job, long long task, char *why, size_t n)
 static int holder_ended(const char *text, char *why, size_t n)
 {
 	json_t *o = json_loads(text, 0, NULL);
-	long long job = slurm_id(kp_json_str(o, "job", NULL)), task = slurm_id(kp_json_str(o, "array_task", NULL));
+	long long job = slurm_id(kp_json_str(o, "job", NULL)),
+	          task = slurm_id(kp_json_str(o, "array_task", NULL));
 	long long plain = slurm_id(kp_json_str(o, "slurm_job", NULL));
 	long long pid = kp_json_int(o, "pid", 0);
 	const char *host = kp_json_str(o, "host", "");
@@ -93,7 +95,8 @@ static int holder_ended(const char *text, char *why, size_t n)
 		snprintf(why, n, "no owner written");
 	} else if (job > 0 && task >= 0 && job == slurm_id(getenv("SLURM_ARRAY_JOB_ID")) &&
 	           task == slurm_id(getenv("SLURM_ARRAY_TASK_ID"))) {
-		/* Slurm runs one instance of an element at a time: the holder is an earlier run of this one. */
+		/* Slurm runs one instance of an element at a time: the holder is an earlier run of this one.
+		 */
 		snprintf(why, n, "an earlier run of this element, Slurm job %lld_%lld", job, task);
 		ended = 1;
 	} else if (job > 0 && task >= 0) {
@@ -145,10 +148,11 @@ int kp__shardlock_take(const struct kp__shardlock_req *r, int *fd, struct kp_err
 		read_owner(f, held, sizeof(held));
 		ended = holder_ended(held, why, sizeof(why));
 		if (!ended) {
-			rc = kp_error_set(err, KP_EEXISTS,
-			                  "shard %d/%d of suite '%s' is in use by another kernelpro process (%s: "
-			                  "%s); wait for it or stop it",
-			                  r->k, r->m, r->dir, why, held[0] ? held : "owner unknown");
+			rc = kp_error_set(
+			    err, KP_EEXISTS,
+			    "shard %d/%d of suite '%s' is in use by another kernelpro process (%s: "
+			    "%s); wait for it or stop it",
+			    r->k, r->m, r->dir, why, held[0] ? held : "owner unknown");
 			goto out;
 		}
 		if (kp_now() - t0 >= wait_s) {
@@ -161,12 +165,13 @@ int kp__shardlock_take(const struct kp__shardlock_req *r, int *fd, struct kp_err
 			goto out;
 		}
 		if (!waiting++)
-			kp_warn("shard %d/%d: its lock is held, but its holder has ended (%s); waiting up to %.0f "
+			kp_warn("shard %d/%d: its lock is held, but its holder has ended (%s); waiting up to "
+			        "%.0f "
 			        "s for the lock to lapse",
 			        r->k, r->m, why, wait_s);
 		if (r->stop && *r->stop) {
-			rc = kp_error_set(err, KP_ECANCELED, "stopped while waiting for the lock of shard %d/%d",
-			                  r->k, r->m);
+			rc = kp_error_set(err, KP_ECANCELED,
+			                  "stopped while waiting for the lock of shard %d/%d", r->k, r->m);
 			goto out;
 		}
 		sleep_s(POLL_S);

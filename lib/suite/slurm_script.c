@@ -31,9 +31,10 @@ int kp_slurm_script_elements(const char *array, long nodes, unsigned char *in, s
 			goto bad;
 	}
 bad:
-	return kp_error_set(err, KP_EINVAL,
-	                    "array elements '%s': give increasing indices or ranges below %ld, e.g. 1,3 or 0-2",
-	                    array, nodes);
+	return kp_error_set(
+	    err, KP_EINVAL,
+	    "array elements '%s': give increasing indices or ranges below %ld, e.g. 1,3 or 0-2", array,
+	    nodes);
 }
 
 /* The job's fields, checked as the settings are (kp_slurm_settings_check). */

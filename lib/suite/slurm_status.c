@@ -380,6 +380,9 @@ static void overlay(struct kp_slurm_elem *v, long shards, long long job, const s
 			memcpy(d->reason, e->reason, sizeof(d->reason));
 			if (e->nodes[0])
 				memcpy(d->nodes, e->nodes, sizeof(d->nodes));
+			/* Accounting may not have its start yet: a run on a node is at least the first. */
+			if (kp_slurm_status_state_running(e->state) && d->attempts < 1)
+				d->attempts = 1;
 		} else {
 			*d = *e;
 		}

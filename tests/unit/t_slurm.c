@@ -513,6 +513,29 @@ static void test_write_and_submit(void **state)
 	kp_test_tmpdir_remove(dir);
 }
 
+/* scontrol requeue JOB_TASK: the element an array element runs as puts itself back in the queue. */
+static void test_requeue(void **state)
+{
+	char *dir = kp_test_tmpdir(), *sc = join(dir, "scontrol"), *log = join(dir, "scontrol.log");
+	char *text = kp_xasprintf("#!/bin/sh\necho \"$*\" >> '%s'\n"
+	                          "[ \"$2\" = 9_1 ] || { echo 'Requested operation is presently disabled "
+	                          "for job '$2 >&2; exit 1; }\n",
+	                          log);
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf b = KP_BUF_INIT;
+	write_exec(sc, text);
+	KP_ASSERT_OK(kp_slurm_submission_requeue(sc, 9, 1, &err), &err);
+	assert_int_equal(kp_slurm_submission_requeue(sc, 9, 2, &err), KP_ECHILD);
+	assert_non_null(strstr(kp_error_msg(&err), "presently disabled for job 9_2"));
+	KP_ASSERT_OK(kp_read_file(log, 0, &b, &err), &err);
+	assert_string_equal(b.buf, "requeue 9_1\nrequeue 9_2\n");
+	kp_buf_release(&b);
+	free(text);
+	free(sc);
+	free(log);
+	kp_test_tmpdir_remove(dir);
+}
+
 /* ---- squeue and sacct --------------------------------------------------------------------------- */
 
 static void parse_capture(const char *kind, const char *name, struct kp_slurm_status *st)
@@ -676,9 +699,9 @@ static void test_query(void **state)
 	assert_int_equal(st.v[0].exit_signal, 9);
 	assert_int_equal(st.v[1].state, KP_SLURM_FAILED);
 	assert_int_equal(st.v[1].exit_code, 3);
-	/* 2: running, but accounting has not caught up with it. */
+	/* 2: running, but accounting has not caught up with it: its run is counted all the same. */
 	assert_int_equal(st.v[2].state, KP_SLURM_RUNNING);
-	assert_int_equal(st.v[2].attempts, 0);
+	assert_int_equal(st.v[2].attempts, 1);
 	assert_string_equal(st.v[2].nodes, "kpn1");
 	/* 4: neither knows it. */
 	assert_int_equal(st.v[4].state, KP_SLURM_UNKNOWN);
@@ -766,7 +789,8 @@ static void test_live_submit(void **state)
 		p = join(suite, name);
 		kp_buf_reset(&b);
 		KP_ASSERT_OK(kp_read_file(p, 0, &b, &err), &err);
-		want = kp_xasprintf("bench %s --shard %ld/3 --resume --evals 2 gpu=", suite, k);
+		want =
+		    kp_xasprintf("bench %s --shard %ld/3 --resume --slurm-requeue --evals 2 gpu=", suite, k);
 		assert_true(!strncmp(b.buf, want, strlen(want)));
 		assert_non_null(strstr(b.buf, " v=a 'b'\n"));
 		free(want);
@@ -801,6 +825,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_job_id),
 	    cmocka_unit_test(test_sbatch),
 	    cmocka_unit_test(test_write_and_submit),
+	    cmocka_unit_test(test_requeue),
 	    cmocka_unit_test(test_parse_captures),
 	    cmocka_unit_test(test_parse_ranges_and_refusals),
 	    cmocka_unit_test(test_query),
