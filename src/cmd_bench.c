@@ -795,7 +795,7 @@ const struct kp_cmd kp_cmd_bench = {
     .name = "bench",
     .summary =
         "Optimize a whole suite (a KernelBench level, a folder, a list) on every GPU, with fast_p results",
-    .usage = "[options] TASKS... | SUITE --resume|--status|--merge|--report",
+    .usage = "[options] TASKS... | SUITE --resume|--status|--merge|--report | TASKS...|SUITE --slurm",
     .description =
         "TASKS: a KernelBench level directory, a folder of tasks (.py files and native task directories),\n"
         "a glob, a task, or a list file (one task per line: PATH [evals=N time=D tokens=N cost=USD llm=SPEC\n"
@@ -804,7 +804,8 @@ const struct kp_cmd kp_cmd_bench = {
         "runs\n"
         "one task at a time, longest first (by its baseline); a suite stopped by Ctrl-C, an error or kill "
         "-9\n"
-        "continues with SUITE --resume, never redoing a finished task. docs/bench.md.",
+        "continues with SUITE --resume, never redoing a finished task. --slurm submits the suite's shards\n"
+        "as a Slurm job array and a merge job after it (docs/slurm.md). docs/bench.md.",
     .flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU | KP_CMD_NEEDS_NET,
     .opts = bench_opts,
     .min_args = 0,

@@ -203,7 +203,8 @@ static void test_scripts_golden(void **state)
 	struct kp_slurm_job job = {.suite_dir = "/shared/suites/level1",
 	                           .kernelpro = "/shared/kernelpro/bin/kernelpro",
 	                           .job_name = NULL,
-	                           .bench_args = &args};
+	                           .bench_args = &args,
+	                           .workdir = "/home/ana/kernels"};
 	load_example(&s);
 	kp_strvec_pushl(&args, "--evals", "10", "--llm", "openai:gpt-5", NULL);
 	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
@@ -220,6 +221,7 @@ static void test_scripts_golden(void **state)
 	kp_buf_reset(&b);
 	job.bench_args = NULL;
 	job.job_name = "t";
+	job.workdir = NULL;
 	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
 	assert_non_null(strstr(b.buf, "#SBATCH --array=0-0\n"));
 	assert_non_null(strstr(b.buf, "#SBATCH --job-name=t\n"));
