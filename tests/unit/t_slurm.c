@@ -506,6 +506,41 @@ static void test_write_and_submit(void **state)
 	KP_ASSERT_OK(kp_slurm_submission_load(suite, &back, &err), &err);
 	assert_int_equal(back.array_job, sub.array_job);
 	assert_int_equal(back.merge_job, 0);
+	/* Some elements only (a resubmission): recorded; a record that is not one is refused. */
+	kp_error_clear(&err);
+	free(sb);
+	sb = fake_sbatch(dir, "ok");
+	job.array = "1-2";
+	KP_ASSERT_OK(kp_slurm_submission_make(&s, &job, sb, 1, &sub, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_load(suite, &back, &err), &err);
+	assert_string_equal(back.array, "1-2");
+	{
+		struct kp_buf text = KP_BUF_INIT;
+		KP_ASSERT_OK(kp_read_file(p, 0, &text, &err), &err);
+		assert_non_null(strstr(text.buf, "#SBATCH --array=1-2\n"));
+		kp_buf_release(&text);
+	}
+	{
+		static const char *const bad[] = {
+		    "{\"schema\": \"kernelpro.slurm-submission/1\", \"array_job\": 5, \"shards\": 3, "
+		    "\"array\": \"1;x\"}",
+		    "{\"schema\": \"kernelpro.slurm-submission/2\", \"array_job\": 5, \"shards\": 3}",
+		    "{\"schema\": \"kernelpro.slurm-submission/1\", \"array_job\": 0, \"shards\": 3}",
+		    "{\"schema\": \"kernelpro.slurm-submission/1\", \"array_job\": 5, \"shards\": 0}",
+		    "{\"schema\": \"kernelpro.slurm-submission/1\", \"array_job\": 5, \"shards\": 3, "
+		    "\"cluster\": \"a b\"}",
+		};
+		char *rec = join(suite, "slurm/submission.json");
+		for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
+			KP_ASSERT_OK(kp_write_file_atomic(rec, bad[i], strlen(bad[i]), &err), &err);
+			if (kp_slurm_submission_load(suite, &back, &err) != KP_EPARSE)
+				fail_msg("record %zu was accepted: %s", i, kp_error_msg(&err));
+			if (!strstr(kp_error_msg(&err), "is not a kernelpro Slurm submission record"))
+				fail_msg("record %zu: %s", i, kp_error_msg(&err));
+			kp_error_clear(&err);
+		}
+		free(rec);
+	}
 	kp_slurm_submission_release(&sub);
 	kp_slurm_submission_release(&back);
 	kp_slurm_settings_release(&s);
