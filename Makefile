@@ -127,9 +127,9 @@ integration: all $(FAKE_CUDA) $(BUILD)/tests/t_slurm
 
 test: unit integration
 
-# ASan + UBSan build of everything, in its own build directory.
+# ASan + UBSan build of everything, with the strict warnings (tests included), in its own build directory.
 check:
-	$(MAKE) BUILD=$(BUILD)/san SANITIZE=1 CFLAGS='-O1 -g' test
+	$(MAKE) BUILD=$(BUILD)/san SANITIZE=1 DEVELOPER=1 CFLAGS='-O1 -g' test
 
 # GPU tests: on a machine with a GPU. Without one, each reports itself skipped.
 # On the GPU machine, run against a carried bundle: make gpu-test GPU_BUILD=dist/gpu

@@ -100,6 +100,11 @@ class Bench:
             parts.append("%.4g ms" % rt)
         if v.get("timeline"):
             parts.append("[%s]" % v["timeline"])
+        cp = (sec.get("correctness_parts") or {})
+        if cp:  # where the correctness phase went: the largest parts, with their call counts
+            top = sorted(cp.items(), key=lambda kv: -(kv[1].get("seconds") or 0))[:6]
+            parts.append("correctness: " + "; ".join("%s %.2f/%dx/max %.2f" % (k, p["seconds"], p["calls"], p["longest"])
+                                                     for k, p in top))
         return ", ".join(parts)
 
     def eval_case(self, name, reps, task, cand, worker, cached, extra=()):

@@ -385,7 +385,8 @@ static void loop_overhead(int evals)
 	memset(&s, 0, sizeof(s));
 	rng_seed(&in.rng, 7);
 	in.prog = (struct kp_search_programmer){"instant", 1, instant_generate, NULL, NULL, &in};
-	in.eval = (struct kp_search_evaluator){"instant", instant_reference, instant_evaluate, NULL, &in};
+	in.eval = (struct kp_search_evaluator){.name = "instant", .reference = instant_reference,
+					       .evaluate = instant_evaluate, .priv = &in};
 	kp_task_init(&task);
 	task.kind = KP_TASK_NATIVE;
 	task.name = kp_xstrdup("bench");

@@ -62,11 +62,15 @@ class Adapter(Correctness, Timing):
         self.cur_phase = "start"
         self.torch = None
         self.timeline = [("start", T_START if t_start is None else t_start)]
+        self.corr_parts = None  # util.Parts of the correctness phase, once it started
 
     # --- protocol ---------------------------------------------------------------------------
     def phase(self, name, limit_key):
         self.cur_phase = name
         self.timeline.append((name, time.monotonic()))
+        self.parts = util.Parts() if name == "correctness" else None  # Correctness.part() clocks into it
+        if self.parts is not None:
+            self.corr_parts = self.parts
         limit = float(self.limits.get(limit_key, 0) or 0)
         self.chan.send({"phase": name, "limit_s": limit, "t": time.monotonic()})
         faulthandler.cancel_dump_traceback_later()
@@ -95,6 +99,10 @@ class Adapter(Correctness, Timing):
         end = time.monotonic()
         marks = self.timeline + [("end", end)]
         r["timeline"] = ", ".join("%s %.2f" % (marks[i][0], marks[i + 1][1] - marks[i][1]) for i in range(len(marks) - 1))
+        self.parts = None
+        if self.corr_parts is not None:  # where the correctness phase's seconds went (docs/eval.md)
+            i = [m[0] for m in marks].index("correctness")
+            r["correctness_parts"] = self.corr_parts.report(marks[i + 1][1] - marks[i][1])
         self.chan.send({"result": util.clean_json(r)})
 
     # --- setup ------------------------------------------------------------------------------
@@ -199,7 +207,7 @@ class Adapter(Correctness, Timing):
         why = "the task sets %s" % kin.TASK_FLAG if ns.get(kin.TASK_FLAG) is True else \
             "--cpu-inputs" if self.cfg.get("cpu_inputs") else None
         self.inputs = kin.InputMaker(self.torch, self.dev, self.dtype, self.get_inputs, self.set_seed,
-                                     on_cpu=why is not None, why_cpu=why)
+                                     on_cpu=why is not None, why_cpu=why, part=self.part)
 
     def build_reference(self):
         t = self.torch
@@ -356,9 +364,11 @@ class Adapter(Correctness, Timing):
             self.correctness()
         except Stop as s:
             if s.status == "wrong_output":  # a lower Triton precision is the cause to report first
-                self.check_triton()
+                with self.part("triton"):
+                    self.check_triton()
             raise
-        self.check_triton()
+        with self.part("triton"):
+            self.check_triton()
         if mode == "run":
             self.phase("run", "timing")
             self.run_iters()

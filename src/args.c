@@ -1,6 +1,8 @@
 /* Option parsing from the commands' declarative tables; help and usage text come from the same tables. */
 #include "base/setup.h"
 
+#include <math.h>
+
 #include "cli.h"
 #include "kernelpro/buf.h"
 #include "kernelpro/str.h"
@@ -150,25 +152,177 @@ static int usage_error(const struct kp_cmd *cmd, const char *prefix, FILE *err, 
 	return KP_EXIT_USAGE;
 }
 
+/* The values an INT or NUM option allows: what follows ':' in its metavar ("N:1..64"), or NULL. */
+static const char *opt_range(const struct kp_opt *o)
+{
+	const char *colon = NULL;
+	if ((o->type == KP_OPT_INT || o->type == KP_OPT_NUM) && o->arg)
+		colon = strchr(o->arg, ':');
+	return colon ? colon + 1 : NULL;
+}
+
+/* The metavar shown in help and messages: "N" for "N:1..64". */
+static int metavar_len(const struct kp_opt *o)
+{
+	const char *r = opt_range(o);
+	return r ? (int)(r - 1 - o->arg) : (int)strlen(o->arg);
+}
+
+/* Whether d lies in range r ("LO..HI" with either end optional, or ">LO"); a malformed range is a bug. */
+static int in_range(const struct kp_opt *o, const char *r, double d)
+{
+	const char *dots = strstr(r, "..");
+	struct kp_buf lo = KP_BUF_INIT;
+	double a = -INFINITY, b = INFINITY;
+	int strict = r[0] == '>', ok;
+
+	if (strict)
+		kp_buf_adds(&lo, r + 1);
+	else if (dots)
+		kp_buf_add(&lo, r, (size_t)(dots - r));
+	if ((lo.len && kp_parse_double(lo.buf, &a)) || (!strict && !dots) ||
+	    (dots && dots[2] && kp_parse_double(dots + 2, &b)))
+		KP_BUG("option '--%s': malformed range '%s'", o->name, r);
+	kp_buf_release(&lo);
+	ok = strict ? d > a : d >= a && d <= b;
+	return ok;
+}
+
+/* "1..64", "at least 1", "at most 2", "more than 0": the range as a message says it. */
+static void range_words(const char *r, char *out, size_t n)
+{
+	const char *dots = strstr(r, "..");
+	if (r[0] == '>')
+		snprintf(out, n, "more than %s", r + 1);
+	else if (dots == r)
+		snprintf(out, n, "at most %s", dots + 2);
+	else if (dots && !dots[2])
+		snprintf(out, n, "at least %.*s", (int)(dots - r), r);
+	else
+		snprintf(out, n, "%s", r);
+}
+
 static int check_value(const struct kp_cmd *cmd, const char *prefix, FILE *err, const struct kp_opt *o,
 		       const char *v)
 {
-	long l;
-	double d;
+	const char *r = opt_range(o);
+	char words[96];
+	long l = 0;
+	double d = 0;
 	if (o->type == KP_OPT_INT && kp_parse_long(v, &l))
 		return usage_error(cmd, prefix, err, "option '--%s' expects a whole number, not '%s'", o->name, v);
-	if (o->type == KP_OPT_NUM && kp_parse_double(v, &d))
+	if (o->type == KP_OPT_NUM && (kp_parse_double(v, &d) || !isfinite(d)))
 		return usage_error(cmd, prefix, err, "option '--%s' expects a number, not '%s'", o->name, v);
 	if (o->type == KP_OPT_CHOICE && !choice_ok(o->arg, v))
 		return usage_error(cmd, prefix, err, "option '--%s' expects one of %s, not '%s'", o->name, o->arg,
 				   v);
+	if (r && !in_range(o, r, o->type == KP_OPT_INT ? (double)l : d)) {
+		range_words(r, words, sizeof(words));
+		return usage_error(cmd, prefix, err, "option '--%s' must be %s, not '%s'", o->name, words, v);
+	}
 	return 0;
 }
 
-int kp_args_parse(struct kp_args *a, const struct kp_cmd *cmd, int argc, char **argv, FILE *err, FILE *out)
+/* Takes the option's value: the rest of the word, else the next argument. Returns the usage error, or 0. */
+static int take_value(const struct kp_cmd *cmd, const char *prefix, FILE *err, const struct kp_opt *o,
+		      const char *rest, int argc, char **argv, int *i, const char **val)
+{
+	if (rest && *rest) {
+		*val = rest;
+		return 0;
+	}
+	if (*i + 1 >= argc)
+		return usage_error(cmd, prefix, err, "option '--%s' needs a value (%.*s)", o->name,
+				   o->arg ? metavar_len(o) : 5, o->arg ? o->arg : "VALUE");
+	*val = argv[++*i];
+	return 0;
+}
+
+static long find_short(const struct kp_cmd *cmd, char c)
+{
+	for (size_t idx = 0, n = opt_count(cmd); idx < n; idx++)
+		if (opt_at(cmd, idx)->short_name == c)
+			return (long)idx;
+	return -1;
+}
+
+/* Records one occurrence of option idx with its value (NULL for a flag). Returns -1 for --help, else 0. */
+static int record(struct kp_args *a, const struct kp_cmd *cmd, const char *prefix, size_t idx,
+		  const char *val, FILE *out)
+{
+	const struct kp_opt *o = opt_at(cmd, idx);
+	if (o->type == KP_OPT_FLAG && !strcmp(o->name, "help")) {
+		kp_cmd_print_help(cmd, prefix, out);
+		return -1;
+	}
+	a->given[idx]++;
+	if (o->type == KP_OPT_FLAG)
+		return 0;
+	a->values[idx] = val;
+	if (o->type == KP_OPT_LIST)
+		kp_strvec_push(&a->lists[idx], val);
+	return 0;
+}
+
+/* "--name", "--name=VALUE" or "--name VALUE". */
+static int parse_long_opt(struct kp_args *a, const struct kp_cmd *cmd, const char *prefix, int argc,
+			  char **argv, int *i, FILE *err, FILE *out)
+{
+	const char *name = argv[*i] + 2, *eq = strchr(name, '='), *val = NULL;
+	size_t len = eq ? (size_t)(eq - name) : strlen(name), n = opt_count(cmd), idx;
+	const struct kp_opt *o = NULL;
+	int rc;
+
+	for (idx = 0; idx < n; idx++)
+		if (strlen(opt_at(cmd, idx)->name) == len && !strncmp(opt_at(cmd, idx)->name, name, len))
+			break;
+	if (idx == n)
+		return usage_error(cmd, prefix, err, "unknown option '--%.*s'", (int)len, name);
+	o = opt_at(cmd, idx);
+	if (o->type == KP_OPT_FLAG) {
+		if (eq)
+			return usage_error(cmd, prefix, err, "option '--%s' takes no value", o->name);
+	} else {
+		if (eq)
+			val = eq + 1;
+		else if ((rc = take_value(cmd, prefix, err, o, NULL, argc, argv, i, &val)))
+			return rc;
+		if ((rc = check_value(cmd, prefix, err, o, val)))
+			return rc;
+	}
+	return record(a, cmd, prefix, idx, val, out);
+}
+
+/* "-v", "-vv", "-qv" (flags bundle), "-j4" or "-j 4" (a value: the rest of the word, or the next one). */
+static int parse_short_opts(struct kp_args *a, const struct kp_cmd *cmd, const char *prefix, int argc,
+			    char **argv, int *i, FILE *err, FILE *out)
+{
+	const char *word = argv[*i];
+	for (const char *p = word + 1; *p; p++) {
+		long idx = find_short(cmd, *p);
+		const char *val = NULL;
+		int rc;
+		if (idx < 0 && p == word + 1)
+			return usage_error(cmd, prefix, err, "unknown option '%s'", word);
+		if (idx < 0)
+			return usage_error(cmd, prefix, err, "unknown option '-%c' in '%s'", *p, word);
+		if (opt_at(cmd, (size_t)idx)->type != KP_OPT_FLAG) {
+			const struct kp_opt *o = opt_at(cmd, (size_t)idx);
+			if ((rc = take_value(cmd, prefix, err, o, p + 1, argc, argv, i, &val)) ||
+			    (rc = check_value(cmd, prefix, err, o, val)))
+				return rc;
+			return record(a, cmd, prefix, (size_t)idx, val, out);
+		}
+		if ((rc = record(a, cmd, prefix, (size_t)idx, NULL, out)))
+			return rc;
+	}
+	return 0;
+}
+
+int kp_args_parse(struct kp_args *a, const struct kp_cmd *cmd, const char *prefix, int argc, char **argv,
+		  FILE *err, FILE *out)
 {
 	size_t n = opt_count(cmd);
-	char prefix[128];
 	int only_pos = 0;
 
 	memset(a, 0, sizeof(*a));
@@ -176,15 +330,12 @@ int kp_args_parse(struct kp_args *a, const struct kp_cmd *cmd, int argc, char **
 	a->values = kp_xcalloc(n, sizeof(*a->values));
 	a->given = kp_xcalloc(n, sizeof(*a->given));
 	a->lists = kp_xcalloc(n, sizeof(*a->lists));
-	snprintf(prefix, sizeof(prefix), "kernelpro %s", argc > 0 ? argv[0] : cmd->name);
 	for (size_t i = 0; i < n; i++)
 		a->values[i] = opt_at(cmd, i)->def;
 
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
-		const struct kp_opt *o = NULL;
-		const char *val = NULL;
-		size_t idx = 0;
+		int rc;
 
 		if (only_pos || arg[0] != '-' || !strcmp(arg, "-")) {
 			kp_strvec_push(&a->pos, arg);
@@ -196,57 +347,10 @@ int kp_args_parse(struct kp_args *a, const struct kp_cmd *cmd, int argc, char **
 			only_pos = 1;
 			continue;
 		}
-		if (arg[1] == '-') {
-			const char *name = arg + 2;
-			const char *eq = strchr(name, '=');
-			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-			for (idx = 0; idx < n; idx++) {
-				const struct kp_opt *c = opt_at(cmd, idx);
-				if (strlen(c->name) == len && !strncmp(c->name, name, len)) {
-					o = c;
-					break;
-				}
-			}
-			if (!o)
-				return usage_error(cmd, prefix, err, "unknown option '--%.*s'", (int)len, name);
-			if (eq)
-				val = eq + 1;
-		} else {
-			if (arg[2] != '\0')
-				return usage_error(cmd, prefix, err, "unknown option '%s'", arg);
-			for (idx = 0; idx < n; idx++) {
-				const struct kp_opt *c = opt_at(cmd, idx);
-				if (c->short_name && c->short_name == arg[1]) {
-					o = c;
-					break;
-				}
-			}
-			if (!o)
-				return usage_error(cmd, prefix, err, "unknown option '%s'", arg);
-		}
-
-		if (o->type == KP_OPT_FLAG) {
-			if (val)
-				return usage_error(cmd, prefix, err, "option '--%s' takes no value", o->name);
-			if (!strcmp(o->name, "help")) {
-				kp_cmd_print_help(cmd, prefix, out);
-				return -1;
-			}
-			a->given[idx]++;
-			continue;
-		}
-		if (!val) {
-			if (i + 1 >= argc)
-				return usage_error(cmd, prefix, err, "option '--%s' needs a value (%s)", o->name,
-						   o->arg ? o->arg : "VALUE");
-			val = argv[++i];
-		}
-		if (check_value(cmd, prefix, err, o, val))
-			return KP_EXIT_USAGE;
-		a->values[idx] = val;
-		a->given[idx]++;
-		if (o->type == KP_OPT_LIST)
-			kp_strvec_push(&a->lists[idx], val);
+		rc = arg[1] == '-' ? parse_long_opt(a, cmd, prefix, argc, argv, &i, err, out)
+				   : parse_short_opts(a, cmd, prefix, argc, argv, &i, err, out);
+		if (rc)
+			return rc;
 	}
 
 	if ((int)a->pos.n < cmd->min_args)
@@ -269,11 +373,18 @@ static void print_opt(const struct kp_opt *o, FILE *fp)
 	else
 		kp_buf_adds(&left, "    ");
 	kp_buf_addf(&left, "--%s", o->name);
-	if (o->type != KP_OPT_FLAG)
-		kp_buf_addf(&left, " %s", o->type == KP_OPT_CHOICE ? "WHICH" : (o->arg ? o->arg : "VALUE"));
+	if (o->type == KP_OPT_CHOICE)
+		kp_buf_adds(&left, " WHICH");
+	else if (o->type != KP_OPT_FLAG)
+		kp_buf_addf(&left, " %.*s", o->arg ? metavar_len(o) : 5, o->arg ? o->arg : "VALUE");
 	fprintf(fp, "  %-30s %s", left.buf, o->help ? o->help : "");
 	if (o->type == KP_OPT_CHOICE)
 		fprintf(fp, " (%s)", o->arg);
+	if (opt_range(o)) {
+		char words[96];
+		range_words(opt_range(o), words, sizeof(words));
+		fprintf(fp, " (%s)", words);
+	}
 	if (o->type == KP_OPT_LIST)
 		fprintf(fp, " (repeatable)");
 	if (o->def)

@@ -147,6 +147,42 @@ static void apply_verbosity(struct kp_cli *cli, int verbose, int quiet)
 					       : KP_LOG_TRACE);
 }
 
+/* `kernelpro help [COMMAND [SUBCOMMAND]]`: the help `COMMAND [SUBCOMMAND] --help` prints. */
+static int help_command(int argc, char **argv, FILE *out, FILE *err)
+{
+	const struct kp_cmd *cmd;
+	char prefix[128];
+	int n;
+
+	if (argc == 0) {
+		print_main_help(out);
+		return KP_EXIT_OK;
+	}
+	cmd = kp_command_find(argv[0]);
+	if (!cmd) {
+		fprintf(err, "kernelpro help: unknown command '%s'; 'kernelpro help' lists them\n", argv[0]);
+		return KP_EXIT_USAGE;
+	}
+	n = snprintf(prefix, sizeof(prefix), "kernelpro %s", cmd->name);
+	for (int k = 1; k < argc; k++) {
+		const struct kp_cmd *sub = NULL;
+		for (const struct kp_cmd *const *s = cmd->subs; s && *s && !sub; s++)
+			if (!strcmp((*s)->name, argv[k]))
+				sub = *s;
+		if (!sub) {
+			fprintf(err, "kernelpro help: '%s' has no sub-command '%s'\n", prefix, argv[k]);
+			kp_cmd_print_usage(cmd, prefix, err);
+			return KP_EXIT_USAGE;
+		}
+		cmd = sub;
+		n += snprintf(prefix + n, sizeof(prefix) - (size_t)n, " %s", cmd->name);
+		if (n >= (int)sizeof(prefix))
+			n = (int)sizeof(prefix) - 1;
+	}
+	kp_cmd_print_help(cmd, prefix, out);
+	return KP_EXIT_OK;
+}
+
 int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *prefix, int argc, char **argv)
 {
 	struct kp_args args;
@@ -174,7 +210,7 @@ int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *pr
 		}
 	}
 
-	rc = kp_args_parse(&args, cmd, argc, argv, cli->err, cli->out);
+	rc = kp_args_parse(&args, cmd, prefix, argc, argv, cli->err, cli->out);
 	if (rc == -1) {
 		kp_args_release(&args);
 		return KP_EXIT_OK;
@@ -192,7 +228,7 @@ int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *pr
 	return rc;
 }
 
-int kp_cli_main(int argc, char **argv, FILE *out, FILE *err)
+int kp_cli_main(int argc, char **argv, FILE *out, FILE *err, volatile sig_atomic_t *stop)
 {
 	struct kp_cli cli;
 	const char *color_mode = "auto";
@@ -203,10 +239,13 @@ int kp_cli_main(int argc, char **argv, FILE *out, FILE *err)
 	cli.out = out;
 	cli.err = err;
 	cli.argv0 = argc > 0 ? argv[0] : "kernelpro";
+	cli.stop = stop;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+		if (a[1] == 'v' && a[strspn(a + 1, "v") + 1] == '\0')
+			verbose += (int)strlen(a + 1); /* -v, -vv, -vvv */
+		else if (!strcmp(a, "--verbose"))
 			verbose++;
 		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
 			quiet = 1;
@@ -243,16 +282,8 @@ int kp_cli_main(int argc, char **argv, FILE *out, FILE *err)
 		print_main_usage(err);
 		return KP_EXIT_USAGE;
 	}
-	if (!strcmp(argv[i], "help")) {
-		if (i + 1 < argc && (cmd = kp_command_find(argv[i + 1]))) {
-			char prefix[64];
-			snprintf(prefix, sizeof(prefix), "kernelpro %s", cmd->name);
-			kp_cmd_print_help(cmd, prefix, out);
-			return KP_EXIT_OK;
-		}
-		print_main_help(out);
-		return KP_EXIT_OK;
-	}
+	if (!strcmp(argv[i], "help"))
+		return help_command(argc - i - 1, argv + i + 1, out, err);
 	cmd = kp_command_find(argv[i]);
 	if (!cmd) {
 		fprintf(err, "kernelpro: unknown command '%s'\n", argv[i]);

@@ -11,6 +11,7 @@
 #ifndef KP_CLI_H
 #define KP_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -41,8 +42,14 @@ struct kp_opt {
 	const char *name;  /* long name without dashes */
 	char short_name;   /* 0: none */
 	enum kp_opt_type type;
-	const char *arg;   /* metavar for help ("FILE"); the choices for KP_OPT_CHOICE */
-	const char *help;  /* one line */
+	/*
+	 * The metavar for help ("FILE"); for KP_OPT_CHOICE the choices ("a|b|c"). For KP_OPT_INT
+	 * and KP_OPT_NUM the metavar may name the values allowed after a colon: "N:1..64",
+	 * "N:0.." (either end left out) or "SECONDS:>0" (more than). A value outside them (or a
+	 * NUM that is not finite) is a usage error, exit 2, before the command runs.
+	 */
+	const char *arg;
+	const char *help;  /* one line; the parser adds "(repeatable)", choices, range and default */
 	const char *def;   /* default value (also shown in help); NULL: none */
 };
 
@@ -80,6 +87,12 @@ struct kp_cli {
 	int json;            /* --json given to the command */
 	const char *argv0;
 	struct kp_progress progress;
+	/*
+	 * Set (nonzero) by the first SIGINT, SIGTERM or SIGHUP (src/main.c); NULL when nothing
+	 * handles signals (tests). Children stop on their own (kp_child_set_cancel); a command
+	 * passes the flag to what else it runs: kp_llm_set_cancel_flag, the search loop's stop.
+	 */
+	volatile sig_atomic_t *stop;
 };
 
 /* Parsed arguments of one command. */
@@ -103,11 +116,15 @@ size_t kp_arg_npos(const struct kp_args *a);
 const char *kp_arg_pos(const struct kp_args *a, size_t i);
 
 /*
- * Parses argv (argv[0] is the command name) against cmd's table. On a usage
+ * Parses argv (argv[0] is the command name) against cmd's table. `prefix` is
+ * how the command is called ("kernelpro hw calibrate"), for messages and
+ * usage. Short flags bundle ("-vv", "-qn"); a short option taking a value
+ * takes the rest of its word or the next one ("-j4", "-j 4"). On a usage
  * error writes one line saying what was wrong and the usage line to `err`
  * and returns KP_EXIT_USAGE; `--help` prints help and returns -1 (exit 0).
  */
-int kp_args_parse(struct kp_args *a, const struct kp_cmd *cmd, int argc, char **argv, FILE *err, FILE *out);
+int kp_args_parse(struct kp_args *a, const struct kp_cmd *cmd, const char *prefix, int argc, char **argv,
+		  FILE *err, FILE *out);
 void kp_args_release(struct kp_args *a);
 
 void kp_cmd_print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp);
@@ -139,7 +156,7 @@ void kp_cli_print_json_new(struct kp_cli *cli, json_t *v);
 const char *kp_cli_color(const struct kp_cli *cli, const char *style);
 const char *kp_cli_reset(const struct kp_cli *cli);
 
-/* Entry point used by main() and by tests: runs one whole command line. */
-int kp_cli_main(int argc, char **argv, FILE *out, FILE *err);
+/* Entry point used by main() and by tests: runs one whole command line. stop: see kp_cli (may be NULL). */
+int kp_cli_main(int argc, char **argv, FILE *out, FILE *err, volatile sig_atomic_t *stop);
 
 #endif

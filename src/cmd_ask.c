@@ -33,24 +33,24 @@ static const struct kp_opt ask_opts[] = {
 	 "debug: how the parent failed", NULL},
 	{"compile-log", 0, KP_OPT_STR, "FILE", "debug: the compiler's output", NULL},
 	{"runtime-log", 0, KP_OPT_STR, "FILE", "debug: the run's error output", NULL},
-	{"max-abs-err", 0, KP_OPT_NUM, "X", "debug (wrong output): largest absolute error", NULL},
-	{"max-rel-err", 0, KP_OPT_NUM, "X", "debug (wrong output): largest relative error", NULL},
-	{"atol", 0, KP_OPT_NUM, "X", "debug (wrong output): absolute tolerance", NULL},
-	{"rtol", 0, KP_OPT_NUM, "X", "debug (wrong output): relative tolerance", NULL},
-	{"mismatched", 0, KP_OPT_INT, "N", "debug (wrong output): elements out of tolerance", NULL},
-	{"total", 0, KP_OPT_INT, "N", "debug (wrong output): elements compared", NULL},
+	{"max-abs-err", 0, KP_OPT_NUM, "X:0..", "debug (wrong output): largest absolute error", NULL},
+	{"max-rel-err", 0, KP_OPT_NUM, "X:0..", "debug (wrong output): largest relative error", NULL},
+	{"atol", 0, KP_OPT_NUM, "X:0..", "debug (wrong output): absolute tolerance", NULL},
+	{"rtol", 0, KP_OPT_NUM, "X:0..", "debug (wrong output): relative tolerance", NULL},
+	{"mismatched", 0, KP_OPT_INT, "N:0..", "debug (wrong output): elements out of tolerance", NULL},
+	{"total", 0, KP_OPT_INT, "N:0..", "debug (wrong output): elements compared", NULL},
 	{"where", 0, KP_OPT_STR, "TEXT", "debug (wrong output): where the first mismatch is", NULL},
 	{"reject-reason", 0, KP_OPT_STR, "TEXT", "debug: why the last reply was unusable", NULL},
 	{"feedback", 0, KP_OPT_STR, "FILE", "optimize: the profiling diagnosis of the parent", NULL},
 	{"memory", 0, KP_OPT_STR, "FILE", "what earlier attempts found", NULL},
 	{"codesearch", 0, KP_OPT_STR, "FILE", "code-search results to include", NULL},
 	{"instructions", 0, KP_OPT_STR, "TEXT", "extra instructions for the model", NULL},
-	{"reference-ms", 0, KP_OPT_NUM, "MS", "the reference's time per call", NULL},
-	{"parent-ms", 0, KP_OPT_NUM, "MS", "optimize: the parent's time per call", NULL},
-	{"best-ms", 0, KP_OPT_NUM, "MS", "optimize: the best time so far", NULL},
-	{"entry", 0, KP_OPT_LIST, "NAME", "a name the code must define (repeatable; default from the format)", NULL},
-	{"prompts", 0, KP_OPT_STR, "DIR", "templates here replace the bundled prompts/ files", NULL},
-	{"max-prompt-chars", 0, KP_OPT_INT, "N", "bound on the prompt's length", NULL},
+	{"reference-ms", 0, KP_OPT_NUM, "MS:>0", "the reference's time per call", NULL},
+	{"parent-ms", 0, KP_OPT_NUM, "MS:>0", "optimize: the parent's time per call", NULL},
+	{"best-ms", 0, KP_OPT_NUM, "MS:>0", "optimize: the best time so far", NULL},
+	{"entry", 0, KP_OPT_LIST, "NAME", "a name the code must define (default: the format's)", NULL},
+	{"prompts-dir", 0, KP_OPT_STR, "DIR", "prompt templates that replace the bundled ones", NULL},
+	{"max-prompt-chars", 0, KP_OPT_INT, "N:1..", "bound on the prompt's length", NULL},
 	{"dry-run", 'n', KP_OPT_FLAG, NULL, "print the prompt instead of sending it", NULL},
 	{"out", 'o', KP_OPT_STR, "FILE", "write the extracted code to FILE instead of stdout", NULL},
 	{"show-reply", 0, KP_OPT_FLAG, NULL, "also print the model's whole reply on stderr", NULL},
@@ -280,7 +280,7 @@ static int open_programmer(struct kp_cli *cli, const struct kp_args *args, struc
 	int dry = kp_arg_flag(args, "dry-run");
 
 	memset(&po, 0, sizeof(po));
-	po.prompts_dir = kp_arg_str(args, "prompts");
+	po.prompts_dir = kp_arg_str(args, "prompts-dir");
 	po.max_prompt_chars = (size_t)kp_arg_int(args, "max-prompt-chars", 0);
 	po.max_tool_rounds = 0; /* ask has no code search or tools to answer with */
 	kp_llm_config_release(&A->cfg);
@@ -293,6 +293,8 @@ static int open_programmer(struct kp_cli *cli, const struct kp_args *args, struc
 	}
 	if ((!dry && kp_llm_open(&A->llm, &A->cfg, &err)) || kp_programmer_new(&A->pg, A->llm, &po, &err))
 		return kp_cli_fail(cli, &err);
+	if (A->llm)
+		kp_llm_set_cancel_flag(A->llm, cli->stop); /* Ctrl-C drops the request and its retries */
 	return KP_EXIT_OK;
 }
 
@@ -385,7 +387,7 @@ const struct kp_cmd kp_cmd_ask = {
 	.summary = "Build the programmer's prompt for one mode; print it, or send it and print the code",
 	.usage = "--mode initial|debug|optimize [--task DIR|FILE.py] [--gpu KEY] [--reference FILE] [--parent FILE] ... "
 		 "[--dry-run | --llm P:M]",
-	.description = "The prompt is built from the templates in prompts/ (or --prompts DIR) and the inputs given:\n"
+	.description = "The prompt is built from the templates in prompts/ (or --prompts-dir DIR) and the inputs given:\n"
 		       "--task loads a task as optimize does (name, what it computes, tensors, tolerance, reference,\n"
 		       "candidate format), --gpu KEY describes a GPU model offline; a file option given too\n"
 		       "(--task-text, --reference, --hardware, ...) replaces that part.\n"

@@ -5,7 +5,6 @@
 #include "base/setup.h"
 
 #include <math.h>
-#include <signal.h>
 
 #include "cli.h"
 #include "evalopts.h"
@@ -31,16 +30,16 @@ static const struct kp_opt bench_opts[] = {
     {"gpus", 0, KP_OPT_STR, "all|0,2,3", "GPU slots: every GPU (of CUDA_VISIBLE_DEVICES when set), or a list",
      "all"},
     {"shard", 0, KP_OPT_STR, "K/M", "run only shard K of M (the tasks whose index is K modulo M)", NULL},
-    {"evals", 0, KP_OPT_INT, "N",
+    {"evals", 0, KP_OPT_INT, "N:1..",
      "budget per task: candidate evaluations (default 20 when no budget is given)", NULL},
     {"time", 0, KP_OPT_STR, "DURATION", "budget per task: wall time, e.g. 90s, 30m, 2h", NULL},
-    {"tokens", 0, KP_OPT_INT, "N", "budget per task: LLM tokens", NULL},
-    {"cost", 0, KP_OPT_NUM, "USD", "budget per task: LLM cost in US dollars", NULL},
-    {"suite-evals", 0, KP_OPT_INT, "N", "budget for the whole suite: evaluations", NULL},
+    {"tokens", 0, KP_OPT_INT, "N:1..", "budget per task: LLM tokens", NULL},
+    {"cost", 0, KP_OPT_NUM, "USD:>0", "budget per task: LLM cost in US dollars", NULL},
+    {"suite-evals", 0, KP_OPT_INT, "N:1..", "budget for the whole suite: evaluations", NULL},
     {"suite-time", 0, KP_OPT_STR, "DURATION", "budget for the whole suite: wall time over all sessions",
      NULL},
-    {"suite-tokens", 0, KP_OPT_INT, "N", "budget for the whole suite: LLM tokens", NULL},
-    {"suite-cost", 0, KP_OPT_NUM, "USD", "budget for the whole suite: LLM cost in US dollars", NULL},
+    {"suite-tokens", 0, KP_OPT_INT, "N:1..", "budget for the whole suite: LLM tokens", NULL},
+    {"suite-cost", 0, KP_OPT_NUM, "USD:>0", "budget for the whole suite: LLM cost in US dollars", NULL},
     {"retry-failed", 0, KP_OPT_FLAG, NULL, "run the tasks that failed again", NULL},
     {"no-baselines", 0, KP_OPT_FLAG, NULL, "a new suite measures no baselines (eager = the run's reference)",
      NULL},
@@ -54,7 +53,8 @@ static const struct kp_opt bench_opts[] = {
     {"list-tasks", 0, KP_OPT_FLAG, NULL, "print the tasks the sources name and exit (makes no suite)", NULL},
     {"search", 0, KP_OPT_CHOICE, "mcts|greedy|beam", "search algorithm", NULL},
     {"objective", 0, KP_OPT_CHOICE, "speed|speed+energy", "speed, or speed with energy breaking ties", NULL},
-    {"parallel", 'j', KP_OPT_INT, "N", "programmer requests in flight per task (replay in order: 1)", NULL},
+    {"parallel", 'j', KP_OPT_INT, "N:1..64", "programmer requests in flight per task (replay in order: 1)",
+     NULL},
     {"param", 'P', KP_OPT_LIST, "NAME=VALUE", "set a search constant (optimize --list-params lists them)",
      NULL},
     {"evaluator", 0, KP_OPT_STR, "harness|exec:PROGRAM ARGS",
@@ -64,7 +64,7 @@ static const struct kp_opt bench_opts[] = {
     {"feedback", 0, KP_OPT_CHOICE, "tools|raw|none", "what the feedback contains (ablation)", "tools"},
     {"orchestration", 0, KP_OPT_CHOICE, "proactive|reactive",
      "when the tools run (ablation: optimize --help)", "proactive"},
-    {"tool-rounds", 0, KP_OPT_INT, "N", "reactive: rounds of tool requests per version", "3"},
+    {"tool-rounds", 0, KP_OPT_INT, "N:1..10", "reactive: rounds of tool requests per version", "3"},
     {"codesearch", 0, KP_OPT_CHOICE, "auto|on|off", "CUTLASS/CuTe snippets in optimize prompts", "auto"},
     {"hw", 0, KP_OPT_STR, "KEY", "GPU model for the roofline (default: the device profiled)", NULL},
     {"prompts-dir", 0, KP_OPT_STR, "DIR", "prompt templates that replace the bundled ones", NULL},
@@ -80,18 +80,6 @@ static const struct kp_opt bench_opts[] = {
     KP_TOOLS_OPTS,
     KP_OPT_TABLE_END,
 };
-
-/* SIGINT/SIGTERM/SIGUSR1: no new task, every GPU stops after its current step; a second one ends the process.
- */
-static volatile sig_atomic_t stop_requested, stop_signal;
-
-static void on_signal(int sig)
-{
-	if (!stop_requested)
-		stop_signal = sig; /* SIGUSR1: Slurm's time limit is near (--slurm-requeue) */
-	stop_requested = 1;
-	signal(sig, SIG_DFL);
-}
 
 /* One GPU slot's parts: opened on the main thread before anything runs. */
 struct slot_parts {
@@ -602,22 +590,15 @@ static int run(struct bench_state *B, int created)
 	o.hooks = &hooks;
 	o.ud = B;
 	o.argv_text = B->argv_text.buf;
-	o.stop = &stop_requested;
+	o.stop = B->cli->stop; /* Ctrl-C, SIGTERM, SIGHUP, SIGUSR1 (src/main.c): no new task */
 	o.note = on_note;
 	o.tick = on_tick;
-	stop_requested = stop_signal = 0;
 	/* -v: each task's search lines, named by GPU and task (on_note), instead of the library's
 	 * unattributed ones from several GPUs at once; -vv: both. */
 	level = kp_log_get_level();
 	if (B->cli->verbosity == 1)
 		kp_log_set_level(KP_LOG_WARN);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGUSR1, on_signal); /* Slurm: the time limit is near */
 	rc = kp_bench_run(&o, &out, &err);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGUSR1, SIG_DFL);
 	kp_log_set_level(level);
 	if (!B->cli->json && B->cli->verbosity >= 0 && out.view.nslots) {
 		render(&out.view, &B->block);
@@ -642,7 +623,8 @@ static int run(struct bench_state *B, int created)
 	} else if ((rc = results(B, 0))) {
 		return rc;
 	}
-	if (out.end == KP_BENCH_STOPPED && stop_signal == SIGUSR1 && kp_arg_flag(a, "slurm-requeue"))
+	if (out.end == KP_BENCH_STOPPED && B->cli->stop && *B->cli->stop == SIGUSR1 &&
+	    kp_arg_flag(a, "slurm-requeue"))
 		return kp_slurm_cli_requeue(B->cli, B->dir.buf, B->shard, B->shards, &out);
 	if (out.end == KP_BENCH_STOPPED) {
 		if (!B->cli->json)

@@ -6,8 +6,8 @@
 #include "kernelpro/json.h"
 
 static const struct kp_opt search_opts[] = {
-    {"limit", 'n', KP_OPT_INT, "N", "how many hits", "10"},
-    {"lines", 0, KP_OPT_INT, "N", "lines of each snippet to print (0: none; --json gives them all)", "12"},
+    {"limit", 'n', KP_OPT_INT, "N:1..1000", "how many hits", "10"},
+    {"lines", 0, KP_OPT_INT, "N:0..", "lines of each snippet to print (0: none; --json gives them all)", "12"},
     {"db", 0, KP_OPT_STR, "FILE", "search this index file instead of the one for the CUTLASS found", NULL},
     KP_OPT_TABLE_END,
 };
@@ -54,6 +54,7 @@ static int run_search(struct kp_cli *cli, const struct kp_args *args)
 	struct kp_cs_index *ix = NULL;
 	struct kp_cs_hits hits = {0};
 	struct kp_strvec words = KP_STRVEC_INIT;
+	/* The option table bounds both (1..1000, 0..): out of range never gets here. */
 	long limit = kp_arg_int(args, "limit", 10), lines = kp_arg_int(args, "lines", 12);
 	char *query;
 	int rc;
@@ -61,10 +62,6 @@ static int run_search(struct kp_cli *cli, const struct kp_args *args)
 	if (!kp_arg_npos(args)) {
 		kp_cli_error(cli,
 		             "give a query: kernelpro codesearch WORDS... (or 'kernelpro codesearch index')");
-		return KP_EXIT_USAGE;
-	}
-	if (limit < 1 || limit > 1000 || lines < 0) {
-		kp_cli_error(cli, "--limit must be 1..1000 and --lines 0 or more");
 		return KP_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < kp_arg_npos(args); i++)

@@ -12,7 +12,7 @@
 static const struct kp_opt eval_opts[] = {
 	{"explain-checks", 0, KP_OPT_FLAG, NULL, "list every anti-cheat check and what it catches", NULL},
 	{"correct-trials", 0, KP_OPT_INT, "N", "correctness trials, fresh inputs each", "5"},
-	{"tolerance", 0, KP_OPT_NUM, "X", "atol = rtol for every output (default: by precision)", NULL},
+	{"tolerance", 0, KP_OPT_NUM, "X:0..", "atol = rtol for every output (default: by precision)", NULL},
 	{"tolerance-mode", 0, KP_OPT_CHOICE, "current|kernelbench-v0.1",
 	 "default tolerances: KernelBench HEAD (1e-4 fp32) or v0/v0.1 (1e-2)", "current"},
 	{"no-timing", 0, KP_OPT_FLAG, NULL, "check correctness only", NULL},
@@ -20,12 +20,12 @@ static const struct kp_opt eval_opts[] = {
 	{"vs-compile", 0, KP_OPT_FLAG, NULL,
 	 "also time torch.compile(reference) for a second speedup (KernelBench; adds the compile time)", NULL},
 	{"build-only", 0, KP_OPT_FLAG, NULL, "stop after building", NULL},
-	{"floor", 0, KP_OPT_NUM, "SECONDS",
+	{"floor", 0, KP_OPT_NUM, "SECONDS:>0",
 	 "the floor to hold the candidate to (default: measured, the task's bytes at the GPU's bandwidth)", NULL},
-	{"floor-slack", 0, KP_OPT_NUM, "X", "refuse below floor * X", "0.9"},
-	{"excessive-speedup", 0, KP_OPT_NUM, "X", "warn above this speedup", "10"},
+	{"floor-slack", 0, KP_OPT_NUM, "X:>0", "refuse below floor * X", "0.9"},
+	{"excessive-speedup", 0, KP_OPT_NUM, "X:>0", "warn above this speedup", "10"},
 	{"allow", 0, KP_OPT_LIST, "CHECK", "switch a check off (ids from --explain-checks)", NULL},
-	{"loop", 0, KP_OPT_NUM, "SECONDS", "after timing, run candidate and reference back-to-back (energy)", "0"},
+	{"loop", 0, KP_OPT_NUM, "SECONDS:0..", "after timing, run candidate and reference back-to-back (energy)", "0"},
 	{"no-sanitize", 0, KP_OPT_FLAG, NULL, "no compute-sanitizer rerun after an illegal address", NULL},
 	{"profile-run", 0, KP_OPT_INT, "N",
 	 "check once, then call the candidate N times in the NVTX range kp_candidate (for ncu); no timing", NULL},
@@ -118,6 +118,18 @@ static void print_checks(struct kp_cli *cli, const struct kp_verdict *v)
 			v->scaled.reason && strcmp(v->scaled.status, "failed") ? v->scaled.reason : "");
 }
 
+/* Where the correctness phase's seconds went: "correctness: candidate 0.91 (9 calls, longest 0.85), ...". */
+static void print_parts(struct kp_cli *cli, const struct kp_verdict *v)
+{
+	fprintf(cli->out, "\n  correctness:");
+	for (size_t i = 0; i < v->nparts; i++) {
+		const struct kp_time_part *p = &v->parts[i];
+		fprintf(cli->out, "%s %s %.2f", i ? "," : "", p->name, p->seconds);
+		if (p->calls > 1)
+			fprintf(cli->out, " (%d calls, longest %.2f)", p->calls, p->longest);
+	}
+}
+
 /* One line on what the evaluation child's sandbox enforced, with the reason for any part it could not. */
 static void print_sandbox(struct kp_cli *cli, const struct kp_verdict *v)
 {
@@ -187,6 +199,8 @@ static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
 		fprintf(cli->out, "; GPU %d %s", v->gpu, v->gpu_name);
 	if (v->timeline && cli->verbosity > 0)
 		fprintf(cli->out, "\n  harness: %s", v->timeline);
+	if (v->nparts && cli->verbosity > 0)
+		print_parts(cli, v);
 	fprintf(cli->out, "%s\n", kp_cli_reset(cli));
 }
 

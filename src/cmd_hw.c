@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "kernelpro/analyze.h"
 #include "kernelpro/child.h"
+#include "kernelpro/device.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/hw.h"
 #include "kernelpro/json.h"
@@ -34,7 +35,7 @@ static void print_hw(struct kp_cli *cli, const struct kp_hw *hw)
 
 static const struct kp_opt show_opts[] = {
 	{"gpu", 0, KP_OPT_STR, "KEY", "a model from the table instead of this machine's GPU (works offline)", NULL},
-	{"gpu-index", 0, KP_OPT_INT, "N", "which local GPU", "0"},
+	{"gpu-index", 0, KP_OPT_INT, "N:0..", "which local GPU", "0"},
 	{"list", 0, KP_OPT_FLAG, NULL, "list the GPU table", NULL},
 	KP_OPT_TABLE_END,
 };
@@ -76,8 +77,8 @@ static int run_show(struct kp_cli *cli, const struct kp_args *args)
 }
 
 static const struct kp_opt calibrate_opts[] = {
-	{"gpu-index", 0, KP_OPT_INT, "N", "which local GPU", "0"},
-	{"timeout", 0, KP_OPT_INT, "SEC", "time limit for the measurement", "300"},
+	{"gpu-index", 0, KP_OPT_INT, "N:0..", "which local GPU", "0"},
+	{"timeout", 0, KP_OPT_INT, "SEC:1..", "time limit for the measurement", "300"},
 	{"dry-run", 0, KP_OPT_FLAG, NULL, "measure and print, but do not store", NULL},
 	KP_OPT_TABLE_END,
 };
@@ -96,6 +97,16 @@ static int run_calibrate(struct kp_cli *cli, const struct kp_args *args)
 		kp_cli_error(cli, "kp-calibrate was not built (it needs nvcc and cuBLAS at build time: run 'make' where nvcc is)");
 		rc = KP_EXIT_MISSING;
 		goto out;
+	}
+	{
+		/* Measures this machine's GPU: kp_hw_load's advice (--gpu KEY, to work offline) is no use here. */
+		struct kp_gpu_list gl;
+		if (kp_device_query(&gl, &err) || gl.count == 0) {
+			kp_cli_error(cli, "hw calibrate measures a GPU on this machine, and there is none: %s",
+				     err.code ? kp_error_msg(&err) : "no CUDA device");
+			rc = KP_EXIT_MISSING;
+			goto out;
+		}
 	}
 	if (kp_hw_load(&hw, NULL, index, &err)) {
 		rc = kp_cli_fail(cli, &err);

@@ -1,8 +1,6 @@
 /* kernelpro optimize: the closed loop on one task (Stage 1, search, programmer, harness, tools), resumable. */
 #include "base/setup.h"
 
-#include <signal.h>
-
 #include "cli.h"
 #include "evalopts.h"
 #include "kernelpro/run.h"
@@ -11,21 +9,22 @@
 #include "runopts.h"
 #include "runs.h"
 #include "tools_cli.h"
+#include "tuneopts.h"
 
 static const struct kp_opt optimize_opts[] = {
 	{"resume", 0, KP_OPT_STR, "RUN", "continue a run (a run directory, or its name under --runs-dir)", NULL},
 	KP_RUNS_DIR_OPT,
 	{"name", 0, KP_OPT_STR, "NAME", "name of a new run (default TASK-YYYYMMDD-HHMMSS)", NULL},
-	{"evals", 0, KP_OPT_INT, "N", "budget: candidate evaluations (default 20 when no budget is given)", NULL},
+	{"evals", 0, KP_OPT_INT, "N:1..", "budget: candidate evaluations (default 20 when no budget is given)", NULL},
 	{"time", 0, KP_OPT_STR, "DURATION", "budget: wall time over all sessions, e.g. 90s, 30m, 2h", NULL},
-	{"tokens", 0, KP_OPT_INT, "N", "budget: LLM tokens, input + output", NULL},
-	{"cost", 0, KP_OPT_NUM, "USD", "budget: LLM cost in US dollars", NULL},
+	{"tokens", 0, KP_OPT_INT, "N:1..", "budget: LLM tokens, input + output", NULL},
+	{"cost", 0, KP_OPT_NUM, "USD:>0", "budget: LLM cost in US dollars", NULL},
 	{"format", 0, KP_OPT_STR, "cuda|triton",
 	 "the language versions are written in (default: the task's; Triton tasks: triton)", NULL},
 	{"formats", 0, KP_OPT_LIST, "LIST", "several languages, the search switching between them: cuda,triton", NULL},
 	{"search", 0, KP_OPT_CHOICE, "mcts|greedy|beam", "search algorithm", NULL},
 	{"objective", 0, KP_OPT_CHOICE, "speed|speed+energy", "speed, or speed with energy breaking ties", NULL},
-	{"parallel", 'j', KP_OPT_INT, "N", "programmer requests in flight at once (replay in order: 1)", NULL},
+	{"parallel", 'j', KP_OPT_INT, "N:1..64", "programmer requests in flight at once (replay in order: 1)", NULL},
 	{"param", 'P', KP_OPT_LIST, "NAME=VALUE", "set a search constant (--list-params lists them)", NULL},
 	{"list-params", 0, KP_OPT_FLAG, NULL, "list the search constants with their defaults and exit", NULL},
 	{"evaluator", 0, KP_OPT_STR, "harness|exec:PROGRAM ARGS",
@@ -34,7 +33,7 @@ static const struct kp_opt optimize_opts[] = {
 	{"feedback", 0, KP_OPT_CHOICE, "tools|raw|none", "what the feedback contains (ablation)", "tools"},
 	{"orchestration", 0, KP_OPT_CHOICE, "proactive|reactive",
 	 "tools run before each request (proactive), or only when the model asks (reactive, ablation)", "proactive"},
-	{"tool-rounds", 0, KP_OPT_INT, "N", "reactive: rounds of tool requests the model may make per version", "3"},
+	{"tool-rounds", 0, KP_OPT_INT, "N:1..10", "reactive: rounds of tool requests the model may make per version", "3"},
 	{"codesearch", 0, KP_OPT_CHOICE, "auto|on|off",
 	 "CUTLASS/CuTe snippets in optimize prompts (reactive: as 'search:' requests); auto: when CUTLASS is "
 	 "found",
@@ -44,19 +43,11 @@ static const struct kp_opt optimize_opts[] = {
 	{"shared-memory", 0, KP_OPT_STR, "FILE", "a search-memory database shared by runs of one task family", NULL},
 	{"family", 0, KP_OPT_STR, "NAME", "task family for the shared memory (default: the task's name)", NULL},
 	KP_LLM_CLI_OPTS,
+	KP_TUNE_RUN_OPTS,
 	KP_EVAL_COMMON_OPTS,
 	KP_TOOLS_OPTS,
 	KP_OPT_TABLE_END,
 };
-
-/* Set from SIGINT/SIGTERM: the run stops after its current step; a second signal ends the process. */
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	stop_requested = 1;
-	signal(sig, SIG_DFL);
-}
 
 /* What one invocation holds; released in one place. */
 struct opt_state {
@@ -68,6 +59,8 @@ struct opt_state {
 	struct kp_run_settings settings; /* a new run's */
 	struct kp_runopts_parts parts;
 	struct kp_buf argv_text;
+	int no_llm;           /* --llm none: the tune action alone */
+	struct kp_buf from;   /* --from FILE's source */
 };
 
 /* What the command line must hold before anything is opened. */
@@ -123,7 +116,8 @@ static int new_run(struct opt_state *S, const struct kp_search_budget *b, unsign
 		S->settings.budget.evals = KP_RUN_DEFAULT_EVALS;
 	if (kp_task_load(&S->task, kp_arg_pos(S->args, 0), err))
 		return kp_cli_fail(S->cli, err);
-	return kp_runopts_settings(S->cli, S->args, &S->task, &S->parts.llm, &S->settings);
+	int rc = kp_runopts_settings(S->cli, S->args, &S->task, &S->parts.llm, &S->settings);
+	return rc ? rc : kp_tuneopts_new_run(S->cli, S->args, &S->task, S->no_llm, &S->settings, &S->from);
 }
 
 static void on_started(struct kp_run *r, const struct kp_search_params *p, void *ud)
@@ -151,7 +145,7 @@ static void on_note(const char *line, void *ud)
 	kp_cli_run_note(((struct opt_state *)ud)->cli, line);
 }
 
-/* The session, with Ctrl-C (and SIGTERM) asking for a stop after the current step. */
+/* The session, with Ctrl-C (SIGINT, SIGTERM, SIGHUP: src/main.c) asking for a stop after the current step. */
 static int optimize(struct opt_state *S, struct kp_search_outcome *out, struct kp_error *err)
 {
 	struct kp_run_session s;
@@ -159,20 +153,17 @@ static int optimize(struct opt_state *S, struct kp_search_outcome *out, struct k
 
 	memset(&s, 0, sizeof(s));
 	kp_runopts_session(S->args, &S->parts, &S->task, &s);
+	s.from_source = S->from.len ? S->from.buf : NULL;
+	s.from_name = kp_arg_str(S->args, "from");
 	kp_buf_addf(&S->argv_text, "optimize %s%s", S->resume ? "--resume " : "",
 		    S->resume ? kp_arg_str(S->args, "resume") : kp_arg_pos(S->args, 0));
 	s.argv_text = S->argv_text.buf;
-	s.stop = &stop_requested;
+	s.stop = S->cli->stop; /* also drops LLM requests in flight (lib/run) */
 	s.started = on_started;
 	s.progress = on_progress;
 	s.note = on_note;
 	s.ud = S;
-	stop_requested = 0;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	rc = kp_run_optimize(S->run, &s, out, err);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
 	kp_progress_clear(&S->cli->progress);
 	return rc;
 }
@@ -194,7 +185,7 @@ static int failed(struct opt_state *S, int rc, const struct kp_error *err)
 
 static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 {
-	struct opt_state S = {.cli = cli, .args = args, .resume = kp_arg_given(args, "resume")};
+	struct opt_state S = {.cli = cli, .args = args, .resume = kp_arg_given(args, "resume"), .from = KP_BUF_INIT};
 	struct kp_search_budget budget = {0};
 	struct kp_search_outcome out;
 	struct kp_error err = KP_ERROR_INIT;
@@ -209,10 +200,11 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 	kp_runopts_parts_init(&S.parts);
 	if ((rc = check_args(&S)) || (rc = kp_runopts_budget(cli, args, &budget, &which)))
 		goto done;
-	if (S.resume && (rc = resume_run(&S, &budget, which, &err)))
+	if (S.resume && ((rc = kp_tuneopts_resume(cli, args)) || (rc = resume_run(&S, &budget, which, &err))))
 		goto done;
 	/* Without --llm a resumed run asks the model it was started with (the key comes from the environment). */
-	if (kp_cli_llm_config(args, S.run ? kp_run_settings(S.run)->llm : NULL, &S.parts.llm, &err)) {
+	S.no_llm = kp_tuneopts_no_llm(args, S.run);
+	if (!S.no_llm && kp_cli_llm_config(args, S.run ? kp_run_settings(S.run)->llm : NULL, &S.parts.llm, &err)) {
 		rc = kp_cli_fail(cli, &err);
 		goto done;
 	}
@@ -244,6 +236,7 @@ done:
 	kp_run_settings_release(&S.settings);
 	kp_runopts_parts_release(&S.parts);
 	kp_buf_release(&S.argv_text);
+	kp_buf_release(&S.from);
 	return rc;
 }
 
@@ -259,7 +252,9 @@ const struct kp_cmd kp_cmd_optimize = {
 		"Search constants: --list-params; docs/search.md explains each.\n"
 		"--orchestration reactive (ablation): optimize prompts list the tools instead of the feedback,\n"
 		"and a tool the model asks for ('tool: NAME') runs on the parent's saved profile, up to\n"
-		"--tool-rounds rounds per version; needs --feedback tools and profiling. docs/search.md.",
+		"--tool-rounds rounds per version; needs --feedback tools and profiling. docs/search.md.\n"
+		"--llm none: no model; the tune action alone searches the knobs of --from FILE (or of a native\n"
+		"reference that has them) within the budget. --from FILE also seeds a run with a model. docs/tune.md.",
 	.flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU | KP_CMD_NEEDS_NET,
 	.opts = optimize_opts,
 	.min_args = 0,

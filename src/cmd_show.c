@@ -11,7 +11,7 @@
 static const struct kp_opt show_opts[] = {
 	KP_RUNS_DIR_OPT,
 	{"tree", 't', KP_OPT_FLAG, NULL, "print the whole search tree", NULL},
-	{"node", 'n', KP_OPT_INT, "ID", "print one version: its source, verdict, feedback, and the prompt that made it", NULL},
+	{"node", 'n', KP_OPT_INT, "ID:1..", "print one version: its source, verdict, feedback, and the prompt that made it", NULL},
 	KP_OPT_TABLE_END,
 };
 
@@ -92,6 +92,32 @@ static int show_tree(struct kp_cli *cli, struct kp_run *r, json_t *sum)
 
 /* ---- one node -------------------------------------------------------------------------------- */
 
+/* A tuned version's action: what it tried, in order, and what it found. */
+static void print_tuning(struct kp_cli *cli, const json_t *t)
+{
+	const json_t *tried = json_object_get(json_object_get(t, "tried"), "trials");
+	const char *untuned = kp_json_str(t, "untuned_point", "");
+	const json_t *children = json_object_get(t, "children");
+
+	fprintf(cli->out, "\n== tuning (%s, %s: %lld trials, %lld measured, %lld from earlier)\n",
+	        kp_json_str(t, "status", "?"), kp_json_str(t, "strategy", "?"), kp_json_int(t, "trials", 0),
+	        kp_json_int(t, "evaluated", 0), kp_json_int(t, "cache_hits", 0));
+	for (size_t i = 0; i < json_array_size(tried); i++) {
+		const json_t *x = json_array_get(tried, i);
+		const char *point = kp_json_str(x, "point", "");
+		double s = kp_json_num(x, "seconds", NAN);
+		fprintf(cli->out, "  %-40s %-12s", point, kp_json_str(x, "status", "?"));
+		if (isfinite(s))
+			fprintf(cli->out, " %.4g ms", s * 1e3);
+		fprintf(cli->out, "%s\n", !strcmp(point, untuned) ? "  (untuned)" : "");
+	}
+	for (size_t i = 0; i < json_array_size(children); i++)
+		fprintf(cli->out, "child #%lld: %s\n", kp_json_int(json_array_get(children, i), "node", 0),
+		        kp_json_str(json_array_get(children, i), "point", ""));
+	if (kp_json_str(t, "note", NULL))
+		fprintf(cli->out, "%s\n", kp_json_str(t, "note", ""));
+}
+
 static void print_node(struct kp_cli *cli, struct kp_run *r, const json_t *o)
 {
 	const char *outcome = kp_json_str(o, "outcome", "pending"), *summary = kp_json_str(o, "summary", "");
@@ -122,6 +148,8 @@ static void print_node(struct kp_cli *cli, struct kp_run *r, const json_t *o)
 			kp_json_str(x, "mode", ""), kp_json_int(x, "round", 0), kp_json_str(x, "prompt", ""),
 			kp_json_str(x, "reply", ""));
 	}
+	if (json_is_object(json_object_get(o, "tuning")))
+		print_tuning(cli, json_object_get(o, "tuning"));
 	fprintf(cli->out, "\n== source (%s)\n%s\n", kp_json_str(o, "lang", ""), kp_json_str(o, "source", ""));
 }
 

@@ -18,20 +18,20 @@ static const struct kp_opt tune_opts[] = {
     {"strategy", 0, KP_OPT_CHOICE, "auto|exhaustive|random|bayes",
      "how to choose variants (auto: exhaustive when every feasible point fits the budget, else bayes)",
      "auto"},
-    {"budget", 0, KP_OPT_INT, "N", "variants evaluated at most, cached results included", "64"},
-    {"seed", 0, KP_OPT_INT, "N", "the strategy's random seed (inputs keep eval's seed, 42)", "1"},
+    {"budget", 0, KP_OPT_INT, "N:1..100000", "variants evaluated at most, cached results included", "64"},
+    {"seed", 0, KP_OPT_INT, "N:0..", "the strategy's random seed (inputs keep eval's seed, 42)", "1"},
     {"knob", 0, KP_OPT_LIST, "NAME=V1,V2", "the values to try for a knob (the source's own value is kept)",
      NULL},
     {"derive", 0, KP_OPT_CHOICE, "auto|always|never",
      "knobs from launches and pragmas (auto: when the source declares none)", "auto"},
     {"hw", 0, KP_OPT_STR, "KEY", "the GPU for the constraints' limits (default: the one evaluating)", NULL},
-    {"jobs", 0, KP_OPT_INT, "N", "variants built at once (default: the CPUs, 2 to 16)", NULL},
+    {"jobs", 0, KP_OPT_INT, "N:1..16", "variants built at once (default: the CPUs, 2 to 16)", NULL},
     {"out", 'o', KP_OPT_STR, "FILE", "write the best variant's source here", NULL},
     {"list", 0, KP_OPT_FLAG, NULL, "print the knobs, values and constraints; evaluate nothing", NULL},
     {"tune-cache", 0, KP_OPT_STR, "DIR", "where results are kept (default ~/.cache/kernelpro/tune)", NULL},
     {"no-tune-cache", 0, KP_OPT_FLAG, NULL, "neither read nor keep results", NULL},
     {"cold", 0, KP_OPT_FLAG, NULL, "no warm worker for KernelBench tasks: a fresh harness per variant", NULL},
-    {"correct-trials", 0, KP_OPT_INT, "N", "correctness trials per variant, fresh inputs each", "5"},
+    {"correct-trials", 0, KP_OPT_INT, "N:1..1000", "correctness trials per variant, fresh inputs each", "5"},
     KP_EVAL_COMMON_OPTS_NO_SEED,
     KP_OPT_TABLE_END,
 };
@@ -58,6 +58,7 @@ static int options(struct kp_cli *cli, const struct kp_args *a, struct kp_eval_o
                    struct kp_tuner_opts *o)
 {
 	const char *derive = kp_arg_str(a, "derive");
+	/* The option table bounds all four (out of range never gets here); no --jobs: 0, the CPUs. */
 	long budget = kp_arg_int(a, "budget", 64), seed = kp_arg_int(a, "seed", 1),
 	     ct = kp_arg_int(a, "correct-trials", 5);
 	long jobs = kp_arg_int(a, "jobs", 0);
@@ -67,12 +68,6 @@ static int options(struct kp_cli *cli, const struct kp_args *a, struct kp_eval_o
 		return rc;
 	eo->seed = 42; /* --seed is the strategy's here; the inputs are eval's */
 	kp_tuner_opts_init(o);
-	if (budget < 1 || budget > 100000 || seed < 0 || ct < 1 || ct > 1000 || jobs < 0 || jobs > 16) {
-		kp_cli_error(
-		    cli,
-		    "--budget must be 1..100000, --seed 0 or more, --correct-trials 1..1000, --jobs 1..16");
-		return KP_EXIT_USAGE;
-	}
 	eo->correct_trials = (int)ct;
 	kp_tune_strategy_parse(kp_arg_str(a, "strategy"), &o->tune.strategy);
 	o->tune.budget = (size_t)budget;

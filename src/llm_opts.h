@@ -13,10 +13,10 @@
 	 "JSON config (else $KERNELPRO_LLM_CONFIG, else ~/.config/kernelpro/llm.json when present)", NULL},      \
 	{"record", 0, KP_OPT_STR, "DIR", "write every prompt and reply to DIR (replay it with --llm replay:DIR)", \
 	 NULL},                                                                                                  \
-	{"temperature", 0, KP_OPT_NUM, "T", "sampling temperature (default: the provider's)", NULL},             \
-	{"max-tokens", 0, KP_OPT_INT, "N", "reply tokens per request (default 8192)", NULL},                     \
-	{"llm-timeout", 0, KP_OPT_NUM, "SECONDS", "time limit per request attempt (default 300)", NULL},         \
-	{"llm-retries", 0, KP_OPT_INT, "N", "retries on 429/5xx/timeouts (default 4)", NULL}
+	{"temperature", 0, KP_OPT_NUM, "T:0..2", "sampling temperature (default: the provider's)", NULL},             \
+	{"max-tokens", 0, KP_OPT_INT, "N:1..", "reply tokens per request (default 8192)", NULL},                     \
+	{"llm-timeout", 0, KP_OPT_NUM, "SECONDS:>0", "time limit per request attempt (default 300)", NULL},         \
+	{"llm-retries", 0, KP_OPT_INT, "N:0..", "retries on 429/5xx/timeouts (default 4)", NULL}
 
 /*
  * Builds the configuration from, in rising precedence: the config file,

@@ -9,6 +9,7 @@
 #include "runopts.h"
 #include "runs.h"
 #include "tools_cli.h"
+#include "tuneopts.h"
 
 static int usage(struct kp_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int usage(struct kp_cli *cli, const char *fmt, ...)
@@ -175,7 +176,7 @@ static int open_codesearch(struct kp_cli *cli, const struct kp_args *a, struct k
 	const char *mode = kp_arg_str(a, "codesearch");
 	struct kp_error err = KP_ERROR_INIT;
 
-	if (!strcmp(mode, "off"))
+	if (!strcmp(mode, "off") || kp_tuneopts_no_llm(a, NULL)) /* --llm none: no prompt to put snippets in */
 		return 0;
 	if (!kp_cs_index_open_default(out, &err))
 		return 0;

@@ -95,6 +95,34 @@ void kp_print_path_line(FILE *fp, const json_t *n)
 		kp_json_str(n, "outcome", ""), how, kp_json_str(n, "summary", ""));
 }
 
+/* The tune actions in one line (nothing when there were none): their evaluations' share, their speed,
+ * and what each found. */
+static void print_tuning(FILE *fp, const json_t *sum)
+{
+	const json_t *t = json_object_get(sum, "tuning"), *list = json_object_get(t, "tuned");
+	double share = kp_json_num(t, "share", NAN), vpm = kp_json_num(t, "variants_per_minute", NAN);
+
+	if (!json_array_size(list))
+		return;
+	fprintf(fp, "tuning:    %lld action(s)%s, %lld variants measured", kp_json_int(t, "actions", 0),
+	        kp_json_int(t, "running", 0) ? " (one going on)" : "", kp_json_int(t, "evaluations", 0));
+	if (isfinite(share))
+		fprintf(fp, " (%.0f%% of the evaluations)", 100 * share);
+	if (isfinite(vpm))
+		fprintf(fp, ", %.1f per minute", vpm);
+	fputc('\n', fp);
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		const json_t *e = json_array_get(list, i);
+		const char *best = kp_json_str(e, "best_point", NULL), *note = kp_json_str(e, "note", NULL);
+		fprintf(fp, "  #%-4lld %s, %lld trials", kp_json_int(e, "node", 0),
+		        kp_json_str(e, "status", "?"), kp_json_int(e, "trials", 0));
+		if (best)
+			fprintf(fp, ", best %s %.4g ms (untuned %.4g ms)", best,
+			        kp_json_num(e, "best_ms", NAN), kp_json_num(e, "untuned_ms", NAN));
+		fprintf(fp, "%s%s\n", note ? ": " : "", note ? note : "");
+	}
+}
+
 void kp_cli_print_run_summary(struct kp_cli *cli, const json_t *sum)
 {
 	json_t *used = json_object_get(sum, "used"), *best = json_object_get(sum, "best"),
@@ -137,6 +165,7 @@ void kp_cli_print_run_summary(struct kp_cli *cli, const json_t *sum)
 	json_object_foreach(oc, key, v) if (json_integer_value(v))
 	    fprintf(cli->out, " %s %lld", key, (long long)json_integer_value(v));
 	fprintf(cli->out, "\nreference: %.4g ms\n", kp_json_num(ref, "time_ms", NAN));
+	print_tuning(cli->out, sum);
 	if (!json_is_true(json_object_get(best, "improved"))) {
 		fprintf(cli->out, "best:      no candidate beat the reference yet\n");
 		return;
@@ -223,6 +252,7 @@ void kp_cli_run_result(struct kp_cli *cli, struct kp_run *r, const struct kp_sea
 	} else {
 		fprintf(cli->out, "no candidate beat the reference yet\n");
 	}
+	print_tuning(cli->out, sum);
 	fprintf(cli->out, "details: kernelpro show %s --tree\n", dir.buf);
 	if (out->end == KP_END_STOPPED)
 		fprintf(cli->out, "stopped; continue with: kernelpro optimize --resume %s\n", dir.buf);

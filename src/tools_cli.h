@@ -12,8 +12,8 @@
 #include "kernelpro/tools.h"
 
 #define KP_TOOLS_OPTS                                                                                    \
-	{"tools-dir", 0, KP_OPT_LIST, "DIR", "load Lua user tools from DIR (repeatable; before $KERNELPRO_TOOLS_PATH)", NULL}, \
-	{"threshold", 0, KP_OPT_LIST, "TOOL.NAME=X", "override one tool threshold (repeatable)", NULL},        \
+	{"tools-dir", 0, KP_OPT_LIST, "DIR", "load Lua user tools from DIR (before $KERNELPRO_TOOLS_PATH)", NULL}, \
+	{"threshold", 0, KP_OPT_LIST, "TOOL.NAME=X", "override one tool threshold", NULL},        \
 	{"thresholds", 0, KP_OPT_STR, "FILE", "threshold overrides, one 'tool.name = value' per line", NULL}
 
 #define KP_FEEDBACK_OPTS                                                                                 \

@@ -7,12 +7,17 @@ Behaviour is chosen per request by the first path segment, so one server serves 
     http://127.0.0.1:PORT/<scenario>/v1/messages             (anthropic; ANTHROPIC_BASE_URL=.../<scenario>)
 
 <scenario> is comma-separated key=value pairs:
-    s=ok|slow|e429|date429|e500|cut|cutjson|badkey|html502|e400|empty|length
+    s=ok|slow|e429|date429|e500|cut|cutjson|badkey|html502|e400|empty|length|big|nul
     n=N     fail only the first N requests of this scenario id, then answer normally
     ra=S    Retry-After seconds for e429 (default 1)
     ms=M    delay before answering (any scenario; for s=slow only the first n requests)
     id=X    separates the counters of tests that use the same scenario
     reply=tool   first turn asks "search: ..." and "tool: ...", later turns answer with code
+    mask=stars|dots|ellipsis|tail   how a 401 echoes a wrong key (OpenAI shape; default stars)
+    usage=neg|huge|hugef|junk|none  absurd token counts in a successful reply
+
+s=big answers with a reply of 17 MiB (past the client's 16 MiB cap); s=nul puts a NUL (\u0000)
+inside the reply's code block.
 
 The key the clients must send is --key (Authorization: Bearer / x-api-key). A wrong one gets 401 with
 the provider's own message shape, echoing the key masked the way OpenAI does. Requests are logged as
@@ -126,7 +131,17 @@ class Handler(BaseHTTPRequestHandler):
         s = sc["s"] if failing else "ok"
 
         if s == "badkey" or (not key_ok and self.server.key):
-            masked = (sent_key[:6] + "*" * 10 + sent_key[-4:]) if len(sent_key) > 10 else "***"
+            masked = "***"
+            if len(sent_key) > 10:
+                mask = sc.get("mask", "stars")
+                if mask == "dots":
+                    masked = sent_key[:6] + "..." + sent_key[-4:]
+                elif mask == "ellipsis":
+                    masked = sent_key[:6] + "\u2026" + sent_key[-4:]
+                elif mask == "tail":
+                    masked = "****" + sent_key[-4:]
+                else:
+                    masked = sent_key[:6] + "*" * 10 + sent_key[-4:]
             if provider == "anthropic":
                 self.send_json(401, self.error_body(provider, "authentication_error", "invalid x-api-key"))
             else:
@@ -169,7 +184,20 @@ class Handler(BaseHTTPRequestHandler):
         if s == "length":
             text = text[: len(text) // 2]
             finish = "length"
+        if s == "big":
+            text = "x" * (17 << 20)
+        if s == "nul":
+            text = text.replace("__global__", "__glo\0bal__", 1)
         body = self.reply_body(provider, req, text, finish)
+        usage = sc.get("usage")
+        if usage:
+            counts = {"neg": -5000, "huge": 10 ** 30, "hugef": 1e30, "junk": "many"}
+            u = body.get("usage", {})
+            for k in list(u):
+                if usage == "none":
+                    del u[k]
+                else:
+                    u[k] = counts[usage]
         data = json.dumps(body).encode()
         if s == "cut":
             # Promise the whole body, send half, hang up: the client sees a partial transfer.

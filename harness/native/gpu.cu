@@ -162,6 +162,7 @@ void gpu_alloc(struct nh *h)
 	long long groups = 0;
 	CK(cudaMalloc(&h->d_stats, sizeof(*h->d_stats)));
 	CK(cudaMalloc(&h->d_count, sizeof(*h->d_count)));
+	CK(cudaMalloc(&h->d_sums, 2 * sizeof(double)));
 	if (h->S.l2_flush)
 		CK(cudaMalloc(&h->flush_buf, FLUSH_BYTES));
 	for (int i = 0; i < h->S.nout; i++) {
@@ -245,6 +246,24 @@ __global__ void nonfinite_kernel(const void *p, int64_t n, int dtype, unsigned l
 		atomicAdd(count, c);
 }
 
+__global__ void sumsq_kernel(const void *p, int64_t n, int dtype, double *acc)
+{
+	double sq = 0, c = 0;
+	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+		double v = load(p, i, dtype);
+		if (isfinite(v)) {
+			sq += v * v;
+			c += 1;
+		}
+	}
+	sq = block_reduce(sq, op_sum(), 0.0);
+	c = block_reduce(c, op_sum(), 0.0);
+	if (!threadIdx.x && c) {
+		atomicAdd(&acc[0], sq);
+		atomicAdd(&acc[1], c);
+	}
+}
+
 static unsigned long long read_count(struct nh *h)
 {
 	unsigned long long c = 0;
@@ -270,6 +289,19 @@ unsigned long long nonfinite(struct nh *h, const kp_tensor *t, int i)
 	nonfinite_kernel<<<grid_for(t[i].numel), BLOCK, 0, h->stream>>>(t[i].data, t[i].numel, h->S.out[i].dtype,
 									 h->d_count);
 	return read_count(h);
+}
+
+double output_rms(struct nh *h, const kp_tensor *t, int i)
+{
+	double acc[2];
+	if (!is_float(h->S.out[i].dtype) || !t[i].numel)
+		return 0;
+	CK(cudaMemsetAsync(h->d_sums, 0, 2 * sizeof(double), h->stream));
+	sumsq_kernel<<<grid_for(t[i].numel), BLOCK, 0, h->stream>>>(t[i].data, t[i].numel, h->S.out[i].dtype, h->d_sums);
+	CK(cudaGetLastError());
+	CK(cudaMemcpyAsync(acc, h->d_sums, sizeof(acc), cudaMemcpyDeviceToHost, h->stream));
+	CK(cudaStreamSynchronize(h->stream));
+	return acc[1] > 0 ? sqrt(acc[0] / acc[1]) : 0;
 }
 
 /* --- comparing outputs --------------------------------------------------------------------------- */
@@ -477,8 +509,8 @@ static unsigned skip_mask(const struct nh *h)
 }
 
 /* The degenerate-output checks on output i, whose elements all passed; returns the failing check. */
-static int degenerate_check(struct nh *h, int i, const void *ref, const void *got, const struct cmp_stats *st,
-			    char *detail, size_t dn)
+static int degenerate_check(struct nh *h, int i, const void *ref, const void *got, double atol,
+			    const struct cmp_stats *st, char *detail, size_t dn)
 {
 	const struct kp_natspec_tensor *t = &h->S.out[i];
 	struct kp_outbounds b;
@@ -491,7 +523,7 @@ static int degenerate_check(struct nh *h, int i, const void *ref, const void *go
 
 	if (!kp_outcheck_applies(t->dtype) || !st->nboth)
 		return 0;
-	kp_outcheck_bounds(t->dtype, t->a, t->b, &b);
+	kp_outcheck_bounds(t->dtype, atol, t->b, &b);
 	memset(&os, 0, sizeof(os));
 	os.n = (long long)st->nboth;
 	os.ref_min = from_okey(st->rmin);
@@ -528,8 +560,8 @@ static int degenerate_check(struct nh *h, int i, const void *ref, const void *go
 }
 
 /* The detail of an element out of tolerance: counts, the first one, and the poison left behind. */
-static void mismatch_detail(struct nh *h, int i, const void *ref, const void *got, const struct cmp_stats *st,
-			    double mx, double mean, char *detail, size_t dn)
+static void mismatch_detail(struct nh *h, int i, const void *ref, const void *got, double atol,
+			    const struct cmp_stats *st, double mx, double mean, char *detail, size_t dn)
 {
 	const struct kp_natspec_tensor *t = &h->S.out[i];
 	size_t size = t->bytes / (size_t)t->numel;
@@ -539,7 +571,7 @@ static void mismatch_detail(struct nh *h, int i, const void *ref, const void *go
 	snprintf(detail, dn,
 		 "output '%s': %llu of %lld elements differ (atol %g, rtol %g); max |diff| %.6g, mean |diff| %.6g; "
 		 "first at [%s]: got %.9g, expected %.9g",
-		 t->name, st->nbad, (long long)t->numel, t->a, t->b, mx, mean, pos, gv, rv);
+		 t->name, st->nbad, (long long)t->numel, atol, t->b, mx, mean, pos, gv, rv);
 	if (st->poison_left) {
 		size_t l = strlen(detail);
 		snprintf(detail + l, dn - l,
@@ -550,8 +582,8 @@ static void mismatch_detail(struct nh *h, int i, const void *ref, const void *go
 	}
 }
 
-int compare_outputs(struct nh *h, const kp_tensor *ref, const kp_tensor *got, int poison, int degenerate,
-		    double *max_abs, double *mean_abs, char *detail, size_t dn)
+int compare_outputs(struct nh *h, const kp_tensor *ref, const kp_tensor *got, const double *atols, int poison,
+		    int degenerate, double *max_abs, double *mean_abs, char *detail, size_t dn)
 {
 	*max_abs = 0;
 	*mean_abs = 0;
@@ -559,13 +591,13 @@ int compare_outputs(struct nh *h, const kp_tensor *ref, const kp_tensor *got, in
 		const struct kp_natspec_tensor *t = &h->S.out[i];
 		struct cmp_stats st;
 		int size = (int)(t->bytes / (size_t)t->numel), check;
-		double mx, mean;
+		double mx, mean, atol = atols ? atols[i] : t->a;
 
 		memset(&st, 0, sizeof(st));
 		st.first_bad = st.rmin = st.omin = st.first_rel = ~0ull;
 		CK(cudaMemcpyAsync(h->d_stats, &st, sizeof(st), cudaMemcpyHostToDevice, h->stream));
 		compare_kernel<<<grid_for(t->numel), BLOCK, 0, h->stream>>>(ref[i].data, got[i].data, t->numel, t->dtype,
-									     size, t->a, t->b, is_float(t->dtype),
+									     size, atol, t->b, is_float(t->dtype),
 									     (unsigned char)poison, h->d_stats);
 		CK(cudaGetLastError());
 		CK(cudaMemcpyAsync(&st, h->d_stats, sizeof(st), cudaMemcpyDeviceToHost, h->stream));
@@ -575,10 +607,10 @@ int compare_outputs(struct nh *h, const kp_tensor *ref, const kp_tensor *got, in
 		*max_abs = mx > *max_abs ? mx : *max_abs;
 		*mean_abs = mean > *mean_abs ? mean : *mean_abs;
 		if (st.nbad) {
-			mismatch_detail(h, i, ref[i].data, got[i].data, &st, mx, mean, detail, dn);
+			mismatch_detail(h, i, ref[i].data, got[i].data, atol, &st, mx, mean, detail, dn);
 			return -1;
 		}
-		if (degenerate && (check = degenerate_check(h, i, ref[i].data, got[i].data, &st, detail, dn)))
+		if (degenerate && (check = degenerate_check(h, i, ref[i].data, got[i].data, atol, &st, detail, dn)))
 			return check;
 	}
 	return 0;

@@ -46,6 +46,7 @@ struct nh {
 	void *flush_buf;            /* FLUSH_BYTES, when l2_flush */
 	struct cmp_stats *d_stats;  /* device scratch for one comparison */
 	unsigned long long *d_count;
+	double *d_sums;             /* 2 doubles: output_rms()'s sum of squares and count */
 	double *d_groups;           /* 2 * max_groups doubles: per-group sums of ref^2 and diff^2 */
 	long long max_groups;
 };
@@ -92,15 +93,18 @@ void poison_outputs(struct nh *h, kp_tensor *t, int byte);
 unsigned long long bytes_differ(struct nh *h, const void *a, const void *b, size_t n);
 /* Elements of output i that are NaN or infinite. */
 unsigned long long nonfinite(struct nh *h, const kp_tensor *t, int i);
+/* sqrt(mean(x^2)) over the finite elements of floating-point output i (0 when none is). */
+double output_rms(struct nh *h, const kp_tensor *t, int i);
 
 /*
- * Compares every output with the reference's, element by element (|ref - out| <= atol + rtol * |out|);
- * with `degenerate`, floating-point outputs that pass are judged by the degenerate-output checks
- * (lib/eval/outcheck.c). Returns 0 when all pass; -1 for an element out of tolerance; else the
- * failing enum kp_outcheck. `detail` says what, for the LLM. max/mean |diff| are the worst outputs'.
+ * Compares every output with the reference's, element by element (|ref - out| <= atol + rtol * |out|,
+ * atol the task's, or atols[i] where atols is not NULL: the scaled trial's); with `degenerate`,
+ * floating-point outputs that pass are judged by the degenerate-output checks (lib/eval/outcheck.c).
+ * Returns 0 when all pass; -1 for an element out of tolerance; else the failing enum kp_outcheck.
+ * `detail` says what, for the LLM. max/mean |diff| are the worst outputs'.
  */
-int compare_outputs(struct nh *h, const kp_tensor *ref, const kp_tensor *got, int poison, int degenerate,
-		    double *max_abs, double *mean_abs, char *detail, size_t dn);
+int compare_outputs(struct nh *h, const kp_tensor *ref, const kp_tensor *got, const double *atols, int poison,
+		    int degenerate, double *max_abs, double *mean_abs, char *detail, size_t dn);
 
 /* --- libs.cu ------------------------------------------------------------------------------------- */
 

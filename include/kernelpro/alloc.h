@@ -9,7 +9,9 @@ void *kp_xmalloc(size_t n);
 void *kp_xcalloc(size_t nmemb, size_t size);
 void *kp_xrealloc(void *p, size_t n);
 char *kp_xstrdup(const char *s);
-char *kp_xstrndup(const char *s, size_t n);
+char *kp_xstrndup(const char *s, size_t n); /* at most n bytes, stopping at a NUL */
+/* Exactly n bytes (NUL bytes included) plus a terminating NUL: for data whose length is known. */
+char *kp_xmemdupz(const void *p, size_t n);
 /* Allocated, printf-formatted string; the caller frees it. */
 char *kp_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -2,6 +2,7 @@
 #ifndef KERNELPRO_CHILD_H
 #define KERNELPRO_CHILD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -17,17 +18,42 @@
  * No shell is ever involved. The child gets its own process group; on the
  * time limit the whole group (grandchildren too) gets SIGTERM and, after
  * `kill_grace_ms`, SIGKILL. When the child exits, anything left in its
- * group is killed as well, so nothing outlives an evaluation.
+ * group is killed as well, so nothing outlives an evaluation. On Linux the
+ * child also dies (SIGKILL) when the thread that started it does, kill -9
+ * of kernelpro included.
+ *
+ * Environment: a child never inherits the whole environment. It starts from
+ * an allow-list of the parent's (kp_child_env_allowed(): PATH, HOME, locale,
+ * temporary directory, CUDA_*, NVIDIA_*, NV_*, LD_LIBRARY_PATH, PYTHON*,
+ * TORCH*, TRITON_*, KERNELPRO_*, KP_*, SLURM_*, ...: what compilers, Python,
+ * PyTorch, ncu, the harness and a step inside a Slurm job read), minus any
+ * name that looks like a secret (KEY, TOKEN, SECRET, PASSWORD, JWT, ...), so
+ * LLM-written code run by the harness or
+ * an evaluator never sees an API key. Then `env_keep`, `env_unset` and `env`
+ * apply, and names listed in $KERNELPRO_PASS_ENV (comma-separated) pass too.
+ * `inherit_env` gives the whole environment, secrets included: only for the
+ * user's own commands acting for the user (the exec LLM backend, the Slurm
+ * clients).
+ *
+ * Cancellation: when cancel(cancel_ud) returns nonzero (polled every ~50 ms)
+ * or the process-wide flag given to kp_child_set_cancel() is set, the group
+ * gets SIGTERM and, after at most KP_CHILD_CANCEL_GRACE_MS, SIGKILL;
+ * kp_child_run then returns KP_ECANCELED. A child is not started at all once
+ * either says so. `stop_proof` children ignore the process-wide flag: what
+ * stopping itself has to run (a Slurm element requeueing itself at SIGUSR1).
  */
 struct kp_child {
 	/* Inputs. */
 	struct kp_strvec args;
-	struct kp_strvec env;       /* "NAME=value" entries added over the inherited environment */
+	struct kp_strvec env;       /* "NAME=value" entries set for the child (always passed) */
+	struct kp_strvec env_keep;  /* names passed from the parent's environment beyond the allow-list */
 	struct kp_strvec env_unset; /* names removed from the inherited environment */
-	unsigned env_clear : 1;     /* start from an empty environment instead */
+	unsigned env_clear : 1;     /* inherit nothing: only `env` */
+	unsigned inherit_env : 1;   /* inherit everything, secrets included (the user's own command only) */
 	unsigned merge_stderr : 1;  /* stderr goes into the stdout capture */
 	unsigned inherit_stdout : 1;/* don't capture: share the parent's stdout */
 	unsigned inherit_stderr : 1;
+	unsigned stop_proof : 1;    /* not canceled by kp_child_set_cancel's flag (only by `cancel`) */
 	const char *cwd;            /* NULL: the parent's */
 	const void *stdin_data;     /* written to the child's stdin, then closed; NULL: /dev/null */
 	size_t stdin_len;
@@ -35,6 +61,8 @@ struct kp_child {
 	long kill_grace_ms;         /* between SIGTERM and SIGKILL; default 2000 when 0 */
 	size_t out_cap;             /* bytes of stdout kept; 0: KP_CHILD_DEFAULT_CAP */
 	size_t err_cap;
+	int (*cancel)(void *ud);    /* NULL, or nonzero: stop the child (called in kp_child_run's thread) */
+	void *cancel_ud;
 
 	/* Results. */
 	struct kp_buf out;
@@ -43,6 +71,7 @@ struct kp_child {
 	unsigned out_truncated : 1;
 	unsigned err_truncated : 1;
 	unsigned timed_out : 1;
+	unsigned canceled : 1;      /* stopped by cancel (kp_child_run returned KP_ECANCELED) */
 	int exit_code;              /* valid when term_signal == 0 */
 	int term_signal;            /* signal that ended the child, 0 if it exited */
 	double elapsed_s;
@@ -50,9 +79,11 @@ struct kp_child {
 };
 
 #define KP_CHILD_DEFAULT_CAP (16u << 20)
+#define KP_CHILD_CANCEL_GRACE_MS 1000 /* SIGTERM to SIGKILL when canceled (kill_grace_ms when shorter) */
 #define KP_CHILD_INIT                                                          \
 	{.args = KP_STRVEC_INIT, .env = KP_STRVEC_INIT,                        \
-	 .env_unset = KP_STRVEC_INIT, .out = KP_BUF_INIT, .err = KP_BUF_INIT}
+	 .env_keep = KP_STRVEC_INIT, .env_unset = KP_STRVEC_INIT,              \
+	 .out = KP_BUF_INIT, .err = KP_BUF_INIT}
 
 void kp_child_init(struct kp_child *c);
 /* Frees args, env and the captured output. Safe twice. */
@@ -61,7 +92,9 @@ void kp_child_release(struct kp_child *c);
 /*
  * Runs the child to completion. Returns 0 when it ran (whatever its exit
  * status: check exit_code, term_signal and timed_out), KP_ENOTOOL when the
- * program could not be found or executed, KP_EIO on a system failure.
+ * program could not be found or executed, KP_ECANCELED when cancel
+ * stopped it (or was set before it started; the results say how it ended),
+ * KP_EIO on a system failure.
  */
 int kp_child_run(struct kp_child *c, struct kp_error *err);
 
@@ -73,6 +106,34 @@ int kp_child_ok(const struct kp_child *c);
  * "killed by signal 11 (Segmentation fault)", "timed out after 5.0 s".
  */
 const char *kp_child_describe(const struct kp_child *c, char *buf, size_t n);
+
+/* True when a child inherits variable `name` by default (the allow-list above, secrets excluded). */
+int kp_child_env_allowed(const char *name);
+
+/*
+ * Appends the environment c would run with ("NAME=value": the inherited part as above, then
+ * c->env) to out. For a process started some other way that must see what a kp_child would (the
+ * warm worker's jobs, lib/eval/worker.c).
+ */
+void kp_child_environment(const struct kp_child *c, struct kp_strvec *out);
+
+/*
+ * Process-wide, for the program's signal handling (src/main.c): every child
+ * also watches *flag (NULL: none) as its cancel flag. Call once, before any
+ * child starts.
+ */
+void kp_child_set_cancel(const volatile sig_atomic_t *flag);
+
+/* True when that flag is set: for a wait on a process kp_child does not run (the warm worker's jobs). */
+int kp_child_canceled(void);
+
+/*
+ * SIGKILL to the process group of every child running now, for a process
+ * about to exit at once (a second Ctrl-C). Async-signal-safe: a signal
+ * handler may call it. The children's kp_child_run calls then return as for
+ * a child killed by a signal.
+ */
+void kp_child_kill_all(void);
 
 /*
  * Finds `name` on PATH (or checks it when it contains a '/'). Returns an

@@ -201,6 +201,15 @@ struct kp_scaled_trial {
 	char *reason;            /* why it was skipped or failed; may be NULL */
 };
 
+/* One part of the harness's correctness phase (docs/eval.md, "Where the time goes"). */
+#define KP_TIME_PARTS_MAX 16
+struct kp_time_part {
+	char name[24];  /* "inputs", "reference", "candidate", "compare", ..., "other" */
+	double seconds; /* in this part, without the parts run inside it */
+	int calls;      /* how many times it ran; 0 for "other" (the time in no part) */
+	double longest; /* its longest single run, seconds */
+};
+
 struct kp_verdict {
 	enum kp_status status;
 	unsigned compiled : 1;    /* the candidate built (Python sources: imported) */
@@ -248,6 +257,8 @@ struct kp_verdict {
 	int gpu;
 	char gpu_name[64];
 	double build_s, run_s, total_s; /* wall seconds: build, harness child, whole evaluation */
+	struct kp_time_part parts[KP_TIME_PARTS_MAX]; /* where the correctness phase's seconds went, in */
+	size_t nparts;                                /* the order read; they sum to the phase */
 
 	json_t *sandbox;          /* what the evaluation child's sandbox enforced (docs/eval.md, "The
 				   * sandbox"): the harness's "sandbox" object; NULL when it reported none */

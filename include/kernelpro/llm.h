@@ -2,6 +2,7 @@
 #ifndef KERNELPRO_LLM_H
 #define KERNELPRO_LLM_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "kernelpro/buf.h"
@@ -175,13 +176,22 @@ struct kp_llm_request {
 	const char *tag;               /* names the exchange in recordings ("node-12"); may be NULL */
 };
 
-/* Token usage and cost of one exchange (or a sum of them). */
+/*
+ * Token usage and cost of one exchange (or a sum of them). Counts a provider
+ * reports are checked before they are counted, always in the direction that
+ * keeps a token budget honest: a negative, missing or non-numeric count is
+ * estimated from the text (~4 characters a token; `estimated` set), never
+ * taken as 0; a count above KP_LLM_USAGE_MAX is clamped to it (which ends any
+ * budget). Sums saturate at LONG_MAX instead of wrapping.
+ */
+#define KP_LLM_USAGE_MAX 100000000L /* tokens one exchange may count for (both directions) */
+
 struct kp_llm_usage {
 	long input_tokens;
 	long output_tokens;
 	double cost_usd;    /* 0 when the price is unknown (cost_known == 0) */
 	int cost_known;
-	int estimated;      /* tokens estimated from characters (exec and replay without usage) */
+	int estimated;      /* tokens estimated from characters (exec, replay, no or absurd usage) */
 	int attempts;       /* HTTP attempts or child runs, retries included */
 	int requests;       /* exchanges summed here */
 	double elapsed_s;   /* wall time, waits between retries included */
@@ -190,7 +200,7 @@ struct kp_llm_usage {
 void kp_llm_usage_add(struct kp_llm_usage *sum, const struct kp_llm_usage *u);
 
 struct kp_llm_reply {
-	char *text;              /* the reply (allocated, NUL-terminated); "" when empty */
+	char *text;              /* the reply (allocated, NUL-terminated, never one inside); "" when empty */
 	size_t len;
 	char finish_reason[32];  /* the provider's word: "stop", "length", "end_turn", "max_tokens" ... */
 	int truncated;           /* stopped by the token limit: the text is incomplete */
@@ -203,10 +213,11 @@ void kp_llm_reply_release(struct kp_llm_reply *r);
 
 /*
  * Sends one request and waits for the reply (retries included). Errors:
- * KP_EAUTH (key refused), KP_ECANCELED (kp_llm_cancel() was called),
- * KP_ETIMEOUT and KP_EHTTP (after the last retry), KP_ELLM (the provider
- * refused the request or its reply was unreadable), KP_ENOENT (replay: no
- * reply recorded for it). Messages never contain a key.
+ * KP_EAUTH (key refused), KP_ECANCELED (kp_llm_cancel() was called or the
+ * cancel flag is set), KP_ETIMEOUT and KP_EHTTP (after the last retry),
+ * KP_ELLM (the provider refused the request, or its reply was unreadable or
+ * held a NUL byte), KP_ETOOBIG (the reply passed 16 MiB: never retried),
+ * KP_ENOENT (replay: no reply recorded for it). Messages never contain a key.
  */
 int kp_llm_complete(struct kp_llm *llm, const struct kp_llm_request *req, struct kp_llm_reply *out,
 		    struct kp_error *err);
@@ -221,11 +232,21 @@ int kp_llm_complete_many(struct kp_llm *llm, const struct kp_llm_request *reqs, 
 			 struct kp_llm_reply *replies, struct kp_error *errs);
 
 /*
- * Makes requests in flight give up soon (within ~0.2 s for HTTP; exec
- * children are not killed, but not retried) and every later request fail at
- * once, with KP_ECANCELED. Safe to call from any thread, e.g. on Ctrl-C.
+ * Makes requests in flight give up soon (within ~0.2 s for HTTP, waits
+ * between retries cut short; an exec child gets SIGTERM, then SIGKILL after
+ * a second) and every later request fail at once, with KP_ECANCELED. Safe to
+ * call from any thread.
  */
 void kp_llm_cancel(struct kp_llm *llm);
+
+/*
+ * The same, driven by the caller's flag: once *flag is nonzero the handle
+ * acts as if kp_llm_cancel() had been called. For a program whose SIGINT or
+ * SIGTERM handler sets one flag for everything it runs, so the handler needs
+ * no handle. NULL: none. Set it before requests start; the flag must outlive
+ * the handle.
+ */
+void kp_llm_set_cancel_flag(struct kp_llm *llm, const volatile sig_atomic_t *flag);
 
 /* Usage summed over every exchange the handle made. */
 void kp_llm_totals(const struct kp_llm *llm, struct kp_llm_usage *out);

@@ -211,7 +211,8 @@ int kp_programmer_generate_many(struct kp_programmer *p, const struct kp_prog_ct
  * Returns 0 with the code in `code`, or KP_ELLM with a reason phrased for the
  * next prompt ("the reply ended inside a code block: ..."). entry_points NULL:
  * the format's defaults. `truncated`: the provider said the reply hit its
- * token limit.
+ * token limit. A reply with a NUL byte among its `len` bytes is rejected by
+ * name (kp_llm never returns one; other callers may pass any bytes).
  */
 int kp_prog_extract(const char *reply, size_t len, enum kp_cand_format format, const char *const *entry_points,
 		    int truncated, struct kp_buf *code, char *reason, size_t reason_len);

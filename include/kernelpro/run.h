@@ -38,6 +38,8 @@
 #define KP_RUN_NAME_MAX 255
 /* The budget of a run started without any: this many candidate evaluations. */
 #define KP_RUN_DEFAULT_EVALS 20
+/* The model a run records when it has none (optimize --llm none): the tune action alone. */
+#define KP_RUN_LLM_NONE "none"
 
 /* ---- Where runs live ------------------------------------------------------------------------- */
 
@@ -68,7 +70,7 @@ struct kp_run_settings {
 	enum kp_orchestration orchestration;
 	int tool_rounds; /* reactive: rounds of tool requests per version */
 	char *family;    /* task family for shared memory; NULL: the task's name */
-	char *llm;       /* the model as --llm names it (never a key); NULL: none */
+	char *llm;       /* the model as --llm names it (never a key); NULL: none chosen; KP_RUN_LLM_NONE: no LLM */
 	char *evaluator; /* "harness" or "exec:PROGRAM ARGS" */
 	/*
 	 * The candidate formats versions may be written in, comma-separated ("torch,triton": optimize
@@ -150,7 +152,8 @@ struct kp_run_session {
 	const struct kp_task *task; /* required: the run's task (kp_run_load_task) */
 
 	/* The parts: given ones are used as they are; missing ones are made from the options below. */
-	struct kp_search_programmer *programmer; /* NULL: the LLM programmer over `llm` */
+	struct kp_search_programmer *programmer; /* NULL: the LLM programmer over `llm` (none when the run's
+	                                          * model is KP_RUN_LLM_NONE and `llm` chooses none) */
 	struct kp_search_evaluator *evaluator;   /* NULL: the one `evaluator` names */
 
 	/*
@@ -171,6 +174,8 @@ struct kp_run_session {
 	const char *hw_key; /* GPU model for the roofline; NULL: the one profiled */
 
 	/* The session. */
+	const char *from_source;           /* a new run's first version (optimize --from), or NULL */
+	const char *from_name;             /* how its summary names it (the file) */
 	int parallel;                      /* requests in flight; 0: the run's parameter */
 	struct kp_store *shared_memory;    /* search memory shared by runs of a family; may be NULL */
 	const char *argv_text;             /* recorded with the session */
@@ -199,7 +204,9 @@ int kp_run_optimize(struct kp_run *r, const struct kp_run_session *s, struct kp_
 /*
  * The run's summary (new reference): run, status and why it ended, task, search settings,
  * orchestration, budget, what was used, outcome counts, the reference, the best version (its
- * file and the path of versions that led to it), and "dir".
+ * file and the path of versions that led to it), the tune actions ("tuning": how many, their
+ * evaluations and share of the run's, variants per minute, and per version tuned what it found),
+ * and "dir".
  */
 int kp_run_summary(struct kp_run *r, json_t **out, struct kp_error *err);
 /* Rewrites summary.json and best.* (atomically; best.* only when it changed) and any missing candidates/
@@ -210,7 +217,8 @@ int kp_run_write_files(struct kp_run *r, struct kp_error *err);
 int kp_run_tree(struct kp_run *r, json_t **out, struct kp_error *err);
 /*
  * One version in full (new reference): the tree's fields, its source and language, its verdict
- * log, the tools' feedback, and every prompt and reply that made it ("exchanges"). KP_ENOENT
+ * log, the tools' feedback, every prompt and reply that made it ("exchanges"), and its tune action
+ * when it was tuned ("tuning": the summary's entry, its "space" and what it "tried"). KP_ENOENT
  * when the run has no such version.
  */
 int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err);

@@ -23,12 +23,15 @@
 #include "kernelpro/mode.h"
 #include "kernelpro/store.h"
 #include "kernelpro/task_kind.h"
+#include "kernelpro/tune.h"
 
 /* ---- Parameters ---------------------------------------------------------------------------------- */
 
 enum kp_search_algo { KP_SEARCH_MCTS = 0, KP_SEARCH_GREEDY = 1, KP_SEARCH_BEAM = 2 };
 enum kp_backup { KP_BACKUP_MEAN = 0, KP_BACKUP_MAX = 1 };
 enum kp_objective { KP_OBJECTIVE_SPEED = 0, KP_OBJECTIVE_SPEED_ENERGY = 1 };
+/* Which versions the tune action is offered on (docs/search.md, "The tune action"). */
+enum kp_search_tune { KP_SEARCH_TUNE_OFF = 0, KP_SEARCH_TUNE_DECLARED = 1, KP_SEARCH_TUNE_ALL = 2 };
 
 /* docs/search.md explains each field; kp_search_param_table() is the same list in code. */
 struct kp_search_params {
@@ -52,6 +55,11 @@ struct kp_search_params {
 	int parallel;        /* programmer requests in flight at once */
 	int max_gen_failures;/* consecutive unusable replies before the run stops */
 	int memory_bytes;    /* bound on the search-memory text in one prompt */
+	int tune;            /* enum kp_search_tune */
+	int tune_budget;     /* evaluations one tune action may spend */
+	double tune_share;   /* the share of the run's evaluation budget tuning may take (with a programmer) */
+	int tune_strategy;   /* enum kp_tune_strategy */
+	int tune_children;   /* the best variants that become children */
 };
 
 /* One settable constant. */
@@ -124,6 +132,8 @@ struct kp_tnode {
 	int inflight;         /* requests in flight anywhere below (virtual visits for UCT) */
 	enum kp_dead_reason dead;
 	char format[16];      /* the candidate format it is written in ("" for the root) */
+	signed char knobs;    /* the tune action: -1 not looked at yet, 0 nothing to tune, 1 knobs to tune */
+	unsigned tuned : 1;   /* a tune action began on it (a version is tuned once) */
 	unsigned dirty : 1;   /* changed since kp_tree_clear_dirty: must be written back */
 	unsigned dead_noted : 1; /* its closing was recorded in search memory */
 };
@@ -289,6 +299,53 @@ struct kp_search_eval {
 void kp_search_eval_init(struct kp_search_eval *r);
 void kp_search_eval_release(struct kp_search_eval *r);
 
+/* ---- The tune action: a version's knobs searched without an LLM (docs/internals/search.md) ---------- */
+
+/* What the loop asks of one tune action. */
+struct kp_search_tune_req {
+	long node_id;                      /* the version tuned (correct when it was evaluated) */
+	const char *source;                /* its source */
+	const char *lang;                  /* its language as the run database records it: "cuda", "python" */
+	const struct kp_task *task;        /* the task, for constraints naming its shapes; may be NULL */
+	enum kp_tune_derive derive;        /* NEVER: declared knobs only; AUTO: derived when none is declared */
+	struct kp_tune_opts tune;          /* strategy, budget (trials, results measured earlier included), seed;
+	                                    * batch 0: the evaluator's choice; gpu: the evaluator's */
+	const struct kp_tune_cache *cache; /* the run database: every fresh result is put there, and a resumed
+	                                    * tuning finds there what it measured; a get or put may answer
+	                                    * KP_ECANCELED to stop the tuning (a stop, the budget) */
+	int children;                      /* the most variants to return */
+	void (*evaluated)(void *ud);       /* called after each fresh evaluation (an untuned re-check included) */
+	void *ud;
+};
+
+/* A variant a tune action returns. */
+struct kp_search_variant {
+	char *source;
+	char *point;    /* "BLOCK=512 ITEMS=1" */
+	double time_ms; /* as the tuning measured it */
+};
+
+/* What one tune action found. Strings are allocated or NULL. */
+struct kp_search_tuning {
+	struct kp_search_variant *best; /* fastest first: correct variants measured faster than the untuned one */
+	size_t nbest;
+	char *strategy;      /* the strategy used ("exhaustive", "bayes" ...) */
+	char *space_json;    /* the knobs, values, constraints (kp_tune_space_to_json) */
+	char *trials_json;   /* kp_tune_result_to_json: {"strategy", "feasible", "exhausted", "trials": [{"point",
+	                      * "status", "seconds", "cached"}] ...}, trials in the order tried */
+	char *untuned_point; /* the version's own values */
+	double untuned_ms;   /* NAN unless measured correct */
+	char *best_point;    /* the fastest correct trial (it may be the untuned point); NULL: none */
+	double best_ms;
+	size_t trials, evaluated, cache_hits;
+	double wall_s, gpu_s; /* gpu_s: NAN when unknown */
+	char gpu[64];         /* the GPU the results are for */
+	char *note;           /* why no variant is returned: nothing to try, none correct, none faster */
+};
+
+void kp_search_tuning_init(struct kp_search_tuning *t);
+void kp_search_tuning_release(struct kp_search_tuning *t);
+
 /*
  * An evaluator judges candidates on one GPU, one at a time. reference() runs once per run
  * (timing, Stage 1 and tools on the reference). evaluate() returns 0 with a verdict for anything
@@ -310,8 +367,28 @@ struct kp_search_evaluator {
 	 */
 	void (*prepare)(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang);
 	int concurrent;
+	/*
+	 * Optional (NULL: the tune action is never offered): tunes one correct version, lib/tune's strategy
+	 * over its variants, each judged as evaluate() judges a candidate but without profiling (through the
+	 * warm worker where the evaluator has one). Returns 0 with what it found (no variant is not an
+	 * error: out->note says why), KP_ECANCELED when req->cache stopped it (out holds what was measured),
+	 * or another negative code when evaluation is impossible. Called on the loop's thread while no
+	 * evaluation runs.
+	 */
+	int (*tune)(struct kp_search_evaluator *e, const struct kp_search_tune_req *req, struct kp_search_tuning *out,
+		    struct kp_error *err);
 	void *priv;
 };
+
+/*
+ * A tune method for an evaluator that judges variants one at a time with `each` (the exec evaluator,
+ * the tests' fake harness): reads req->source's knobs (req->derive), binds the constraints to the
+ * device's limits (else the H200's) and the task's shapes, and runs req->tune's strategy through
+ * req->cache. `each` judges one variant's source as evaluate() would (its outcome and time_ms are read).
+ */
+int kp_search_tune_each(const struct kp_search_tune_req *req,
+			int (*each)(void *ctx, const char *source, struct kp_search_eval *out, struct kp_error *err),
+			void *ctx, struct kp_search_tuning *out, struct kp_error *err);
 
 /*
  * Reads a verdict document (`kernelpro eval --json`: status, runtime.median_ms, ref_runtime.median_ms,
@@ -363,6 +440,7 @@ struct kp_search_task {
 	 * run's --formats); NULL: the programmer's one format. kp_search_child_format picks each child's.
 	 */
 	const char *const *formats;
+	const struct kp_task *task;  /* the loaded task (the tune action's constraints may name its shapes); may be NULL */
 };
 
 /* Limits; 0 means none. Whichever is reached first ends the run. */
@@ -393,7 +471,8 @@ struct kp_search_status {
 
 enum kp_search_end {
 	KP_END_NONE = 0, KP_END_EVALS, KP_END_WALL, KP_END_TOKENS, KP_END_COST, KP_END_EXHAUSTED,
-	KP_END_STOPPED, KP_END_ERROR
+	KP_END_STOPPED, KP_END_ERROR,
+	KP_END_TUNED /* no programmer: every version that has knobs is tuned */
 };
 const char *kp_search_end_name(enum kp_search_end e); /* "budget: evaluations", ... */
 
@@ -403,8 +482,13 @@ struct kp_search_run {
 	const struct kp_search_task *task;
 	struct kp_search_params params;
 	struct kp_search_budget budget;
-	struct kp_search_programmer *programmer;
+	struct kp_search_programmer *programmer; /* NULL: no LLM, the tune action alone (optimize --llm none) */
 	struct kp_search_evaluator *evaluator;
+	/*
+	 * A version to start from (optimize --from): a new run records it as the root's first child (kind
+	 * "given") and evaluates it first; NULL: none. `seed_name` names it in its summary.
+	 */
+	const char *seed_source, *seed_name;
 	struct kp_store *shared_memory; /* optional */
 	const char *argv_text;       /* recorded with the session */
 	const volatile sig_atomic_t *stop; /* set (e.g. from a signal handler) to stop after the current step */

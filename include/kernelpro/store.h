@@ -17,11 +17,12 @@
 #include "kernelpro/error.h"
 
 /* The schema version this build writes; older files are migrated forward on open (read-write). */
-#define KP_STORE_SCHEMA_VERSION 3
+#define KP_STORE_SCHEMA_VERSION 4
 /*
  * The oldest schema a read-only open accepts as it is, so that a reader of an older file sees what
  * that version wrote: migration 2 changed data, not tables (sessions' times); 3 added
- * candidates.format, which reads of an older file give as "" (no format), as for rows before it.
+ * candidates.format, which reads of an older file give as "" (no format), as for rows before it;
+ * 4 added the tune action's tables, which read as empty in an older file.
  */
 #define KP_STORE_SCHEMA_READABLE 1
 
@@ -47,7 +48,9 @@ enum kp_outcome kp_outcome_parse(const char *name);
 	X(ROOT, "root")                                                                            \
 	X(INITIAL, "initial")                                                                      \
 	X(REFINE, "refine")                                                                        \
-	X(REPAIR, "repair")
+	X(REPAIR, "repair")                                                                        \
+	X(TUNE, "tune")   /* a variant the tune action found: its parent's source, other knob values */ \
+	X(GIVEN, "given") /* a version the user gave (optimize --from) */
 #define KP__KIND_ENUM(n, s) KP_NODE_##n,
 enum kp_node_kind { KP_NODE_KINDS(KP__KIND_ENUM) KP_NODE_KIND_COUNT };
 #undef KP__KIND_ENUM
@@ -252,6 +255,56 @@ int kp_store_exchanges_each(struct kp_store *s, long node, int (*fn)(const struc
 			    void *ud, struct kp_error *err);
 /* Number of exchanges (prompt/reply pairs) saved, and how many produced a node. */
 long kp_store_exchange_count(struct kp_store *s, int with_node_only);
+
+/* ---- The tune action (schema 4) --------------------------------------------------------------------- */
+
+/*
+ * One tune action: the version tuned (each at most once), how, and what it found. Strings may be
+ * NULL. `status`: "running" (begun, not finished: a resumed run continues it), "done" (its best
+ * variants became its children, possibly none), "nothing" (nothing to try: `note` says why).
+ */
+struct kp_tuning_row {
+	long node;               /* the version tuned */
+	long session;            /* the session that began it */
+	const char *status;
+	const char *strategy;    /* "auto", "exhaustive", "random", "bayes" (the resolved one once done) */
+	long budget;             /* trials at most, results measured earlier included */
+	long long seed;
+	const char *derive;      /* which knobs: "declared" or "auto" (derived when none is declared) */
+	const char *gpu;         /* the GPU the results are for */
+	const char *space_json;  /* the knobs, their values and constraints */
+	const char *trials_json; /* every trial: point, status, seconds, whether measured earlier (lib/tune's JSON) */
+	const char *children_json; /* [{"node", "point", "time_ms"}]: the variants that became children */
+	const char *untuned_point, *best_point;
+	double untuned_ms, best_ms; /* NAN when not measured correct */
+	long trials, evaluated, cache_hits;
+	double wall_s, gpu_s;    /* this action's time over its sessions; of it, the GPU's */
+	const char *note;
+	double started, ended;   /* wall clock; ended 0 while running */
+};
+
+/* Starts the record of a tune action (status "running"): KP_EEXISTS when the node was tuned before. */
+int kp_store_tuning_begin(struct kp_store *s, const struct kp_tuning_row *r, struct kp_error *err);
+/* Writes what a tune action found (every field but node, session, budget, seed, started). */
+int kp_store_tuning_end(struct kp_store *s, const struct kp_tuning_row *r, struct kp_error *err);
+/*
+ * Calls fn for each tune action, oldest first (strings valid during the call); fn returns nonzero to
+ * stop. A database older than schema 4 has none.
+ */
+int kp_store_tunings_each(struct kp_store *s, int (*fn)(const struct kp_tuning_row *r, void *ud), void *ud,
+			  struct kp_error *err);
+
+/*
+ * Each variant's measurement, kept per (space, point, GPU) as lib/tune's result cache keys it (the
+ * space hash, "BLOCK=256 ITEMS=2", the GPU's name), so a tuning interrupted and resumed does not
+ * measure a variant again. `status` is lib/tune's name ("ok", "wrong" ...), seconds > 0 when "ok".
+ * put replaces an earlier result of the same key; `node`: the version whose tuning measured it.
+ * get returns 1 with the result, 0 when there is none (and in a database older than schema 4).
+ */
+int kp_store_tune_result_put(struct kp_store *s, const char *space, const char *point, const char *gpu,
+			     long node, const char *status, double seconds, struct kp_error *err);
+int kp_store_tune_result_get(struct kp_store *s, const char *space, const char *point, const char *gpu,
+			     char status[16], double *seconds, struct kp_error *err);
 
 /* ---- Search memory -------------------------------------------------------------------------------- */
 

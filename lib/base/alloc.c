@@ -58,6 +58,15 @@ char *kp_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+char *kp_xmemdupz(const void *p, size_t n)
+{
+	char *d = kp_xmalloc(kp_st_add(n, 1));
+	if (n)
+		memcpy(d, p, n);
+	d[n] = '\0';
+	return d;
+}
+
 char *kp_xasprintf(const char *fmt, ...)
 {
 	va_list ap;

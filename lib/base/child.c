@@ -1,14 +1,21 @@
-/* kp_child: fork/exec from an argv vector, own process group, capped capture, time limit. */
+/*
+ * kp_child: fork/exec from an argv vector, own process group, allow-listed environment, capped capture,
+ * time limit, cancel.
+ */
 #include "base/setup.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "kernelpro/child.h"
 #include "kernelpro/fault.h"
@@ -27,9 +34,133 @@ void kp_child_release(struct kp_child *c)
 {
 	kp_strvec_release(&c->args);
 	kp_strvec_release(&c->env);
+	kp_strvec_release(&c->env_keep);
 	kp_strvec_release(&c->env_unset);
 	kp_buf_release(&c->out);
 	kp_buf_release(&c->err);
+}
+
+/* --- Process-wide: the cancel flag the program passes, and the children running now ----------------- */
+
+/*
+ * Like git's run-command (its children_to_clean list), this is the one piece of process-wide state
+ * in lib/: the processes a program started are a property of the process, and only the program's
+ * signal handler can reach them when it is about to exit. The library sets no handler itself.
+ */
+static const volatile sig_atomic_t *process_cancel;
+
+#define MAX_LIVE 256
+static atomic_int live[MAX_LIVE]; /* pids of running children (their group ids); 0: a free slot */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "kp_child_kill_all must be async-signal-safe: lock-free atomics");
+_Static_assert(sizeof(pid_t) == sizeof(int), "live[] holds pids as ints");
+
+void kp_child_set_cancel(const volatile sig_atomic_t *flag)
+{
+	process_cancel = flag;
+}
+
+int kp_child_canceled(void)
+{
+	return process_cancel && *process_cancel;
+}
+
+static int cancel_requested(const struct kp_child *c)
+{
+	return (!c->stop_proof && kp_child_canceled()) || (c->cancel && c->cancel(c->cancel_ud));
+}
+
+/* More children than slots at once are not listed: they still die with their parent (PDEATHSIG). */
+static void live_add(pid_t pid)
+{
+	for (size_t i = 0; i < MAX_LIVE; i++) {
+		int free_slot = 0;
+		if (atomic_compare_exchange_strong(&live[i], &free_slot, (int)pid))
+			return;
+	}
+}
+
+static void live_remove(pid_t pid)
+{
+	for (size_t i = 0; i < MAX_LIVE; i++) {
+		int mine = (int)pid;
+		if (atomic_compare_exchange_strong(&live[i], &mine, 0))
+			return;
+	}
+}
+
+void kp_child_kill_all(void)
+{
+	for (size_t i = 0; i < MAX_LIVE; i++) {
+		pid_t pid = (pid_t)atomic_load(&live[i]);
+		if (pid > 0) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+		}
+	}
+}
+
+/* --- The environment a child inherits ------------------------------------------------------------ */
+
+/* Passed whole: what compilers, Python, PyTorch, ncu and the harness read. */
+static const char *const env_names[] = {
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "NO_COLOR",
+	"TMPDIR", "TMP", "TEMP", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR",
+	"LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH",
+	"CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "CUDAHOSTCXX", "CUTLASS_PATH", "MAX_JOBS",
+	"VIRTUAL_ENV", "CONDA_PREFIX", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS",
+};
+/*
+ * Passed by prefix: CUDA and driver settings, the toolchain's, Python's, PyTorch's and Triton's, ours,
+ * and Slurm's job (an evaluator started inside an allocation runs `srun` steps in it).
+ */
+static const char *const env_prefixes[] = {
+	"LC_", "CUDA_", "NVIDIA_", "NV_", "NVCC_", "CUBLAS", "CUDNN_", "NCCL_",
+	"PYTHON", "PYTORCH_", "TORCH", "TRITON_", "KERNELPRO_", "KP_", "SLURM_",
+};
+/* A name holding one of these is held back even in an allowed family (KERNELPRO_API_KEY, SLURM_JWT). */
+static const char *const secret_words[] = {"KEY",    "TOKEN",      "SECRET", "PASSWORD",
+					   "PASSWD", "CREDENTIAL", "AUTH",   "JWT"};
+
+static int name_has_word(const char *name, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+	for (size_t i = 0; i + w <= n; i++)
+		if (!strncasecmp(name + i, word, w))
+			return 1;
+	return 0;
+}
+
+static int allowed_n(const char *name, size_t n)
+{
+	int listed = 0;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(env_names) && !listed; i++)
+		listed = strlen(env_names[i]) == n && !strncmp(name, env_names[i], n);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(env_prefixes) && !listed; i++) {
+		size_t k = strlen(env_prefixes[i]);
+		listed = n > k && !strncmp(name, env_prefixes[i], k);
+	}
+	for (size_t i = 0; i < KP_ARRAY_SIZE(secret_words) && listed; i++)
+		listed = !name_has_word(name, n, secret_words[i]);
+	return listed;
+}
+
+int kp_child_env_allowed(const char *name)
+{
+	return name && allowed_n(name, strlen(name));
+}
+
+/* True when the comma- (or space-) separated list holds the name name[0..n). */
+static int list_has(const char *list, const char *name, size_t n)
+{
+	for (const char *p = list; p && *p;) {
+		size_t len = strcspn(p, ", ");
+		if (len == n && !strncmp(p, name, n))
+			return 1;
+		p += len;
+		p += strspn(p, ", ");
+	}
+	return 0;
 }
 
 static int is_executable(const char *path)
@@ -75,21 +206,30 @@ static int env_name_matches(const char *entry, const char *name, size_t n)
 	return !strncmp(entry, name, n) && entry[n] == '=';
 }
 
-/* Builds the child's environment: inherited (unless cleared) minus unset and overridden names, plus env. */
-static void build_env(const struct kp_child *c, struct kp_strvec *out)
+/* Whether the parent's variable name[0..n) passes to the child (see child.h). */
+static int inherits(const struct kp_child *c, const char *name, size_t n, const char *pass)
 {
-	if (!c->env_clear) {
-		for (char **e = environ; e && *e; e++) {
-			const char *eq = strchr(*e, '=');
-			size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
-			int drop = 0;
-			for (size_t i = 0; i < c->env_unset.n && !drop; i++)
-				drop = strlen(c->env_unset.v[i]) == n && !strncmp(*e, c->env_unset.v[i], n);
-			for (size_t i = 0; i < c->env.n && !drop; i++)
-				drop = env_name_matches(c->env.v[i], *e, n);
-			if (!drop)
-				kp_strvec_push(out, *e);
-		}
+	for (size_t i = 0; i < c->env_unset.n; i++)
+		if (strlen(c->env_unset.v[i]) == n && !strncmp(name, c->env_unset.v[i], n))
+			return 0;
+	for (size_t i = 0; i < c->env.n; i++)
+		if (env_name_matches(c->env.v[i], name, n))
+			return 0; /* set anew below */
+	if (c->inherit_env || allowed_n(name, n))
+		return 1;
+	for (size_t i = 0; i < c->env_keep.n; i++)
+		if (strlen(c->env_keep.v[i]) == n && !strncmp(name, c->env_keep.v[i], n))
+			return 1;
+	return pass && list_has(pass, name, n);
+}
+
+void kp_child_environment(const struct kp_child *c, struct kp_strvec *out)
+{
+	const char *pass = getenv("KERNELPRO_PASS_ENV");
+	for (char **e = environ; e && *e && !c->env_clear; e++) {
+		const char *eq = strchr(*e, '=');
+		if (eq && inherits(c, *e, (size_t)(eq - *e), pass))
+			kp_strvec_push(out, *e);
 	}
 	for (size_t i = 0; i < c->env.n; i++)
 		kp_strvec_push(out, c->env.v[i]);
@@ -171,13 +311,20 @@ static ssize_t write_nosigpipe(int fd, const void *data, size_t n)
 }
 
 static _Noreturn void child_exec(const struct kp_child *c, const char *prog, char **envp, int in_fd,
-				 int out_fd, int err_fd, int report_fd)
+				 int out_fd, int err_fd, int report_fd, pid_t parent)
 {
 	int e;
 	struct sigaction sa;
 	sigset_t none;
 
 	setpgid(0, 0);
+#ifdef __linux__
+	/* Die with the thread that started us (kill -9 of kernelpro too); it may already be gone. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
+		_exit(127);
+#else
+	(void)parent;
+#endif
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	for (int s = 1; s < NSIG; s++)
@@ -213,9 +360,9 @@ struct run {
 	size_t in_off;             /* stdin bytes written so far */
 	size_t out_cap, err_cap;
 	int out_trunc, err_trunc;
-	long grace_ms;             /* between SIGTERM and SIGKILL on the time limit */
-	double start, term_at;
-	int exited, group_killed, status;
+	long grace_ms;             /* between SIGTERM and SIGKILL */
+	double start, term_at;     /* term_at: when the group got SIGTERM (stopping) */
+	int stopping, exited, group_killed, status;
 };
 
 static void run_init(struct run *r, const struct kp_child *c)
@@ -239,7 +386,7 @@ static void reset_results(struct kp_child *c)
 	kp_buf_reset(&c->out);
 	kp_buf_reset(&c->err);
 	c->out_total = c->err_total = 0;
-	c->out_truncated = c->err_truncated = c->timed_out = 0;
+	c->out_truncated = c->err_truncated = c->timed_out = c->canceled = 0;
 	c->exit_code = -1;
 	c->term_signal = 0;
 	c->elapsed_s = 0;
@@ -260,6 +407,20 @@ static int open_pipes(const struct kp_child *c, int in_p[2], int out_p[2], int e
 }
 
 /*
+ * Waits for a child that has exited or is being killed. Its group goes first, while the unreaped
+ * leader still holds the group id (so the id cannot have been reused), then the registry entry.
+ */
+static void reap_now(struct run *r)
+{
+	kill(-r->pid, SIGKILL);
+	live_remove(r->pid);
+	while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+		;
+	r->exited = 1;
+	r->group_killed = 1;
+}
+
+/*
  * The report pipe closes on a successful exec (close-on-exec) or carries the exec's errno.
  * Returns 0 when the program is running, else the error (the child reaped).
  */
@@ -272,7 +433,7 @@ static int wait_exec(const struct kp_child *c, const char *prog, struct run *r, 
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(e))
 		return 0;
-	waitpid(r->pid, &r->status, 0);
+	reap_now(r);
 	return kp_error_set(err, e == ENOENT || e == EACCES || e == ENOEXEC ? KP_ENOTOOL : KP_EIO, "cannot run '%s': %s",
 			    prog, strerror(e));
 }
@@ -283,9 +444,10 @@ static int spawn(struct kp_child *c, struct run *r, struct kp_error *err)
 	struct kp_strvec envv = KP_STRVEC_INIT;
 	int in_p[2] = {-1, -1}, out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, rep_p[2] = {-1, -1}, devnull = -1;
 	char *prog;
+	pid_t parent = getpid();
 	int rc;
 
-	build_env(c, &envv);
+	kp_child_environment(c, &envv);
 	prog = which_in(c->args.v[0], env_get(&envv, "PATH"));
 	if (!prog) {
 		rc = kp_error_set(err, KP_ENOTOOL, "cannot run '%s': not found%s", c->args.v[0],
@@ -302,7 +464,8 @@ static int spawn(struct kp_child *c, struct run *r, struct kp_error *err)
 	}
 	if (r->pid == 0)
 		child_exec(c, prog, envv.v, c->stdin_data ? in_p[0] : devnull, out_p[1], c->merge_stderr ? -1 : err_p[1],
-			   rep_p[1]);
+			   rep_p[1], parent);
+	live_add(r->pid);
 	c->pid = r->pid;
 	setpgid(r->pid, r->pid); /* also done in the child; whichever runs first wins the race */
 	/* The child's ends: ours would keep its pipes (the report pipe included) from ever reading EOF. */
@@ -331,31 +494,52 @@ out:
 	return rc;
 }
 
-/* The time limit: SIGTERM to the group, then SIGKILL after the grace period. */
-static void enforce_deadline(struct kp_child *c, struct run *r, double now)
+/* SIGTERM to the group now; SIGKILL once grace_ms have passed (a shorter grace wins). */
+static void begin_stop(struct run *r, double now, long grace_ms)
 {
-	if (!r->exited && c->timeout_ms > 0 && !c->timed_out && (now - r->start) * 1000.0 >= (double)c->timeout_ms) {
-		c->timed_out = 1;
+	if (!r->stopping) {
 		kill(-r->pid, SIGTERM);
 		kill(r->pid, SIGTERM);
+		r->stopping = 1;
 		r->term_at = now;
+		r->grace_ms = grace_ms;
+	} else if (grace_ms < r->grace_ms) {
+		r->grace_ms = grace_ms;
 	}
-	if (c->timed_out && !r->group_killed && (now - r->term_at) * 1000.0 >= (double)r->grace_ms) {
+}
+
+/* The time limit and the cancel flags: SIGTERM to the group, then SIGKILL after the grace period. */
+static void enforce_limits(struct kp_child *c, struct run *r, double now)
+{
+	if (r->exited)
+		return;
+	if (c->timeout_ms > 0 && !c->timed_out && !c->canceled &&
+	    (now - r->start) * 1000.0 >= (double)c->timeout_ms) {
+		c->timed_out = 1;
+		begin_stop(r, now, r->grace_ms);
+	}
+	if (!c->canceled && cancel_requested(c)) {
+		long grace = r->grace_ms < KP_CHILD_CANCEL_GRACE_MS ? r->grace_ms : KP_CHILD_CANCEL_GRACE_MS;
+		c->canceled = 1;
+		begin_stop(r, now, grace);
+	}
+	if (r->stopping && !r->group_killed && (now - r->term_at) * 1000.0 >= (double)r->grace_ms) {
 		kill(-r->pid, SIGKILL);
 		kill(r->pid, SIGKILL);
 		r->group_killed = 1;
 	}
 }
 
+/* Reaps the child once it has exited; nothing it started may outlive it or hold our pipes open. */
 static void reap_nowait(struct kp_child *c, struct run *r)
 {
-	if (r->exited || waitpid(r->pid, &r->status, WNOHANG) != r->pid)
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (r->exited || waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+	    si.si_pid != r->pid)
 		return;
-	r->exited = 1;
 	c->elapsed_s = kp_now() - r->start;
-	/* Nothing the child started may outlive it or hold our pipes open. */
-	kill(-r->pid, SIGKILL);
-	r->group_killed = 1;
+	reap_now(r);
 }
 
 /* Moves data on the descriptors poll found ready. */
@@ -397,7 +581,7 @@ static int pump(struct kp_child *c, struct run *r, struct kp_error *err)
 		struct pollfd pfd[3];
 		int nfd = 0;
 
-		enforce_deadline(c, r, kp_now());
+		enforce_limits(c, r, kp_now());
 		reap_nowait(c, r);
 		if (r->out_fd >= 0)
 			pfd[nfd++] = (struct pollfd){.fd = r->out_fd, .events = POLLIN};
@@ -414,8 +598,7 @@ static int pump(struct kp_child *c, struct run *r, struct kp_error *err)
 		}
 		if (poll(pfd, (nfds_t)nfd, 50) < 0 && errno != EINTR) {
 			int rc = kp_error_set(err, KP_EIO, "child: poll failed: %s", strerror(errno));
-			kill(-r->pid, SIGKILL);
-			waitpid(r->pid, &r->status, 0);
+			reap_now(r);
 			return rc;
 		}
 		transfer(c, r, pfd, nfd);
@@ -444,6 +627,10 @@ int kp_child_run(struct kp_child *c, struct kp_error *err)
 	reset_results(c);
 	if (!c->args.n)
 		return kp_error_set(err, KP_EINVAL, "child: empty argument vector");
+	if (cancel_requested(c)) {
+		c->canceled = 1;
+		return kp_error_set(err, KP_ECANCELED, "'%s' not started: canceled", c->args.v[0]);
+	}
 	run_init(&r, c);
 	rc = spawn(c, &r, err);
 	if (!rc)
@@ -451,6 +638,8 @@ int kp_child_run(struct kp_child *c, struct kp_error *err)
 	if (!rc)
 		reap(c, &r);
 	run_close(&r);
+	if (!rc && c->canceled)
+		rc = kp_error_set(err, KP_ECANCELED, "'%s' stopped: canceled", c->args.v[0]);
 	return rc;
 }
 

@@ -142,7 +142,10 @@ static const struct kp_check_info checks[] = {
 	 "One more correctness trial with every floating-point input multiplied by a power of two (64 in "
 	 "fp32, fp64 and bf16; 4 in fp16, whose range is small), so outputs tied to the inputs' magnitude "
 	 "leave the region where atol hides everything, and kernels that assume the task's input range "
-	 "(a table over [0, 1), a clamp) show it. Skipped, and said so in the verdict, when the reference "
+	 "(a table over [0, 1), a clamp) show it. It runs after repeat_mismatch and input_memo; rtol "
+	 "stays, atol widens to max(atol, 128 * 2^-23 * rms(ref)) (4 * eps * rms(ref) in fp16/bf16), the "
+	 "rounding error of a sum whose terms grew, so outputs that do not grow (softmax) keep the task's "
+	 "atol. Skipped, and said so in the verdict, when the reference "
 	 "is not defined there (it raises, or gives NaN or infinity); native tasks can set "
 	 "\"scaled_trial\": false in task.json. The verdict is wrong_output."},
 	{"below_floor", D, R, BOTH, "faster than the hardware allows",

@@ -33,5 +33,9 @@ int kp_harness_apply(const struct kp_harness_out *h, const struct kp_child *c, s
 void kp_timing_from_json(struct kp_timing *t, const json_t *o);
 void kp_loop_from_json(struct kp_loop *l, const json_t *o);
 void kp_scaled_from_json(struct kp_scaled_trial *t, const json_t *o);
+/* The correctness phase's parts from {"name": {"seconds", "calls", "longest"}, ...}: entries with a
+ * name that does not fit, or numbers that are negative or not finite, are left out; at most
+ * KP_TIME_PARTS_MAX. */
+void kp_time_parts_from_json(struct kp_verdict *v, const json_t *o);
 
 #endif

@@ -10,6 +10,11 @@
 enum { DT_F32 = 0, DT_F16 = 1, DT_BF16 = 2, DT_F64 = 3 };
 
 #define MIN_GROUP 32 /* a group smaller than this has no scale of its own worth judging */
+/* The scaled trial's widening of atol, in units of rms(ref): reordered fp32 accumulation (tree
+ * reductions reach 4-10 units, a sequential sum of 8192 terms 82), a few roundings of intermediates
+ * in the output's precision. */
+#define SCALED_ACC_UNITS 128
+#define SCALED_OUT_UNITS 4
 
 const char *kp_outcheck_id(enum kp_outcheck c)
 {
@@ -44,6 +49,14 @@ void kp_outcheck_bounds(int dtype, double atol, double rtol, struct kp_outbounds
 	b->frac = 0.01;
 	b->atol = atol;
 	b->rtol = rtol;
+}
+
+double kp_outcheck_scaled_atol(int dtype, double atol, double ref_rms)
+{
+	double acc = dtype == DT_F64 ? 0x1p-52 : 0x1p-23;
+	if (!kp_outcheck_applies(dtype) || !isfinite(ref_rms) || ref_rms <= 0)
+		return atol;
+	return fmax(atol, fmax(SCALED_ACC_UNITS * acc, SCALED_OUT_UNITS * eps_of(dtype)) * ref_rms);
 }
 
 void kp_outcheck_layouts(const long long *shape, int ndim, struct kp_outlayout *rows, struct kp_outlayout *chans)

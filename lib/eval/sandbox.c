@@ -1,7 +1,9 @@
 /*
  * The evaluation child's sandbox (sandbox.h): rlimits, a network namespace, and a seccomp filter whose
- * refused calls raise SIGSYS in a handler that counts them and makes them return EPERM. libc only:
- * also built as libkp_sandbox.so for the Python adapter.
+ * refused calls raise SIGSYS in a handler that counts them and makes them return EPERM. A call that
+ * would replace that handler is answered as done, without effect (LLVM replaces every fatal signal's
+ * handler the first time Triton compiles). libc only: also built as libkp_sandbox.so for the Python
+ * adapter.
  */
 #include "base/setup.h"
 
@@ -41,7 +43,7 @@ enum rule {
 	ALWAYS,        /* refused */
 	NEW_PROCESS,   /* clone: refused unless CLONE_THREAD (a thread, which CUDA and PyTorch start) */
 	OTHER_PROCESS, /* kill, tgkill, rt_(tg)sigqueueinfo: refused unless aimed at this process */
-	SIGSYS_ACTION, /* rt_sigaction: refused when it would replace the SIGSYS handler */
+	SIGSYS_ACTION, /* rt_sigaction replacing the SIGSYS handler: answered as done, without effect */
 };
 
 static const struct watched {
@@ -80,7 +82,9 @@ static const struct watched {
 static const char refuses_text[] =
 	"execve, execveat, fork, vfork and clone without CLONE_THREAD fail with EPERM (clone3 answers ENOSYS, so "
 	"threads fall back to clone); so do setns, unshare, ptrace, process_vm_readv/writev, pidfd_open, signals "
-	"to other processes and replacing the SIGSYS handler";
+	"to other processes. A call that would replace the SIGSYS handler (the one that answers refused calls) "
+	"succeeds without effect and is counted in ignored, not refused: LLVM installs a handler for every "
+	"fatal signal the first time Triton compiles";
 static const char not_limited_as[] =
 	"not limited: CUDA reserves virtual address ranges as large as host and device memory together, so "
 	"RLIMIT_AS stops it from starting; private writable memory (RLIMIT_DATA) is limited instead";
@@ -107,6 +111,16 @@ static struct {
 } S = {.cpu_s = NAN};
 
 static unsigned long refused[NWATCHED];
+static unsigned long ignored[NWATCHED];
+
+/* The first refused calls with their first two arguments, for the report: which call, with what. */
+#define FIRST_CALLS 8
+static struct first_call {
+	int valid; /* set (release) once the rest is written */
+	unsigned short which;
+	unsigned long long arg0, arg1;
+} first_calls[FIRST_CALLS];
+static unsigned first_count;
 
 int kp_sandbox_parts(const char *mode)
 {
@@ -296,36 +310,92 @@ int kp_sandbox_begin(const char *mode, double budget_s)
 
 /* --- the filter -------------------------------------------------------------------------------- */
 
-/* Writes "kernelpro sandbox: refused NAME\n" to stderr with nothing but write(2). */
-static void note(const char *name)
+/* Writes "kernelpro sandbox: refused NAME(0xARG0)\n" to stderr with nothing but write(2). */
+static void note(const char *name, unsigned long long arg0)
 {
+	static const char hex[] = "0123456789abcdef";
 	char line[96];
 	size_t n = 0;
-	for (const char *p = "kernelpro sandbox: refused "; *p && n < sizeof(line) - 2; p++)
+	int shift = 60;
+	for (const char *p = "kernelpro sandbox: refused "; *p && n < 40; p++)
 		line[n++] = *p;
-	for (const char *p = name; *p && n < sizeof(line) - 2; p++)
+	for (const char *p = name; *p && n < 70; p++)
 		line[n++] = *p;
+	line[n++] = '(';
+	line[n++] = '0';
+	line[n++] = 'x';
+	while (shift > 0 && !((arg0 >> shift) & 0xf))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		line[n++] = hex[(arg0 >> shift) & 0xf];
+	line[n++] = ')';
 	line[n++] = '\n';
 	(void)!write(2, line, n);
+}
+
+/* A refused call: counted, and its arguments kept while there is room. */
+static void record_refused(size_t i, unsigned long long arg0, unsigned long long arg1)
+{
+	unsigned slot = FIRST_CALLS;
+	if (__atomic_load_n(&first_count, __ATOMIC_RELAXED) < FIRST_CALLS)
+		slot = __atomic_fetch_add(&first_count, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&refused[i], 1, __ATOMIC_RELAXED);
+	if (slot < FIRST_CALLS) {
+		first_calls[slot].which = (unsigned short)i;
+		first_calls[slot].arg0 = arg0;
+		first_calls[slot].arg1 = arg1;
+		__atomic_store_n(&first_calls[slot].valid, 1, __ATOMIC_RELEASE);
+	}
+	note(watched[i].name, arg0);
+}
+
+/*
+ * rt_sigaction(SIGSYS, act, oldact, size) trapped: answered as if done, the handler unchanged. Whoever
+ * asked for the old action gets the real one (a query, which the filter lets through), so a library
+ * that saves and later restores the handler (LLVM does) restores this one. Returns the call's result.
+ */
+static long keep_sigsys_handler(size_t i, unsigned long long oldact, unsigned long long size)
+{
+	long rc = 0;
+	__atomic_add_fetch(&ignored[i], 1, __ATOMIC_RELAXED);
+	if (oldact) {
+		rc = syscall(__NR_rt_sigaction, SIGSYS, NULL, (void *)(uintptr_t)oldact, (size_t)size);
+		if (rc < 0)
+			rc = -errno;
+	}
+	return rc;
 }
 
 static void on_sigsys(int sig, siginfo_t *si, void *ctx)
 {
 	int saved = errno;
 	ucontext_t *uc = (ucontext_t *)ctx;
+	unsigned long long arg[4] = {0};
+	long rc = -EPERM;
 	(void)sig;
 	if (!si || si->si_code != SYS_SECCOMP)
 		return; /* a SIGSYS someone sent: not a refused call */
+#if defined(__x86_64__)
+	arg[0] = (unsigned long long)uc->uc_mcontext.gregs[REG_RDI];
+	arg[1] = (unsigned long long)uc->uc_mcontext.gregs[REG_RSI];
+	arg[2] = (unsigned long long)uc->uc_mcontext.gregs[REG_RDX];
+	arg[3] = (unsigned long long)uc->uc_mcontext.gregs[REG_R10];
+#elif defined(__aarch64__)
+	for (int k = 0; k < 4; k++)
+		arg[k] = uc->uc_mcontext.regs[k];
+#endif
 	for (size_t i = 0; i < NWATCHED; i++)
 		if (watched[i].nr == si->si_syscall) {
-			__atomic_add_fetch(&refused[i], 1, __ATOMIC_RELAXED);
-			note(watched[i].name);
+			if (watched[i].rule == SIGSYS_ACTION)
+				rc = keep_sigsys_handler(i, arg[2], arg[3]);
+			else
+				record_refused(i, arg[0], arg[1]);
 			break;
 		}
 #if defined(__x86_64__)
-	uc->uc_mcontext.gregs[REG_RAX] = -EPERM;
+	uc->uc_mcontext.gregs[REG_RAX] = rc;
 #elif defined(__aarch64__)
-	uc->uc_mcontext.regs[0] = (unsigned long long)(long long)-EPERM;
+	uc->uc_mcontext.regs[0] = (unsigned long long)(long long)rc;
 #endif
 	errno = saved;
 }
@@ -377,7 +447,7 @@ static size_t build_filter(struct sock_filter *p, pid_t self)
 			p[n++] = RET(SECCOMP_RET_TRAP);
 			p[n++] = RET(SECCOMP_RET_ALLOW);
 			break;
-		case SIGSYS_ACTION: /* rt_sigaction(SIGSYS, act != NULL, ...) */
+		case SIGSYS_ACTION: /* rt_sigaction(SIGSYS, act != NULL, ...): trapped, answered as done */
 			p[n++] = JEQ(nr, 0, 8);
 			p[n++] = LD(ARG_LO(0));
 			p[n++] = JEQ(SIGSYS, 0, 5);
@@ -495,6 +565,21 @@ static void put_str(struct out *o, const char *s)
 	put(o, "\"");
 }
 
+/* {"name":count,...} for the calls counted in `counts` (one slot per watched call). */
+static void put_counts(struct out *o, const unsigned long *counts)
+{
+	int first = 1;
+	put(o, "{");
+	for (size_t i = 0; i < NWATCHED; i++) {
+		unsigned long k = __atomic_load_n(&counts[i], __ATOMIC_RELAXED);
+		if (!k)
+			continue;
+		put(o, "%s\"%s\":%lu", first ? "" : ",", watched[i].name, k);
+		first = 0;
+	}
+	put(o, "}");
+}
+
 /* Why a part is not in force when it was not attempted. */
 static const char *skipped(int part)
 {
@@ -561,14 +646,19 @@ int kp_sandbox_report(char *buf, size_t n)
 	put_str(&o, not_limited_as);
 	put(&o, ",\"processes\":");
 	put_str(&o, not_limited_nproc);
-	put(&o, "},\"refused\":{");
-	for (size_t i = 0; i < NWATCHED; i++) {
-		unsigned long k = __atomic_load_n(&refused[i], __ATOMIC_RELAXED);
-		if (!k)
+	put(&o, "},\"refused\":");
+	put_counts(&o, refused);
+	put(&o, ",\"ignored\":");
+	put_counts(&o, ignored);
+	put(&o, ",\"refused_calls\":[");
+	for (unsigned i = 0; i < FIRST_CALLS; i++) {
+		const struct first_call *c = &first_calls[i];
+		if (!__atomic_load_n(&c->valid, __ATOMIC_ACQUIRE))
 			continue;
-		put(&o, "%s\"%s\":%lu", first ? "" : ",", watched[i].name, k);
+		put(&o, "%s{\"call\":\"%s\",\"arg0\":\"0x%llx\",\"arg1\":\"0x%llx\"}", first ? "" : ",",
+		    watched[c->which].name, c->arg0, c->arg1);
 		first = 0;
 	}
-	put(&o, "}}");
+	put(&o, "]}");
 	return o.full ? -1 : (int)o.len;
 }

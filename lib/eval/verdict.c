@@ -1,6 +1,7 @@
 /* Verdicts and baselines: lifecycle, flags, and their JSON form (docs/verdict.schema.json). */
 #include "base/setup.h"
 
+#include <limits.h>
 #include <math.h>
 
 #include "eval/harness.h"
@@ -154,7 +155,8 @@ void kp_verdict_speedup_text(const struct kp_verdict *v, struct kp_buf *out)
 		    !strcmp(v->tol_source, "default") ? " for " : "", !strcmp(v->tol_source, "default") ? prec : "",
 		    v->trials_passed, v->trials_run);
 	if (!strcmp(v->scaled.status, "passed"))
-		kp_buf_addf(out, " and with inputs scaled x%g", v->scaled.scale);
+		kp_buf_addf(out, " and with inputs scaled x%g (atol there widened to the outputs' rounding error)",
+			    v->scaled.scale);
 	else if (!strcmp(v->scaled.status, "skipped"))
 		kp_buf_adds(out, " (scaled trial skipped)");
 }
@@ -233,6 +235,24 @@ static json_t *conditions_json(const struct kp_verdict *v)
 	return o;
 }
 
+/* seconds.correctness_parts: {"name": {"seconds", "calls", "longest"}, ...}, or null when none. */
+static json_t *parts_json(const struct kp_verdict *v)
+{
+	json_t *o;
+
+	if (!v->nparts)
+		return json_null();
+	o = json_object();
+	for (size_t i = 0; i < v->nparts; i++) {
+		json_t *p = json_object();
+		kp_json_set(p, "seconds", kp_json_real(v->parts[i].seconds));
+		kp_json_set(p, "calls", json_integer(v->parts[i].calls));
+		kp_json_set(p, "longest", kp_json_real(v->parts[i].longest));
+		kp_json_set(o, v->parts[i].name, p);
+	}
+	return o;
+}
+
 static json_t *scaled_json(const struct kp_scaled_trial *t)
 {
 	json_t *o;
@@ -303,6 +323,7 @@ json_t *kp_verdict_to_json(const struct kp_verdict *v)
 	kp_json_set(secs, "build", kp_json_real(v->build_s));
 	kp_json_set(secs, "run", kp_json_real(v->run_s));
 	kp_json_set(secs, "total", kp_json_real(v->total_s));
+	kp_json_set(secs, "correctness_parts", parts_json(v));
 	kp_json_set(o, "seconds", secs);
 	kp_json_set(o, "sandbox", v->sandbox ? json_deep_copy(v->sandbox) : json_null());
 	return o;
@@ -375,6 +396,30 @@ static void conditions_from_json(struct kp_verdict *v, const json_t *o)
 	copy_name(v->reference, sizeof(v->reference), o, "reference");
 	v->tf32_ref = tf32_from_json(tf, "reference");
 	v->tf32_cand = tf32_from_json(tf, "candidate");
+}
+
+void kp_time_parts_from_json(struct kp_verdict *v, const json_t *o)
+{
+	const char *name;
+	const json_t *p;
+
+	v->nparts = 0;
+	json_object_foreach((json_t *)o, name, p) {
+		double s = num_or_nan(p, "seconds"), l = num_or_nan(p, "longest");
+		json_int_t calls = kp_json_int(p, "calls", -1);
+		struct kp_time_part *t;
+		if (v->nparts == KP_TIME_PARTS_MAX)
+			break;
+		t = &v->parts[v->nparts];
+		if (strlen(name) >= sizeof(t->name) || !(s >= 0 && s < 1e9) || !(l >= 0 && l <= s) ||
+		    calls < 0 || calls > INT_MAX)
+			continue;
+		kp_strlcpy(t->name, name, sizeof(t->name));
+		t->seconds = s;
+		t->longest = l;
+		t->calls = (int)calls;
+		v->nparts++;
+	}
 }
 
 /* The scaled trial from a verdict's or a harness result's "scaled_trial" object. */
@@ -467,6 +512,7 @@ int kp_verdict_from_json(struct kp_verdict *v, const json_t *j, struct kp_error 
 	v->build_s = num_or_nan(secs, "build");
 	v->run_s = num_or_nan(secs, "run");
 	v->total_s = num_or_nan(secs, "total");
+	kp_time_parts_from_json(v, json_object_get(secs, "correctness_parts"));
 	if (json_is_object(json_object_get(j, "sandbox")))
 		v->sandbox = json_deep_copy(json_object_get(j, "sandbox"));
 	return 0;

@@ -29,8 +29,6 @@
  * (harness/kp_worker.py: FORK_ERROR). The worker's fault, never the candidate's. */
 #define FORK_ERROR "Cannot re-initialize CUDA in forked subprocess"
 
-extern char **environ;
-
 /* Import-time environment: a worker started under other values would import something else. */
 static const char *const key_env[] = {"PATH",      "PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH",
 				      "LD_PRELOAD", "CUDA_HOME",  "CUDA_PATH",  NULL};
@@ -180,20 +178,16 @@ static int sock_connect(const char *path)
 	return fd;
 }
 
-/* Builds "NAME=value" entries: the inherited environment with `extra` added over it. */
+/*
+ * Builds "NAME=value" entries: what a kp_child with `extra` as its env would see (the allow-listed
+ * part of ours, never an API key, then `extra`), for the worker and for each job, as for a cold run.
+ */
 static void merged_env(const struct kp_strvec *extra, struct kp_strvec *out)
 {
-	for (char **e = environ; e && *e; e++) {
-		const char *eq = strchr(*e, '=');
-		size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
-		int drop = 0;
-		for (size_t i = 0; i < extra->n && !drop; i++)
-			drop = !strncmp(extra->v[i], *e, n) && extra->v[i][n] == '=';
-		if (!drop)
-			kp_strvec_push(out, *e);
-	}
-	for (size_t i = 0; i < extra->n; i++)
-		kp_strvec_push(out, extra->v[i]);
+	struct kp_child c = KP_CHILD_INIT;
+	kp_strvec_pushv(&c.env, (const char *const *)extra->v);
+	kp_child_environment(&c, out);
+	kp_child_release(&c);
 }
 
 /*
@@ -752,6 +746,13 @@ int kp_eval_job_poll(struct kp_eval_job *j, long timeout_ms)
 {
 	if ((j->state == JOB_QUEUED || j->state == JOB_STARTED) && j->w)
 		worker_read(j->w, timeout_ms);
+	/*
+	 * A stop (Ctrl-C, kp_child_set_cancel): the running job's group is killed and the connection
+	 * closed (the worker drops the rest); the jobs fall back to a cold start, which kp_child refuses
+	 * at once (KP_ECANCELED), as for an evaluation without the worker.
+	 */
+	if ((j->state == JOB_QUEUED || j->state == JOB_STARTED) && j->w && kp_child_canceled())
+		worker_broken(j->w);
 	return j->state != JOB_QUEUED && j->state != JOB_STARTED;
 }
 

@@ -1,8 +1,10 @@
 /* The services every backend uses: failing and finishing a job, accounting, backoff, plain-text prompts. */
 #include "base/setup.h"
 
+#include <limits.h>
 #include <math.h>
 
+#include "kernelpro/log.h"
 #include "llm/core.h"
 
 int kp_llm_fail(struct kp_llm *llm, struct kp_llm_job *job, int code, const char *fmt, ...)
@@ -18,16 +20,45 @@ int kp_llm_fail(struct kp_llm *llm, struct kp_llm_job *job, int code, const char
 	return job->rc;
 }
 
+int kp_llm_canceled(const struct kp_llm *llm)
+{
+	return llm->canceled || (llm->cancel_flag && *llm->cancel_flag);
+}
+
 int kp_llm_job_canceled(struct kp_llm *llm, struct kp_llm_job *job)
 {
-	return llm->canceled ? kp_llm_fail(llm, job, KP_ECANCELED, "llm: request canceled") : 0;
+	return kp_llm_canceled(llm) ? kp_llm_fail(llm, job, KP_ECANCELED, "llm: request canceled") : 0;
+}
+
+int kp_llm_check_text(struct kp_llm *llm, struct kp_llm_job *job)
+{
+	const char *text = job->reply->text;
+	const char *nul = text ? memchr(text, '\0', job->reply->len) : NULL;
+	size_t at;
+	if (!nul)
+		return 0;
+	at = (size_t)(nul - text);
+	free(job->reply->text);
+	job->reply->text = NULL;
+	job->reply->len = 0;
+	return kp_llm_fail(llm, job, KP_ELLM,
+			   "llm: %s: the reply holds a NUL byte at offset %zu; a reply must be text, and the "
+			   "code after it would be lost, so it is refused",
+			   kp_llm_provider_name(llm->cfg.provider), at);
+}
+
+long kp_llm_add_tokens(long a, long b)
+{
+	if (b <= 0)
+		return a;
+	return a > LONG_MAX - b ? LONG_MAX : a + b;
 }
 
 void kp_llm_usage_add(struct kp_llm_usage *sum, const struct kp_llm_usage *u)
 {
 	int first = sum->requests == 0;
-	sum->input_tokens += u->input_tokens > 0 ? u->input_tokens : 0;
-	sum->output_tokens += u->output_tokens > 0 ? u->output_tokens : 0;
+	sum->input_tokens = kp_llm_add_tokens(sum->input_tokens, u->input_tokens);
+	sum->output_tokens = kp_llm_add_tokens(sum->output_tokens, u->output_tokens);
 	sum->cost_usd += u->cost_usd;
 	sum->cost_known = first ? u->cost_known : sum->cost_known && u->cost_known;
 	sum->estimated |= u->estimated;
@@ -36,10 +67,37 @@ void kp_llm_usage_add(struct kp_llm_usage *sum, const struct kp_llm_usage *u)
 	sum->elapsed_s += u->elapsed_s;
 }
 
+/* Characters of a request's text: what an input estimate is made from. */
+static size_t request_chars(const struct kp_llm_request *req)
+{
+	size_t n = req->system ? strlen(req->system) : 0;
+	for (size_t i = 0; i < req->nmsgs; i++)
+		n += req->msgs[i].content ? strlen(req->msgs[i].content) : 0;
+	return n;
+}
+
+/* One reported count made safe to add to a budget (llm.h): estimated when unknown, clamped when huge. */
+static long checked_tokens(const struct kp_llm *llm, long n, size_t chars, const char *what, int *estimated)
+{
+	if (n < 0) {
+		*estimated = 1;
+		return kp_llm_estimate_tokens(chars);
+	}
+	if (n > KP_LLM_USAGE_MAX) {
+		kp_warn("llm: %s reported %ld %s tokens for one exchange; counted as %ld",
+			kp_llm_provider_name(llm->cfg.provider), n, what, KP_LLM_USAGE_MAX);
+		return KP_LLM_USAGE_MAX;
+	}
+	return n;
+}
+
 void kp_llm_job_done(struct kp_llm *llm, struct kp_llm_job *job)
 {
 	struct kp_llm_usage *u = &job->reply->usage;
-	if (llm->price_known && u->input_tokens >= 0 && u->output_tokens >= 0) {
+	u->input_tokens =
+		checked_tokens(llm, u->input_tokens, request_chars(job->req), "input", &u->estimated);
+	u->output_tokens = checked_tokens(llm, u->output_tokens, job->reply->len, "output", &u->estimated);
+	if (llm->price_known) {
 		u->cost_usd = (u->input_tokens * llm->price.input + u->output_tokens * llm->price.output) / 1e6;
 		u->cost_known = 1;
 	}

@@ -18,15 +18,27 @@ struct pool {
 	pthread_mutex_t lock;
 };
 
-static void sleep_s(double s)
+/* Waits s seconds between attempts, in short steps so a cancel cuts the wait short. */
+static void sleep_s(struct kp_llm *llm, double s)
 {
-	struct timespec ts;
-	if (s <= 0)
-		return;
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	double end = kp_now() + s;
+	while (!kp_llm_canceled(llm)) {
+		double left = end - kp_now();
+		struct timespec ts;
+		if (left <= 0)
+			return;
+		if (left > 0.05)
+			left = 0.05;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(left * 1e9);
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* kp_child's cancel hook: the child stops when the handle is canceled. */
+static int child_canceled(void *ud)
+{
+	return kp_llm_canceled(ud);
 }
 
 /* The last line of the child's stderr that says something, scrubbed: the reason it failed. */
@@ -68,6 +80,10 @@ static void run_one(struct kp_llm *llm, struct kp_llm_job *job)
 		c.timeout_ms = (long)(cfg->timeout_s * 1000.0);
 		c.out_cap = KP_LLM_REPLY_CAP;
 		c.err_cap = 64u << 10;
+		/* The user's own command, acting for the user (it may call an API): the whole environment. */
+		c.inherit_env = 1;
+		c.cancel = child_canceled;
+		c.cancel_ud = llm;
 		job->attempts++;
 		rc = kp_child_run(&c, &cerr);
 		if (rc) {
@@ -75,37 +91,42 @@ static void run_one(struct kp_llm *llm, struct kp_llm_job *job)
 			kp_child_release(&c);
 			break;
 		}
-		if (kp_child_ok(&c) && !c.out_truncated) {
-			job->reply->text = kp_buf_detach(&c.out, &job->reply->len);
-			kp_strlcpy(job->reply->finish_reason, "stop", sizeof(job->reply->finish_reason));
-			if (cfg->model)
-				kp_strlcpy(job->reply->model, cfg->model, sizeof(job->reply->model));
-			/* A command reports no usage: estimate it, so a run's token budget still holds. */
-			job->reply->usage.input_tokens = kp_llm_estimate_tokens(prompt.len);
-			job->reply->usage.output_tokens = kp_llm_estimate_tokens(job->reply->len);
-			job->reply->usage.estimated = 1;
-			job->reply->usage.attempts = job->attempts;
-			job->reply->usage.elapsed_s = kp_now() - job->t_start;
-			kp_llm_job_done(llm, job);
+		if (c.out_truncated) {
+			/* Final: the same request would bring the same flood again. */
+			kp_llm_fail(llm, job, KP_ETOOBIG, "llm: exec: '%s' wrote more than %u MiB (not retried)",
+				    cfg->exec_argv.v[0], KP_LLM_REPLY_CAP >> 20);
 			kp_child_release(&c);
 			break;
 		}
+		if (kp_child_ok(&c)) {
+			job->reply->text = kp_buf_detach(&c.out, &job->reply->len);
+			kp_child_release(&c);
+			if (kp_llm_check_text(llm, job))
+				break;
+			kp_strlcpy(job->reply->finish_reason, "stop", sizeof(job->reply->finish_reason));
+			if (cfg->model)
+				kp_strlcpy(job->reply->model, cfg->model, sizeof(job->reply->model));
+			/* No usage from a command: kp_llm_job_done estimates it (a token budget holds). */
+			job->reply->usage.input_tokens = job->reply->usage.output_tokens = -1;
+			job->reply->usage.attempts = job->attempts;
+			job->reply->usage.elapsed_s = kp_now() - job->t_start;
+			kp_llm_job_done(llm, job);
+			break;
+		}
 		stderr_hint(&c, hint, sizeof(hint));
-		if (c.out_truncated)
-			snprintf(what, sizeof(what), "'%s' wrote more than %u MiB", cfg->exec_argv.v[0],
-				 KP_LLM_REPLY_CAP >> 20);
-		else
-			snprintf(what, sizeof(what), "'%s' %s%s%s", cfg->exec_argv.v[0],
-				 kp_child_describe(&c, how, sizeof(how)), *hint ? ": " : "", hint);
+		snprintf(what, sizeof(what), "'%s' %s%s%s", cfg->exec_argv.v[0],
+			 kp_child_describe(&c, how, sizeof(how)), *hint ? ": " : "", hint);
 		kp_redact_str(&llm->redact, what, sizeof(what));
 		int timed_out = c.timed_out;
 		kp_child_release(&c);
-		if (job->attempts > cfg->retries || llm->canceled) {
+		if (job->attempts > cfg->retries) {
 			kp_llm_fail(llm, job, timed_out ? KP_ETIMEOUT : KP_ELLM, "llm: exec: gave up after %d attempt%s: %s",
 				    job->attempts, job->attempts == 1 ? "" : "s", what);
 			break;
 		}
-		sleep_s(kp_llm_backoff(llm, job->attempts + 1, -1));
+		sleep_s(llm, kp_llm_backoff(llm, job->attempts + 1, -1));
+		if (kp_llm_job_canceled(llm, job))
+			break;
 	}
 	kp_buf_release(&prompt);
 }

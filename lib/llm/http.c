@@ -40,6 +40,7 @@ struct xfer {
 	struct kp_buf resp;
 	double retry_after;  /* seconds from the last reply's Retry-After, or -1 */
 	double not_before;   /* earliest time of the next attempt */
+	int over_cap;        /* the body passed KP_LLM_REPLY_CAP: final, never retried */
 	char last[256];      /* what went wrong with the last attempt, for the final message */
 };
 
@@ -193,7 +194,11 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
 	struct xfer *x = ud;
 	size_t n = size * nmemb;
 	/* Returning less than n aborts the transfer with CURLE_WRITE_ERROR: the body passed its cap. */
-	return kp_buf_add(&x->resp, data, n) ? 0 : n;
+	if (kp_buf_add(&x->resp, data, n)) {
+		x->over_cap = 1;
+		return 0;
+	}
+	return n;
 }
 
 /* Retry-After is seconds or an HTTP date; OpenAI also sends retry-after-ms. */
@@ -332,6 +337,7 @@ static int start_attempt(struct kp_llm *llm, struct xfer *x)
 	if (st->extra_header)
 		x->headers = curl_slist_append(x->headers, st->extra_header);
 	kp_buf_reset(&x->resp);
+	x->over_cap = 0;
 	x->retry_after = -1;
 	job->attempts++;
 	if (!job->t_start)
@@ -388,6 +394,8 @@ static void finish_status(struct kp_llm *llm, struct xfer *x, long status)
 			transient(llm, x, 0, msg);
 			return;
 		}
+		if (kp_llm_check_text(llm, job))
+			return; /* a whole reply from the model: asking again would cost as much */
 		job->reply->usage.attempts = job->attempts;
 		job->reply->usage.elapsed_s = kp_now() - job->t_start;
 		kp_llm_job_done(llm, job);
@@ -417,9 +425,12 @@ static void finish_attempt(struct kp_llm *llm, struct xfer *x, CURLcode res)
 	if (res == CURLE_OPERATION_TIMEDOUT) {
 		snprintf(msg, sizeof(msg), "no reply within %.0f s (timeout_s)", llm->cfg.timeout_s);
 		transient(llm, x, 1, msg);
-	} else if (res == CURLE_WRITE_ERROR && x->resp.len + 1 >= KP_LLM_REPLY_CAP) {
-		kp_llm_fail(llm, x->job, KP_ETOOBIG, "llm: %s: reply larger than %u MiB", provider(llm),
-			    KP_LLM_REPLY_CAP >> 20);
+	} else if (x->over_cap) {
+		/* Final: the same request would bring the same flood again (up to five times). */
+		kp_llm_fail(llm, x->job, KP_ETOOBIG,
+			    "llm: %s: reply larger than %u MiB (not retried); lower max_tokens or check the "
+			    "server",
+			    provider(llm), KP_LLM_REPLY_CAP >> 20);
 	} else if (res == CURLE_COULDNT_RESOLVE_HOST || res == CURLE_URL_MALFORMAT || res == CURLE_UNSUPPORTED_PROTOCOL) {
 		kp_llm_fail(llm, x->job, KP_EHTTP, "llm: %s: %s (%s); check the base URL", provider(llm),
 			    curl_easy_strerror(res), st->url);
@@ -441,7 +452,7 @@ struct batch {
 	CURLM *multi;
 };
 
-/* Ends every job of this batch now: kp_llm_cancel() was called. */
+/* Ends every job of this batch now: kp_llm_cancel() was called or the caller's cancel flag is set. */
 static void cancel_all(struct kp_llm *llm, struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
@@ -511,7 +522,7 @@ static void http_run(struct kp_llm *llm, struct kp_llm_job *jobs, size_t n)
 	}
 	while (b.left) {
 		double wake, ms;
-		if (llm->canceled) {
+		if (kp_llm_canceled(llm)) {
 			cancel_all(llm, &b);
 			break;
 		}

@@ -147,6 +147,11 @@ void kp_llm_cancel(struct kp_llm *llm)
 	llm->canceled = 1;
 }
 
+void kp_llm_set_cancel_flag(struct kp_llm *llm, const volatile sig_atomic_t *flag)
+{
+	llm->cancel_flag = flag;
+}
+
 void kp_llm_set_observer(struct kp_llm *llm, kp_llm_observer_fn fn, void *ud)
 {
 	llm->observer = fn;

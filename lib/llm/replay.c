@@ -63,8 +63,9 @@ static int load_record(struct kp_replay_entry *e, const char *path, struct kp_er
 		goto out;
 	}
 	kp_strlcpy(e->hash, hash, sizeof(e->hash));
-	e->text = kp_xstrndup(json_string_value(text), json_string_length(text));
-	e->len = strlen(e->text);
+	/* As recorded, NUL bytes included: answer() refuses such a reply rather than cut it. */
+	e->len = json_string_length(text);
+	e->text = kp_xmemdupz(json_string_value(text), e->len);
 	kp_strlcpy(e->finish_reason, kp_json_str(rp, "finish_reason", "stop"), sizeof(e->finish_reason));
 	e->truncated = kp_json_bool(rp, "truncated", 0);
 	kp_strlcpy(e->model, kp_json_str(rp, "model", ""), sizeof(e->model));
@@ -161,22 +162,16 @@ static void answer(struct kp_llm *llm, struct kp_llm_job *job, const struct kp_r
 {
 	struct kp_llm_reply *r = job->reply;
 	job->attempts = 1;
-	r->text = kp_xstrndup(e->text, e->len);
-	r->len = strlen(r->text);
+	r->text = kp_xmemdupz(e->text, e->len);
+	r->len = e->len;
+	if (kp_llm_check_text(llm, job))
+		return;
 	kp_strlcpy(r->finish_reason, e->finish_reason, sizeof(r->finish_reason));
 	r->truncated = e->truncated;
 	kp_strlcpy(r->model, e->model, sizeof(r->model));
-	if (e->input_tokens >= 0 && e->output_tokens >= 0) {
-		r->usage.input_tokens = e->input_tokens;
-		r->usage.output_tokens = e->output_tokens;
-	} else {
-		struct kp_buf p = KP_BUF_INIT;
-		kp_llm_render_plain(job->req, &p);
-		r->usage.input_tokens = kp_llm_estimate_tokens(p.len);
-		r->usage.output_tokens = kp_llm_estimate_tokens(e->len);
-		r->usage.estimated = 1;
-		kp_buf_release(&p);
-	}
+	/* A recording without usage (or a plain-text reply): kp_llm_job_done estimates it. */
+	r->usage.input_tokens = e->input_tokens;
+	r->usage.output_tokens = e->output_tokens;
 	r->usage.attempts = 1;
 	kp_llm_job_done(llm, job);
 }

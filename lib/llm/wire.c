@@ -1,11 +1,13 @@
 /* The providers' wire formats: Chat Completions and Messages request bodies, replies and error bodies. */
 #include "base/setup.h"
 
+#include <limits.h>
 #include <math.h>
 
 #include "kernelpro/json.h"
 #include "kernelpro/str.h"
 #include "kernelpro/buf.h"
+#include "llm/core.h"
 #include "llm/wire.h"
 
 static long max_tokens(const struct kp_llm_config *cfg)
@@ -142,17 +144,25 @@ static char *anthropic_body(const struct kp_llm_config *cfg, const char *url, co
 	return kp_buf_detach(&b, NULL);
 }
 
+/*
+ * A token count as the provider reported it: -1 when missing, not a number, or negative (the core
+ * estimates it then), else the value, LONG_MAX at most (the core clamps it; llm.h).
+ */
 static long tokens(const json_t *usage, const char *key)
 {
-	long long v = kp_json_int(usage, key, -1);
-	return v < 0 || v > 1000000000000LL ? -1 : (long)v;
+	const json_t *v = json_is_object(usage) ? json_object_get(usage, key) : NULL;
+	double d = json_is_number(v) ? json_number_value(v) : NAN;
+	if (!(d >= 0))
+		return -1;
+	return d >= (double)LONG_MAX ? LONG_MAX : (long)d;
 }
 
+/* The text as received, NUL bytes included: kp_llm_check_text refuses such a reply with a clear message. */
 static void set_text(struct kp_llm_reply *out, const char *s, size_t n)
 {
 	free(out->text);
-	out->text = kp_xstrndup(s, n);
-	out->len = strlen(out->text); /* a NUL inside the reply ends it: the rest is not text */
+	out->text = kp_xmemdupz(s, n);
+	out->len = n;
 }
 
 static int parse_openai(const json_t *root, struct kp_llm_reply *out, struct kp_error *err)
@@ -205,8 +215,9 @@ static int parse_anthropic(const json_t *root, struct kp_llm_reply *out, struct 
 	out->usage.input_tokens = tokens(usage, "input_tokens");
 	if (out->usage.input_tokens >= 0) {
 		/* Prompt caching splits the input count; all of it was sent. */
-		long c = tokens(usage, "cache_read_input_tokens"), w = tokens(usage, "cache_creation_input_tokens");
-		out->usage.input_tokens += (c > 0 ? c : 0) + (w > 0 ? w : 0);
+		long *in = &out->usage.input_tokens;
+		*in = kp_llm_add_tokens(*in, tokens(usage, "cache_read_input_tokens"));
+		*in = kp_llm_add_tokens(*in, tokens(usage, "cache_creation_input_tokens"));
 	}
 	out->usage.output_tokens = tokens(usage, "output_tokens");
 	return 0;
@@ -247,7 +258,12 @@ int kp_llm_wire_parse_reply(const struct kp_llm_wire *w, const char *body, size_
 	json_error_t je;
 	int rc;
 
-	root = json_loadb(body, len, 0, &je);
+	/*
+	 * NUL bytes (\u0000) are decoded, for kp_llm_check_text to refuse by name, rather than failing
+	 * the parse as if the body were cut short (which would be retried). Integers decode as reals so
+	 * an absurd token count is read and clamped, not a parse failure.
+	 */
+	root = json_loadb(body, len, JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &je);
 	if (!root)
 		return kp_error_set(err, KP_EPARSE, "reply is not JSON (line %d, column %d: %s)%s", je.line,
 				    je.column, je.text, len ? "" : ": empty body");

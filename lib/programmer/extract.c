@@ -285,6 +285,13 @@ int kp_prog_extract(const char *reply, size_t len, enum kp_cand_format format, c
 		snprintf(reason, reason_len, "the reply was empty%s", truncated ? " (stopped at the token limit)" : "");
 		return KP_ELLM;
 	}
+	if (memchr(reply, '\0', len)) {
+		/* Everything downstream reads the code as a C string: it would end there, silently. */
+		snprintf(reason, reason_len,
+			 "the reply holds a NUL byte at offset %zu; send the code as plain text, with no NUL character",
+			 (size_t)((const char *)memchr(reply, '\0', len) - reply));
+		return KP_ELLM;
+	}
 	nb = find_blocks(reply, len, b, MAX_BLOCKS, &thinking);
 	if (thinking && !nb) {
 		snprintf(reason, reason_len,

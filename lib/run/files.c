@@ -76,8 +76,9 @@ static void fill_times(struct kp_store *s, json_t *o)
 
 static json_t *used_json(struct kp_store *s)
 {
-	static const char *const counters[] = {"evaluations", "generations", "generation_failures",
-					       "tool_calls",  "tokens_in",   "tokens_out"};
+	static const char *const counters[] = {"evaluations",  "generations",     "generation_failures",
+	                                       "tool_calls",   "tokens_in",       "tokens_out",
+	                                       "tune_actions", "tune_evaluations"};
 	json_t *used = json_object();
 	for (size_t i = 0; i < KP_ARRAY_SIZE(counters); i++)
 		kp_json_set(used, counters[i], json_integer((json_int_t)kp_store_counter(s, counters[i])));
@@ -105,6 +106,48 @@ static json_t *outcomes_json(const struct kp_tree *t)
 	for (int i = 0; i < KP_OUTCOME_COUNT; i++)
 		kp_json_set(o, kp_outcome_name((enum kp_outcome)i), json_integer(counts[i]));
 	kp_json_set(o, "pending", json_integer(pending));
+	return o;
+}
+
+/* The tune actions: their count, evaluations and share of the run's, speed, and each one. */
+struct tunings {
+	json_t *list;
+	long done, running, evaluated;
+	double wall_s;
+};
+
+static int add_tuning(const struct kp_tuning_row *r, void *ud)
+{
+	struct tunings *t = ud;
+	json_t *o = kp__run_tuning_json(r);
+	if (!strcmp(r->status, "running"))
+		t->running++;
+	else
+		t->done++;
+	t->evaluated += r->evaluated;
+	t->wall_s += isfinite(r->wall_s) ? r->wall_s : 0;
+	json_array_append_new(t->list, o);
+	return 0;
+}
+
+static json_t *tuning_json(struct kp_store *s)
+{
+	struct tunings t = {.list = json_array()};
+	struct kp_error ignore = KP_ERROR_INIT;
+	double evals = kp_store_counter(s, "evaluations"), tune = kp_store_counter(s, "tune_evaluations");
+	json_t *o = json_object();
+
+	kp_store_tunings_each(s, add_tuning, &t, &ignore); /* none readable: none shown */
+	kp_json_set(o, "actions", json_integer(t.done));
+	kp_json_set(o, "running", json_integer(t.running));
+	kp_json_set(o, "evaluations", json_integer((json_int_t)tune));
+	/* The share of the run's evaluations spent on variants (children are evaluated as versions). */
+	kp_json_set(o, "share", evals > 0 ? json_real(tune / evals) : json_null());
+	kp_json_set(o, "wall_s", json_real(t.wall_s));
+	kp_json_set(o, "variants_per_minute",
+	            t.wall_s > 0 && t.evaluated ? json_real(60.0 * (double)t.evaluated / t.wall_s)
+	                                        : json_null());
+	kp_json_set(o, "tuned", t.list);
 	return o;
 }
 
@@ -164,6 +207,7 @@ static int summary(struct kp_run *r, int with_dir, json_t **out, struct kp_error
 		kp_json_set(o, "reference", ref);
 	}
 	kp_json_set(o, "best", best_json(r, &t));
+	kp_json_set(o, "tuning", tuning_json(s));
 	if (with_dir)
 		kp_json_set(o, "dir", json_string(r->dir));
 	kp_tree_release(&t);

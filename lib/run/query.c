@@ -115,6 +115,52 @@ int kp_run_tree(struct kp_run *r, json_t **out, struct kp_error *err)
 	return 0;
 }
 
+/* A JSON text a tuning row holds, parsed (new reference; null when absent or unreadable). */
+static json_t *parsed(const char *text)
+{
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+	return v ? v : json_null();
+}
+
+json_t *kp__run_tuning_json(const struct kp_tuning_row *r)
+{
+	json_t *o = json_object();
+	kp_json_set(o, "node", json_integer(r->node));
+	kp_json_set(o, "status", json_string(r->status));
+	kp_json_set(o, "strategy", json_string(r->strategy));
+	kp_json_set(o, "budget", json_integer(r->budget));
+	kp_json_set(o, "derive", r->derive ? json_string(r->derive) : NULL);
+	kp_json_set(o, "gpu", r->gpu ? json_string(r->gpu) : NULL);
+	kp_json_set(o, "trials", json_integer(r->trials));
+	kp_json_set(o, "evaluated", json_integer(r->evaluated));
+	kp_json_set(o, "cache_hits", json_integer(r->cache_hits));
+	kp_json_set(o, "untuned_point", r->untuned_point ? json_string(r->untuned_point) : NULL);
+	kp_json_set(o, "untuned_ms", kp_json_real(r->untuned_ms));
+	kp_json_set(o, "best_point", r->best_point ? json_string(r->best_point) : NULL);
+	kp_json_set(o, "best_ms", kp_json_real(r->best_ms));
+	kp_json_set(o, "children", r->children_json ? parsed(r->children_json) : json_array());
+	kp_json_set(o, "note", r->note ? json_string(r->note) : NULL);
+	kp_json_set(o, "wall_s", kp_json_real(r->wall_s));
+	return o;
+}
+
+/* The tune action of one version, with its space and trials, when it was tuned. */
+struct node_tuning {
+	long node;
+	json_t *out;
+};
+
+static int find_tuning(const struct kp_tuning_row *r, void *ud)
+{
+	struct node_tuning *t = ud;
+	if (r->node != t->node)
+		return 0;
+	t->out = kp__run_tuning_json(r);
+	kp_json_set(t->out, "space", parsed(r->space_json));
+	kp_json_set(t->out, "tried", parsed(r->trials_json));
+	return 1;
+}
+
 static int add_exchange(const struct kp_exchange_row *x, void *ud)
 {
 	json_t *o = json_object();
@@ -135,13 +181,15 @@ int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err)
 	struct kp_buf src = KP_BUF_INIT, log = KP_BUF_INIT, fb = KP_BUF_INIT;
 	struct kp_error absent = KP_ERROR_INIT;
 	json_t *o = NULL, *ex = json_array();
+	struct node_tuning tuning = {id, NULL};
 	char lang[16] = "";
 	int rc;
 
 	*out = NULL;
 	if ((rc = kp_store_node_get(r->store, id, &row, err)) ||
 	    (rc = kp_store_eval_text(r->store, id, &log, &fb, NULL, err)) ||
-	    (rc = kp_store_exchanges_each(r->store, id, add_exchange, ex, err)))
+	    (rc = kp_store_exchanges_each(r->store, id, add_exchange, ex, err)) ||
+	    (rc = kp_store_tunings_each(r->store, find_tuning, &tuning, err)))
 		goto out;
 	kp_store_candidate_get(r->store, id, &src, lang, &absent); /* none: an empty source */
 	o = node_json(&row);
@@ -152,10 +200,13 @@ int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err)
 	kp_json_set(o, "log", log.len ? json_string(log.buf) : NULL);
 	kp_json_set(o, "feedback", fb.len ? json_string(fb.buf) : NULL);
 	kp_json_set(o, "exchanges", ex);
+	kp_json_set(o, "tuning", tuning.out);
+	tuning.out = NULL;
 	ex = NULL;
 	*out = o;
 out:
 	json_decref(ex);
+	json_decref(tuning.out);
 	kp_buf_release(&src);
 	kp_buf_release(&log);
 	kp_buf_release(&fb);

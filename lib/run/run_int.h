@@ -52,6 +52,11 @@ int kp__run_meta_json(struct kp_store *s, const char *key, json_t **out, struct 
 char *kp__run_meta_str(struct kp_store *s, const char *key);
 /* Rewrites summary.json and best.* (after each evaluation). */
 int kp__run_write_outputs(struct kp_run *r, struct kp_error *err);
+/*
+ * One tune action as the summary shows it (new reference): node, status, strategy, budget, derive,
+ * gpu, trials, evaluated, cache_hits, the untuned and best points and times, children, note, wall_s.
+ */
+json_t *kp__run_tuning_json(const struct kp_tuning_row *r);
 /* Writes candidates/<id>.<ext> (a copy for people: a failure is logged, not returned). */
 void kp__run_write_candidate(struct kp_run *r, long id, const char *lang, const char *source);
 

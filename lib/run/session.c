@@ -33,13 +33,21 @@ static int gpu_index(const struct kp_run_session *o)
 	return o->eval ? o->eval->gpu : 0;
 }
 
+/* A run with no LLM (optimize --llm none) and a session that chooses none: the tune action alone. */
+static int no_llm(const struct session *S)
+{
+	const struct kp_run_session *o = S->opts;
+	return !o->programmer && (!o->llm || o->llm->provider == KP_LLM_NONE) && S->run->settings.llm &&
+	       !strcmp(S->run->settings.llm, KP_RUN_LLM_NONE);
+}
+
 /* Reactive orchestration: the answerer, with its own toolset (requests come from worker threads). */
 static int make_reactive(struct session *S, struct kp_error *err)
 {
 	const struct kp_run_session *o = S->opts;
 	struct kp_reactive_opts ro;
 
-	if (S->run->settings.orchestration != KP_ORCH_REACTIVE || o->programmer)
+	if (S->run->settings.orchestration != KP_ORCH_REACTIVE || o->programmer || no_llm(S))
 		return 0;
 	if (!o->reactive_tools)
 		return kp_error_set(err, KP_EINVAL,
@@ -79,13 +87,14 @@ static int make_programmer(struct session *S, struct kp_error *err)
 	enum kp_cand_format format;
 	int parallel = S->params.parallel, rc;
 
-	if (o->programmer)
+	if (o->programmer || no_llm(S))
 		return 0;
 	if (kp_cand_format_parse(S->formats.n ? S->formats.v[0] : S->task.kind->format, &format))
 		return kp_error_set(err, KP_EINVAL, "the run's candidate format '%s' is not one kernelpro knows",
 				    S->formats.n ? S->formats.v[0] : S->task.kind->format);
 	if ((rc = llm_config(S, &cfg, &parallel, err)) || (rc = kp_llm_open(&S->llm, cfg, err)))
 		return rc;
+	kp_llm_set_cancel_flag(S->llm, o->stop); /* a stop drops the requests in flight (KP_ECANCELED) */
 	/* The run's --cost is the one cost limit: it must be countable. */
 	if (S->run->settings.budget.cost > 0 && (rc = kp_llm_check_priced(S->llm, err)))
 		return rc;
@@ -255,7 +264,8 @@ int kp_run_optimize(struct kp_run *r, const struct kp_run_session *o, struct kp_
 					 .description = S.task_text.buf,
 					 .family = r->settings.family ? r->settings.family : o->task->name,
 					 .kind = kp_task_kind_info(o->task->kind),
-					 .reference_source = o->task->source};
+					 .reference_source = o->task->source,
+					 .task = o->task};
 	if (r->settings.formats) { /* several languages (or another than the kind's) */
 		kp_strvec_split(&S.formats, r->settings.formats, ',');
 		S.task.formats = (const char *const *)S.formats.v;
@@ -271,7 +281,9 @@ int kp_run_optimize(struct kp_run *r, const struct kp_run_session *o, struct kp_
 	sr.task = &S.task;
 	sr.params = S.params;
 	sr.budget = r->settings.budget;
-	sr.programmer = o->programmer ? o->programmer : S.made_prog;
+	sr.programmer = o->programmer ? o->programmer : S.made_prog; /* NULL: the tune action alone */
+	sr.seed_source = o->from_source;
+	sr.seed_name = o->from_name;
 	sr.evaluator = o->evaluator ? o->evaluator : S.made_eval;
 	sr.shared_memory = o->shared_memory;
 	sr.argv_text = o->argv_text;

@@ -152,6 +152,35 @@ static int exec_evaluate(struct kp_search_evaluator *base, long node, const char
 	return rc;
 }
 
+/* One variant of a tuning: written to exec-eval/tune-<node>.<ext> and judged as a candidate. */
+struct exec_tune {
+	struct exec_eval *e;
+	long node;
+	struct kp_buf path;
+};
+
+static int exec_variant(void *ctx, const char *source, struct kp_search_eval *out, struct kp_error *err)
+{
+	struct exec_tune *x = ctx;
+	int rc = kp_write_file_atomic(x->path.buf, source, strlen(source), err);
+	return rc ? rc : run_one(x->e, x->path.buf, "candidate", x->node, out, err);
+}
+
+/* The tune action: each variant through the program, as any candidate is (kp_search_tune_each). */
+static int exec_tune(struct kp_search_evaluator *base, const struct kp_search_tune_req *req,
+                     struct kp_search_tuning *out, struct kp_error *err)
+{
+	struct exec_tune x = {(struct exec_eval *)base, req->node_id, KP_BUF_INIT};
+	struct kp_search_tune_req r = *req;
+	int rc;
+
+	r.tune.gpu = "exec"; /* the program's GPU is its own: the key only has to stay the same in the run */
+	kp_buf_addf(&x.path, "%s/tune-%ld.%s", x.e->work_dir, req->node_id, x.e->ext);
+	rc = kp_search_tune_each(&r, exec_variant, &x, out, err);
+	kp_buf_release(&x.path);
+	return rc;
+}
+
 static void exec_free(struct kp_search_evaluator *base)
 {
 	struct exec_eval *e = (struct exec_eval *)base;
@@ -183,6 +212,7 @@ int kp_exec_evaluator_new(struct kp_search_evaluator **out, const char *const *a
 	e->base.name = "exec";
 	e->base.reference = exec_reference;
 	e->base.evaluate = exec_evaluate;
+	e->base.tune = exec_tune;
 	e->base.free = exec_free;
 	e->base.priv = e;
 	kp_strvec_pushv(&e->argv, argv);

@@ -19,8 +19,10 @@
 #include "kernelpro/pipeline.h"
 #include "kernelpro/search_backends.h"
 #include "kernelpro/task_kind.h"
-#include "search/refcache.h"
 #include "kernelpro/toolchain.h"
+#include "kernelpro/tuner.h"
+#include "search/refcache.h"
+#include "search/tune_int.h"
 
 /* The NVTX range kp_eval_prepare() wraps the candidate's calls in (eval.h). */
 #define CANDIDATE_RANGE "kp_candidate/"
@@ -579,6 +581,63 @@ out:
 	return rc;
 }
 
+/* The tuner's progress: one fresh evaluation (the untuned re-check included) for the loop's accounting. */
+static void tune_progress(void *ctx, const char *point, enum kp_tune_status st, double seconds, size_t done)
+{
+	const struct kp_search_tune_req *req = ctx;
+	(void)point, (void)st, (void)seconds, (void)done;
+	if (req->evaluated)
+		req->evaluated(req->ud);
+}
+
+/*
+ * The tune action through lib/eval's tuner (kp_tuner_run): the version re-checked as given, then its
+ * variants built in parallel and checked and timed one at a time with this evaluator's protocol and
+ * anti-cheat floor, in its warm worker (KernelBench tasks); no profiling. The run database is the
+ * result cache. What is about the version (no knob, not correct as given, no variant correct) is a note.
+ */
+static int harness_tune(struct kp_search_evaluator *base, const struct kp_search_tune_req *req,
+                        struct kp_search_tuning *out, struct kp_error *err)
+{
+	struct harness *h = base->priv;
+	struct kp_tuner_opts o;
+	struct kp_tuner_result r;
+	struct kp_error sub = KP_ERROR_INIT, ferr = KP_ERROR_INIT;
+	char name[64];
+	int rc, frc = 0;
+
+	kp_tuner_opts_init(&o);
+	o.tune = req->tune;
+	o.eval = &h->o.eval;
+	o.derive = req->derive;
+	o.hw = h->o.hw_key;
+	o.cache = req->cache;
+	o.worker = worker(h);
+	o.start_worker = 0; /* the run's worker, or cold as the run's evaluations are */
+	o.progress = tune_progress;
+	o.progress_ctx = (void *)req;
+	snprintf(name, sizeof(name), "tune-%ld.%s", req->node_id, kp_task_kind_info(h->o.task->kind)->ext);
+	kp_tuner_result_init(&r);
+	rc = kp_tuner_run(h->o.task, req->source, strlen(req->source), name, &o, &r, &sub);
+	if (r.space && r.tune.ntrials)
+		frc = kp__search_tuning_fill(r.space, &r.tune, req->children, out, &ferr);
+	snprintf(out->gpu, sizeof(out->gpu), "%s", r.gpu);
+	out->evaluated = r.evaluated;
+	out->wall_s = r.wall_s;
+	out->gpu_s = r.wall_s; /* the GPU slot is the tuning's from its first build to its last timing */
+	if (rc && kp__search_tune_note_error(rc)) {
+		free(out->note);
+		out->note = kp_xstrdup(kp_error_msg(&sub));
+		rc = 0;
+	}
+	if (rc)
+		kp_error_set(err, rc, "%s", kp_error_msg(&sub));
+	else if (frc)
+		rc = kp_error_set(err, frc, "%s", kp_error_msg(&ferr));
+	kp_tuner_result_release(&r);
+	return rc;
+}
+
 static void harness_free(struct kp_search_evaluator *base)
 {
 	struct harness *h = base->priv;
@@ -627,6 +686,7 @@ int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_h
 	h->base.free = harness_free;
 	h->base.prepare = harness_prepare;
 	h->base.concurrent = 1;
+	h->base.tune = harness_tune;
 	h->base.priv = h;
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->cv, NULL);

@@ -16,6 +16,7 @@
 #include "kernelpro/log.h"
 #include "kernelpro/search.h"
 #include "kernelpro/str.h"
+#include "search/loop_int.h"
 
 /* The texts a request carries from the database; the request's context points into them. */
 struct job_text {
@@ -35,48 +36,6 @@ struct job {
 	struct kp_error err;
 };
 
-/* One evaluation: what it needs from the database, and what the evaluator said. */
-struct eval_slot {
-	long id;
-	int idx;
-	char lang[16];
-	struct kp_buf src, psrc, plog, pfind;
-	struct kp_node_row row;
-	struct kp_search_eval res;
-	int rc;
-	struct kp_error err;
-};
-
-struct loop {
-	struct kp_search_run *run;
-	struct kp_store *st;
-	struct kp_tree tree;
-	struct kp_memory mem;
-	long session;
-	double t0, prev_elapsed;
-	int parallel;
-	char *stage1, *hardware, *reference;
-	long *evalq;          /* node ids created, not yet evaluated, oldest first */
-	size_t nevalq, evalq_alloc;
-	int gen_fail_streak;
-	char last_gen_error[256];
-	long session_evals;
-	/* Worker pool (parallel > 1). */
-	pthread_t *threads;
-	int nthreads;
-	pthread_mutex_t mu;
-	pthread_cond_t cv_work, cv_done;
-	struct job *queue, *done;
-	int inflight, shutdown;
-	/* The GPU thread (parallel > 1 and evaluator->concurrent): one evaluation at a time. */
-	int async_eval;
-	pthread_t gpu_thread;
-	int gpu_running;     /* an evaluation started and not yet recorded */
-	int gpu_done;        /* its thread has finished (under mu) */
-	struct eval_slot gpu;
-	struct kp_search_status status;
-};
-
 const char *kp_search_end_name(enum kp_search_end e)
 {
 	switch (e) {
@@ -94,6 +53,8 @@ const char *kp_search_end_name(enum kp_search_end e)
 		return "stopped";
 	case KP_END_ERROR:
 		return "error";
+	case KP_END_TUNED:
+		return "nothing left to do without an LLM: every version with knobs is tuned";
 	default:
 		return "running";
 	}
@@ -111,13 +72,12 @@ static double session_elapsed(const struct loop *L)
 }
 
 /* The run's time over all sessions: what the wall-time budget limits. */
-static double elapsed(const struct loop *L)
+double kp__loop_elapsed(const struct loop *L)
 {
 	return L->prev_elapsed + session_elapsed(L);
 }
 
-static void note(struct loop *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct loop *L, const char *fmt, ...)
+void kp__loop_note(struct loop *L, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
@@ -129,7 +89,7 @@ static void note(struct loop *L, const char *fmt, ...)
 		L->run->note(line, L->run->ud);
 }
 
-static void report(struct loop *L, const char *phase)
+void kp__loop_report(struct loop *L, const char *phase)
 {
 	struct kp_search_status *s = &L->status;
 	struct kp_tnode *best = L->tree.best >= 0 ? &L->tree.n[L->tree.best] : NULL;
@@ -137,7 +97,7 @@ static void report(struct loop *L, const char *phase)
 	s->nodes = (long)L->tree.count;
 	s->tokens = (long)(kp_store_counter(L->st, "tokens_in") + kp_store_counter(L->st, "tokens_out"));
 	s->cost = kp_store_counter(L->st, "cost_usd");
-	s->elapsed_s = elapsed(L);
+	s->elapsed_s = kp__loop_elapsed(L);
 	s->best_speedup = best && best->parent >= 0 ? best->speedup : 1.0;
 	s->best_node = best ? best->id : 0;
 	s->inflight = L->inflight;
@@ -171,7 +131,7 @@ static int flush_nodes(struct loop *L, struct kp_error *err)
 			kp_buf_release(&log);
 			if (!rc) {
 				n->dead_noted = 1;
-				note(L, "closed #%ld: %s", n->id, kp_dead_reason_text(n->dead));
+				kp__loop_note(L, "closed #%ld: %s", n->id, kp_dead_reason_text(n->dead));
 			}
 		}
 		if (rc)
@@ -180,7 +140,7 @@ static int flush_nodes(struct loop *L, struct kp_error *err)
 	return 0;
 }
 
-static int commit_step(struct loop *L, struct kp_error *err)
+int kp__loop_commit(struct loop *L, struct kp_error *err)
 {
 	int rc = flush_nodes(L, err);
 	if (!rc)
@@ -195,7 +155,7 @@ static int commit_step(struct loop *L, struct kp_error *err)
 }
 
 /* An evaluation was committed (or the session ends): whoever keeps files beside the database hears of it. */
-static void evaluated(struct loop *L)
+void kp__loop_evaluated(struct loop *L)
 {
 	if (L->run->evaluated)
 		L->run->evaluated(L->run->ud);
@@ -213,9 +173,24 @@ static struct kp_eval_row eval_row(long id, const struct kp_search_eval *res, do
 
 /* ---- the reference (root) ---------------------------------------------------------------------------- */
 
+/* A new run's given version (optimize --from): the root's first child, added with the root. */
+static int insert_seed(struct loop *L, long root, struct kp_node_row *seed, struct kp_error *err)
+{
+	const struct kp_search_run *run = L->run;
+	kp_node_row_init(seed);
+	seed->parent = root;
+	seed->kind = KP_NODE_GIVEN;
+	seed->depth = 1;
+	kp_strlcpy(seed->format, kp_search_version_format(run->task, NULL, run->seed_source),
+	           sizeof(seed->format));
+	snprintf(seed->summary, sizeof(seed->summary), "given: %s",
+	         run->seed_name ? run->seed_name : "a version");
+	return kp_store_node_insert(L->st, seed, run->task->kind->lang, run->seed_source, err);
+}
+
 static int setup_root(struct loop *L, struct kp_error *err)
 {
-	struct kp_node_row row;
+	struct kp_node_row row, seed;
 	struct kp_search_eval res;
 	struct kp_eval_row er;
 	int rc, idx;
@@ -227,6 +202,8 @@ static int setup_root(struct loop *L, struct kp_error *err)
 		rc = kp_store_begin(L->st, err);
 		if (!rc)
 			rc = kp_store_node_insert(L->st, &row, L->run->task->kind->lang, L->run->task->reference_source, err);
+		if (!rc && L->run->seed_source)
+			rc = insert_seed(L, row.id, &seed, err);
 		if (!rc)
 			rc = kp_store_commit(L->st, err);
 		else
@@ -234,11 +211,18 @@ static int setup_root(struct loop *L, struct kp_error *err)
 		if (rc)
 			return rc;
 		kp_tree_add(&L->tree, &row);
+		if (L->run->seed_source) {
+			kp_tree_add(&L->tree, &seed);
+			L->tree.n[0].expansions = 1;
+			L->tree.n[0].dirty = 1; /* written with the reference's evaluation */
+			kp__loop_queue(L, seed.id, L->run->seed_source);
+			kp__loop_note(L, "#%ld: %s", seed.id, seed.summary);
+		}
 	}
 	if (L->tree.n[0].evaluated)
 		return 0;
-	report(L, "reference");
-	note(L, "timing and profiling the reference (Stage 1)");
+	kp__loop_report(L, "reference");
+	kp__loop_note(L, "timing and profiling the reference (Stage 1)");
 	kp_search_eval_init(&res);
 	rc = L->run->evaluator->reference(L->run->evaluator, &res, err);
 	if (rc)
@@ -262,7 +246,7 @@ static int setup_root(struct loop *L, struct kp_error *err)
 	if (!rc)
 		rc = kp_store_meta_set(L->st, "hardware", res.hardware ? res.hardware : "", err);
 	if (!rc)
-		rc = commit_step(L, err);
+		rc = kp__loop_commit(L, err);
 	else
 		kp_store_rollback(L->st);
 	if (!rc) {
@@ -270,7 +254,7 @@ static int setup_root(struct loop *L, struct kp_error *err)
 		free(L->hardware);
 		L->stage1 = res.stage1 ? kp_xstrdup(res.stage1) : NULL;
 		L->hardware = res.hardware ? kp_xstrdup(res.hardware) : NULL;
-		note(L, "reference: %.4g ms", res.time_ms);
+		kp__loop_note(L, "reference: %.4g ms", res.time_ms);
 	}
 out:
 	kp_search_eval_release(&res);
@@ -487,24 +471,21 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 		kp_store_rollback(L->st);
 		return rc;
 	}
-	rc = commit_step(L, err);
+	rc = kp__loop_commit(L, err);
 	if (rc)
 		return rc;
 	if (!row.id) {
 		L->gen_fail_streak++;
 		snprintf(L->last_gen_error, sizeof(L->last_gen_error), "%s", r->error ? r->error : "no code in the reply");
-		note(L, "%s from #%ld: no candidate (%s)", kp_prog_mode_name(j->ctx.mode), j->parent_id, L->last_gen_error);
+		kp__loop_note(L, "%s from #%ld: no candidate (%s)", kp_prog_mode_name(j->ctx.mode),
+		              j->parent_id, L->last_gen_error);
 		return 0;
 	}
 	L->gen_fail_streak = 0;
 	kp_tree_add(&L->tree, &row);
-	KP_ALLOC_GROW(L->evalq, L->nevalq + 1, L->evalq_alloc);
-	L->evalq[L->nevalq++] = row.id;
-	prepare(L, row.id, r->source, L->run->task->kind->lang);
-	if (L->run->candidate)
-		L->run->candidate(row.id, r->source, L->run->ud);
-	note(L, "#%ld: %s of #%ld%s%s", row.id, kp_node_kind_name(row.kind), j->parent_id, row.summary[0] ? ": " : "",
-	     row.summary);
+	kp__loop_queue(L, row.id, r->source);
+	kp__loop_note(L, "#%ld: %s of #%ld%s%s", row.id, kp_node_kind_name(row.kind), j->parent_id,
+	              row.summary[0] ? ": " : "", row.summary);
 	return 0;
 }
 
@@ -539,7 +520,7 @@ static int slot_load(struct loop *L, struct eval_slot *e, struct kp_error *err)
 		rc = kp_store_node_get(L->st, e->id, &e->row, err);
 	if (!rc) {
 		snprintf(phase, sizeof(phase), "evaluating #%ld", e->id);
-		report(L, phase);
+		kp__loop_report(L, phase);
 	}
 	return rc;
 }
@@ -576,7 +557,8 @@ static int slot_record(struct loop *L, struct eval_slot *e, struct kp_error *err
 		rc = kp_store_counter_add(L->st, "evaluations", 1, err);
 	if (!rc && isfinite(res->gpu_s))
 		rc = kp_store_counter_add(L->st, "gpu_busy_s", res->gpu_s, err);
-	if (!rc)
+	/* Lessons are about what a programmer wrote: not a tune action's variant, nor a given version. */
+	if (!rc && L->tree.n[e->idx].kind != KP_NODE_TUNE && L->tree.n[e->idx].kind != KP_NODE_GIVEN)
 		rc = kp_memory_learn(&L->mem, &L->tree, &L->run->params, e->idx, e->src.buf,
 				     e->psrc.len ? e->psrc.buf : L->reference, e->plog.buf, e->pfind.len ? e->pfind.buf : NULL,
 				     e->row.summary, err);
@@ -584,18 +566,19 @@ static int slot_record(struct loop *L, struct eval_slot *e, struct kp_error *err
 		kp_store_rollback(L->st);
 		return rc;
 	}
-	rc = commit_step(L, err);
+	rc = kp__loop_commit(L, err);
 	if (rc)
 		return rc;
 	memmove(L->evalq, L->evalq + 1, sizeof(long) * --L->nevalq);
 	L->session_evals++;
 	if (res->outcome == KP_OUTCOME_CORRECT)
-		note(L, "#%ld: correct, %.4g ms, %.2fx", e->id, res->time_ms, res->speedup);
+		kp__loop_note(L, "#%ld: correct, %.4g ms, %.2fx", e->id, res->time_ms, res->speedup);
 	else
-		note(L, "#%ld: %s", e->id, kp_outcome_name(res->outcome));
+		kp__loop_note(L, "#%ld: %s", e->id, kp_outcome_name(res->outcome));
 	if (L->tree.best != was_best)
-		note(L, "new best: #%ld at %.2fx", L->tree.n[L->tree.best].id, L->tree.n[L->tree.best].speedup);
-	evaluated(L);
+		kp__loop_note(L, "new best: #%ld at %.2fx", L->tree.n[L->tree.best].id,
+		              L->tree.n[L->tree.best].speedup);
+	kp__loop_evaluated(L);
 	return 0;
 }
 
@@ -674,6 +657,15 @@ static void prepare(struct loop *L, long id, const char *source, const char *lan
 		ev->prepare(ev, id, source, lang);
 }
 
+void kp__loop_queue(struct loop *L, long id, const char *source)
+{
+	KP_ALLOC_GROW(L->evalq, L->nevalq + 1, L->evalq_alloc);
+	L->evalq[L->nevalq++] = id;
+	prepare(L, id, source, L->run->task->kind->lang);
+	if (L->run->candidate)
+		L->run->candidate(id, source, L->run->ud);
+}
+
 /* ---- budget and dispatch --------------------------------------------------------------------------------- */
 
 /* Why no new request may go out now (KP_END_NONE: one may). */
@@ -683,7 +675,7 @@ static enum kp_search_end budget_block(struct loop *L)
 	double evals = kp_store_counter(L->st, "evaluations");
 	if (b->evals > 0 && evals + (double)L->nevalq + L->inflight >= (double)b->evals)
 		return KP_END_EVALS;
-	if (b->wall_s > 0 && elapsed(L) >= b->wall_s)
+	if (b->wall_s > 0 && kp__loop_elapsed(L) >= b->wall_s)
 		return KP_END_WALL;
 	if (b->tokens > 0 && kp_store_counter(L->st, "tokens_in") + kp_store_counter(L->st, "tokens_out") >= (double)b->tokens)
 		return KP_END_TOKENS;
@@ -709,17 +701,28 @@ static int dispatch(struct loop *L, enum kp_search_end *blocked, struct kp_error
 {
 	int sent = 0;
 	*blocked = KP_END_NONE;
-	while ((long)L->nevalq + L->inflight < L->parallel) {
+	while ((long)L->nevalq + L->inflight + L->tune.pending < L->parallel) {
 		struct job *j;
 		int idx, rc;
 		if ((*blocked = budget_block(L)) != KP_END_NONE)
 			break;
+		/* The tune action first: it takes the best version while its numbers are open. */
+		if ((rc = kp__tune_dispatch(L, err)) < 0)
+			return rc;
+		if (rc) {
+			sent++;
+			continue;
+		}
+		if (!L->run->programmer) {
+			*blocked = KP_END_TUNED;
+			break;
+		}
 		idx = kp_search_select(&L->tree, &L->run->params);
 		/* Selection may have closed exhausted nodes: persist that before going on. */
 		if (any_dirty(&L->tree)) {
 			rc = kp_store_begin(L->st, err);
 			if (!rc)
-				rc = commit_step(L, err);
+				rc = kp__loop_commit(L, err);
 			if (rc)
 				return rc;
 		}
@@ -731,7 +734,7 @@ static int dispatch(struct loop *L, enum kp_search_end *blocked, struct kp_error
 		if (rc)
 			return rc;
 		kp_tree_begin_expand(&L->tree, idx);
-		report(L, "generating");
+		kp__loop_report(L, "generating");
 		submit(L, j);
 		sent++;
 	}
@@ -770,7 +773,7 @@ static int load(struct loop *L, struct kp_error *err)
 		L->reference = kp_xstrdup(L->run->task->reference_source ? L->run->task->reference_source : "");
 	kp_error_clear(err);
 	kp_buf_release(&b);
-	return 0;
+	return kp__tune_load(L, err);
 }
 
 static void start_workers(struct loop *L)
@@ -882,8 +885,15 @@ static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 			}
 			continue;
 		}
+		if (L->tune.pending) {
+			if ((rc = kp__tune_step(L, err))) {
+				*end = KP_END_ERROR;
+				return rc;
+			}
+			continue;
+		}
 		if (L->nevalq) {
-			if (L->run->budget.wall_s > 0 && elapsed(L) >= L->run->budget.wall_s) {
+			if (L->run->budget.wall_s > 0 && kp__loop_elapsed(L) >= L->run->budget.wall_s) {
 				*end = KP_END_WALL;
 				return 0;
 			}
@@ -894,7 +904,7 @@ static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 			continue;
 		}
 		if (L->inflight) {
-			report(L, "generating");
+			kp__loop_report(L, "generating");
 			wait_done(L);
 			continue;
 		}
@@ -926,6 +936,8 @@ static int session_begin(struct loop *L, struct kp_error *err)
 		rc = kp_store_meta_set(L->st, "status", "running", err);
 	if (!rc)
 		rc = load(L, err);
+	if (!rc && L->nevalq)
+		kp__loop_note(L, "resuming: %zu candidate(s) saved but not yet evaluated", L->nevalq);
 	if (!rc)
 		rc = setup_root(L, err);
 	return rc;
@@ -947,8 +959,8 @@ static void session_end(struct loop *L, enum kp_search_end end, int rc, const st
 	if (!kp_store_meta_set(L->st, "status", status, &e2))
 		kp_store_meta_set(L->st, "end_reason", rc ? kp_error_msg(err) : kp_search_end_name(end), &e2);
 	kp_store_session_end(L->st, L->session, session_elapsed(L), kp_search_end_name(end), &e2);
-	report(L, kp_search_end_name(end));
-	evaluated(L);
+	kp__loop_report(L, kp_search_end_name(end));
+	kp__loop_evaluated(L);
 }
 
 int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, struct kp_error *err)
@@ -967,13 +979,13 @@ int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, str
 	L.mem = (struct kp_memory){run->store, run->shared_memory,
 				   run->task->family ? run->task->family : run->task->name, run->run_name};
 	L.parallel = run->params.parallel;
-	if (run->programmer->max_parallel > 0 && run->programmer->max_parallel < L.parallel)
+	if (!run->programmer)
+		L.parallel = 1; /* the tune action alone: one step after another */
+	else if (run->programmer->max_parallel > 0 && run->programmer->max_parallel < L.parallel)
 		L.parallel = run->programmer->max_parallel;
 	kp_tree_init(&L.tree);
 	rc = session_begin(&L, err);
 	if (!rc) {
-		if (L.nevalq)
-			note(&L, "resuming: %zu candidate(s) saved but not yet evaluated", L.nevalq);
 		start_workers(&L);
 		L.async_eval = L.nthreads > 0 && run->evaluator->concurrent;
 		prepare_queued(&L);
@@ -993,6 +1005,12 @@ int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, str
 			end = KP_END_ERROR;
 		}
 		stop_workers(&L);
+	}
+	if (rc == KP_ECANCELED) {
+		/* A stop (Ctrl-C) reached a request or an evaluation in progress: stopped, not failed. */
+		rc = 0;
+		kp_error_clear(err);
+		end = KP_END_STOPPED;
 	}
 	session_end(&L, end, rc, err, out);
 	kp_tree_release(&L.tree);

@@ -54,6 +54,17 @@ static const struct kp_search_param_desc params[] = {
 	 "consecutive unusable replies before the run stops"},
 	{"memory_bytes", PT_INT, OFF(memory_bytes), 1500, 0, 100000, NULL,
 	 "most bytes of search memory put into one prompt"},
+	{"tune", PT_CHOICE, OFF(tune), KP_SEARCH_TUNE_DECLARED, 0, 2, "off|declared|all",
+	 "the tune action on the best version: off, when it declares knobs (KP_TUNE), or also on knobs "
+	 "kernelpro derives (launch block sizes, unroll pragmas); without an LLM, declared means all"},
+	{"tune_budget", PT_INT, OFF(tune_budget), 16, 2, 100000, NULL,
+	 "evaluations one tune action may spend (without an LLM: only when the run has no --evals)"},
+	{"tune_share", PT_DOUBLE, OFF(tune_share), 0.25, 0, 1, NULL,
+	 "the share of the run's evaluation budget tuning may take when an LLM writes versions"},
+	{"tune_strategy", PT_CHOICE, OFF(tune_strategy), KP_TUNE_AUTO, 0, 3, "auto|exhaustive|random|bayes",
+	 "how a tune action picks variants (auto: exhaustive when every feasible point fits, else bayes)"},
+	{"tune_children", PT_INT, OFF(tune_children), 1, 1, 4, NULL,
+	 "the best variants a tune action adds as children (each is evaluated again as a version)"},
 };
 
 const struct kp_search_param_desc *kp_search_param_table(size_t *n)

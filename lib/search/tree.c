@@ -69,6 +69,7 @@ int kp_tree_add(struct kp_tree *t, const struct kp_node_row *row)
 	n->dead = row->dead;
 	kp_strlcpy(n->format, row->format, sizeof(n->format));
 	n->dead_noted = row->dead != KP_DEAD_ALIVE;
+	n->knobs = -1; /* looked at when the tune action could apply (lib/search/tune.c) */
 	if (parent >= 0) {
 		struct kp_tnode *p = &t->n[parent];
 		if (p->last_child >= 0)

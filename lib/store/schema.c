@@ -64,6 +64,22 @@ static const char *const migrations[] = {
 	"DROP TABLE kp_own_time;\n",
 	/* 2 -> 3: each candidate's format, as a search may switch languages from node to node. */
 	"ALTER TABLE candidates ADD COLUMN format TEXT;\n",
+	/*
+	 * 3 -> 4: the tune action (docs/tune.md): one row per version tuned, and each variant's
+	 * measurement keyed as lib/tune's result cache keys it, so a resumed tuning measures nothing twice.
+	 */
+	"CREATE TABLE tunings (\n"
+	"  node_id INTEGER PRIMARY KEY REFERENCES nodes(id), session INTEGER, status TEXT NOT NULL,\n"
+	"  strategy TEXT NOT NULL, budget INTEGER NOT NULL, seed INTEGER NOT NULL, derive TEXT,\n"
+	"  gpu TEXT, space_json TEXT, trials_json TEXT, children_json TEXT,\n"
+	"  untuned_point TEXT, untuned_ms REAL, best_point TEXT, best_ms REAL,\n"
+	"  trials INTEGER NOT NULL DEFAULT 0, evaluated INTEGER NOT NULL DEFAULT 0,\n"
+	"  cache_hits INTEGER NOT NULL DEFAULT 0, wall_s REAL, gpu_s REAL, note TEXT,\n"
+	"  started REAL NOT NULL, ended REAL);\n"
+	"CREATE TABLE tune_results (\n"
+	"  space TEXT NOT NULL, point TEXT NOT NULL, gpu TEXT NOT NULL,\n"
+	"  node_id INTEGER REFERENCES nodes(id), status TEXT NOT NULL, seconds REAL,\n"
+	"  created REAL NOT NULL, PRIMARY KEY (space, point, gpu));\n",
 };
 
 _Static_assert(KP_ARRAY_SIZE(migrations) == KP_STORE_SCHEMA_VERSION,

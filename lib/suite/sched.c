@@ -524,8 +524,8 @@ static void watch(struct sched *S)
 		if (o->stop && *o->stop && !S->stopping) {
 			kp__sched_note(
 			    S, 0,
-			    "stopping: each GPU finishes its current step (Ctrl-C again to quit now; "
-			    "--resume continues)");
+			    "stopping: no new task, each GPU's current step is stopped (Ctrl-C again to quit "
+			    "now; --resume continues)");
 			kp__sched_stop(S, KP_BENCH_STOPPED);
 		}
 		make_view(S, v);

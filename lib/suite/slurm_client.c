@@ -28,6 +28,12 @@ int kp__slurm_client_run(struct kp_child *c, const char *prog, size_t out_cap, s
 	c->out_cap = out_cap;
 	c->err_cap = 1 << 16;
 	kp_strvec_pushl(&c->env, "LC_ALL=C", "SLURM_TIME_FORMAT=standard", NULL);
+	/*
+	 * The user's own cluster client, acting for the user: it needs SLURM_CONF, SLURM_CLUSTERS,
+	 * SBATCH_*, and sbatch passes the submitter's environment (API keys included) on to the jobs
+	 * (--export=ALL).
+	 */
+	c->inherit_env = 1;
 	rc = kp_child_run(c, err);
 	if (rc == KP_ENOTOOL) {
 		kp_error_clear(err);

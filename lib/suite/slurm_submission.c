@@ -87,6 +87,7 @@ int kp_slurm_submission_requeue(const char *scontrol, long long job, long task, 
 	scontrol = scontrol ? scontrol : "scontrol";
 	kp_strvec_pushl(&c.args, scontrol, "requeue", NULL);
 	kp_strvec_pushf(&c.args, "%lld_%ld", job, task);
+	c.stop_proof = 1; /* run when SIGUSR1 has asked this process to stop: that is when it requeues */
 	if (!(rc = kp__slurm_client_run(&c, scontrol, 1 << 16, err)) && !kp_child_ok(&c))
 		rc = kp__slurm_client_failed(&c, scontrol, err);
 	kp_child_release(&c);

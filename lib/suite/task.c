@@ -349,7 +349,8 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 	memset(&out, 0, sizeof(out));
 	rc = drive(sl, st, dir.buf, &out, &setup, &err);
 	busy = rc == KP_EEXISTS && kp_run_exists(dir.buf); /* another process holds the run: left for later */
-	interrupted = rc && !busy && stop_asked(sl, rc);
+	/* KP_ECANCELED: a stop (Ctrl-C) reached it outside the search loop. */
+	interrupted = rc && !busy && (rc == KP_ECANCELED || stop_asked(sl, rc));
 	fatal = rc && !busy && !interrupted && (setup || fails_every_task(rc));
 	if (!rc)
 		state = out.end == KP_END_STOPPED ? "stopped" : "finished";

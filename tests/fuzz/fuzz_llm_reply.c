@@ -1,8 +1,14 @@
-/* libFuzzer target: the providers' reply and error-body parsers (what an HTTP server sends back). */
+/*
+ * libFuzzer target: the providers' reply and error-body parsers (what an HTTP server sends back),
+ * and the scrubber that runs over every such text before it is shown or saved.
+ */
 #include "base/setup.h"
 
 #include "kernelpro/llm.h"
+#include "llm/redact.h"
 #include "llm/wire.h"
+
+#define SECRET "sk-TESTfuzz0123456789abcdefXYZ"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -16,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct kp_error err = KP_ERROR_INIT;
 		memset(&r, 0, sizeof(r));
 		if (kp_llm_wire_parse_reply(wires[w], body, size, &r, &err) == 0) {
-			if (!r.text || strlen(r.text) != r.len)
+			/* The text as received (a NUL inside is kept for kp_llm_check_text to refuse). */
+			if (!r.text || r.text[r.len] != '\0' || strlen(r.text) > r.len)
 				__builtin_trap();
 		}
 		kp_llm_reply_release(&r);
@@ -24,5 +31,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kp_llm_parse_error(body, size, msg, sizeof(msg));
 	if (strlen(msg) >= sizeof(msg) || strchr(msg, '\n'))
 		__builtin_trap();
+	{
+		/* The input with the key spliced into its middle: it never survives the scrubber. */
+		struct kp_redactor rd;
+		struct kp_buf b = KP_BUF_INIT;
+		kp_redactor_init(&rd);
+		kp_redactor_add(&rd, SECRET);
+		kp_buf_add(&b, body, size / 2);
+		kp_buf_adds(&b, SECRET);
+		kp_buf_add(&b, body + size / 2, size - size / 2);
+		kp_redact_buf(&rd, &b, 1);
+		if (b.buf[b.len] != '\0' || memmem(b.buf, b.len, SECRET, strlen(SECRET)))
+			__builtin_trap();
+		kp_buf_release(&b);
+		kp_redactor_release(&rd);
+	}
 	return 0;
 }

@@ -14,6 +14,10 @@ ok = v["status"] in want[0].split("|")
 if len(want) > 1:
     ok = ok and any(f["check"] == want[1] for f in v["flags"])
 print("%-44s %-16s %s" % (sys.argv[3], v["status"], "; ".join("%s:%s" % (f["check"], f["severity"]) for f in v["flags"])))
+sb = v.get("sandbox") or {}
+if any(f["check"] == "process_spawn" for f in v["flags"]) or sb.get("refused"):
+    print("    sandbox refused %s, first calls %s, python %s" % (sb.get("refused"), sb.get("refused_calls"),
+          [(r["event"], r["what"], r["where"]) for r in (sb.get("python") or {}).get("refused") or []]))
 if not ok:
     print("    expected %s; message: %s" % (sys.argv[2], v["message"]))
     print("    log: %s" % (v["log"] or "")[:1500])

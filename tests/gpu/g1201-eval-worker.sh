@@ -4,6 +4,8 @@
 # CUDA and its forked children use the GPU; cheats are caught through the worker as they are cold
 # (inputs_modified, output_poison, output_alias, stale results); --cpu-inputs draws KernelBench's
 # exact inputs; the 6 GiB task passes every check with its fast-path candidate through the worker.
+# Where the correctness phase's seconds go (seconds.correctness_parts, eval -v), cold and warm, and the
+# adapter's CPU unit tests with real torch (the parts, the comparison's and statistics' host reads).
 . "$KP_ROOT/tests/integration/lib.sh"
 KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
 KERNELPRO_WORKER_DIR="$KP_TMP/workers"
@@ -31,12 +33,37 @@ print("%s: %s; harness start %.2f s cold, %.2f s in the worker" % (sys.argv[1], 
 PY
 }
 
+parts() { # VERDICT LABEL: the parts are there, sum to the correctness phase; print them largest first
+	python3 - "$1" "$2" <<'PY' || fail "$2: correctness_parts missing or wrong"
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["status"] == "correct", v["status"]
+cp = v["seconds"]["correctness_parts"]
+phase = dict((k, float(x)) for k, x in (i.rsplit(" ", 1) for i in v["timeline"].split(", ")))["correctness"]
+total = sum(p["seconds"] for p in cp.values())
+assert abs(total - phase) <= 0.006, (total, phase, cp)
+for name in ("inputs", "reference", "candidate", "poison", "input_checks", "flops", "compare", "degenerate",
+             "intact", "triton", "other"):
+    assert name in cp, (name, cp)
+assert cp["reference"]["calls"] == 7 and cp["candidate"]["calls"] == 10, cp
+print("%s: correctness %.2f s = %s" % (sys.argv[2], phase, ", ".join(
+    "%s %.3f (%dx, max %.3f)" % (k, p["seconds"], p["calls"], p["longest"])
+    for k, p in sorted(cp.items(), key=lambda kv: -kv[1]["seconds"]))))
+PY
+}
+
 expect_exit 0 "$KP" eval --json --cache "$cache" "$ex/swish_scale.py" "$ex/swish_scale_fast.py"
 cp out cold.json
+parts cold.json "cold"
 expect_exit 0 "$KP" eval --json --worker --cache "$cache" "$ex/swish_scale.py" "$ex/swish_scale_fast.py"
 cp out warm1.json
+parts warm1.json "worker, first call"
 expect_exit 0 "$KP" eval --json --worker --cache "$cache" "$ex/swish_scale.py" "$ex/swish_scale_fast.py"
 cp out warm2.json
+parts warm2.json "worker, build cached"
+expect_exit 0 "$KP" eval -v --worker --cache "$cache" "$ex/swish_scale.py" "$ex/swish_scale_fast.py"
+contains out "correctness: inputs"
+grep -E "harness:|correctness:" out
 # Through the worker, not a cold fallback: no refusal, no rerun (the H200 run of 2026-12-01 had every
 # forked child refuse CUDA: torch.utils.cpp_extension's import had poisoned the worker's forks).
 lacks err "warm worker"
@@ -82,3 +109,12 @@ assert v["floor"]["in_bytes"] == 4096 * 393216 * 4, v["floor"]
 print("large: %.4g ms, floor %.4g ms, total %.2f s [%s]" % (v["runtime"]["median_ms"], v["floor"]["time_s"] * 1e3,
       v["seconds"]["total"], v["timeline"]))
 PY
+
+# The adapter's unit tests with real torch (skipped where python3 has none).
+py=${KERNELPRO_PYTHON:-python3}
+[ -x /opt/torch/.venv/bin/python3 ] && py=${KERNELPRO_PYTHON:-/opt/torch/.venv/bin/python3}
+"$py" -c "import torch" 2>/dev/null || fail "no python3 with torch for tests/python"
+(cd "$KP_ROOT" && "$py" -B -m unittest tests/python/test_correctness.py tests/python/test_outcheck.py \
+	tests/python/test_parts.py -v) >pyt.txt 2>&1
+tail -3 pyt.txt
+grep -q '^OK' pyt.txt || { cat pyt.txt; fail "tests/python with torch"; }

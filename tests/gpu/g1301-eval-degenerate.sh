@@ -4,7 +4,8 @@
 # a scaled copy of the input, a wrong but tiny result and dropped small rows are wrong_output with the
 # check that caught them; honest kernels with other summation orders, fast-math and fp16 with fp32
 # accumulation stay correct); verdicts state precision, TF32, tolerance, the floor and the scaled
-# trial; --vs-compile gives the second speedup; the adapter's statistics pass their tests on torch.
+# trial; --vs-compile gives the second speedup; the adapter's statistics and correctness phase pass
+# their tests on torch.
 . "$KP_ROOT/tests/integration/lib.sh"
 KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
 export KERNELPRO_HOME
@@ -63,17 +64,21 @@ assert b["precision"] == "f32" and b["tf32"] is False and b["io_bytes"] == 2 * 5
 print("baseline small_norm: %s, TF32 %s, %.4g MB" % (b["precision"], b["tf32"], b["io_bytes"] / 1e6))
 PY
 
-# The adapter's statistics on CPU tensors (skipped where python3 has no torch, run here).
+# The adapter's statistics and its correctness phase on CPU tensors (skipped where python3 has no
+# torch, run here): the scaled trial's atol for honest reordered sums and zero softmax outputs, the
+# repeats before the scaled trial.
 py=${KERNELPRO_PYTHON:-python3}
 [ -x /opt/torch/.venv/bin/python3 ] && py=${KERNELPRO_PYTHON:-/opt/torch/.venv/bin/python3}
 if "$py" -c "import torch" 2>/dev/null; then
-	n=$((n + 1))
-	(cd "$KP_ROOT" && "$py" -B -m unittest tests/python/test_outcheck.py -v) >pyt.txt 2>&1
-	if ! grep -q '^OK$' pyt.txt || grep -q skipped pyt.txt; then
-		cat pyt.txt
-		bad=$((bad + 1))
-	fi
-	tail -3 pyt.txt
+	for t in test_outcheck test_correctness; do
+		n=$((n + 1))
+		(cd "$KP_ROOT" && "$py" -B -m unittest "tests/python/$t.py" -v) >"$t.txt" 2>&1
+		if ! grep -q '^OK$' "$t.txt" || grep -q skipped "$t.txt"; then
+			cat "$t.txt"
+			bad=$((bad + 1))
+		fi
+		tail -3 "$t.txt"
+	done
 else
 	echo "no python3 with torch for tests/python/test_outcheck.py"
 	bad=$((bad + 1))

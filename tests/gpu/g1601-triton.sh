@@ -15,7 +15,9 @@
 #  5. kernelpro tune on a Triton candidate whose meta-parameters are KP_TUNE knobs
 #     (examples/triton/linear_relu_tunable.py, prompts/knobs-triton.txt): a correct best variant.
 # Every evaluation runs in the sandbox: the Triton kernels compile before its lock (the adapter's
-# warm_triton), so no candidate here may have a process refused.
+# warm_triton), so no candidate here may have a process refused. LLVM's first compile replaces the
+# SIGSYS handler (with every fatal signal's): the sandbox answers it without effect (sandbox.ignored),
+# which is no refusal; step 0 checks that with this machine's Triton before any GPU evaluation.
 . "$KP_ROOT/tests/integration/lib.sh"
 KERNELPRO_HOME=${KERNELPRO_HOME:-$KP_ROOT}
 export KERNELPRO_HOME
@@ -24,6 +26,20 @@ keep=${KP_GPU_LOGS:-$KP_TMP}/g1601
 mkdir -p "$keep"
 . "$KP_ROOT/tests/gpu/corpus.sh"
 T="$KP_ROOT/examples/triton"
+
+# --- 0. the sandbox's tests with this machine's Triton (tests/python/test_sandbox.py) ---------------
+for py in "${KERNELPRO_PYTHON:-}" /opt/torch/.venv/bin/python3 python3; do
+	[ -n "$py" ] && "$py" -c "import triton.compiler" 2>/dev/null && break
+	py=
+done
+if [ -n "$py" ]; then
+	(cd "$KP_ROOT" && KP_TRITON_PYTHON="$py" python3 -B -m unittest -v tests.python.test_sandbox) >sandbox-py.log 2>&1 ||
+		{ cat sandbox-py.log; bad=$((bad + 1)); }
+	grep -E "triton|llvm" sandbox-py.log
+	cp sandbox-py.log "$keep/" 2>/dev/null
+else
+	echo "no python3 with triton: the sandbox's Triton tests not run"
+fi
 
 # --- 1. honest candidates ------------------------------------------------------------------------
 for c in "kernelbench/swish_scale.py triton/swish_scale_triton.py" \
@@ -36,18 +52,30 @@ for c in "kernelbench/swish_scale.py triton/swish_scale_triton.py" \
 	n=$((n + 1))
 	name=$(basename "$2" .py)
 	"$KP" eval --json --cache "$cache" "$KP_ROOT/examples/$1" "$KP_ROOT/examples/$2" >"$name.json" 2>"$name.err"
-	python3 - "$name.json" "$name" <<'PY' || { bad=$((bad + 1)); cat "$name.err"; }
+	rc=$?
+	python3 - "$name.json" "$name" "$rc" <<'PY' || { bad=$((bad + 1)); cat "$name.err"; }
 import json, sys
-v = json.load(open(sys.argv[1]))
+try:
+    v = json.load(open(sys.argv[1]))
+except ValueError:
+    print("%-24s no verdict: kernelpro exited %s (its stderr below)" % (sys.argv[2], sys.argv[3]))
+    sys.exit(1)
 rt, ref = (v.get("runtime") or {}).get("median_ms"), (v.get("ref_runtime") or {}).get("median_ms")
 print("%-24s %-10s %s ms (reference %s ms)%s" % (sys.argv[2], v["status"], rt, ref,
       "" if v["status"] == "correct" else "\n    " + (v.get("message") or "") + "\n    " + (v.get("log") or "")[:1500]))
 bad = [f for f in v["flags"] if f["check"] in ("host_compute", "precision", "process_spawn")]
 sb = v.get("sandbox") or {}
+py = sb.get("python") or {}
 print("    sandbox: processes blocked %s, refused for the candidate %s, build spawns %s" % (
       (sb.get("processes") or {}).get("blocked"), (sb.get("attempts") or {}).get("candidate"),
-      len((sb.get("python") or {}).get("build_spawns") or [])))
-sys.exit(0 if v["status"] == "correct" and rt and ref and not bad else 1)
+      len(py.get("build_spawns") or [])))
+# What the filter answered, call by call (LLVM's SIGSYS handler in Triton's first compile is ignored,
+# not refused), and what the audit hook refused, with the line that tried.
+print("    refused %s, ignored %s, first refused calls %s, python refused %s" % (
+      sb.get("refused"), sb.get("ignored"), sb.get("refused_calls"),
+      ["%s (%s) at %s" % (r["event"], r["what"], r["where"]) for r in py.get("refused") or []]))
+ok = v["status"] == "correct" and rt and ref and not bad and not sb.get("refused") and not py.get("refused")
+sys.exit(0 if ok else 1)
 PY
 done
 # The Triton cache is the candidate's own, and a second evaluation of it compiles nothing new.

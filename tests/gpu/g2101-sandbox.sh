@@ -19,9 +19,9 @@ sandbox_ok() {
 import json, sys
 v = json.load(open(sys.argv[1]))
 sb = v["sandbox"]
-print("    sandbox: network %s, processes %s (%s), limits %s" % (
+print("    sandbox: network %s, processes %s (%s), limits %s, ignored %s" % (
     sb["network"], sb["processes"].get("blocked"), sb["processes"].get("since") or sb["processes"].get("why"),
-    sb["limits"]))
+    sb["limits"], sb.get("ignored")))
 assert sb["applied"] is True, sb
 assert sb["network"]["isolated"] is True, sb["network"]
 assert sb["processes"]["blocked"] is True and sb["processes"]["threads"] == "every thread", sb["processes"]

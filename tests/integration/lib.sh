@@ -6,12 +6,13 @@ skip() { echo "$*"; exit 77; }
 
 # expect_exit CODE CMD...: runs CMD, captures stdout/stderr into ./out ./err, checks the exit code.
 expect_exit() {
-	want=$1; shift
+	# (names of its own: a caller's $want or $got must survive the call)
+	_ee_want=$1; shift
 	"$@" >out 2>err
-	got=$?
-	if [ "$got" -ne "$want" ]; then
+	_ee_got=$?
+	if [ "$_ee_got" -ne "$_ee_want" ]; then
 		echo "--- stdout"; cat out; echo "--- stderr"; cat err
-		fail "'$*' exited $got, expected $want"
+		fail "'$*' exited $_ee_got, expected $_ee_want"
 	fi
 }
 

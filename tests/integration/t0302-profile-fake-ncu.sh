@@ -5,9 +5,9 @@ unset CUDA_HOME
 mkdir bin
 cp "$KP_ROOT/tests/integration/fake-ncu" bin/ncu
 PATH="$PWD/bin:$PATH"; export PATH
-export XDG_CACHE_HOME="$PWD/cache" FAKE_NCU_ARGS="$PWD/ncu.args" FAKE_NCU_ENV="$PWD/ncu.env"
+export XDG_CACHE_HOME="$PWD/cache" KP_FAKE_NCU_ARGS="$PWD/ncu.args" KP_FAKE_NCU_ENV="$PWD/ncu.env"
 
-FAKE_NCU_MODE=ok expect_exit 0 "$KP" profile --out p1 -k vec_add_naive -s 2 -c 3 --metrics dram__throughput.avg.pct_of_peak_sustained_elapsed sh -c 'echo program-output'
+KP_FAKE_NCU_MODE=ok expect_exit 0 "$KP" profile --out p1 -k vec_add_naive -s 2 -c 3 --metrics dram__throughput.avg.pct_of_peak_sustained_elapsed sh -c 'echo program-output'
 contains out "launch 0  vec_add_naive"
 contains ncu.args "--clock-control"
 contains ncu.args "none"
@@ -36,41 +36,41 @@ expect_exit 0 "$KP" analyze --json p1
 python3 -c "import json; o = json.load(open('out')); assert len(o['launches']) == 17" || fail "analyze"
 
 # with the details and source pages: an exported report, imported page by page
-FAKE_NCU_MODE=ok expect_exit 0 "$KP" profile --out p2 --details --sass true
+KP_FAKE_NCU_MODE=ok expect_exit 0 "$KP" profile --out p2 --details --sass true
 test -s p2/ncu_details.csv || fail "no details page"
 test -s p2/sass.csv || fail "no source page"
 test ! -e p2/report.ncu-rep || fail "report kept without --keep-report"
 contains out "sources: ncu, sass"
 
 # no permission to read counters: a clear message, then timing only
-FAKE_NCU_MODE=perm expect_exit 1 "$KP" profile --out p3 true
+KP_FAKE_NCU_MODE=perm expect_exit 1 "$KP" profile --out p3 true
 contains err "ERR_NVGPUCTRPERM"
 contains err "continuing with timing only"
 contains p3/profile.json '"error_code": "perm"'
 
 # the program fails under ncu
-FAKE_NCU_MODE=ok expect_exit 1 "$KP" profile --out p4 sh -c 'exit 3'
+KP_FAKE_NCU_MODE=ok expect_exit 1 "$KP" profile --out p4 sh -c 'exit 3'
 contains err "the profiled program failed under ncu"
 contains err "p4/ncu.log"
 
-FAKE_NCU_MODE=nokernel expect_exit 1 "$KP" profile --out p5 true
+KP_FAKE_NCU_MODE=nokernel expect_exit 1 "$KP" profile --out p5 true
 contains err "ncu profiled no kernel"
-FAKE_NCU_MODE=badmetric expect_exit 1 "$KP" profile --out p6 --metrics no__such_metric true
+KP_FAKE_NCU_MODE=badmetric expect_exit 1 "$KP" profile --out p6 --metrics no__such_metric true
 contains err "does not know a requested metric"
-FAKE_NCU_MODE=slow expect_exit 1 "$KP" profile --out p7 --timeout 1 true
+KP_FAKE_NCU_MODE=slow expect_exit 1 "$KP" profile --out p7 --timeout 1 true
 contains err "timed out"
 
 # a program that does not exist: said at once, nothing run, no profile claimed (issue 21)
-FAKE_NCU_MODE=ok expect_exit 1 "$KP" profile --out p9 ./missing
+KP_FAKE_NCU_MODE=ok expect_exit 1 "$KP" profile --out p9 ./missing
 contains err "program './missing' not found or not executable"
 lacks err "profile saved"
 lacks err "continuing with timing only"
 test ! -e p9 || fail "a directory was made for a program that does not exist"
-FAKE_NCU_MODE=ok expect_exit 1 "$KP" profile --out p9 no-such-program-kp
+KP_FAKE_NCU_MODE=ok expect_exit 1 "$KP" profile --out p9 no-such-program-kp
 contains err "not on PATH"
 
 # ncu stopped by a signal (Ctrl-C): it says it stopped, no timing-only fallback, no profile claimed
-FAKE_NCU_MODE=interrupted expect_exit 1 "$KP" profile --out p10 true
+KP_FAKE_NCU_MODE=interrupted expect_exit 1 "$KP" profile --out p10 true
 contains err "ncu was stopped by signal 2"
 contains err "profiling stopped: nothing was profiled"
 lacks err "continuing with timing only"
@@ -80,7 +80,7 @@ test ! -e p10/ncu_raw.csv || fail "an interrupted run left a raw page"
 
 # Ctrl-C to kernelpro itself while ncu runs: it ends promptly and claims no profile. (A background
 # job of a script starts with SIGINT ignored: the wrapper gives kernelpro the terminal's default.)
-FAKE_NCU_PID="$PWD/ncu.pid" FAKE_NCU_MODE=slow python3 -c \
+KP_FAKE_NCU_PID="$PWD/ncu.pid" KP_FAKE_NCU_MODE=slow python3 -c \
 	'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
 	"$KP" profile --out p11 true >out 2>err &
 kp=$!

@@ -102,7 +102,7 @@ python3 -c "import json; o = json.load(open('out')); assert o['findings'][0]['to
 # profile --tools: the tools' metrics join the one ncu collection and the report lists findings.
 mkdir bin
 cp "$KP_ROOT/tests/integration/fake-ncu" bin/ncu
-FAKE_NCU_ARGS="$PWD/ncu.args" FAKE_NCU_MODE=ok PATH="$PWD/bin:$PATH" CUDA_HOME= \
+KP_FAKE_NCU_ARGS="$PWD/ncu.args" KP_FAKE_NCU_MODE=ok PATH="$PWD/bin:$PATH" CUDA_HOME= \
 	expect_exit 0 "$KP" profile --out p --tools memory true
 contains ncu.args "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
 contains ncu.args "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"   # Stage 1's are kept
@@ -110,7 +110,7 @@ lacks ncu.args "SourceCounters"
 lacks ncu.args "memory_l2_theoretical_sectors_global"
 test "$(grep -c -- '--metrics' ncu.args)" -eq 1 || fail "more than one --metrics"
 contains out "[critical] Uncoalesced global loads and stores"
-FAKE_NCU_ARGS="$PWD/ncu.args" FAKE_NCU_MODE=ok PATH="$PWD/bin:$PATH" CUDA_HOME= \
+KP_FAKE_NCU_ARGS="$PWD/ncu.args" KP_FAKE_NCU_MODE=ok PATH="$PWD/bin:$PATH" CUDA_HOME= \
 	expect_exit 0 "$KP" profile --out p --tools compute --source-counters true
 contains ncu.args "SourceCounters"
 contains ncu.args "smsp__thread_inst_executed_per_inst_executed.ratio"

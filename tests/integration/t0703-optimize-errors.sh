@@ -8,7 +8,7 @@ expect_exit 1 "$KP" optimize "$TASK" --evaluator "$FAKE"
 contains err "--llm"
 [ ! -d kernelpro-runs ] || fail "a run was created without an LLM"
 expect_exit 2 optimize --evals 0
-contains err "--evals must be at least 1"
+contains err "option '--evals' must be at least 1, not '0'"
 expect_exit 2 optimize --time 5x
 contains err "--time expects a duration"
 expect_exit 2 optimize --param no_such=1

@@ -15,7 +15,7 @@ contains err "leave --feedback at tools"
 expect_exit 2 reactive --tool-rounds 2
 contains err "--tool-rounds applies to --orchestration reactive only"
 expect_exit 2 reactive --orchestration reactive --tool-rounds 0
-contains err "--tool-rounds must be 1..10"
+contains err "option '--tool-rounds' must be 1..10"
 [ ! -d kernelpro-runs ] || [ -z "$(ls kernelpro-runs)" ] || fail "a refused run left a directory behind"
 
 expect_exit 0 reactive --orchestration reactive --evals 2 --name r

@@ -8,10 +8,24 @@
 MS="3 11 7 1 12 5 9 2 10 6 8 4"
 make_tasks tasks $MS
 export KP_BENCH_LOG="$PWD/evals.log" KP_FAKE_SLEEP=0.05
-CUDA_VISIBLE_DEVICES=4,5,6 expect_exit 0 bench tasks --gpus all --evals 3 --name s
+# As on a Slurm node: its job and GPUs, Triton's cache, and secrets that must not reach an evaluator.
+KP_BENCH_ENV="$PWD/child" SLURM_JOB_ID=4242 TRITON_CACHE_DIR="$PWD/tcache" OPENAI_API_KEY=sk-not-for-children \
+	SLURM_JWT=jwt-not-for-children CUDA_VISIBLE_DEVICES=4,5,6 expect_exit 0 bench tasks --gpus all --evals 3 --name s
 contains err "suite suites/s: 12 tasks"
 contains out "suite s: 12 tasks, 12 finished, 0 failed, 0 not done"
 contains out "vs eager          fast_0 1.00  fast_1 1.00"
+
+# What the evaluator saw, for the baselines (lib/suite) and the run's evaluations (lib/search): the
+# slot, the GPUs, the job, Triton's cache, PATH and HOME; no key.
+for role in baseline reference candidate; do
+	f="child.$role"
+	[ -s "$f" ] || fail "the evaluator never ran as $role"
+	grep -q '^KP_GPU=[012]$' "$f" || fail "$role: KP_GPU: $(grep KP_GPU "$f")"
+	for kv in CUDA_VISIBLE_DEVICES=4,5,6 SLURM_JOB_ID=4242 "TRITON_CACHE_DIR=$PWD/tcache" "PATH=$PATH" "HOME=$HOME"; do
+		grep -qxF "$kv" "$f" || fail "$role: the evaluator lost $kv"
+	done
+	lacks "$f" "not-for-children"
+done
 
 # Where and when: three slots, 0..2 (indices into CUDA_VISIBLE_DEVICES), each task on one of them.
 [ "$(awk '{print $2}' evals.log | sort -u | tr '\n' ' ')" = "0 1 2 " ] || fail "GPUs used: $(awk '{print $2}' evals.log | sort -u)"

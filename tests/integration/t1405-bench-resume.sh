@@ -62,7 +62,7 @@ PY
 [ "$(ls suites/cut/runs | wc -l)" = 12 ] || fail "runs/: $(ls suites/cut/runs)"
 expect_exit 0 python3 "$KP_ROOT/bench/suite_metrics.py" suites/cut/results.json --check
 
-# Ctrl-C: every GPU stops after its current step; the stopped tasks resume.
+# Ctrl-C: no new task, every GPU's current step is stopped; the stopped tasks resume.
 KP_FAKE_SLEEP=0.2 bench_bg int.out int.err tasks --gpus 0,1 --evals 4 --name int
 pid=$!
 sleep 1.5
@@ -70,7 +70,7 @@ kill -INT $pid
 wait $pid
 rc=$?
 [ $rc -eq 1 ] || { cat int.err; fail "Ctrl-C: exit $rc, expected 1"; }
-contains int.err "stopping: each GPU finishes its current step"
+contains int.err "stopping: no new task, each GPU's current step is stopped"
 contains int.out "stopped; continue with: kernelpro bench suites/int --resume"
 expect_exit 0 "$KP" bench suites/int --status
 contains out " stopped"

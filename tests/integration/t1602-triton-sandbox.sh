@@ -19,7 +19,8 @@ unset KERNELPRO_SANDBOX KERNELPRO_SANDBOX_LIB KERNELPRO_LIBEXEC
 
 cat >"$KP_TMP/py/triton/__init__.py" <<'EOF'
 """A stand-in for Triton: a kernel compiles at its first call, in a process of its own (Triton's
-ptxas), which appends a line to $KP_STANDIN_TRITON_LOG."""
+ptxas), which appends a line to $KP_STANDIN_TRITON_LOG; the environment it saw goes to that .env."""
+import json
 import os
 import subprocess
 import sys
@@ -37,6 +38,9 @@ class _Kernel:
         if not self.compiled:
             log = os.environ["KP_STANDIN_TRITON_LOG"]
             subprocess.run([sys.executable, "-c", "open(%r, 'a').write('compiled\\n')" % log], check=True)
+            # What Triton's compile sees: the environment kernelpro's allow-list let through.
+            with open(log + ".env", "w") as f:
+                json.dump(dict(os.environ), f)
             self.compiled = True
         return self.fn(*args)
 
@@ -56,7 +60,11 @@ assert "scale_kernel[(1,)]" in cand
 open(os.path.join(d, "cand.py"), "w").write(cand)
 PY
 
-expect_exit 0 "$KP" eval --allow no_kernel --cache "$KP_TMP/cache" --json task.py cand.py
+# The parent's environment as on a cluster node: Triton's own settings, a Slurm job and its GPUs,
+# and secrets that must stay behind (kernelpro's allow-list, docs/eval.md "What a child sees").
+TRITON_HOME="$KP_TMP/triton-home" TRITON_PTXAS_PATH=/opt/ptxas SLURM_JOB_ID=4242 CUDA_VISIBLE_DEVICES=3,5 \
+	OPENAI_API_KEY=sk-must-not-reach-triton SLURM_JWT=jwt-must-not-reach-triton \
+	expect_exit 0 "$KP" eval --allow no_kernel --gpu 1 --cache "$KP_TMP/cache" --json task.py cand.py
 python3 - <<'PY' || fail "the Triton candidate under the sandbox"
 import json
 v = json.load(open("out"))
@@ -67,6 +75,20 @@ assert sb["attempts"] == {"before_candidate": 0, "candidate": 0, "reference_comp
 assert sb["python"]["build_spawns"], sb["python"]  # the compile went through the build thread
 PY
 [ "$(cat compiled)" = "compiled" ] || fail "the stand-in kernel compiled $(wc -l <compiled) time(s), not once"
+python3 - "$KP_TMP" <<'PY' || fail "the environment Triton's compile saw (above)"
+import json, os, sys
+env = json.load(open("compiled.env"))
+want = {"TRITON_HOME": sys.argv[1] + "/triton-home", "TRITON_PTXAS_PATH": "/opt/ptxas", "SLURM_JOB_ID": "4242",
+        "CUDA_VISIBLE_DEVICES": "5", "TRITON_F32_DEFAULT": "ieee", "PATH": os.environ["PATH"],
+        "HOME": os.environ["HOME"]}
+for k, v in want.items():
+    assert env.get(k) == v, (k, env.get(k), v)
+assert env.get("TRITON_CACHE_DIR"), "no TRITON_CACHE_DIR"
+for k in ("OPENAI_API_KEY", "SLURM_JWT"):
+    assert k not in env, k
+assert not any("must-not-reach" in v for v in env.values())
+print("triton's environment ok; cache", env["TRITON_CACHE_DIR"])
+PY
 
 # A process the candidate starts itself, from its forward(), is still refused (past the static
 # checks: no literal os.system), and never runs.

@@ -13,7 +13,10 @@ ln -s "$d/fake-harness.py" libexec/kp-native-harness
 chmod 700 w
 KERNELPRO_HOME="$KP_TMP/home" KERNELPRO_LIBEXEC="$KP_TMP/libexec" KERNELPRO_WORKER_DIR="$KP_TMP/w"
 KERNELPRO_WORKER_IDLE=30 FAKE_NVCC_DIR="$KP_TMP/nvcc" XDG_CACHE_HOME="$KP_TMP/xdg"
-export KERNELPRO_HOME KERNELPRO_LIBEXEC KERNELPRO_WORKER_DIR KERNELPRO_WORKER_IDLE FAKE_NVCC_DIR XDG_CACHE_HOME
+# The stand-in nvcc's variable reaches it as a user's variable reaches any child (docs/eval.md).
+KERNELPRO_PASS_ENV=FAKE_NVCC_DIR
+export KERNELPRO_HOME KERNELPRO_LIBEXEC KERNELPRO_WORKER_DIR KERNELPRO_WORKER_IDLE FAKE_NVCC_DIR XDG_CACHE_HOME \
+	KERNELPRO_PASS_ENV
 trap 'for s in "$KERNELPRO_WORKER_DIR"/*.sock; do [ -S "$s" ] && python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b\"{\\\"op\\\": \\\"shutdown\\\"}\\n\")" "$s"; done' EXIT
 tune() { "$KP" tune --nvcc "$d/fake-nvcc" --arch sm_90a --cache "$KP_TMP/builds" --tune-cache "$KP_TMP/tc" --jobs 4 "$@"; }
 task="$d/task"
@@ -101,17 +104,7 @@ expect_exit 0 "$KP" tune --list --json "$KP_ROOT/examples/kernelbench/swish_scal
 contains out '"name": "WAVES"'
 
 # Errors: each says what is wrong and what to do, before any GPU work where it can.
-cat >plain.cu <<'CU'
-#include "kp_native.h"
-__global__ void k(const float *x, float *y, long n) { long i = blockIdx.x * (long)blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }
-KP_EXPORT int kp_run(const kp_tensor *in, int nin, kp_tensor *out, int nout, kp_stream_t s)
-{
-	long n = (long)in[0].numel;
-	int t = n > 4096 ? 1024 : 128;
-	k<<<(unsigned)((n + t - 1) / t), t, 0, s>>>((const float *)in[0].data, (float *)out[0].data, n);
-	return 0;
-}
-CU
+cp "$d/plain.cu" plain.cu
 expect_exit 1 tune "$task" plain.cu
 contains err "'plain.cu' declares no knob and kernelpro derives none from it: declare the values to try with KP_TUNE(NAME, default, v2, ...)"
 sed 's|^// fake-wrong: .*|// fake-wrong: BLOCK == 256|' "$d/scale.cu" >wrong_untuned.cu

@@ -49,6 +49,44 @@ def write(work, name, text):
     return path
 
 
+TRITON_CANDIDATE = """
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+
+
+@triton.jit
+def double(x, y, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y + i, tl.load(x + i, mask=i < n) * 2, mask=i < n)
+
+
+def compile_for(block):
+    src = triton.compiler.ASTSource(fn=double, signature={"x": "*fp32", "y": "*fp32", "n": "i32"},
+                                    constexprs={"BLOCK": block})
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32))
+
+
+VERSION = "cubin %%d bytes" %% len(compile_for(128).asm["cubin"])
+"""
+
+# What LLVM's RegisterHandlers does (llvm/lib/Support/Unix/Signals.inc): its handler for each fatal
+# signal, the old actions kept; restored later. Writes "sigsys_rc=R" to the marker's .sigsys file.
+SIGSYS_BODY = r"""
+	static const int sigs[] = {SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGBUS, SIGSEGV, SIGQUIT, SIGSYS};
+	struct sigaction sa, old[8];
+	int rc = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sa.sa_flags = SA_ONSTACK | SA_NODEFER | SA_RESETHAND;
+	for (int i = 0; i < 8; i++)
+		rc |= sigaction(sigs[i], &sa, &old[i]);
+	for (int i = 0; i < 8; i++)
+		rc |= sigaction(sigs[i], &old[i], NULL);
+	FILE *f = fopen("%s.sigsys", "w");
+	if (f) { fprintf(f, "sigsys_rc=%%d\n", rc); fclose(f); }
+"""
+
 CANDIDATES = {
     # The audit's case: os.system reached without naming it.
     "getattr_system": "import os\nrc = getattr(os, 'sys' + 'tem')('echo pwned > %(marker)s')\n",
@@ -64,10 +102,21 @@ CANDIDATES = {
     # An extension's constructor (native code run at import) forking: refused by the filter.
     "native_fork": "import ctypes\nctypes.CDLL('%(ctor_fork)s')\n",
     "native_system": "import ctypes\nctypes.CDLL('%(ctor_system)s')\n",
+    # LLVM's crash handlers, which Triton's first compile installs (SIGSYS among them): not a refusal.
+    "native_sigsys": "import ctypes\nctypes.CDLL('%(ctor_sigsys)s')\n",
+    # The same handlers, then a fork: still refused, and the filter's handler still answers it.
+    "native_sigsys_fork": "import ctypes\nctypes.CDLL('%(ctor_sigsys_fork)s')\n",
+    # A real Triton compile (LLVM in process, ptxas through the spawner), for a GPU it need not see.
+    "triton": TRITON_CANDIDATE,
+    # The same kernel compiled again after the lock (a specialization the warm-up did not make).
+    "triton_after_lock": TRITON_CANDIDATE,
 }
 
 CTOR = r'''
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
 __attribute__((constructor)) static void ctor(void)
@@ -92,6 +141,12 @@ def main():
         subst["ctor_fork"] = build_ctor(work, "fork", "pid_t p = fork(); if (p == 0) { system(\"echo pwned > %s\"); "
                                         "_exit(0); } if (p > 0) waitpid(p, 0, 0);" % marker)
         subst["ctor_system"] = build_ctor(work, "system", "system(\"echo pwned > %s\");" % marker)
+        subst["ctor_sigsys"] = build_ctor(work, "sigsys", SIGSYS_BODY % marker)
+        subst["ctor_sigsys_fork"] = build_ctor(work, "sigsys_fork", (SIGSYS_BODY % marker) + "pid_t p = fork(); "
+                                               "if (p == 0) { system(\"echo pwned > %s\"); _exit(0); } "
+                                               "if (p > 0) waitpid(p, 0, 0);" % marker)
+    if scenario == "reference_sigsys":
+        subst["ctor_sigsys"] = build_ctor(work, "sigsys", SIGSYS_BODY % marker)
     mode = "baseline" if scenario == "baseline" else "eval"
     name = scenario.split(":")[0]
     cand = write(work, "cand.py", CANDIDATES.get(name, "X = 1\n") % subst)
@@ -104,6 +159,9 @@ def main():
             os.system("true")  # the task's reference, before the candidate: not the candidate's doing
         except PermissionError:
             pass
+    if scenario == "reference_sigsys":
+        import ctypes
+        ctypes.CDLL(subst["ctor_sigsys"])  # a Triton reference's first compile: LLVM's handlers
     ad.phase("build", "build")
     try:
         mod = import_candidate(cand)
@@ -116,6 +174,11 @@ def main():
             kbuild.nvcc_version_of("/bin/echo")  # trusted, but the lock is on: nothing starts
         except Exception:
             pass
+    if scenario == "triton_after_lock":
+        try:
+            mod.compile_for(256)  # a new constexpr: Triton compiles again and must start ptxas
+        except Exception as e:
+            print("after the lock: %s: %s" % (type(e).__name__, str(e).splitlines()[0][:300]), file=sys.stderr)
     if scenario == "compile_after_lock":
         def spawn():
             try:

@@ -181,6 +181,62 @@ class TrialsTest(unittest.TestCase):
         self.assertEqual(stop.status, "wrong_output")
         self.assertIn("scaled_inputs", stop.message)
 
+    def test_reordered_row_sum_passes_the_scaled_trial(self):
+        # The H200's false rejection (examples/native/row_sum): an honest row sum in a GPU block's order
+        # (256 strided partial sums, then a tree) against torch.sum. On inputs x64 the rows that cancel
+        # to near zero differ by more than the task's atol; the scaled trial's atol allows for that.
+        class RowSum(torch.nn.Module):
+            def forward(self, x):
+                return x.sum(dim=1)
+
+        class BlockSum(torch.nn.Module):
+            def forward(self, x):
+                p = torch.zeros(x.shape[0], 256, dtype=x.dtype, device=x.device)
+                for k in range(0, x.shape[1], 256):
+                    p += x[:, k:k + 256]
+                while p.shape[1] > 1:
+                    h = p.shape[1] // 2
+                    p = p[:, :h] + p[:, h:]
+                return p[:, 0].contiguous()
+
+        ad, stop = self.run_checks(BlockSum(), ref=RowSum(), get_inputs=lambda: [torch.rand(2048, 8192) * 2 - 1])
+        self.assertIsNone(stop, stop and stop.message)
+        self.assertEqual(ad.result["scaled_trial"]["status"], "passed")
+
+    def test_zero_softmax_fails_the_scaled_trial(self):
+        # Softmax over wide rows: every output is below atol, so zeros pass the trials' elementwise test;
+        # on inputs x64 the outputs do not grow, atol stays the task's, and zeros fail (the degenerate
+        # checks, which catch them first, are switched off to see the scaled trial alone).
+        class Softmax(torch.nn.Module):
+            def forward(self, x):
+                return torch.softmax(x, dim=1)
+
+        class Zeros(torch.nn.Module):
+            def forward(self, x):
+                return torch.zeros_like(x)
+
+        off = ["constant_output", "partial_match", "relative_error"]
+        ad, stop = self.run_checks(Zeros(), ref=Softmax(), get_inputs=lambda: [torch.rand(8, 262144)], checks_off=off)
+        self.assertEqual(ad.result["trials_passed"], 5)
+        self.assertEqual((stop.status, ad.result["scaled_trial"]["status"]), ("wrong_output", "failed"))
+        self.assertIn("scaled_inputs", stop.message)
+        self.assertIn("atol 0.0001,", ad.result["scaled_trial"]["reason"])  # the task's atol
+
+    def test_checked_then_cheat_is_a_repeat_mismatch(self):
+        # Right on the trials' calls, wrong after them (tests/adversarial kb_checked_then_cheat.py): the
+        # repeats run before the scaled trial, so the verdict names the cheat, not a wrong scaled output.
+        calls = {"n": 0}
+
+        class Checked(torch.nn.Module):
+            def forward(self, x):
+                calls["n"] += 1
+                return 1.5 * x * torch.sigmoid(x) if calls["n"] <= 5 else torch.zeros_like(x)
+
+        ad, stop = self.run_checks(Checked())
+        self.assertEqual(stop.status, "cheat_suspected")
+        self.assertIn("repeat_mismatch", stop.message)
+        self.assertNotIn("scaled_trial", ad.result)
+
     def test_inputs_fall_back_to_the_cpu(self):
         def numpy_like():
             if torch.get_default_device().type != "cpu" or kin_context["on"]:
@@ -237,6 +293,54 @@ class ElementwiseTest(unittest.TestCase):
         o[42] = 0
         e = correctness.elementwise(torch, r, o, 0, 0, step=30)
         self.assertEqual((e["nbad"], e["first"], e["max_abs"]), (1, 42, 42.0))
+
+    def test_one_host_read_for_a_passing_output(self):
+        """A passing comparison reads the device once (one synchronisation), however many chunks."""
+        reads = count_host_reads(self)
+        r = torch.linspace(-1, 1, 1000)
+        e = correctness.elementwise(torch, r, r + 1e-6, 1e-4, 1e-4, step=64)
+        self.assertEqual(e["nbad"], 0)
+        self.assertTrue(0 < e["max_abs"] < 2e-6, e)
+        self.assertEqual(len(reads), 1, reads)
+
+
+def count_host_reads(test):
+    """Counts Tensor.item() and Tensor.tolist() calls (each a device synchronisation on the GPU)."""
+    reads = []
+    for name in ("item", "tolist"):
+        real = getattr(torch.Tensor, name)
+
+        def counting(self, *a, _real=real, _name=name, **k):
+            reads.append(_name)
+            return _real(self, *a, **k)
+
+        if name in torch.Tensor.__dict__:
+            test.addCleanup(setattr, torch.Tensor, name, real)
+        else:  # inherited from the C base class: take ours away again
+            test.addCleanup(delattr, torch.Tensor, name)
+        setattr(torch.Tensor, name, counting)
+    return reads
+
+
+@unittest.skipIf(torch is None, "no torch on this machine")
+class PartsTest(unittest.TestCase):
+    def test_correctness_phase_parts(self):
+        """Every piece of the phase's work is clocked as its part; the calls are those the protocol makes:
+        the reference in 5 trials, the scaled trial and input_memo; the candidate in 5 trials, the scaled
+        trial, 2 repeats and 2 input_memo calls."""
+        from kernelpro import util
+        ad = CpuAdapter(Swish(), Swish(), swish_inputs)
+        ad.inputs.part = ad.part
+        ad.parts = util.Parts()
+        ad.correctness()
+        rep = ad.parts.report(1e9)
+        for name in ("inputs", "reference", "candidate", "input_checks", "flops", "compare", "degenerate",
+                     "intact"):
+            self.assertIn(name, rep)
+        self.assertEqual(rep["reference"]["calls"], 7)
+        self.assertEqual(rep["candidate"]["calls"], 10)
+        self.assertEqual(rep["flops"]["calls"], 1)
+        self.assertEqual(rep["intact"]["calls"], 5)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,9 @@ sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
 
 from kernelpro import outcheck  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_correctness import count_host_reads  # noqa: E402
+
 with open(os.path.join(ROOT, "tests", "golden", "eval", "outcheck-cases.json")) as f:
     CASES = json.load(f)
 
@@ -48,6 +51,13 @@ class GoldenTest(unittest.TestCase):
             for part in c.get("message_has", []):
                 self.assertIn(part, msg, c["case"])
             self.assertEqual(msg == "", got is None, c["case"])
+
+    def test_scaled_atol(self):
+        for c in CASES["scaled_atol"]:
+            got = outcheck.scaled_atol(c["dtype"], c["atol"], c["ref_rms"])
+            self.assertAlmostEqual(got, c["expect"], delta=1e-12 * c["expect"], msg=c["case"])
+        self.assertEqual(outcheck.scaled_atol("f32", 1e-4, float("nan")), 1e-4)
+        self.assertEqual(outcheck.scaled_atol("f32", 1e-4, float("inf")), 1e-4)
 
     def test_spans_cover_and_suit_every_layout(self):
         for shape, step in (((10, 10), 20), ((100, 7), 20), ((4, 30, 10), 20), ((4, 16, 8, 8), 100),
@@ -85,6 +95,17 @@ class MeasureTest(unittest.TestCase):
     def softmax(self, rows=16, cols=16384, seed=0):
         g = torch.Generator().manual_seed(seed)
         return torch.softmax(torch.rand(rows, cols, generator=g), dim=-1)
+
+    def test_host_reads(self):
+        """measure() reads the device once per pass and once per group layout: a 2-D output has both."""
+        reads = count_host_reads(self)
+        ref = self.softmax(rows=64, cols=256)  # both layouts: 64 rows of 256, 256 channels of 64
+        st = outcheck.measure(torch, ref, ref.clone(), outcheck.bounds("f32", 1e-4, 1e-4), step=1000)
+        self.assertEqual(st["nbad"], 0)
+        self.assertEqual(st["rows"]["bad"], 0)
+        self.assertGreater(st["rows"]["considered"], 0)
+        self.assertGreater(st["chans"]["considered"], 0)
+        self.assertEqual(len(reads), 4, reads)  # pass 1, pass 2, rows, channels
 
     def test_zeros_constant_kth_scaled_tiny(self):
         ref = self.softmax()
@@ -138,6 +159,19 @@ class MeasureTest(unittest.TestCase):
                     want = outcheck.groups(torch, r2, d2, lay[key][2], s["ref_maxabs"], b)
                     self.assertEqual(s[key]["considered"], want["considered"], (shape, step, key))
                     self.assertEqual(s[key]["n"], nseg)
+
+    def test_rms_chunked_skips_non_finite(self):
+        g = torch.Generator().manual_seed(9)
+        ref = torch.randn(3, 1000, generator=g)
+        want = float(ref.double().pow(2).mean().sqrt())
+        bad = ref.clone()
+        bad[1, 7], bad[2, 9] = float("nan"), float("inf")
+        fin = torch.isfinite(bad)
+        want_bad = float(bad.double()[fin].pow(2).mean().sqrt())
+        for step in (7, 1000, 1 << 20):
+            self.assertAlmostEqual(outcheck.rms(torch, ref, step=step), want, delta=1e-12 * want)
+            self.assertAlmostEqual(outcheck.rms(torch, bad, step=step), want_bad, delta=1e-12 * want_bad)
+        self.assertEqual(outcheck.rms(torch, torch.full((4,), float("nan"))), 0.0)
 
     def test_honest_reordered_sum(self):
         g = torch.Generator().manual_seed(4)

@@ -21,16 +21,30 @@ BUILD = os.environ.get("KP_BUILD") or os.path.join(ROOT, "build")
 LIB = os.path.join(BUILD, "libexec", "kernelpro", "libkp_sandbox.so")
 
 
-def run(scenario, sandbox_env=None):
+def triton_python():
+    """A python3 that imports triton: $KP_TRITON_PYTHON, or this one; None when neither does."""
+    for py in (os.environ.get("KP_TRITON_PYTHON"), sys.executable):
+        if py and subprocess.run([py, "-c", "import triton.compiler"], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL).returncode == 0:
+            return py
+    return None
+
+
+def run(scenario, sandbox_env=None, python=None, keep=None):
     work = tempfile.mkdtemp(prefix="kp-sandbox-test-")
-    env = dict(os.environ, KERNELPRO_SANDBOX_LIB=LIB)
+    env = dict(os.environ, KERNELPRO_SANDBOX_LIB=LIB, TRITON_CACHE_DIR=os.path.join(work, "triton-cache"))
     env.pop("KERNELPRO_SANDBOX", None)
     if sandbox_env is not None:
         env["KERNELPRO_SANDBOX"] = sandbox_env
     try:
-        p = subprocess.run([sys.executable, "-B", SCENARIO, scenario, work], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env, timeout=120)
+        p = subprocess.run([python or sys.executable, "-B", SCENARIO, scenario, work], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=env, timeout=600)
         results = [json.loads(l)["result"] for l in p.stdout.decode().splitlines() if l.startswith("{")]
+        if keep is not None:
+            for name in os.listdir(work):
+                if name.startswith("marker."):
+                    with open(os.path.join(work, name)) as f:
+                        keep[name] = f.read()
         return p.returncode, (results[-1] if results else None), os.path.exists(os.path.join(work, "marker")), \
             p.stderr.decode()
     finally:
@@ -83,6 +97,63 @@ class SandboxTest(unittest.TestCase):
         self.assertEqual(rc, -signal.SIGSYS, err)
         self.assertIsNone(res)
         self.assertFalse(marker)
+
+    # LLVM installs a handler for every fatal signal, SIGSYS among them, the first time Triton compiles
+    # (MLIR's crash reproducer): answered without effect, the filter's handler stays, and no refusal is
+    # counted, for the candidate's compile as for a Triton reference's before it.
+    def test_llvm_signal_handlers_are_not_a_refusal(self):
+        files = {}
+        rc, res, marker, err = run("native_sigsys", keep=files)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(files.get("marker.sigsys"), "sigsys_rc=0\n", err)
+        self.assertEqual(res["status"], "correct", res)
+        sb = res["sandbox"]
+        self.assertEqual(sb["refused"], {})
+        self.assertEqual(sb["ignored"], {"rt_sigaction": 2})
+        self.assertEqual(sb["attempts"], {"before_candidate": 0, "candidate": 0, "reference_compile": 0})
+
+    def test_after_llvm_signal_handlers_a_fork_is_still_refused(self):
+        rc, res, marker, err = run("native_sigsys_fork")
+        self.assertEqual(rc, 0, err)  # the filter's handler answered: the process was not ended
+        self.assertFalse(marker)
+        self.assertEqual(res["status"], "cheat_suspected", res)
+        self.assertEqual(res["flags"][-1]["check"], "process_spawn")
+        self.assertIn("sandbox.refused: clone 1", res["message"])
+        self.assertEqual(res["sandbox"]["refused"], {"clone": 1})
+        self.assertEqual(res["sandbox"]["refused_calls"][0]["call"], "clone")
+
+    def test_llvm_signal_handlers_in_the_reference_are_no_harness_error(self):
+        rc, res, marker, err = run("reference_sigsys")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(res["status"], "correct", res)
+        self.assertEqual(res["sandbox"]["ignored"], {"rt_sigaction": 2})
+
+    def triton(self):
+        py = triton_python()
+        if not py:
+            self.skipTest("no python3 with triton (set KP_TRITON_PYTHON)")
+        return py
+
+    def test_real_triton_compiles_under_the_filter(self):
+        rc, res, marker, err = run("triton", python=self.triton())
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(res["status"], "correct", (res, err))
+        self.assertTrue(res["message"].startswith("ok: cubin "), res["message"])
+        sb = res["sandbox"]
+        self.assertEqual(sb["refused"], {}, err)
+        # LLVM's handlers (Triton 3.6: MLIR's crash reproducer in the first pass manager run), answered.
+        self.assertEqual(sb["ignored"], {"rt_sigaction": 1})
+        self.assertEqual(sb["attempts"], {"before_candidate": 0, "candidate": 0, "reference_compile": 0})
+        self.assertTrue(any(s.endswith("/ptxas") for s in sb["python"]["build_spawns"]), sb["python"])
+
+    def test_real_triton_cannot_compile_after_the_lock(self):
+        rc, res, marker, err = run("triton_after_lock", python=self.triton())
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(res["status"], "cheat_suspected", (res, err))
+        rec = res["sandbox"]["python"]["refused"][0]
+        self.assertEqual(rec["event"], "subprocess.Popen")
+        self.assertIn("ptxas", rec["what"])
+        self.assertIn("Triton compiled a kernel after the warm-up call", res["message"])
 
     def test_honest_candidate_builds_and_passes(self):
         rc, res, marker, err = run("honest")

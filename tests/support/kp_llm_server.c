@@ -82,6 +82,42 @@ const char *kp_test_server_url(const struct kp_test_server *s, const char *scena
 	return url;
 }
 
+int kp_test_server_setup(struct kp_test_server *s, const char *key)
+{
+	if (kp_test_server_start(s, key, NULL))
+		return -1;
+	setenv("OPENAI_API_KEY", key, 1);
+	setenv("ANTHROPIC_API_KEY", key, 1);
+	unsetenv("OPENAI_BASE_URL");
+	unsetenv("ANTHROPIC_BASE_URL");
+	return 0;
+}
+
+void kp_test_server_config(const struct kp_test_server *s, struct kp_llm_config *c, enum kp_llm_provider p,
+			   const char *scenario)
+{
+	kp_llm_config_init(c);
+	c->provider = p;
+	c->model = kp_xstrdup(p == KP_LLM_ANTHROPIC ? "claude-sonnet-4-5" : "gpt-4o");
+	c->base_url = kp_xstrdup(kp_test_server_url(s, scenario, p == KP_LLM_OPENAI));
+	c->backoff_s = 0.05;
+	c->backoff_max_s = 5;
+	c->timeout_s = 10;
+}
+
+int kp_test_llm_ask(struct kp_llm_config *c, const struct kp_llm_request *req, struct kp_llm_reply *r,
+		    struct kp_error *err)
+{
+	struct kp_llm *llm = NULL;
+	int rc = kp_llm_open(&llm, c, err);
+	memset(r, 0, sizeof(*r));
+	if (!rc)
+		rc = kp_llm_complete(llm, req, r, err);
+	kp_llm_free(llm);
+	kp_llm_config_release(c);
+	return rc;
+}
+
 int kp_test_server_count(const struct kp_test_server *s, const char *needle)
 {
 	struct kp_buf b = KP_BUF_INIT;

@@ -14,9 +14,10 @@ static int fake_generate(struct kp_search_programmer *p, const struct kp_search_
 {
 	struct fake_prog *f = (struct fake_prog *)p;
 	struct kp_search_exchange x = {0};
-	char src[256], prompt[512], summary[64];
+	char src[1024], prompt[512], summary[64];
 	int call;
 	struct step s = {"correct", 1.0};
+	const char *extra = NULL;
 
 	pthread_mutex_lock(&f->mu);
 	call = ++f->calls;
@@ -26,6 +27,8 @@ static int fake_generate(struct kp_search_programmer *p, const struct kp_search_
 		s = f->script[f->next++];
 	else
 		s.speedup = 1.0 + 0.01 * call;
+	if ((size_t)call <= f->nextras)
+		extra = f->extras[call - 1];
 	if (ctx->mode == KP_PROG_DEBUG) {
 		f->debug_calls++;
 		snprintf(f->last_debug_log, sizeof(f->last_debug_log), "%s",
@@ -49,8 +52,8 @@ static int fake_generate(struct kp_search_programmer *p, const struct kp_search_
 	snprintf(prompt, sizeof(prompt), "mode=%s parent=%ld task=%s", kp_prog_mode_name(ctx->mode),
 		 ctx->parent_id, ctx->task_name);
 	snprintf(src, sizeof(src),
-		 "// candidate %d\n__global__ void k() { float4 v; }\noutcome=%s\nspeed=%.17g\n", call,
-		 s.outcome, s.speedup);
+	         "// candidate %d\n__global__ void k() { float4 v; }\noutcome=%s\nspeed=%.17g\n%s", call,
+	         s.outcome, s.speedup, extra ? extra : "");
 	snprintf(summary, sizeof(summary), "change %d", call);
 	x.prompt = prompt;
 	x.reply = f->no_code ? "I cannot help with that." : src;
@@ -102,13 +105,57 @@ static int fake_reference(struct kp_search_evaluator *e, struct kp_search_eval *
 	return 0;
 }
 
+/* The value the first KP_TUNE marker of `source` starts with (the variant's choice), 0 when none. */
+static long knob_value(const char *source)
+{
+	const char *m = strstr(source, "KP_TUNE(");
+	long v = 0;
+	if (m)
+		sscanf(m, "KP_TUNE(%*[A-Za-z0-9_], %ld", &v);
+	return v;
+}
+
+/* The verdict the source asks for: "outcome=", "speed=", and their "@VALUE" forms for a knob value. */
+static void judge(const char *source, long node_id, struct kp_search_eval *out)
+{
+	const char *o = strstr(source, "outcome="), *s = strstr(source, "speed=");
+	char name[32] = "", key[48];
+	double speed = 1.0;
+	long v = knob_value(source);
+
+	if (v) {
+		snprintf(key, sizeof(key), "outcome@%ld=", v);
+		if (strstr(source, key))
+			o = strstr(source, key) + strlen(key) - strlen("outcome=");
+		snprintf(key, sizeof(key), "speed@%ld=", v);
+		if (strstr(source, key))
+			s = strstr(source, key) + strlen(key) - strlen("speed=");
+	}
+	if (o)
+		sscanf(o + strlen("outcome="), "%31[a-z_]", name);
+	if (s)
+		sscanf(s + strlen("speed="), "%lf", &speed);
+	out->outcome = kp_outcome_parse(name);
+	if (out->outcome == KP_OUTCOME_NONE)
+		fail_msg("bad fake candidate '%s'", source);
+	out->ref_time_ms = 10.0;
+	if (out->outcome == KP_OUTCOME_CORRECT) {
+		out->time_ms = 10.0 / speed;
+		out->speedup = speed;
+		out->feedback = kp_xstrdup("occupancy: 50% achieved");
+		out->findings_json =
+		    kp_xstrdup("[{\"tool\":\"occupancy\",\"severity\":\"medium\",\"title\":\"low occupancy\","
+		               "\"recommendations\":[\"fewer registers\"]}]");
+	} else {
+		out->speedup = speed; /* a failure may still report a time: it must never count */
+		out->log = kp_xasprintf("kernel.cu(%ld): error: identifier \"vec_t\" is undefined", node_id);
+	}
+}
+
 static int fake_evaluate(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang,
 			 struct kp_search_eval *out, struct kp_error *err)
 {
 	struct fake_eval *f = (struct fake_eval *)e;
-	const char *o = strstr(source, "outcome="), *s = strstr(source, "speed=");
-	char name[32] = "";
-	double speed = 1.0;
 
 	if (f->busy)
 		fail_msg("two candidates evaluated at once");
@@ -144,29 +191,53 @@ static int fake_evaluate(struct kp_search_evaluator *e, long node_id, const char
 	f->evals++;
 	if (f->clock)
 		*f->clock += f->tick_s;
-	if (o)
-		sscanf(o, "outcome=%31[a-z_]", name);
-	if (s)
-		sscanf(s, "speed=%lf", &speed);
-	out->outcome = kp_outcome_parse(name);
-	if (out->outcome == KP_OUTCOME_NONE)
-		fail_msg("bad fake candidate '%s'", source);
-	out->ref_time_ms = 10.0;
-	if (out->outcome == KP_OUTCOME_CORRECT) {
-		out->time_ms = 10.0 / speed;
-		out->speedup = speed;
-		out->feedback = kp_xstrdup("occupancy: 50% achieved");
-		out->findings_json =
-		    kp_xstrdup("[{\"tool\":\"occupancy\",\"severity\":\"medium\",\"title\":\"low occupancy\","
-			       "\"recommendations\":[\"fewer registers\"]}]");
-	} else {
-		out->speedup = speed; /* a failure may still report a time: it must never count */
-		out->log = kp_xasprintf("kernel.cu(%ld): error: identifier \"vec_t\" is undefined", node_id);
-	}
+	judge(source, node_id, out);
 	f->busy = 0;
 	if (f->stop && f->stop_after && f->evals >= f->stop_after)
 		*f->stop = 1;
 	return 0;
+}
+
+/* One variant of a tuning (kp_search_tune_each): judged as a candidate, never while another evaluation runs.
+ */
+struct fake_tuning {
+	struct fake_eval *f;
+	long node;
+};
+
+static int fake_variant(void *ctx, const char *source, struct kp_search_eval *out, struct kp_error *err)
+{
+	struct fake_tuning *t = ctx;
+	struct fake_eval *f = t->f;
+
+	if (f->busy)
+		fail_msg("a variant evaluated while a candidate was");
+	if (f->prog) {
+		pthread_mutex_lock(&f->prog->mu);
+		if (f->prog->in_flight > 0)
+			f->overlap_seen = 1;
+		pthread_mutex_unlock(&f->prog->mu);
+	}
+	if (f->fail_at_variant && f->variants + 1 == f->fail_at_variant)
+		return kp_error_set(err, KP_ENODEV, "fake: the GPU fell off the bus");
+	f->variants++;
+	if (f->clock)
+		*f->clock += f->tick_s;
+	judge(source, t->node, out);
+	if (f->stop && f->stop_after_variants && f->variants >= f->stop_after_variants)
+		*f->stop = 1;
+	return 0;
+}
+
+static int fake_tune(struct kp_search_evaluator *e, const struct kp_search_tune_req *req,
+                     struct kp_search_tuning *out, struct kp_error *err)
+{
+	struct fake_eval *f = (struct fake_eval *)e;
+	struct fake_tuning t = {f, req->node_id};
+	struct kp_search_tune_req r = *req;
+	f->tunes++;
+	r.tune.gpu = "fake GPU";
+	return kp_search_tune_each(&r, fake_variant, &t, out, err);
 }
 
 void fake_eval_init(struct fake_eval *f)
@@ -175,6 +246,7 @@ void fake_eval_init(struct fake_eval *f)
 	f->base.name = "fake";
 	f->base.reference = fake_reference;
 	f->base.evaluate = fake_evaluate;
+	f->base.tune = fake_tune;
 }
 
 static void fake_prepare(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang)

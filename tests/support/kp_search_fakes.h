@@ -1,7 +1,9 @@
 /*
  * A scripted programmer and a fake harness for tests that drive the search (t_search_loop) or a
  * whole run (t_run) on the CPU. A candidate's source says what the fake harness will report:
- * "outcome=correct\nspeed=2.5".
+ * "outcome=correct\nspeed=2.5". A candidate with knobs ("constexpr int B = KP_TUNE(BLOCK, 256, 512);")
+ * is tuned through kp_search_tune_each, each variant judged by the value its first marker now starts
+ * with: "speed@512=3" and "outcome@512=wrong_output" replace the speed and outcome for that value.
  */
 #ifndef KP_SEARCH_FAKES_H
 #define KP_SEARCH_FAKES_H
@@ -27,6 +29,9 @@ struct fake_prog {
 	int no_code;       /* reply without code */
 	int hard_error_at; /* call number (1-based) that fails hard; 0: never */
 	long tokens_per_call;
+	/* Appended to the source of reply i (0-based): knob markers, per-value lines; NULL entries: none. */
+	const char *const *extras;
+	size_t nextras;
 	/* What the prompts contained, for checks. */
 	char last_debug_log[256];
 	char last_memory[2048];
@@ -50,11 +55,14 @@ struct fake_eval {
 	long max_prepared;
 	int prepared, unprepared_evals, ahead_seen, wait_next_ms;
 	double gpu_s; /* reported per evaluation; 0: not */
+	/* The tune action (kp_search_tune_each): tune calls, variants judged, and the variant after which
+	 * the stop flag is set (0: never) or evaluation fails hard (0: never). */
+	int tunes, variants, stop_after_variants, fail_at_variant;
 };
 
 /* Replies follow `script`, then correct versions at 1.01x, 1.02x, ...; 100 tokens each. */
 void fake_prog_init(struct fake_prog *f, const struct step *script, size_t n);
-/* The reference at 10 ms with a coalescing finding; candidates as their source says. */
+/* The reference at 10 ms with a coalescing finding; candidates as their source says; a tune method. */
 void fake_eval_init(struct fake_eval *f);
 /* The same, offering prepare() and concurrent evaluation. */
 void fake_eval_pipelined(struct fake_eval *f, int wait_next_ms);

@@ -32,7 +32,7 @@ static int parse(struct kp_args *a, char **argv, int argc, char **errtext)
 	size_t n;
 	FILE *err = open_memstream(errtext, &n);
 	FILE *out = fopen("/dev/null", "w");
-	int rc = kp_args_parse(a, &fake, argc, argv, err, out);
+	int rc = kp_args_parse(a, &fake, "kernelpro fake", argc, argv, err, out);
 	fclose(err);
 	fclose(out);
 	return rc;
@@ -113,7 +113,7 @@ static int run_main(char **argv, int argc, char **out, char **err)
 {
 	size_t n1, n2;
 	FILE *o = open_memstream(out, &n1), *e = open_memstream(err, &n2);
-	int rc = kp_cli_main(argc, argv, o, e);
+	int rc = kp_cli_main(argc, argv, o, e, NULL);
 	fclose(o);
 	fclose(e);
 	return rc;
@@ -170,6 +170,111 @@ static void test_every_command_has_help(void **state)
 	}
 }
 
+static const struct kp_opt ranged_opts[] = {
+	{"jobs", 'j', KP_OPT_INT, "N:1..64", "in flight", NULL},
+	{"wait", 0, KP_OPT_NUM, "SECONDS:>0", "a time", NULL},
+	{"temp", 0, KP_OPT_NUM, "T:0..2", "a temperature", NULL},
+	{"most", 0, KP_OPT_INT, "N:..5", "at most five", NULL},
+	{"all", 'a', KP_OPT_FLAG, NULL, "a flag", NULL},
+	{"tag", 't', KP_OPT_LIST, "TAG", "tags", NULL},
+	KP_OPT_TABLE_END,
+};
+
+static const struct kp_cmd ranged = {
+	.name = "ranged", .summary = "Ranges", .usage = "[options]", .opts = ranged_opts, .max_args = 0,
+	.run = run_fake,
+};
+
+static int parse_ranged(struct kp_args *a, char **argv, int argc, char **errtext)
+{
+	size_t n;
+	FILE *err = open_memstream(errtext, &n);
+	FILE *out = fopen("/dev/null", "w");
+	int rc = kp_args_parse(a, &ranged, "kernelpro top ranged", argc, argv, err, out);
+	fclose(err);
+	fclose(out);
+	return rc;
+}
+
+/* Ranges from the table (exit 2 with what is allowed), finite numbers, bundled short flags. */
+static void test_ranges_and_bundles(void **state)
+{
+	static const struct {
+		const char *arg, *want;
+	} bad[] = {
+		{"--jobs=0", "option '--jobs' must be 1..64, not '0'"},
+		{"--jobs=65", "must be 1..64"},
+		{"--wait=0", "option '--wait' must be more than 0, not '0'"},
+		{"--wait=nan", "option '--wait' expects a number, not 'nan'"},
+		{"--wait=inf", "expects a number"},
+		{"--temp=2.5", "must be 0..2"},
+		{"--most=6", "must be at most 5"},
+		{"-j0", "must be 1..64"},
+		{"-ax", "unknown option '-x' in '-ax'"},
+	};
+	struct kp_args a;
+	char *e = NULL;
+	char *ok[] = {"ranged", "-aa", "-j4", "--wait", "0.5", "--temp=2", "--most=-3", "-t", "x", "-at", "y"};
+
+	assert_int_equal(parse_ranged(&a, ok, 11, &e), 0);
+	assert_int_equal(kp_arg_given(&a, "all"), 3);
+	assert_int_equal(kp_arg_int(&a, "jobs", 0), 4);
+	assert_true(kp_arg_num(&a, "wait", 0) == 0.5);
+	assert_int_equal(kp_arg_list(&a, "tag")->n, 2);
+	assert_string_equal(kp_arg_list(&a, "tag")->v[1], "y");
+	kp_args_release(&a);
+	free(e);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
+		char *argv[] = {"ranged", (char *)bad[i].arg};
+		e = NULL;
+		assert_int_equal(parse_ranged(&a, argv, 2, &e), KP_EXIT_USAGE);
+		if (!strstr(e, bad[i].want) || !strstr(e, "kernelpro top ranged: ") ||
+		    !strstr(e, "usage: kernelpro top ranged"))
+			fail_msg("'%s': %s", bad[i].arg, e);
+		kp_args_release(&a);
+		free(e);
+	}
+}
+
+/* Every range in every command's table is well formed (a malformed one aborts) and shows in help. */
+static void check_ranges(const struct kp_cmd *cmd, const char *prefix)
+{
+	char p[128];
+	snprintf(p, sizeof(p), "%s %s", prefix, cmd->name);
+	for (const struct kp_opt *o = cmd->opts; o && o->name; o++) {
+		struct kp_args a;
+		char opt[96], *e = NULL, *h = NULL;
+		char *argv[] = {(char *)cmd->name, opt};
+		size_t n;
+		FILE *err, *out;
+		if ((o->type != KP_OPT_INT && o->type != KP_OPT_NUM) || !o->arg || !strchr(o->arg, ':'))
+			continue;
+		snprintf(opt, sizeof(opt), "--%s=0", o->name);
+		err = open_memstream(&e, &n);
+		out = fopen("/dev/null", "w");
+		kp_args_parse(&a, cmd, p, 2, argv, err, out);
+		fclose(err);
+		fclose(out);
+		kp_args_release(&a);
+		out = open_memstream(&h, &n);
+		kp_cmd_print_help(cmd, p, out);
+		fclose(out);
+		snprintf(opt, sizeof(opt), "--%s %.*s ", o->name, (int)(strchr(o->arg, ':') - o->arg), o->arg);
+		if (!strstr(h, opt))
+			fail_msg("%s: help shows '%s' wrongly:\n%s", p, o->name, h);
+		free(e);
+		free(h);
+	}
+	for (const struct kp_cmd *const *s = cmd->subs; s && *s; s++)
+		check_ranges(*s, p);
+}
+
+static void test_every_range(void **state)
+{
+	for (const struct kp_cmd *const *cmd = kp_commands(); *cmd; cmd++)
+		check_ranges(*cmd, "kernelpro");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +283,8 @@ int main(void)
 		cmocka_unit_test(test_help_from_table),
 		cmocka_unit_test(test_main_dispatch),
 		cmocka_unit_test(test_every_command_has_help),
+		cmocka_unit_test(test_ranges_and_bundles),
+		cmocka_unit_test(test_every_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

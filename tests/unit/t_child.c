@@ -1,7 +1,9 @@
 /* Unit tests: kp_child runs, captures, caps, times out and kills whole process groups. */
 #include "base/setup.h"
 
+#include <pthread.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kp_test.h"
@@ -35,6 +37,26 @@ static int wait_dead(long pid, double secs)
 		usleep(20000);
 	}
 	return !alive(pid);
+}
+
+/* The pid a child wrote to `path`, once it has (0 after `secs`). */
+static long read_pid(const char *path, double secs)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	double end = kp_now() + secs;
+	long pid = 0;
+	while (!pid && kp_now() < end) {
+		kp_buf_reset(&b);
+		if (kp_read_file(path, 64, &b, NULL) == 0 && b.len && b.buf[b.len - 1] == '\n') {
+			kp_buf_rtrim(&b);
+			if (kp_parse_long(b.buf, &pid))
+				pid = 0;
+		}
+		if (!pid)
+			usleep(20000);
+	}
+	kp_buf_release(&b);
+	return pid;
 }
 
 static void test_echo(void **state)
@@ -201,6 +223,212 @@ static void test_env_and_cwd(void **state)
 	kp_test_tmpdir_remove(dir);
 }
 
+/* Lines of `env` output as one string with a newline before each, so strstr("\nNAME=") finds a name. */
+static void child_env(struct kp_child *c, struct kp_buf *out)
+{
+	kp_strvec_push(&c->args, "env");
+	assert_int_equal(kp_child_run(c, NULL), 0);
+	kp_buf_addch(out, '\n');
+	kp_buf_add(out, c->out.buf, c->out.len);
+	kp_child_release(c);
+}
+
+/*
+ * Secrets never reach a child: every child starts from an allow-list of the parent's environment
+ * (what compilers, Python, CUDA and ncu read), so LLM-written code run by the harness or an
+ * evaluator cannot read an API key, however its variable is named.
+ */
+static void test_env_secrets_scrubbed(void **state)
+{
+	static const char *const secret[] = {"OPENAI_API_KEY",  "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY",
+					     "KERNELPRO_API_KEY", "KP_SERVICE_TOKEN", "AWS_SECRET_ACCESS_KEY",
+					     "GITHUB_TOKEN",    "HF_TOKEN",          "MY_DB_PASSWORD",
+					     "SSH_AUTH_SOCK",   "CUDA_SECRET_KEY",   "PYTHON_API_TOKEN",
+					     "SLURM_JWT"};
+	static const char *const kept[] = {
+		"PATH",		    "HOME",	       "LANG",		    "LC_ALL",
+		"TMPDIR",	    "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
+		"PYTHONPATH",	    "KERNELPRO_HOME",	    "KP_FAKE_SLEEP",	    "TORCH_EXTENSIONS_DIR",
+		"TRITON_CACHE_DIR", "XDG_CACHE_HOME",	    "TRITON_HOME",	    "TRITON_PTXAS_PATH",
+		"SLURM_JOB_ID",	    "SLURM_CONF",	    "SLURM_STEP_GPUS",	    "CUDA_HOME"};
+	struct kp_child c = KP_CHILD_INIT;
+	struct kp_buf env = KP_BUF_INIT;
+	int set_here[KP_ARRAY_SIZE(kept)] = {0};
+	char probe[128];
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(secret); i++)
+		setenv(secret[i], "sk-must-never-reach-a-child-0123456789", 1);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(kept); i++)
+		if (!getenv(kept[i]))
+			set_here[i] = !setenv(kept[i], "/kept", 1);
+	child_env(&c, &env);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(secret); i++) {
+		snprintf(probe, sizeof(probe), "\n%s=", secret[i]);
+		if (strstr(env.buf, probe))
+			fail_msg("the child saw %s", secret[i]);
+	}
+	assert_null(strstr(env.buf, "must-never-reach"));
+	for (size_t i = 0; i < KP_ARRAY_SIZE(kept); i++) {
+		snprintf(probe, sizeof(probe), "\n%s=", kept[i]);
+		if (!strstr(env.buf, probe))
+			fail_msg("the child lost %s, which the harness or its tools need", kept[i]);
+	}
+	/* A variable the caller sets on purpose always arrives, key-like name or not. */
+	kp_buf_reset(&env);
+	kp_strvec_push(&c.env, "KP_EVAL_TOKEN=given");
+	child_env(&c, &env);
+	assert_non_null(strstr(env.buf, "\nKP_EVAL_TOKEN=given\n"));
+	kp_buf_release(&env);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(secret); i++)
+		unsetenv(secret[i]);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(kept); i++)
+		if (set_here[i])
+			unsetenv(kept[i]);
+}
+
+/* A child that ignores SIGTERM and SIGINT and leaves a grandchild in its group: a wedged harness. */
+#define WEDGED "trap '' TERM INT; sleep 100 & echo $! >\"$1.tmp\"; mv \"$1.tmp\" \"$1\"; wait"
+
+struct runner {
+	struct kp_child c;
+	int rc;
+	struct kp_error err;
+};
+
+static void *run_thread(void *ud)
+{
+	struct runner *r = ud;
+	r->rc = kp_child_run(&r->c, &r->err);
+	return NULL;
+}
+
+static int flag_set(void *ud)
+{
+	return *(volatile sig_atomic_t *)ud != 0;
+}
+
+/*
+ * A cancel flag set from another thread (as a signal handler does) stops the child and its whole
+ * group within the cancel grace, SIGTERM ignored or not; later children do not start.
+ */
+static void test_cancel_flag(void **state)
+{
+	static volatile sig_atomic_t flag;
+	struct runner r = {.c = KP_CHILD_INIT, .err = KP_ERROR_INIT};
+	char *dir = kp_test_tmpdir();
+	char *pidfile = kp_xasprintf("%s/pid", dir), *marker = kp_xasprintf("%s/started", dir);
+	pthread_t t;
+	long gpid;
+
+	flag = 0;
+	kp_strvec_pushl(&r.c.args, "sh", "-c", WEDGED, "sh", pidfile, NULL);
+	r.c.timeout_ms = 600000;
+	r.c.cancel = flag_set;
+	r.c.cancel_ud = (void *)&flag;
+	assert_int_equal(pthread_create(&t, NULL, run_thread, &r), 0);
+	gpid = read_pid(pidfile, 10);
+	assert_true(gpid > 0);
+	flag = 1;
+	pthread_join(t, NULL);
+	assert_int_equal(r.rc, KP_ECANCELED);
+	assert_non_null(strstr(r.err.msg, "canceled"));
+	assert_true(r.c.canceled);
+	assert_false(r.c.timed_out);
+	assert_int_equal(r.c.term_signal, SIGKILL);
+	assert_true(wait_dead(gpid, 3.0));
+	kp_child_release(&r.c);
+
+	/* Once the flag is set, nothing starts. */
+	kp_error_clear(&r.err);
+	kp_strvec_pushl(&r.c.args, "touch", marker, NULL);
+	r.c.cancel = flag_set;
+	r.c.cancel_ud = (void *)&flag;
+	assert_int_equal(kp_child_run(&r.c, &r.err), KP_ECANCELED);
+	assert_false(kp_path_exists(marker));
+	kp_child_release(&r.c);
+
+	/* The process-wide flag works the same for children that name none. */
+	r.c.cancel = NULL;
+	kp_child_set_cancel(&flag);
+	kp_strvec_pushl(&r.c.args, "touch", marker, NULL);
+	assert_int_equal(kp_child_run(&r.c, NULL), KP_ECANCELED);
+	assert_false(kp_path_exists(marker));
+	kp_child_release(&r.c);
+	/* ... except a stop-proof one: what stopping itself runs (scontrol requeue at SIGUSR1). */
+	kp_strvec_pushl(&r.c.args, "touch", marker, NULL);
+	r.c.stop_proof = 1;
+	assert_int_equal(kp_child_run(&r.c, NULL), 0);
+	assert_true(kp_path_exists(marker));
+	kp_child_release(&r.c);
+	assert_int_equal(unlink(marker), 0);
+	flag = 0;
+	kp_strvec_pushl(&r.c.args, "touch", marker, NULL);
+	assert_int_equal(kp_child_run(&r.c, NULL), 0);
+	assert_true(kp_path_exists(marker));
+	kp_child_release(&r.c);
+	kp_child_set_cancel(NULL);
+	free(pidfile);
+	free(marker);
+	kp_test_tmpdir_remove(dir);
+}
+
+/* kp_child_kill_all (a second Ctrl-C): every running child's group is killed at once. */
+static void test_kill_all(void **state)
+{
+	struct runner r[2] = {{.c = KP_CHILD_INIT, .err = KP_ERROR_INIT},
+			      {.c = KP_CHILD_INIT, .err = KP_ERROR_INIT}};
+	char *dir = kp_test_tmpdir();
+	pthread_t t[2];
+	long gpid[2];
+
+	for (int i = 0; i < 2; i++) {
+		char *pidfile = kp_xasprintf("%s/pid%d", dir, i);
+		kp_strvec_pushl(&r[i].c.args, "sh", "-c", WEDGED, "sh", pidfile, NULL);
+		r[i].c.timeout_ms = 600000;
+		assert_int_equal(pthread_create(&t[i], NULL, run_thread, &r[i]), 0);
+		gpid[i] = read_pid(pidfile, 10);
+		assert_true(gpid[i] > 0);
+		free(pidfile);
+	}
+	kp_child_kill_all();
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(r[i].rc, 0);
+		assert_int_equal(r[i].c.term_signal, SIGKILL);
+		assert_true(wait_dead(gpid[i], 3.0));
+		kp_child_release(&r[i].c);
+	}
+	kp_test_tmpdir_remove(dir);
+}
+
+/* kill -9 of the process that started a child kills the child too (Linux: PR_SET_PDEATHSIG). */
+static void test_dies_with_parent(void **state)
+{
+#ifdef __linux__
+	char *dir = kp_test_tmpdir();
+	char *pidfile = kp_xasprintf("%s/pid", dir);
+	long child;
+	pid_t mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0) {
+		struct kp_child c = KP_CHILD_INIT;
+		kp_strvec_pushl(&c.args, "sh", "-c", "echo $$ >\"$1.tmp\"; mv \"$1.tmp\" \"$1\"; exec sleep 100",
+				"sh", pidfile, NULL);
+		kp_child_run(&c, NULL);
+		_exit(0);
+	}
+	child = read_pid(pidfile, 10);
+	assert_true(child > 0);
+	kill(mid, SIGKILL);
+	waitpid(mid, NULL, 0);
+	assert_true(wait_dead(child, 3.0));
+	free(pidfile);
+	kp_test_tmpdir_remove(dir);
+#else
+	skip();
+#endif
+}
+
 static void test_merge_stderr(void **state)
 {
 	struct kp_child c = KP_CHILD_INIT;
@@ -224,7 +452,11 @@ int main(void)
 		cmocka_unit_test(test_output_cap),
 		cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_env_and_cwd),
+		cmocka_unit_test(test_env_secrets_scrubbed),
 		cmocka_unit_test(test_merge_stderr),
+		cmocka_unit_test(test_cancel_flag),
+		cmocka_unit_test(test_kill_all),
+		cmocka_unit_test(test_dies_with_parent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,6 +156,151 @@ static void test_groups(void **state)
 	assert_int_equal(g.worst, -1);
 }
 
+static void test_scaled_atol(void **state)
+{
+	json_t *j = cases(), *c;
+	size_t i;
+	json_array_foreach(json_object_get(j, "scaled_atol"), i, c) {
+		double got = kp_outcheck_scaled_atol(dtype_of(c), kp_json_num(c, "atol", NAN), kp_json_num(c, "ref_rms", NAN));
+		if (!(fabs(got - kp_json_num(c, "expect", NAN)) <= 1e-12 * kp_json_num(c, "expect", NAN)))
+			fail_msg("%s: got %.17g", kp_json_str(c, "case", "?"), got);
+	}
+	json_decref(j);
+	assert_true(kp_outcheck_scaled_atol(KP_DTYPE_F32, 1e-4, NAN) == 1e-4);
+	assert_true(kp_outcheck_scaled_atol(KP_DTYPE_F32, 1e-4, INFINITY) == 1e-4);
+}
+
+/* A reproducible uniform [0, 1) stream (xorshift64), for the trials below. */
+static double next_u01(unsigned long long *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return (double)(*s >> 11) * 0x1p-53;
+}
+
+/* The elementwise test of both harnesses: |ref - out| <= atol + rtol * |out|. */
+static int element_fails(double ref, double out, double atol, double rtol)
+{
+	return !(fabs(ref - out) <= atol + rtol * fabs(out) || ref == out);
+}
+
+static float sum_pairwise(const float *x, int n)
+{
+	float s = 0;
+	if (n > 8)
+		return sum_pairwise(x, n / 2) + sum_pairwise(x + n / 2, n - n / 2);
+	for (int i = 0; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+/* A GPU block reduction's order: 256 threads each sum a strided column, then a tree over the threads. */
+static float sum_block(const float *x, int n)
+{
+	float part[256];
+	for (int t = 0; t < 256; t++) {
+		part[t] = 0;
+		for (int k = t; k < n; k += 256)
+			part[t] += x[k];
+	}
+	for (int w = 128; w; w /= 2)
+		for (int t = 0; t < w; t++)
+			part[t] += part[t + w];
+	return part[0];
+}
+
+static float sum_sequential(const float *x, int n)
+{
+	float s = 0;
+	for (int i = 0; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+/*
+ * The H200's false rejection: row sums of examples/native/row_sum (uniform [-1, 1), 8192 columns) on
+ * inputs x64, an honest kernel summing in another order than the reference. With the task's atol the
+ * rows that cancel to near zero fail (as on the GPU: 3 of 4096); with the scaled trial's atol both a
+ * block reduction (by a wide margin) and a plain sequential sum pass.
+ */
+static void test_scaled_atol_passes_reordered_sums(void **state)
+{
+	enum { ROWS = 1024, COLS = 8192 };
+	static float x[COLS];
+	static double ref[ROWS], block[ROWS], seq[ROWS];
+	unsigned long long s = 0x5CA1EDull;
+	double sumsq = 0, atol, max_block = 0;
+	int old_block = 0, old_seq = 0, new_block = 0, new_seq = 0;
+
+	for (int r = 0; r < ROWS; r++) {
+		for (int k = 0; k < COLS; k++)
+			x[k] = (float)(next_u01(&s) * 2 - 1) * 64.0f; /* a power of two: exact */
+		ref[r] = sum_pairwise(x, COLS);
+		block[r] = sum_block(x, COLS);
+		seq[r] = sum_sequential(x, COLS);
+		sumsq += ref[r] * ref[r];
+	}
+	atol = kp_outcheck_scaled_atol(KP_DTYPE_F32, 1e-4, sqrt(sumsq / ROWS));
+	for (int r = 0; r < ROWS; r++) {
+		old_block += element_fails(ref[r], block[r], 1e-4, 1e-4);
+		old_seq += element_fails(ref[r], seq[r], 1e-4, 1e-4);
+		new_block += element_fails(ref[r], block[r], atol, 1e-4);
+		new_seq += element_fails(ref[r], seq[r], atol, 1e-4);
+		max_block = fmax(max_block, fabs(ref[r] - block[r]));
+	}
+	assert_true(old_block > 0 && old_seq > 0); /* the rule before: honest kernels rejected */
+	assert_int_equal(new_block, 0);
+	assert_int_equal(new_seq, 0);
+	assert_true(max_block * 10 < atol); /* the GPU's kind of reduction, with a wide margin */
+}
+
+/*
+ * What the scaled trial is for: softmax over wide rows (tests/adversarial/tasks/softmax_wide.py), whose
+ * outputs are all below atol on the task's inputs, so zeros pass there; on inputs x64 its outputs do
+ * not grow with the inputs, the atol stays the task's, and zeros fail while an honest float softmax
+ * passes.
+ */
+static void test_scaled_atol_fails_zero_softmax(void **state)
+{
+	enum { ROWS = 4, COLS = 262144 };
+	static float x[COLS], ref[COLS], honest[COLS];
+	unsigned long long s = 0x50F7ull;
+	int zeros_at[2] = {0, 0}, honest_bad = 0; /* zeros failing on the task's inputs, on inputs x64 */
+
+	for (int pass = 0, scale = 1; pass < 2; pass++, scale = 64) {
+		double sumsq = 0, atol;
+		int zeros = 0;
+		for (int r = 0; r < ROWS; r++) {
+			double mx = 0, sum = 0;
+			float fsum = 0;
+			for (int k = 0; k < COLS; k++) {
+				x[k] = (float)next_u01(&s) * (float)scale;
+				mx = fmax(mx, x[k]);
+			}
+			for (int k = 0; k < COLS; k++)
+				sum += exp(x[k] - mx);
+			for (int k = 0; k < COLS; k++) {
+				ref[k] = (float)(exp(x[k] - mx) / sum);
+				honest[k] = expf(x[k] - (float)mx);
+				fsum += honest[k];
+				sumsq += (double)ref[k] * ref[k];
+			}
+			for (int k = 0; k < COLS; k++) {
+				honest[k] /= fsum;
+				zeros += element_fails(ref[k], 0, 1e-4, 1e-4);
+				honest_bad += element_fails(ref[k], honest[k], 1e-4, 1e-4);
+			}
+		}
+		atol = kp_outcheck_scaled_atol(KP_DTYPE_F32, 1e-4, sqrt(sumsq / (ROWS * (double)COLS)));
+		assert_true(atol == 1e-4);
+		zeros_at[pass] = zeros;
+	}
+	assert_int_equal(zeros_at[0], 0); /* why the trial exists */
+	assert_true(zeros_at[1] > 0);
+	assert_int_equal(honest_bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +308,9 @@ int main(void)
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_scaled_atol),
+		cmocka_unit_test(test_scaled_atol_passes_reordered_sums),
+		cmocka_unit_test(test_scaled_atol_fails_zero_softmax),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

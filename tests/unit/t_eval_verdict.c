@@ -123,6 +123,9 @@ static void fill(struct kp_verdict *v)
 	v->build_s = 0.9;
 	v->run_s = 2.0;
 	v->total_s = 3.0;
+	v->parts[0] = (struct kp_time_part){"candidate", 0.75, 9, 0.5};
+	v->parts[1] = (struct kp_time_part){"other", 0.25, 0, 0};
+	v->nparts = 2;
 	kp_verdict_flag(v, "torch_ops", KP_SEV_WARN, "keeps 1 of 2 ops");
 }
 
@@ -154,6 +157,11 @@ static void test_json_golden_and_round_trip(void **state)
 	assert_true(back.floor.time_s == 2.8e-5 && back.floor.flops_counted);
 	assert_string_equal(back.scaled.status, "passed");
 	assert_int_equal(back.tf32_cand, 0);
+	assert_int_equal(back.nparts, 2);
+	assert_string_equal(back.parts[0].name, "candidate");
+	assert_true(back.parts[0].seconds == 0.75 && back.parts[0].calls == 9 &&
+	            back.parts[0].longest == 0.5);
+	assert_string_equal(back.parts[1].name, "other");
 	{
 		/* The claim a report can quote: both speedups, precision, TF32, tolerance, trials. */
 		const char *claim = kp_json_str(j, "claim", "");
@@ -282,6 +290,50 @@ static void test_harness_result(void **state)
 	assert_string_equal(v.scaled.status, "skipped");
 	assert_string_equal(v.scaled.reason, "NaN");
 	kp_verdict_release(&v);
+	kp_child_release(&c);
+	kp_harness_release(&h);
+}
+
+/* The adapter's correctness_parts reach the verdict in its order; entries no clock gives are left out. */
+static void test_harness_parts(void **state)
+{
+	const char *out =
+	    "{\"result\":{\"status\":\"correct\",\"message\":\"ok\",\"flags\":[],"
+	    "\"timeline\":\"start 0.20, build 0.17, load 0.00, correctness 4.02, timing 0.05\","
+	    "\"correctness_parts\":{\"inputs\":{\"seconds\":0.5,\"calls\":8,\"longest\":0.25},"
+	    "\"candidate\":{\"seconds\":3,\"calls\":9,\"longest\":2.5},"
+	    "\"negative\":{\"seconds\":-1,\"calls\":1,\"longest\":0},"
+	    "\"longer_than_all\":{\"seconds\":1,\"calls\":2,\"longest\":2},"
+	    "\"no_calls\":{\"seconds\":1,\"longest\":1},"
+	    "\"a_name_longer_than_the_verdict_keeps\":{\"seconds\":1,\"calls\":1,\"longest\":1},"
+	    "\"other\":{\"seconds\":0.52,\"calls\":0,\"longest\":0}}}}\n";
+	struct kp_harness_out h;
+	struct kp_child c;
+	struct kp_verdict v;
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *j;
+
+	kp_harness_parse(out, strlen(out), &h);
+	child_init(&c, 0, 0, 0, "");
+	kp_verdict_init(&v);
+	KP_ASSERT_OK(kp_harness_apply(&h, &c, &v, &err), &err);
+	assert_int_equal(v.nparts, 3);
+	assert_string_equal(v.parts[0].name, "inputs");
+	assert_true(v.parts[0].seconds == 0.5 && v.parts[0].calls == 8 && v.parts[0].longest == 0.25);
+	assert_string_equal(v.parts[1].name, "candidate");
+	assert_true(v.parts[1].seconds == 3 && v.parts[1].longest == 2.5);
+	assert_string_equal(v.parts[2].name, "other");
+	assert_int_equal(v.parts[2].calls, 0);
+	j = kp_verdict_to_json(&v);
+	assert_true(
+	    kp_json_num(json_object_get(json_object_get(json_object_get(j, "seconds"), "correctness_parts"),
+	                                "candidate"),
+	                "seconds", 0) == 3);
+	json_decref(j);
+	kp_verdict_release(&v);
+	j = kp_verdict_to_json(&v); /* none: null */
+	assert_true(json_is_null(json_object_get(json_object_get(j, "seconds"), "correctness_parts")));
+	json_decref(j);
 	kp_child_release(&c);
 	kp_harness_release(&h);
 }
@@ -447,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_json_nulls_and_errors),
 		cmocka_unit_test(test_schema),
 		cmocka_unit_test(test_harness_result),
+		cmocka_unit_test(test_harness_parts),
 		cmocka_unit_test(test_harness_died),
 		cmocka_unit_test(test_harness_error_is_an_error),
 		cmocka_unit_test(test_check_table),

@@ -1,8 +1,9 @@
 /* Unit tests: the warm worker's client (lib/eval/worker.c) against the real harness/kp_worker.py
  * running a stand-in adapter (tests/python/fake_harness/kp_torch.py, no torch or GPU): evaluations
  * forked by the worker, a crash that ends only its evaluation, the asynchronous API with two jobs in
- * flight, a worker that dies under a job (the job runs cold), and a worker that cannot be had (cold
- * too). Needs python3 and nvcc (for the toolchain an evaluation resolves); skipped without them. */
+ * flight, a worker that dies under a job (the job runs cold), a worker that cannot be had (cold
+ * too), no API key in the worker or its jobs, and a stop (Ctrl-C) that ends a job in the worker.
+ * Needs python3 and nvcc (for the toolchain an evaluation resolves); skipped without them. */
 #include "base/setup.h"
 
 #include <signal.h>
@@ -72,6 +73,8 @@ static int setup(void **state)
 	setenv("KERNELPRO_HOME", f->home, 1);
 	setenv("KERNELPRO_WORKER_DIR", f->wdir, 1);
 	setenv("KERNELPRO_WORKER_IDLE", "20", 1);
+	/* The stand-in's switches reach it the way a user's variable reaches a harness (kp_child's allow-list). */
+	setenv("KERNELPRO_PASS_ENV", "FAKE_DO,FAKE_CUDA_INIT", 1);
 	unsetenv("FAKE_DO");
 	kp_task_init(&f->task);
 	KP_ASSERT_OK(kp_task_load(&f->task, kp_test_path("examples/kernelbench/swish_scale.py"), &err), &err);
@@ -97,6 +100,7 @@ static int teardown(void **state)
 	kp_test_tmpdir_remove(f->cache);
 	unsetenv("KERNELPRO_HOME");
 	unsetenv("KERNELPRO_WORKER_DIR");
+	unsetenv("KERNELPRO_PASS_ENV");
 	unsetenv("FAKE_DO");
 	free(f);
 	return 0;
@@ -308,6 +312,64 @@ static void test_eval_file_uses_the_worker(void **state)
 	kp_eval_worker_stop(w, 1);
 }
 
+/* Issue 21: the worker and the candidates it runs see what a cold harness child sees, never a key. */
+static void test_no_secret_in_the_worker(void **state)
+{
+	struct fixture *f = *state;
+	if (!f)
+		skip();
+	struct kp_eval_worker *w;
+	struct kp_verdict v;
+	const json_t *seen;
+
+	setenv("OPENAI_API_KEY", "sk-kp-test-worker", 1);
+	setenv("KERNELPRO_API_KEY", "sk-kp-test-worker", 1);
+	w = start(f);
+	seen = json_object_get(kp_eval_worker_hello(w), "secrets_seen");
+	assert_true(json_is_array(seen));
+	assert_int_equal(json_array_size(seen), 0); /* the worker process itself */
+	kp_verdict_init(&v);
+	assert_int_equal(eval(f, w, &v), KP_STATUS_CORRECT);
+	assert_null(strstr(v.message, "cold"));
+	assert_null(strstr(v.message, "secrets=")); /* a job it forked */
+	unsetenv("OPENAI_API_KEY");
+	unsetenv("KERNELPRO_API_KEY");
+	kp_verdict_release(&v);
+	kp_eval_worker_stop(w, 1);
+}
+
+/* A stop (the program's cancel flag) ends a job hanging in the worker: KP_ECANCELED, no verdict. */
+static void test_stop_ends_a_job_in_the_worker(void **state)
+{
+	struct fixture *f = *state;
+	if (!f)
+		skip();
+	static volatile sig_atomic_t stop;
+	struct kp_eval_worker *w = start(f);
+	struct kp_eval_job *job = NULL;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_verdict v;
+	long worker_pid = hello_pid(w);
+
+	kp_verdict_init(&v);
+	stop = 0;
+	kp_child_set_cancel(&stop);
+	setenv("FAKE_DO", "hang_hard", 1); /* ignores SIGTERM */
+	KP_ASSERT_OK(kp_eval_submit(w, &f->task, f->cand.buf, f->cand.len, "cand.py", &f->o, &job, &err), &err);
+	assert_int_equal(kp_eval_job_poll(job, 1000), 0); /* hanging in the worker */
+	stop = 1;
+	assert_int_equal(kp_eval_job_finish(job, &v, &err), KP_ECANCELED);
+	assert_int_equal(v.status, KP_STATUS_NONE);
+	assert_int_equal(kp_eval_worker_fd(w), -1);
+	assert_int_equal(kill((pid_t)worker_pid, 0), 0); /* the worker itself goes on, for the next run */
+	kp_child_set_cancel(NULL);
+	unsetenv("FAKE_DO");
+	kp_error_clear(&err);
+	kp_verdict_release(&v);
+	kp_eval_worker_stop(w, 0);
+	kill((pid_t)worker_pid, SIGTERM);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +380,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fork_error_is_the_workers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_worker_means_cold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eval_file_uses_the_worker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_secret_in_the_worker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_ends_a_job_in_the_worker, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,13 +19,7 @@ static struct kp_test_server srv;
 
 static int setup(void **state)
 {
-	if (kp_test_server_start(&srv, KEY, NULL))
-		return -1;
-	setenv("OPENAI_API_KEY", KEY, 1);
-	setenv("ANTHROPIC_API_KEY", KEY, 1);
-	unsetenv("OPENAI_BASE_URL");
-	unsetenv("ANTHROPIC_BASE_URL");
-	return 0;
+	return kp_test_server_setup(&srv, KEY);
 }
 
 static int teardown(void **state)
@@ -34,32 +28,17 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A config for the loopback server: scenario in the URL, short backoff so retries are quick. */
 static void cfg_for(struct kp_llm_config *c, enum kp_llm_provider p, const char *scenario)
 {
-	kp_llm_config_init(c);
-	c->provider = p;
-	c->model = kp_xstrdup(p == KP_LLM_ANTHROPIC ? "claude-sonnet-4-5" : "gpt-4o");
-	c->base_url = kp_xstrdup(kp_test_server_url(&srv, scenario, p == KP_LLM_OPENAI));
-	c->backoff_s = 0.05;
-	c->backoff_max_s = 5;
-	c->timeout_s = 10;
+	kp_test_server_config(&srv, c, p, scenario);
 }
 
 static struct kp_llm_msg hello_msg = {KP_LLM_USER, "Write a kernel that doubles a vector."};
 static const struct kp_llm_request hello = {"You write CUDA.", &hello_msg, 1, "t"};
 
-/* Opens, sends `hello` once, returns the rc; the reply and err go to the caller. */
 static int ask(struct kp_llm_config *c, struct kp_llm_reply *r, struct kp_error *err)
 {
-	struct kp_llm *llm = NULL;
-	int rc = kp_llm_open(&llm, c, err);
-	memset(r, 0, sizeof(*r));
-	if (!rc)
-		rc = kp_llm_complete(llm, &hello, r, err);
-	kp_llm_free(llm);
-	kp_llm_config_release(c);
-	return rc;
+	return kp_test_llm_ask(c, &hello, r, err);
 }
 
 static void test_spec(void **state)

@@ -102,7 +102,7 @@ static void test_gpu_rule_without_device(void **state)
 
 static void test_stage1_and_tools(void **state)
 {
-	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", DIR "ptxas.txt", NULL};
+	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", DIR "ptxas.txt", NULL, NULL};
 	struct kp_pipeline_opts o;
 	struct kp_pipeline p;
 	struct kp_pipeline_result r;
@@ -148,7 +148,7 @@ static int ran(const struct kp_pipeline_result *r, const char *tool)
 /* The pipeline on the probe's launch 0: its feedback text into `text`; returns whether instruction_mix ran. */
 static int launch0_feedback(const struct kp_pipeline_opts *o, struct kp_buf *text, int *has_paragraph)
 {
-	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", NULL, NULL};
+	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", NULL, NULL, NULL};
 	struct kp_pipeline p;
 	struct kp_pipeline_result r;
 	struct kp_error err = KP_ERROR_INIT;
@@ -168,7 +168,7 @@ static int launch0_feedback(const struct kp_pipeline_opts *o, struct kp_buf *tex
 /* The probe as one task: 17 kernels ranked by the time they could save, the tools on the top ones. */
 static void test_whole_task(void **state)
 {
-	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", DIR "ptxas.txt", NULL};
+	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", DIR "ptxas.txt", NULL, NULL};
 	struct kp_pipeline_opts o;
 	struct kp_pipeline p;
 	struct kp_pipeline_task t;
@@ -305,7 +305,7 @@ static void test_recorded_device(void **state)
 
 static void test_trace_only(void **state)
 {
-	struct kp_profile_files f = {NULL, NULL, NULL, NULL, "tests/golden/tools/tiny_trace.json"};
+	struct kp_profile_files f = {NULL, NULL, NULL, NULL, "tests/golden/tools/tiny_trace.json", NULL};
 	struct kp_pipeline_opts o;
 	struct kp_pipeline p;
 	struct kp_pipeline_result r;
@@ -327,7 +327,7 @@ static void test_trace_only(void **state)
 
 static void test_call_tool(void **state)
 {
-	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", NULL, NULL};
+	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", NULL, NULL, NULL};
 	struct kp_pipeline_opts o;
 	struct kp_pipeline p;
 	struct kp_buf out = KP_BUF_INIT;

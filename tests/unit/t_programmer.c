@@ -334,6 +334,20 @@ static void test_extract_details(void **state)
 	kp_buf_release(&code);
 }
 
+/* A NUL byte inside a reply is refused by name, never a silent cut of the code at that byte. */
+static void test_extract_nul(void **state)
+{
+	static const char reply[] = "```cuda\n#include \"kp_native.h\"\n// a\0b\nKP_EXPORT int kp_run(const kp_tensor *in, "
+				    "int nin, kp_tensor *out, int nout, kp_stream_t s) { return 0; }\n```\n";
+	struct kp_buf code = KP_BUF_INIT;
+	char reason[512];
+	assert_int_equal(kp_prog_extract(reply, sizeof(reply) - 1, KP_CAND_CUDA, NULL, 0, &code, reason, sizeof(reason)),
+			 KP_ELLM);
+	assert_non_null(strstr(reason, "NUL byte"));
+	assert_int_equal(code.len, 0);
+	kp_buf_release(&code);
+}
+
 static void test_requests(void **state)
 {
 	struct kp_prog_request r[KP_PROG_MAX_REQUESTS];
@@ -572,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_tool_rounds),
 		cmocka_unit_test(test_round_cap_and_reject),
 		cmocka_unit_test(test_generate_many),
+		cmocka_unit_test(test_extract_nul),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

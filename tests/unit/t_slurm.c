@@ -354,7 +354,7 @@ static void test_script_runs_without_injection(void **state)
 	KP_ASSERT_OK(kp_read_file(modlog, 0, &want, &err), &err);
 	assert_string_equal(want.buf, "load cuda/12.4\nload py@3:x\n");
 	for (int i = 1; i <= 8; i++) {
-		char name[16];
+		char name[32];
 		snprintf(name, sizeof(name), "pwned%d", i);
 		char *p = join(dir, name);
 		if (kp_path_exists(p) || kp_path_exists(name))
@@ -464,6 +464,56 @@ static void test_sbatch(void **state)
 	kp_buf_release(&b);
 	free(sb);
 	free(log);
+	kp_test_tmpdir_remove(dir);
+}
+
+/*
+ * sbatch and the Slurm clients get the submitter's whole environment: SLURM_CONF to find the
+ * cluster, and what the jobs need (sbatch's --export=ALL), an API key included. Children with
+ * kp_child's allow-list lost SLURM_CONF, and sbatch failed "resolve_ctls_from_dns_srv".
+ */
+static void test_clients_environment(void **state)
+{
+	char *dir = kp_test_tmpdir(), *sb = join(dir, "sbatch"), *envlog = join(dir, "env.log");
+	char *sq = join(dir, "squeue"), *sa = join(dir, "sacct"), *text;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_slurm_status st;
+	struct kp_buf b = KP_BUF_INIT;
+	const char *conf = getenv("SLURM_CONF");
+	char *saved_conf = conf ? kp_xstrdup(conf) : NULL; /* t1502's cluster: given back at the end */
+	long long id;
+
+	text = kp_xasprintf("#!/bin/sh\necho \"sbatch $SLURM_CONF $KP_TEST_SLURM_API_KEY\" >> '%s'\n"
+	                    "echo '77'\n",
+	                    envlog);
+	write_exec(sb, text);
+	free(text);
+	/* squeue and sacct: the conf they were given, then nothing (no job known). */
+	text = kp_xasprintf("#!/bin/sh\necho \"$(basename \"$0\") $SLURM_CONF\" >> '%s'\n", envlog);
+	write_exec(sq, text);
+	write_exec(sa, text);
+	free(text);
+	setenv("SLURM_CONF", "/x/slurm.conf", 1);
+	setenv("KP_TEST_SLURM_API_KEY", "sk-kp-test", 1);
+	KP_ASSERT_OK(kp_slurm_submission_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), &err);
+	assert_int_equal(id, 77);
+	kp_slurm_status_init(&st);
+	KP_ASSERT_OK(kp_slurm_status_query(sq, sa, 77, 1, &st, &err), &err);
+	kp_slurm_status_release(&st);
+	if (saved_conf)
+		setenv("SLURM_CONF", saved_conf, 1);
+	else
+		unsetenv("SLURM_CONF");
+	unsetenv("KP_TEST_SLURM_API_KEY");
+	free(saved_conf);
+	KP_ASSERT_OK(kp_read_file(envlog, 0, &b, &err), &err);
+	assert_string_equal(b.buf,
+	                    "sbatch /x/slurm.conf sk-kp-test\nsqueue /x/slurm.conf\nsacct /x/slurm.conf\n");
+	kp_buf_release(&b);
+	free(sb);
+	free(sq);
+	free(sa);
+	free(envlog);
 	kp_test_tmpdir_remove(dir);
 }
 
@@ -817,7 +867,7 @@ static void test_live_submit(void **state)
 	for (i = 0; i < 150 && !all_final(sub.array_job, 3, &st); i++)
 		usleep(200000); /* accounting may lag squeue a little */
 	for (long k = 0; k < 3; k++) {
-		char name[16];
+		char name[32];
 		char *p, *want;
 		assert_int_equal(st.v[k].state, KP_SLURM_COMPLETED);
 		assert_int_equal(st.v[k].attempts, 1);
@@ -861,6 +911,7 @@ int main(void)
 	    cmocka_unit_test(test_script_runs_without_injection),
 	    cmocka_unit_test(test_parse_job_id),
 	    cmocka_unit_test(test_sbatch),
+	    cmocka_unit_test(test_clients_environment),
 	    cmocka_unit_test(test_write_and_submit),
 	    cmocka_unit_test(test_requeue),
 	    cmocka_unit_test(test_parse_captures),

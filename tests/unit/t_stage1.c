@@ -38,7 +38,7 @@ static void load_hw(struct kp_hw *hw)
 static void test_probe_classes(void **state)
 {
 	struct kp_profile_set ps;
-	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", DIR "ptxas.txt", NULL};
+	struct kp_profile_files f = {DIR "ncu_raw.csv", NULL, DIR "sass.txt", DIR "ptxas.txt", NULL, NULL};
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_hw hw;
 	json_t *labels = NULL, *kernels, *all = json_array();
@@ -138,7 +138,7 @@ static void fake_init(struct fake *f, double time_ns, double flops_ffma, double 
 
 static enum kp_bound classify(struct fake *f, const struct kp_hw *hw, struct kp_stage1 *s)
 {
-	struct kp_kernel_profile p = {&f->l, NULL, NULL, NULL};
+	struct kp_kernel_profile p = {&f->l, NULL, NULL, NULL, NULL};
 	struct kp_error err = KP_ERROR_INIT;
 	KP_ASSERT_OK(kp_stage1_run(s, &p, hw, NULL, NULL, &err), &err);
 	return s->bound;
@@ -313,7 +313,7 @@ static void test_whole_task(void **state)
 	f[3].l.function = "relu";
 	for (int i = 0; i < 4; i++) {
 		f[i].l.id = i;
-		ks[i] = (struct kp_kernel_profile){&f[i].l, NULL, NULL, NULL};
+		ks[i] = (struct kp_kernel_profile){&f[i].l, NULL, NULL, NULL, NULL};
 		KP_ASSERT_OK(kp_stage1_run(&s1[i], &ks[i], &hw, &task, NULL, &err), &err);
 	}
 	kp_task_stage1_build(&t, ks, s1, 4, &task, NULL);

@@ -166,7 +166,7 @@ static void write_old_db(const char *path, int version, const char *sql)
 
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	for (size_t v = 0; v < (size_t)version; v++)
-		assert_int_equal(sqlite3_exec(db, kp__store_migration(v), NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, kp__run_schema.migrations[v], NULL, NULL, NULL), SQLITE_OK);
 	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version);
 	assert_int_equal(sqlite3_exec(db, pragma, NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
@@ -462,9 +462,9 @@ static void test_candidate_format(void **state)
 		assert_int_equal(kp_store_schema_version(s), version);
 		assert_one_node_no_format(s);
 		kp_store_close(s);
-		/* ... a writer migrates it to 3, and a version written then has its format. */
+		/* ... a writer migrates it to the current schema, and a version written then has its format. */
 		KP_ASSERT_OK(kp_store_open(&s, old, 0, &err), &err);
-		assert_int_equal(kp_store_schema_version(s), 3);
+		assert_int_equal(kp_store_schema_version(s), KP_STORE_SCHEMA_VERSION);
 		assert_one_node_no_format(s);
 		assert_true(fabs(kp_store_elapsed_total(s) - (version == 1 ? 30 : 40)) < 1e-9);
 		kp_node_row_init(&child);
@@ -475,6 +475,88 @@ static void test_candidate_format(void **state)
 		KP_ASSERT_OK(kp_store_node_get(s, child.id, &root, &err), &err);
 		assert_string_equal(root.format, "triton");
 		kp_store_close(s);
+	}
+}
+
+static int count_tunings(const struct kp_tuning_row *r, void *ud)
+{
+	struct seen *s = ud;
+	s->n++;
+	snprintf(s->last, sizeof(s->last), "#%ld %s %s b%ld %s %s", r->node, r->status, r->strategy, r->budget,
+		 r->best_point ? r->best_point : "-", r->note ? r->note : "-");
+	return 0;
+}
+
+/*
+ * Schema 4: the tune action. A version is tuned once (a second begin is refused); its end records
+ * what it found; variants' results are kept per (space, point, GPU), the last one winning. Runs of
+ * schemas 1 to 3 read as having no tune action and no result (read-only), and migrate to 4.
+ */
+static void test_tunings(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_node_row root;
+	struct kp_tuning_row t = {0};
+	struct seen s = {0};
+	char status[16], old[600];
+	double sec = 0;
+	struct kp_store *o;
+
+	kp_node_row_init(&root);
+	root.kind = KP_NODE_ROOT;
+	KP_ASSERT_OK(kp_store_node_insert(f->s, &root, "cuda", "ref", &err), &err);
+	t.node = root.id;
+	t.strategy = "auto";
+	t.budget = 16;
+	t.seed = 3;
+	t.derive = "declared";
+	KP_ASSERT_OK(kp_store_tuning_begin(f->s, &t, &err), &err);
+	assert_int_equal(kp_store_tuning_begin(f->s, &t, &err), KP_EEXISTS);
+	assert_non_null(strstr(kp_error_msg(&err), "tuned before"));
+	kp_error_clear(&err);
+	KP_ASSERT_OK(kp_store_tunings_each(f->s, count_tunings, &s, &err), &err);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.last, "#1 running auto b16 - -");
+	t.status = "done";
+	t.strategy = "exhaustive";
+	t.best_point = "BLOCK=512";
+	t.best_ms = 1.5;
+	t.untuned_ms = NAN;
+	t.trials = 4;
+	KP_ASSERT_OK(kp_store_tuning_end(f->s, &t, &err), &err);
+	s.n = 0;
+	KP_ASSERT_OK(kp_store_tunings_each(f->s, count_tunings, &s, &err), &err);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.last, "#1 done exhaustive b16 BLOCK=512 -");
+	t.node = 99;
+	assert_int_equal(kp_store_tuning_end(f->s, &t, &err), KP_ENOENT);
+	kp_error_clear(&err);
+
+	assert_int_equal(kp_store_tune_result_get(f->s, "h", "BLOCK=512", "H200", status, &sec, &err), 0);
+	KP_ASSERT_OK(kp_store_tune_result_put(f->s, "h", "BLOCK=512", "H200", root.id, "wrong", NAN, &err), &err);
+	KP_ASSERT_OK(kp_store_tune_result_put(f->s, "h", "BLOCK=512", "H200", root.id, "ok", 2e-3, &err), &err);
+	KP_ASSERT_OK(kp_store_tune_result_put(f->s, "h", "BLOCK=512", "A100", root.id, "ok", 5e-3, &err), &err);
+	assert_int_equal(kp_store_tune_result_get(f->s, "h", "BLOCK=512", "H200", status, &sec, &err), 1);
+	assert_string_equal(status, "ok");
+	assert_true(fabs(sec - 2e-3) < 1e-15);
+	assert_int_equal(kp_store_tune_result_get(f->s, "h2", "BLOCK=512", "H200", status, &sec, &err), 0);
+
+	for (int version = 1; version <= 3; version++) {
+		snprintf(old, sizeof(old), "%s/t%d.db", f->dir, version);
+		write_old_db(old, version, "INSERT INTO nodes(kind, depth, created) VALUES(0, 0, 1);");
+		KP_ASSERT_OK(kp_store_open(&o, old, KP_STORE_READONLY, &err), &err);
+		s.n = 0;
+		KP_ASSERT_OK(kp_store_tunings_each(o, count_tunings, &s, &err), &err);
+		assert_int_equal(s.n, 0);
+		assert_int_equal(kp_store_tune_result_get(o, "h", "BLOCK=512", "H200", status, &sec, &err), 0);
+		kp_store_close(o);
+		KP_ASSERT_OK(kp_store_open(&o, old, 0, &err), &err);
+		assert_int_equal(kp_store_schema_version(o), 4);
+		t.node = 1;
+		KP_ASSERT_OK(kp_store_tuning_begin(o, &t, &err), &err);
+		KP_ASSERT_OK(kp_store_tune_result_put(o, "h", "BLOCK=64", "H200", 1, "ok", 1e-3, &err), &err);
+		kp_store_close(o);
 	}
 }
 
@@ -527,6 +609,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exchanges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_upsert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_candidate_format, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tunings, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

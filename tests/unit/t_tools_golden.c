@@ -249,7 +249,7 @@ static void test_trace(void **state)
 	struct kp_trace t = KP_TRACE_INIT;
 	struct kp_buf b = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_kernel_profile p = {NULL, NULL, NULL, &t};
+	struct kp_kernel_profile p = {NULL, NULL, NULL, &t, NULL};
 	struct kp_tool_input in = {&p, NULL, NULL, 0, NULL, NULL};
 	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
 

@@ -1,14 +1,21 @@
 """The PyTorch adapter's correctness phase: the trials (fresh inputs each, reference and candidate in
 alternating order, poisoned free memory), the elementwise comparison and the degenerate-output checks,
-the scaled trial, and the dynamic checks that need a correct candidate (repeat_mismatch, input_memo,
-output_alias, inputs_modified).
+the dynamic checks that need a correct candidate (repeat_mismatch, input_memo, output_alias,
+inputs_modified), then the scaled trial (after the repeats: a candidate that goes wrong after its first
+calls is told repeat_mismatch, not a wrong scaled output).
 
 Copies: a trial draws its inputs once and keeps one pristine copy (inputs_modified compares against
 it bit for bit). The second model of a trial runs on the same tensors as the first unless the first
 wrote into them or returned memory that belongs to them; then it gets a copy of the pristine inputs.
 What the trials learn about the reference (`ref_mutates`, `ref_aliases`) decides the copies of the
 later phases.
+
+Time: every piece of the phase's work runs inside a named part (part(): inputs, reference,
+candidate, poison, input_checks, flops, compare, degenerate, intact; kp_torch adds triton), which
+the result reports as correctness_parts (docs/eval.md, "Where the time goes").
 """
+
+import contextlib
 
 from . import inputs as kin
 from . import outcheck
@@ -23,6 +30,7 @@ INPUT_SCALE = {"f32": 64.0, "f64": 64.0, "bf16": 64.0, "f16": 4.0}
 # left out: Winograd, FFT and causal kernels do less work than the count).
 MATMUL_OPS = ("mm", "bmm", "addmm", "baddbmm")
 COMPARE_STEP = 1 << 26
+_NO_PART = contextlib.nullcontext()
 
 
 def elementwise(t, r, o, atol, rtol, step=COMPARE_STEP):
@@ -58,9 +66,9 @@ def elementwise(t, r, o, atol, rtol, step=COMPARE_STEP):
             nfin = t.full((), float(dz.numel()), dtype=f64, device=acc.device)
         acc += t.stack([bad.sum().to(f64), nan_bad, dz.sum(dtype=f64), nfin])
         top = t.maximum(top, dz.max().to(f64))
-    nbad, nan_bad, sum_abs, nfin = acc.tolist()
+    nbad, nan_bad, sum_abs, nfin, max_abs = t.cat([acc, top.reshape(1)]).tolist()  # one read, one sync
     res = {"nbad": int(nbad), "nan_bad": int(nan_bad), "first": -1,
-           "max_abs": float(top.item()) if nfin else float("nan"),
+           "max_abs": float(max_abs) if nfin else float("nan"),
            "mean_abs": sum_abs / nfin if nfin else float("nan")}
     if res["nbad"]:  # only a failing output pays for finding its first bad element
         for c0 in range(0, rflat.numel(), step):
@@ -77,17 +85,35 @@ class Correctness:
 
     ref_mutates = False  # the reference writes into its inputs (some in-place models do)
     ref_aliases = False  # the reference returns memory of its inputs (views, in-place results)
+    parts = None         # kernelpro.util.Parts while the correctness phase runs (kp_torch.Adapter.phase)
+
+    def part(self, name):
+        """A context that clocks its block as the part `name` of the correctness phase; nothing outside it."""
+        return self.parts.part(name) if self.parts is not None else _NO_PART
 
     # --- running -------------------------------------------------------------------------------
     def call(self, model, args, who):
         try:
-            out = model(*args)
-            self._sync(self.dev)
+            with self.part("reference" if model is self.ref else "candidate"):
+                out = model(*args)
+                self._sync(self.dev)
         except Stop:
             raise
         except BaseException as e:
             raise self.runtime_stop("running %s" % who, e)
         return out
+
+    def copy(self, args):
+        with self.part("inputs"):
+            return kin.clone(self.torch, args)
+
+    def same(self, a, b):
+        with self.part("input_checks"):
+            return kin.same(self.torch, a, b)
+
+    def overlap(self, xs, ys):
+        with self.part("input_checks"):
+            return kin.overlaps(self.torch, xs, ys)
 
     def run_ref(self, args, seed):
         self.set_seed(seed)
@@ -101,7 +127,7 @@ class Correctness:
     def private(self, args):
         """The inputs a later call may use: the same tensors, or a copy where the reference writes into or
         returns its inputs (then each call needs its own)."""
-        return kin.clone(self.torch, args) if self.ref_mutates or self.ref_aliases else args
+        return self.copy(args) if self.ref_mutates or self.ref_aliases else args
 
     def outputs(self, out, who):
         t = self.torch
@@ -119,12 +145,16 @@ class Correctness:
                 continue
             for what, ts in against:
                 for j, x in enumerate(ts):
-                    if kin.overlaps(self.torch, [o], [x]):
+                    if self.overlap([o], [x]):
                         self.flag("output_alias", REFUSE, "output %d shares memory with %s %d" % (i, what, j))
 
     def poison(self, byte):
         """Fills every free block of the caching allocator with `byte`, so a candidate's new
         allocation cannot hold an earlier result (Sakana's exploit read the reference's)."""
+        with self.part("poison"):
+            self._poison(byte)
+
+    def _poison(self, byte):
         t = self.torch
         held = []
         try:
@@ -147,16 +177,18 @@ class Correctness:
         del tensors
 
     # --- comparing -----------------------------------------------------------------------------
-    def compare(self, ref_outs, outs, trial, where, degenerate=False):
+    def compare(self, ref_outs, outs, trial, where, degenerate=False, atols=None):
         """torch.allclose(ref, out, atol, rtol) per output, as KernelBench, except that NaN never passes
-        and dtype must match. With `degenerate`, floating-point outputs that pass are also judged by the
-        degenerate-output checks (kernelpro/outcheck.py). Returns (ok, detail, (max_abs, mean_abs), failed
-        check id or None)."""
-        atol, rtol = self.cfg["atol"], self.cfg["rtol"]
+        and dtype must match; `atols`: each output's atol where it is not the task's (the scaled trial).
+        With `degenerate`, floating-point outputs that pass are also judged by the degenerate-output
+        checks (kernelpro/outcheck.py). Returns (ok, detail, (max_abs, mean_abs), failed check id or
+        None)."""
+        rtol = self.cfg["rtol"]
         if len(ref_outs) != len(outs):
             return False, "%d outputs, the reference returns %d" % (len(outs), len(ref_outs)), None, None
         worst = None
         for i, (r, o) in enumerate(zip(ref_outs, outs)):
+            atol = atols[i] if atols else self.cfg["atol"]
             name = "output" if len(outs) == 1 else "output %d" % i
             if tuple(r.shape) != tuple(o.shape):
                 return False, "%s shape %s, expected %s" % (name, tuple(o.shape), tuple(r.shape)), None, None
@@ -164,16 +196,17 @@ class Correctness:
                 return False, "%s dtype %s, expected %s" % (name, o.dtype, r.dtype), None, None
             if o.device.type != self.dev.type:
                 self.flag("lazy_output", REFUSE, "%s is on %s, not on the GPU" % (name, o.device))
-            e = elementwise(self.torch, r, o, atol, rtol)
+            with self.part("compare"):
+                e = elementwise(self.torch, r, o, atol, rtol)
             stat = (e["max_abs"], e["mean_abs"])
             m = e["max_abs"]
             if worst is None or (m == m and (worst[0] != worst[0] or m > worst[0])):
                 worst = stat
             if e["nbad"]:
                 first = e["first"]
-                detail = ("%s: %d of %d elements differ (atol=rtol=%g); max |diff| %.6g, mean |diff| %.6g; "
+                detail = ("%s: %d of %d elements differ (atol %g, rtol %g); max |diff| %.6g, mean |diff| %.6g; "
                           "first at %s: got %r, expected %r"
-                          % (name, e["nbad"], o.numel(), atol, e["max_abs"], e["mean_abs"],
+                          % (name, e["nbad"], o.numel(), atol, rtol, e["max_abs"], e["mean_abs"],
                              unravel(first, tuple(o.shape)), float(o.reshape(-1)[first].item()),
                              float(r.reshape(-1)[first].item())))
                 if e["nan_bad"]:
@@ -187,7 +220,8 @@ class Correctness:
             dt = DTYPE_NAMES.get(str(r.dtype))
             if degenerate and outcheck.applies(dt):
                 b = outcheck.bounds(dt, atol, rtol)
-                st = outcheck.measure(self.torch, r, o, b)
+                with self.part("degenerate"):
+                    st = outcheck.measure(self.torch, r, o, b)
                 coords = ", ".join(str(c) for c in unravel(st["first_bad"], tuple(o.shape))) \
                     if st["first_bad"] >= 0 else None
                 check, msg = outcheck.judge(st, b, str(i), coords, skip=self.checks_off)
@@ -213,32 +247,31 @@ class Correctness:
         """One trial on inputs x (pristine: their copy). Reference first (KernelBench's order) in even
         trials, candidate first in odd ones, so a candidate output left unwritten cannot hold this trial's
         reference result. Returns (ref_outs, outs, the candidate's inputs)."""
-        t = self.torch
         if i % 2 == 0:
             ref_in = x
             ref_outs = self.run_ref(ref_in, s)
             self.learn_reference(ref_in, ref_outs, pristine)
-            cand_in = ref_in if not (self.ref_changed or kin.overlaps(t, ref_outs, ref_in)) else kin.clone(t, pristine)
+            cand_in = ref_in if not (self.ref_changed or self.overlap(ref_outs, ref_in)) else self.copy(pristine)
             outs = self.run_cand(cand_in, s)
-            cand_changed = not kin.same(t, cand_in, pristine)
+            cand_changed = not self.same(cand_in, pristine)
         else:
             cand_in = x
             outs = self.run_cand(cand_in, s)
-            cand_changed = not kin.same(t, cand_in, pristine)
-            ref_in = cand_in if not (cand_changed or kin.overlaps(t, outs, cand_in)) else kin.clone(t, pristine)
+            cand_changed = not self.same(cand_in, pristine)
+            ref_in = cand_in if not (cand_changed or self.overlap(outs, cand_in)) else self.copy(pristine)
             ref_outs = self.run_ref(ref_in, s)
             self.learn_reference(ref_in, ref_outs, pristine)
         self.result["trials_run"] = i + 1
-        ins = [] if kin.overlaps(t, ref_outs, ref_in) else [("input", cand_in)]
+        ins = [] if self.overlap(ref_outs, ref_in) else [("input", cand_in)]
         self.check_alias(outs, ins + [("reference output", ref_outs)])
         if cand_changed and not self.ref_changed:
             self.flag("inputs_modified", REFUSE, "the candidate wrote into its inputs (trial %d)" % i)
         return ref_outs, outs, cand_in
 
     def learn_reference(self, ref_in, ref_outs, pristine):
-        self.ref_changed = not kin.same(self.torch, ref_in, pristine)
+        self.ref_changed = not self.same(ref_in, pristine)
         self.ref_mutates = self.ref_mutates or self.ref_changed
-        self.ref_aliases = self.ref_aliases or kin.overlaps(self.torch, ref_outs, ref_in)
+        self.ref_aliases = self.ref_aliases or self.overlap(ref_outs, ref_in)
 
     def correctness(self):
         t = self.torch
@@ -253,7 +286,7 @@ class Correctness:
         with t.no_grad():
             for i, s in enumerate(seeds):
                 x = self.inputs.make(s)
-                pristine = kin.clone(t, x)
+                pristine = self.copy(x)
                 if i == 0:
                     self.result["in_bytes"] = kin.nbytes(t, pristine)
                 ref_outs, outs, _ = self.trial(i, s, x, pristine)
@@ -261,7 +294,8 @@ class Correctness:
                     self.result["out_bytes"] = kin.nbytes(t, ref_outs)
                     self.result["io_bytes"] = self.result["in_bytes"] + self.result["out_bytes"]
                     self.result["precision"] = {"reference": dtype_name(ref_outs), "candidate": dtype_name(outs)}
-                    self.result["flops"] = self.count_flops(self.private(pristine), s)
+                    with self.part("flops"):
+                        self.result["flops"] = self.count_flops(self.private(pristine), s)
                 self.check_alias(outs, [("an earlier output", prev)])
                 ok, detail, st, check = self.compare(ref_outs, outs, i, "correctness", degenerate=True)
                 if st:
@@ -273,14 +307,15 @@ class Correctness:
                                     "correctness trial %d of %d, inputs from seed %d" % (i + 1, n, s), detail, check)
                 passed += 1
                 prev = outs
-                self.check_intact("while running ModelNew")
+                with self.part("intact"):
+                    self.check_intact("while running ModelNew")
             self.result["trials_passed"] = passed
             self._diff_stats(stats)
             self.result["inputs"] = self.inputs.describe()
             last = seeds[-1] if seeds else seed
+            self.extra_checks(last, pristine, ref_outs, outs)
             if self.cfg.get("mode", "eval") != "run":
                 self.scaled_trial(last ^ 0x5CA1ED)
-            self.extra_checks(last, pristine, ref_outs, outs)
 
     def count_flops(self, inputs, seed):
         """The reference's matrix-product FLOPs on one call (torch.utils.flop_counter), or None."""
@@ -306,8 +341,9 @@ class Correctness:
 
     def scaled_trial(self, seed):
         """One more trial with floating-point inputs multiplied by INPUT_SCALE: tiny outputs get a trial at
-        meaningful magnitudes, and kernels that assume the task's input range show it. Skipped where the
-        reference is not defined for such inputs."""
+        meaningful magnitudes, and kernels that assume the task's input range show it. Each output's atol
+        is widened to the rounding error its scaled magnitudes allow (outcheck.scaled_atol). Skipped
+        where the reference is not defined for such inputs."""
         t = self.torch
         prec = self.cfg.get("precision", "f32")
         scale = INPUT_SCALE.get(prec, 64.0)
@@ -334,8 +370,11 @@ class Correctness:
                 res["status"] = "skipped"
                 res["reason"] = "the reference gives NaN or infinity on inputs scaled x%g" % scale
                 return
+        atol = self.cfg["atol"]
+        atols = [outcheck.scaled_atol(DTYPE_NAMES.get(str(o.dtype)), atol, outcheck.rms(t, o))
+                 if o.is_floating_point() else atol for o in ref_outs]
         outs = self.run_cand(cand_in, seed)
-        ok, detail, _, check = self.compare(ref_outs, outs, 0, "scaled", degenerate=True)
+        ok, detail, _, check = self.compare(ref_outs, outs, 0, "scaled", degenerate=True, atols=atols)
         if ok:
             res["status"] = "passed"
             return
@@ -371,9 +410,10 @@ class Correctness:
             self.set_seed(seed)
             self.call(self.cand, args, "ModelNew")
             fresh = self.inputs.make(seed ^ 0x5DEECE66D)
-            for a, f in zip(args, fresh):
-                if isinstance(a, t.Tensor):
-                    a.copy_(f)  # same addresses, new values
+            with self.part("inputs"):
+                for a, f in zip(args, fresh):
+                    if isinstance(a, t.Tensor):
+                        a.copy_(f)  # same addresses, new values
             del fresh
             new_ref = self.run_ref(self.private(args), seed)
             outs = self.run_cand(args, seed)

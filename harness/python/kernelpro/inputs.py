@@ -14,8 +14,9 @@ TASK_FLAG = "KERNELPRO_CPU_INPUTS"
 class InputMaker:
     """Draws a trial's inputs from its seed: tensors on the GPU, floating-point ones at the task's precision."""
 
-    def __init__(self, torch, dev, dtype, get_inputs, set_seed, on_cpu=False, why_cpu=None):
+    def __init__(self, torch, dev, dtype, get_inputs, set_seed, on_cpu=False, why_cpu=None, part=None):
         self.t = torch
+        self.part = part  # part("inputs") clocks each draw (Correctness.part); None: not clocked
         self.dev = dev
         self.dtype = dtype
         self.get_inputs = get_inputs
@@ -31,6 +32,12 @@ class InputMaker:
         return "gpu, some tensors copied from the cpu" if self.moved else "gpu"
 
     def make(self, seed):
+        if self.part is None:
+            return self._make(seed)
+        with self.part("inputs"):
+            return self._make(seed)
+
+    def _make(self, seed):
         self.set_seed(seed)
         if not self.on_cpu:
             try:

@@ -194,6 +194,11 @@ class Sandbox:
         f = self._outer_frame()
         return "%s:%d" % (f.f_code.co_filename, f.f_lineno) if f is not None else "?"
 
+    def _in_triton(self, where):
+        """Whether a refusal's "where" (FILE:LINE) lies inside the triton package."""
+        d = _package_dir("triton")
+        return bool(d) and os.path.realpath(where.rsplit(":", 1)[0]).startswith(d)
+
     def _on_spawner(self):
         return self.spawner is not None and threading.get_ident() == self.spawner.ident
 
@@ -299,7 +304,7 @@ class Sandbox:
             rep = {"applied": False, "switched_off": None,
                    "network": {"isolated": False, "why": self.lib_why},
                    "processes": {"blocked": False, "why": self.lib_why},
-                   "limits": None, "limits_why": self.lib_why, "refused": {}}
+                   "limits": None, "limits_why": self.lib_why, "refused": {}, "ignored": {}}
         c_total = self.c_refused()
         c_before = self.c_before if self.cand_started else c_total
         rep["python"] = {
@@ -329,18 +334,22 @@ class Sandbox:
             rep = self.report()
             ad.result["sandbox"] = rep
             att = rep["attempts"]
+            calls = _calls(rep, self.records)
             if status != "harness_error" and att["before_candidate"]:
-                message = ("before the candidate was loaded, the sandbox refused %d call(s) that start processes "
-                           "(the task's reference or the environment does; see sandbox.refused): set "
+                message = ("before the candidate was loaded, the sandbox refused %d call(s) that start or reach "
+                           "processes (%s; the task's reference or the environment makes them): set "
                            "KERNELPRO_SANDBOX=nospawn to evaluate this task without the process filter"
-                           % att["before_candidate"])
+                           % (att["before_candidate"], calls))
                 status, log = "harness_error", ""
             elif att["candidate"] and "process_spawn" not in ad.checks_off:
-                what = "; ".join("%s (%s) at %s" % (r["event"], r["what"], r["where"])
-                                 for r in self.records if r["by"] == "candidate")
+                mine = [r for r in self.records if r["by"] == "candidate"]
+                what = "; ".join("%s (%s) at %s" % (r["event"], r["what"], r["where"]) for r in mine)
                 text = "the candidate tried to start a process or reach another one %d time(s)%s; the sandbox " \
-                       "refused it" % (att["candidate"], ": " + what if what else " from native code (see " \
-                                       "sandbox.refused)")
+                       "refused it" % (att["candidate"], ": " + what if what else " from native code (%s)" % calls)
+                if any(self._in_triton(r["where"]) for r in mine):
+                    text += (" (Triton compiled a kernel after the warm-up call: a specialization the first call "
+                             "did not make, such as another constexpr, dtype or argument alignment; its compiler "
+                             "may not start processes once the correctness phase begins)")
                 ad.flags.append({"check": "process_spawn", "severity": "refuse", "message": text})
                 if status != "cheat_suspected":
                     log = "refused by dynamic check 'process_spawn': %s\n%s" % (text, log or "")
@@ -360,6 +369,16 @@ class Sandbox:
                     self.in_reference -= 1
                     self.c_reference += self.c_refused() - before
             ad.time_compiled = as_reference
+
+
+def _calls(rep, records):
+    """The refused calls by name, for a message: "sandbox.refused: clone 2, execve 1" and the audit hook's
+    events."""
+    parts = ["%s %d" % kv for kv in sorted((rep.get("refused") or {}).items())]
+    text = "sandbox.refused: " + ", ".join(parts) if parts else "sandbox.refused names none"
+    if records:
+        text += "; sandbox.python.refused: " + ", ".join(sorted(set(r["event"] for r in records)))
+    return text
 
 
 def _describe(event, args):

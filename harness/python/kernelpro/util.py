@@ -3,10 +3,12 @@ severities, statistics, log excerpts, the result channel, and finding fast-path 
 Unit-tested on machines without a GPU."""
 
 import ast
+import contextlib
 import json
 import math
 import os
 import re
+import time
 
 REFUSE, WARN, FAIL = "refuse", "warn", "fail"
 
@@ -98,6 +100,48 @@ def tolerance(precision, mode="current"):
     if mode == "v0.1":
         return 1e-2
     return {"f32": 1e-4, "f64": 1e-4, "f16": 1e-2, "bf16": 1e-2}.get(precision, 1e-4)
+
+
+class Parts:
+    """Where a phase's time goes: named parts of its work (the verdict's seconds.correctness_parts).
+    Each part is clocked exclusively: time spent in a part opened inside another counts for the inner
+    one only, so the parts never add up to more than the wall time they ran in, and report() names
+    the rest "other". Per part: seconds, how many times it ran, and its longest single run (a first
+    call that loads or initialises something shows as longest ~ seconds)."""
+
+    def __init__(self, clock=time.monotonic):
+        self.clock = clock
+        self.acc = {}    # name -> [seconds, calls, longest], in the order the parts first opened
+        self.stack = []  # the open parts: [name, resumed at, seconds so far]
+
+    @contextlib.contextmanager
+    def part(self, name):
+        now = self.clock()
+        if self.stack:  # the enclosing part pauses
+            top = self.stack[-1]
+            top[2] += now - top[1]
+        self.acc.setdefault(name, [0.0, 0, 0.0])
+        self.stack.append([name, now, 0.0])
+        try:
+            yield
+        finally:
+            now = self.clock()
+            _, since, spent = self.stack.pop()
+            spent += now - since
+            a = self.acc[name]
+            a[0] += spent
+            a[1] += 1
+            a[2] = max(a[2], spent)
+            if self.stack:
+                self.stack[-1][1] = now
+
+    def report(self, total):
+        """{name: {"seconds", "calls", "longest"}} for every part that ran, then "other": the rest of
+        `total` (the phase's seconds), calls 0."""
+        out = {k: {"seconds": a[0], "calls": a[1], "longest": a[2]} for k, a in self.acc.items() if a[1]}
+        rest = max(0.0, total - sum(a[0] for a in self.acc.values()))
+        out["other"] = {"seconds": rest, "calls": 0, "longest": 0.0}
+        return out
 
 
 class Channel:

@@ -5,6 +5,7 @@
 # the task's reference; a candidate's is that over the "// fake-verdict: STATUS SPEEDUP" line's
 # speedup (the run's baseline.json gives the reference's time to candidates).
 # KP_FAKE_CRASH=NAME: every evaluation of the task whose reference says "// fake-task: NAME" dies.
+# KP_BENCH_ENV=PREFIX: the environment it was given goes to PREFIX.ROLE (the last one of each role).
 f=$1
 log=${KP_BENCH_LOG:-/dev/null}
 now() { date +%s.%N; }
@@ -21,6 +22,7 @@ else
 	task=$(basename "$run")
 fi
 [ -n "$ref" ] || ref=2.0
+[ -n "${KP_BENCH_ENV:-}" ] && env >"$KP_BENCH_ENV.$KP_EVAL_ROLE"
 echo "start $KP_GPU $task $KP_EVAL_ROLE ${KP_NODE_ID:-0} $(now)" >>"$log"
 [ -n "${KP_FAKE_SLEEP:-}" ] && sleep "$KP_FAKE_SLEEP"
 echo "end $KP_GPU $task $KP_EVAL_ROLE ${KP_NODE_ID:-0} $(now)" >>"$log"

@@ -4,7 +4,10 @@ value of each KP_TUNE(...) marker or KP_TUNE dict list) go into the expressions 
 "fake-wrong:", "fake-crash:" and "fake-nobuild:" comments, which decide the verdict and the time (ms) (the
 fake nvcc asks `fake-harness.py --builds SOURCE` whether a variant builds). As kp-native-harness
 it reads the native spec on stdin (the fake nvcc's "library" is the source); as kp_torch.py (the worker
-calls main(), `python3 kp_torch.py` runs it) it reads the adapter's JSON config."""
+calls main(), `python3 kp_torch.py` runs it) it reads the adapter's JSON config. As an exec evaluator
+(`fake-harness.py --exec FILE`, optimize --evaluator exec:..., t1802) it prints the `kernelpro eval --json`
+verdict: the reference (KP_EVAL_ROLE=reference) at its "fake-cost:" or 10 ms, a candidate by its rules;
+KP_FAKE_SLEEP=SECONDS slows each one (the kill tests)."""
 
 import ast
 import json
@@ -65,19 +68,54 @@ def preload():
     return {"imported": [], "failed": {}, "torch": None, "cuda_initialized": False}
 
 
+def baseline():
+    """The reference timed alone (optimize's harness evaluator, t1802): 10 ms."""
+    return {"gpu_name": "NVIDIA H200", "status": "correct", "message": "fake: the reference",
+            "ref_runtime": timing(10.0), "flags": []}
+
+
 def main(t_start=None, cold=False):
     cfg = json.load(sys.stdin)
+    if os.environ.get("KP_FAKE_TRACE"):  # how each KernelBench evaluation ran: in the warm worker or cold
+        with open(os.environ["KP_FAKE_TRACE"], "a") as f:
+            f.write("cold\n" if cold else "warm\n")
+    if cfg.get("mode") == "baseline":
+        emit(baseline())
     src = open(cfg["candidate"]).read()
     emit(verdict(src, cfg.get("time_reference", True), cfg.get("build_only", False)))
 
 
 def native():
     spec = dict(line.split(" ", 1) for line in sys.stdin.read().splitlines() if " " in line)
+    if spec.get("mode") == "baseline":
+        emit(baseline())
     src = open(spec["cand"]).read()
     emit(verdict(src, spec.get("time_reference", "1") == "1", False))
 
 
+def exec_verdict(path):
+    src = open(path).read()
+    if os.environ.get("KP_FAKE_SLEEP"):
+        time.sleep(float(os.environ["KP_FAKE_SLEEP"]))
+    vals = knob_values(src)
+    ref = {"median_ms": 10.0}
+    if os.environ.get("KP_EVAL_ROLE") == "reference":
+        ms = float(rule(src, "cost", vals, 10.0))
+        return {"status": "correct", "runtime": {"median_ms": ms}, "ref_runtime": {"median_ms": ms}, "speedup": 1.0}
+    if rule(src, "nobuild", vals, False):
+        return {"status": "compile_error", "log": "fake: this variant does not build"}
+    if rule(src, "crash", vals, False):
+        return {"status": "runtime_error", "message": "fake: illegal address at %s" % vals}
+    if rule(src, "wrong", vals, False):
+        return {"status": "wrong_output", "message": "fake: 3 of 5 trials differ at %s" % vals}
+    ms = float(rule(src, "cost", vals, 10.0))
+    return {"status": "correct", "runtime": {"median_ms": ms}, "ref_runtime": ref, "speedup": 10.0 / ms}
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--exec"]:
+        print(json.dumps(exec_verdict(sys.argv[2])))
+        sys.exit(0)
     if sys.argv[1:2] == ["--builds"]:
         src = open(sys.argv[2]).read()
         sys.exit(1 if rule(src, "nobuild", knob_values(src), False) else 0)

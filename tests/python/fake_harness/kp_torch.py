@@ -13,9 +13,14 @@ import sys
 import time
 
 
+def secrets_seen():
+    """The names in our environment that look like an API key (kernelpro passes none to a harness)."""
+    return sorted(k for k in os.environ if "KEY" in k.upper())
+
+
 def preload():
     return {"imported": [], "failed": {}, "torch": None,
-            "cuda_initialized": os.environ.get("FAKE_CUDA_INIT") == "1"}
+            "cuda_initialized": os.environ.get("FAKE_CUDA_INIT") == "1", "secrets_seen": secrets_seen()}
 
 
 def result(obj):
@@ -52,11 +57,15 @@ def main(t_start=None, cold=False):
     elif do == "exit":
         sys.stdout.flush()
         os._exit(int(cfg.get("code", 3)))
-    result({"status": "correct", "message": "fake pid=%d ppid=%d%s" % (os.getpid(), os.getppid(), " cold" if cold else ""),
+    seen = secrets_seen()
+    result({"status": "correct", "message": "fake pid=%d ppid=%d%s%s" % (os.getpid(), os.getppid(), " cold" if cold else "",
+                                                                        " secrets=" + ",".join(seen) if seen else ""),
             "flags": [], "trials_run": 1, "trials_passed": 1,
             "pid": os.getpid(), "pgid": os.getpgid(0), "ppid": os.getppid(), "cwd": os.getcwd(),
             "foo": os.environ.get("FOO"), "argv": sys.argv,
-            "timeline": "start %.3f" % (time.monotonic() - (t_start or time.monotonic()))})
+            "timeline": "start %.3f" % (time.monotonic() - (t_start or time.monotonic())),
+            "correctness_parts": {"candidate": {"seconds": 0.25, "calls": 3, "longest": 0.2},
+                                  "other": {"seconds": 0.5, "calls": 0, "longest": 0.0}}})
     sys.stdout.flush()
     os._exit(0)
 
