@@ -13,26 +13,6 @@
 
 /* ---- settings ------------------------------------------------------------------------------------- */
 
-/* $KERNELPRO_SLURM_CONFIG, else the user's slurm.json when it exists; NULL: none. Allocated. */
-static char *user_file(void)
-{
-	const char *env = getenv("KERNELPRO_SLURM_CONFIG"), *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
-	char *p;
-	if (env && *env)
-		return kp_xstrdup(env);
-	if (xdg && *xdg)
-		p = kp_xasprintf("%s/kernelpro/slurm.json", xdg);
-	else if (home && *home)
-		p = kp_xasprintf("%s/.config/kernelpro/slurm.json", home);
-	else
-		return NULL;
-	if (kp_path_exists(p))
-		return p;
-	free(p);
-	return NULL;
-}
-
 int kp_bench_slurm_settings(const char *dir, const char *file, struct kp_slurm_settings *s,
                             struct kp_error *err)
 {
@@ -43,7 +23,7 @@ int kp_bench_slurm_settings(const char *dir, const char *file, struct kp_slurm_s
 		kp_path_join(&own, dir, KP_BENCH_SLURM_SETTINGS);
 	if (dir && kp_path_exists(own.buf))
 		rc = kp_slurm_settings_load(s, own.buf, err);
-	else if ((user = user_file()))
+	else if ((user = kp_config_file("KERNELPRO_SLURM_CONFIG", "slurm.json")))
 		rc = kp_slurm_settings_load(s, user, err);
 	if (!rc && file)
 		rc = kp_slurm_settings_load(s, file, err);

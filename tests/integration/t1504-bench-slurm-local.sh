@@ -116,11 +116,6 @@ expect_exit 1 "$KP" bench suites/d --slurm
 contains err "nothing left to run in suite '$PWD/suites/d'"
 
 # An element at its time limit (SIGUSR1) with work left requeues itself when its run made progress ...
-element() { # element JOB SUITE LOG: shard 0/1 of SUITE as Slurm array element JOB_0, in the background
-	SLURM_ARRAY_JOB_ID=$1 SLURM_ARRAY_TASK_ID=0 KP_BENCH_LOG=$3 "$KP" bench "$2" --shard 0/1 --resume \
-		--slurm-requeue --gpus 0 >out 2>err &
-	pid=$!
-}
 wait_log() { # wait_log LOG PATTERN: until a line of LOG matches
 	i=0
 	until grep -q "$2" "$1" 2>/dev/null; do
@@ -129,23 +124,26 @@ wait_log() { # wait_log LOG PATTERN: until a line of LOG matches
 		sleep 0.1
 	done
 }
+# signalled JOB SUITE PATTERN: shard 0/1 of SUITE run as Slurm array element JOB_0 gets SIGUSR1 once
+# its evaluator's log has a line matching PATTERN; $rc is how it exited (out, err: what it said).
+signalled() {
+	SLURM_ARRAY_JOB_ID=$1 SLURM_ARRAY_TASK_ID=0 KP_BENCH_LOG=$1.log "$KP" bench "$2" --shard 0/1 --resume \
+		--slurm-requeue --gpus 0 >out 2>err &
+	pid=$!
+	wait_log "$1.log" "$3"
+	kill -USR1 $pid
+	wait $pid
+	rc=$?
+}
 expect_exit 0 "$KP" bench tasks --suites-dir suites --name r --slurm --dry-run --evals 3 --evaluator "$FAKE_GPU" --llm "$PROG"
-KP_FAKE_SLEEP=0.5 element 77 suites/r r.log
-wait_log r.log "^start 0 .* candidate "
-kill -USR1 $pid
-wait $pid
-rc=$?
+KP_FAKE_SLEEP=0.5 signalled 77 suites/r "^start 0 .* candidate "
 [ $rc -eq 0 ] || { cat out err; fail "the element exited $rc"; }
 contains out "requeueing Slurm job 77_0"
 [ "$(cat scontrol.log)" = "requeue 77_0" ] || fail "scontrol: $(cat scontrol.log)"
 # ... and not when it made none (a task that does not fit in the limit would loop).
 expect_exit 0 "$KP" bench tasks --suites-dir suites --name q --slurm --dry-run --no-baselines --evals 3 \
 	--evaluator "$FAKE_GPU" --llm "$PROG"
-KP_FAKE_SLEEP=1 element 78 suites/q q.log
-wait_log q.log "^start 0 .* reference "
-kill -USR1 $pid
-wait $pid
-rc=$?
+KP_FAKE_SLEEP=1 signalled 78 suites/q "^start 0 .* reference "
 [ $rc -eq 1 ] || { cat out err; fail "the element without progress exited $rc"; }
 contains err "without finishing a task, an evaluation or a baseline, so it is not requeued"
 lacks scontrol.log "78_0"
