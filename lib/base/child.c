@@ -109,6 +109,9 @@ static const char *const env_names[] = {
 	"CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "CUDAHOSTCXX", "CUTLASS_PATH", "MAX_JOBS",
 	"VIRTUAL_ENV", "CONDA_PREFIX", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
 	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS",
+	/* A profiler or sanitizer that kernelpro itself runs under (`ncu --target-processes all
+	 * kernelpro eval --profile-run`) follows the harness through these. */
+	"LD_PRELOAD",
 };
 /*
  * Passed by prefix: CUDA and driver settings, the toolchain's, Python's, PyTorch's and Triton's, ours,
@@ -117,6 +120,7 @@ static const char *const env_names[] = {
 static const char *const env_prefixes[] = {
 	"LC_", "CUDA_", "NVIDIA_", "NV_", "NVCC_", "CUBLAS", "CUDNN_", "NCCL_",
 	"PYTHON", "PYTORCH_", "TORCH", "TRITON_", "KERNELPRO_", "KP_", "SLURM_",
+	"NVTX_", "NSYS_", "NSIGHT_", /* NVTX_INJECTION64_PATH: ncu's --nvtx-include sees our ranges */
 };
 /* A name holding one of these is held back even in an allowed family (KERNELPRO_API_KEY, SLURM_JWT). */
 static const char *const secret_words[] = {"KEY",    "TOKEN",      "SECRET", "PASSWORD",

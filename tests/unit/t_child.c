@@ -238,6 +238,17 @@ static void child_env(struct kp_child *c, struct kp_buf *out)
  * (what compilers, Python, CUDA and ncu read), so LLM-written code run by the harness or an
  * evaluator cannot read an API key, however its variable is named.
  */
+/* ncu --target-processes all preloads its launcher into every process it follows (the GPU run of
+ * g2101 found ncu profiling nothing once LD_PRELOAD and NVTX_* stopped reaching the harness). */
+static void test_env_profiler_injection_kept(void **state)
+{
+	(void)state;
+	assert_true(kp_child_env_allowed("LD_PRELOAD"));
+	assert_true(kp_child_env_allowed("NVTX_INJECTION64_PATH"));
+	assert_true(kp_child_env_allowed("CUDA_INJECTION64_PATH"));
+	assert_false(kp_child_env_allowed("NVTX_API_TOKEN"));
+}
+
 static void test_env_secrets_scrubbed(void **state)
 {
 	static const char *const secret[] = {"OPENAI_API_KEY",  "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY",
@@ -250,7 +261,9 @@ static void test_env_secrets_scrubbed(void **state)
 		"TMPDIR",	    "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
 		"PYTHONPATH",	    "KERNELPRO_HOME",	    "KP_FAKE_SLEEP",	    "TORCH_EXTENSIONS_DIR",
 		"TRITON_CACHE_DIR", "XDG_CACHE_HOME",	    "TRITON_HOME",	    "TRITON_PTXAS_PATH",
-		"SLURM_JOB_ID",	    "SLURM_CONF",	    "SLURM_STEP_GPUS",	    "CUDA_HOME"};
+		"SLURM_JOB_ID",	    "SLURM_CONF",	    "SLURM_STEP_GPUS",	    "CUDA_HOME",
+		/* a profiler kernelpro runs under follows the harness through these */
+		"NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH"};
 	struct kp_child c = KP_CHILD_INIT;
 	struct kp_buf env = KP_BUF_INIT;
 	int set_here[KP_ARRAY_SIZE(kept)] = {0};
@@ -452,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_output_cap),
 		cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_env_and_cwd),
+		cmocka_unit_test(test_env_profiler_injection_kept),
 		cmocka_unit_test(test_env_secrets_scrubbed),
 		cmocka_unit_test(test_merge_stderr),
 		cmocka_unit_test(test_cancel_flag),
