@@ -6,7 +6,6 @@
 #include "base/setup.h"
 
 #include <limits.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include "kernelpro/bench_slurm.h"

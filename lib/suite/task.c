@@ -268,18 +268,19 @@ out:
 /* ---- the run job ------------------------------------------------------------------------------------ */
 
 /*
- * Whether a task's failure came from this process being stopped. Slurm ends a job (node failure,
- * scancel, a requeue, the time limit) by signalling every process of it, so an evaluator or LLM
- * child may die of the signal just before this process's own handler asks to stop; the watcher
- * passes the request on to the slots only at its next tick. A failure while a stop is asked is a
- * stop, and the task resumes; a child's death gets a moment for the request to arrive.
+ * Whether a task's failure came from this process being asked to stop (a signal: the caller's stop
+ * flag; not the bench stopping itself after a failure, whose tasks keep their own reasons). Slurm
+ * ends a job (node failure, scancel, a requeue, the time limit) by signalling every process of it,
+ * so an evaluator or LLM child may die of the signal just before this process's own handler runs.
+ * A failure while a stop is asked is a stop, and the task resumes; a child's death gets a moment
+ * for the request to arrive.
  */
 static int stop_asked(const struct slot *sl, int rc)
 {
 	const volatile sig_atomic_t *stop = sl->S->o->stop;
 	struct timespec ts = {0, 10 * 1000 * 1000};
 	for (int i = 0;; i++) {
-		if (sl->stop || (stop && *stop))
+		if (stop && *stop)
 			return 1;
 		if (rc != KP_ECHILD || i >= 20)
 			return 0;
