@@ -17,6 +17,7 @@
 #include "llm_opts.h"
 #include "runopts.h"
 #include "runs.h"
+#include "slurm_cli.h"
 #include "tools_cli.h"
 
 static const struct kp_opt bench_opts[] = {
@@ -73,6 +74,7 @@ static const struct kp_opt bench_opts[] = {
     {"format", 0, KP_OPT_STR, "cuda|triton",
      "not in bench yet (optimize --format): each task is written in its kind's language", NULL},
     {"formats", 0, KP_OPT_LIST, "LIST", "not in bench yet (optimize --formats)", NULL},
+    KP_SLURM_CLI_OPTS,
     KP_LLM_CLI_OPTS,
     KP_EVAL_COMMON_OPTS,
     KP_TOOLS_OPTS,
@@ -473,6 +475,7 @@ static int results(struct bench_state *B, int merge)
 			kp_cli_warn(B->cli,
 			            "%ld tasks are not done; run the shards again (--resume) and merge",
 			            c.incomplete);
+			kp_slurm_cli_merge_incomplete(B->cli, B->dir.buf);
 			rc = KP_EXIT_USAGE; /* 2: incomplete (docs/slurm.md) */
 		}
 	}
@@ -490,6 +493,7 @@ static int status(struct bench_state *B)
 	if (kp_bench_status(B->dir.buf, &doc, &err))
 		return kp_cli_fail(B->cli, &err);
 	if (B->cli->json) {
+		kp_slurm_cli_status(B->cli, B->dir.buf, doc);
 		kp_cli_print_json_new(B->cli, doc);
 		return KP_EXIT_OK;
 	}
@@ -509,6 +513,7 @@ static int status(struct bench_state *B)
 	for (int i = 0; i < KP_SUITE_NSTATE; i++)
 		fprintf(B->cli->out, " %ld %s", counts[i], kp_suite_state_name(i));
 	fputc('\n', B->cli->out);
+	kp_slurm_cli_status(B->cli, B->dir.buf, doc);
 	json_decref(doc);
 	return KP_EXIT_OK;
 }
@@ -618,6 +623,9 @@ static int run(struct bench_state *B, int created)
 	} else if ((rc = results(B, 0))) {
 		return rc;
 	}
+	if (out.end == KP_BENCH_STOPPED && B->cli->stop && *B->cli->stop == SIGUSR1 &&
+	    kp_arg_flag(a, "slurm-requeue"))
+		return kp_slurm_cli_requeue(B->cli, B->dir.buf, B->shard, B->shards, &out);
 	if (out.end == KP_BENCH_STOPPED) {
 		if (!B->cli->json)
 			fprintf(B->cli->out, "stopped; continue with: kernelpro bench %s --resume\n",
@@ -630,6 +638,38 @@ static int run(struct bench_state *B, int created)
 		        "--resume --suite-...\n",
 		        B->dir.buf);
 	return KP_EXIT_OK;
+}
+
+/* --slurm: the options are checked here, on the login node, before the suite is made or submitted. */
+static int slurm(struct bench_state *B, int existing)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_slurm_settings s;
+	struct kp_llm_config llm;
+	int rc;
+
+	kp_slurm_settings_init(&s);
+	if ((rc = kp_evalopts_from_args(B->cli, B->args, &B->eval)) ||
+	    (rc = kp_slurm_cli_settings(B->cli, B->args, existing ? B->dir.buf : NULL, &s)))
+		goto out;
+	if (existing) { /* a new suite checks its budget and model as it is made */
+		struct kp_search_budget b, sb;
+		unsigned which;
+		if ((rc = kp_runopts_budget(B->cli, B->args, &b, &which)) ||
+		    (rc = suite_budget(B->cli, B->args, &sb, &which)))
+			goto out;
+		kp_llm_config_init(&llm);
+		rc = kp_cli_llm_config(B->args, NULL, &llm, &err) ? kp_cli_fail(B->cli, &err) : 0;
+		kp_llm_config_release(&llm);
+		if (rc)
+			goto out;
+	} else if ((rc = new_suite(B))) {
+		goto out;
+	}
+	rc = kp_slurm_cli_submit(B->cli, B->args, B->dir.buf, !existing, &s);
+out:
+	kp_slurm_settings_release(&s);
+	return rc;
 }
 
 /* ---- the command ------------------------------------------------------------------------------------ */
@@ -685,6 +725,8 @@ static int run_bench(struct kp_cli *cli, const struct kp_args *args)
 		rc = KP_EXIT_USAGE;
 		goto out;
 	}
+	if ((rc = kp_slurm_cli_check(cli, args)))
+		goto out;
 	if (kp_arg_str(args, "shard") &&
 	    kp_bench_shard_parse(kp_arg_str(args, "shard"), &B.shard, &B.shards, &err)) {
 		rc = usage(cli, kp_error_msg(&err));
@@ -713,6 +755,10 @@ static int run_bench(struct kp_cli *cli, const struct kp_args *args)
 		         "its kind's language (optimize TASK --format triton does one task)");
 		goto out;
 	}
+	if (kp_arg_flag(args, "slurm")) {
+		rc = slurm(&B, existing);
+		goto out;
+	}
 	if ((rc = kp_evalopts_from_args(cli, args, &B.eval)) || (rc = parse_gpus(&B)))
 		goto out;
 	if (!existing && (rc = new_suite(&B)))
@@ -731,7 +777,7 @@ const struct kp_cmd kp_cmd_bench = {
     .name = "bench",
     .summary =
         "Optimize a whole suite (a KernelBench level, a folder, a list) on every GPU, with fast_p results",
-    .usage = "[options] TASKS... | SUITE --resume|--status|--merge|--report",
+    .usage = "[options] TASKS... | SUITE --resume|--status|--merge|--report | TASKS...|SUITE --slurm",
     .description =
         "TASKS: a KernelBench level directory, a folder of tasks (.py files and native task directories),\n"
         "a glob, a task, or a list file (one task per line: PATH [evals=N time=D tokens=N cost=USD llm=SPEC\n"
@@ -740,7 +786,8 @@ const struct kp_cmd kp_cmd_bench = {
         "runs\n"
         "one task at a time, longest first (by its baseline); a suite stopped by Ctrl-C, an error or kill "
         "-9\n"
-        "continues with SUITE --resume, never redoing a finished task. docs/bench.md.",
+        "continues with SUITE --resume, never redoing a finished task. --slurm submits the suite's shards\n"
+        "as a Slurm job array and a merge job after it (docs/slurm.md). docs/bench.md.",
     .flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU | KP_CMD_NEEDS_NET,
     .opts = bench_opts,
     .min_args = 0,

@@ -208,6 +208,7 @@ struct kp_bench_opts {
 	void *ud;
 	const char *argv_text;             /* recorded with the shard's session and each run's */
 	const volatile sig_atomic_t *stop; /* set: no new task; every slot stops after its current step */
+	double lock_wait_s; /* a lock whose holder has ended is waited out this long; 0: 300 s, < 0: not */
 	/*
 	 * Called on the caller's thread: each line worth telling (a task started, ended, failed ...;
 	 * run 1: a line of a task's own search, "gpu1 gelu: #3: compile_error"), and the view about every
@@ -229,6 +230,8 @@ struct kp_bench_outcome {
 	enum kp_bench_end end;
 	long started; /* tasks this session started or resumed */
 	long finished, failed;
+	long evaluations;          /* candidate evaluations committed in this session */
+	long baselines;            /* baselines measured in this session */
 	struct kp_bench_view view; /* the last view */
 };
 

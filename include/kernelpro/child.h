@@ -39,7 +39,8 @@
  * or the process-wide flag given to kp_child_set_cancel() is set, the group
  * gets SIGTERM and, after at most KP_CHILD_CANCEL_GRACE_MS, SIGKILL;
  * kp_child_run then returns KP_ECANCELED. A child is not started at all once
- * either says so.
+ * either says so. `stop_proof` children ignore the process-wide flag: what
+ * stopping itself has to run (a Slurm element requeueing itself at SIGUSR1).
  */
 struct kp_child {
 	/* Inputs. */
@@ -52,6 +53,7 @@ struct kp_child {
 	unsigned merge_stderr : 1;  /* stderr goes into the stdout capture */
 	unsigned inherit_stdout : 1;/* don't capture: share the parent's stdout */
 	unsigned inherit_stderr : 1;
+	unsigned stop_proof : 1;    /* not canceled by kp_child_set_cancel's flag (only by `cancel`) */
 	const char *cwd;            /* NULL: the parent's */
 	const void *stdin_data;     /* written to the child's stdin, then closed; NULL: /dev/null */
 	size_t stdin_len;

@@ -60,4 +60,11 @@ char *kp_find_libexec(const char *name);
 /* The per-user cache directory: $XDG_CACHE_HOME/kernelpro or ~/.cache/kernelpro. */
 int kp_cache_dir(struct kp_buf *out, struct kp_error *err);
 
+/*
+ * A per-user configuration file: $ENV_VAR when it is set (asked for, so returned even when
+ * missing), else $XDG_CONFIG_HOME/kernelpro/NAME or ~/.config/kernelpro/NAME when it exists.
+ * Returns an allocated path, or NULL: none.
+ */
+char *kp_config_file(const char *env_var, const char *name);
+
 #endif

@@ -66,7 +66,7 @@ int kp_child_canceled(void)
 
 static int cancel_requested(const struct kp_child *c)
 {
-	return kp_child_canceled() || (c->cancel && c->cancel(c->cancel_ud));
+	return (!c->stop_proof && kp_child_canceled()) || (c->cancel && c->cancel(c->cancel_ud));
 }
 
 /* More children than slots at once are not listed: they still die with their parent (PDEATHSIG). */

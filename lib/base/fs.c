@@ -269,6 +269,24 @@ char *kp_find_libexec(const char *name)
 	return NULL;
 }
 
+char *kp_config_file(const char *env_var, const char *name)
+{
+	const char *env = getenv(env_var), *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *p;
+	if (env && *env)
+		return kp_xstrdup(env);
+	if (xdg && *xdg)
+		p = kp_xasprintf("%s/kernelpro/%s", xdg, name);
+	else if (home && *home)
+		p = kp_xasprintf("%s/.config/kernelpro/%s", home, name);
+	else
+		return NULL;
+	if (kp_path_exists(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
 int kp_cache_dir(struct kp_buf *out, struct kp_error *err)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");

@@ -91,22 +91,7 @@ int kp_llm_config_resume(struct kp_llm_config *cfg, long done)
 /* $KERNELPRO_LLM_CONFIG, else the user's llm.json when it exists; NULL: none. Allocated. */
 static char *default_config_path(void)
 {
-	const char *env = getenv("KERNELPRO_LLM_CONFIG");
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
-	char *p;
-	if (env && *env)
-		return kp_xstrdup(env);
-	if (xdg && *xdg)
-		p = kp_xasprintf("%s/kernelpro/llm.json", xdg);
-	else if (home && *home)
-		p = kp_xasprintf("%s/.config/kernelpro/llm.json", home);
-	else
-		return NULL;
-	if (kp_path_exists(p))
-		return p;
-	free(p);
-	return NULL;
+	return kp_config_file("KERNELPRO_LLM_CONFIG", "llm.json");
 }
 
 int kp_llm_config_load(struct kp_llm_config *cfg, const struct kp_llm_sources *src, struct kp_error *err)

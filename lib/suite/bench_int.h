@@ -21,6 +21,24 @@ void kp__bench_budget_merge(struct kp_search_budget *cur, const struct kp_search
 
 /* SUITE/shards/K-of-M.db (and .lock with ext "lock"), appended to out. */
 void kp__bench_shard_path(struct kp_buf *out, const char *dir, int k, int m, const char *ext);
+/* shardlock.c: the flock on SUITE/shards/K-of-M.lock, its holder's identity written inside. */
+struct kp__shardlock_req {
+	const char *dir; /* the suite */
+	int k, m;
+	const char *argv_text; /* recorded with the owner */
+	double wait_s;         /* how long to wait out a holder that has ended; 0: 300, < 0: not */
+	const volatile sig_atomic_t *stop; /* set: stop waiting (KP_ECANCELED) */
+};
+
+/*
+ * Takes the shard's lock into *fd (the caller closes it, which releases it). A lock held by a live
+ * process (another element, a local bench, a holder kernelpro cannot see) is refused at once with
+ * KP_EEXISTS naming it; one whose holder has ended (an earlier run of this Slurm element, a Slurm
+ * job squeue/sacct shows ended, a dead pid on this host) is retried for up to wait_s, then refused
+ * with KP_EEXISTS too. kp_bench_busy() is true for both.
+ */
+int kp__shardlock_take(const struct kp__shardlock_req *r, int *fd, struct kp_error *err);
+
 /* SUITE/runs/NAME, appended to out. */
 void kp__bench_run_dir(struct kp_buf *out, const char *dir, const char *name);
 

@@ -7,9 +7,7 @@
  */
 #include "base/setup.h"
 
-#include <fcntl.h>
 #include <math.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,7 +18,6 @@
 #include "kernelpro/str.h"
 #include "suite/sched_int.h"
 
-#define OWNER_CAP     4096
 #define TOUCH_EVERY_S 5.0
 
 /* ---- notes, rows, stopping (under mu) ------------------------------------------------------------ */
@@ -67,71 +64,6 @@ void kp__sched_put(struct sched *S, struct sched_task *st)
 	struct kp_error err = KP_ERROR_INIT;
 	if (kp_suitedb_progress_put(S->db, &st->p, &err))
 		kp__sched_fatal(S, &err);
-}
-
-/* ---- the shard's lock ------------------------------------------------------------------------------ */
-
-/* Who holds the shard: written into the lock file, read back by a process it refuses. */
-static void owner_text(const struct kp_bench_opts *o, struct kp_buf *out)
-{
-	json_t *j = json_object();
-	char host[256] = "";
-	const char *env[][2] = {{"job", "SLURM_ARRAY_JOB_ID"},
-	                        {"array_task", "SLURM_ARRAY_TASK_ID"},
-	                        {"restart", "SLURM_RESTART_COUNT"}};
-	gethostname(host, sizeof(host) - 1);
-	kp_json_set(j, "pid", json_integer((json_int_t)getpid()));
-	kp_json_set(j, "host", json_string(host));
-	kp_json_set(j, "started", json_real(kp_wall_time()));
-	kp_json_set(j, "argv", o->argv_text ? json_string(o->argv_text) : NULL);
-	for (size_t i = 0; i < KP_ARRAY_SIZE(env); i++)
-		if (getenv(env[i][1]) && *getenv(env[i][1]))
-			kp_json_set(j, env[i][0], json_string(getenv(env[i][1])));
-	kp_json_dump_buf(j, out, 1);
-	json_decref(j);
-}
-
-/*
- * An flock on SUITE/shards/K-of-M.lock, released when the process ends (kill -9 included): one
- * process works on a shard at a time. A refusal names the holder (KP_EEXISTS: kp_bench_busy).
- */
-static int lock_shard(struct sched *S, struct kp_error *err)
-{
-	struct kp_buf p = KP_BUF_INIT, owner = KP_BUF_INIT;
-	int f, rc = 0;
-
-	kp__bench_shard_path(&p, S->b->dir, S->k, S->m, "lock");
-	f = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (f < 0) {
-		rc = kp_error_set(err, KP_EIO, "cannot open '%s': %s", p.buf, strerror(errno));
-		goto out;
-	}
-	if (flock(f, LOCK_EX | LOCK_NB) != 0) {
-		char held[OWNER_CAP];
-		ssize_t n = read(f, held, sizeof(held) - 1);
-		held[n > 0 ? n : 0] = '\0';
-		close(f);
-		rc = kp_error_set(
-		    err, KP_EEXISTS,
-		    "shard %d/%d of suite '%s' is in use by another kernelpro process (%s); wait for it "
-		    "or stop it",
-		    S->k, S->m, S->b->dir, held[0] ? kp_str_trim(held) : "owner unknown");
-		goto out;
-	}
-	owner_text(S->o, &owner);
-	if (ftruncate(f, 0) != 0 || pwrite(f, owner.buf, owner.len, 0) < 0)
-		kp_warn("'%s': the owner could not be written (%s); the lock holds all the same", p.buf,
-		        strerror(errno));
-	S->lock_fd = f;
-out:
-	kp_buf_release(&p);
-	kp_buf_release(&owner);
-	return rc;
-}
-
-int kp_bench_busy(const struct kp_error *err)
-{
-	return err && err->code == KP_EEXISTS;
 }
 
 /* ---- setting up the shard ------------------------------------------------------------------------ */
@@ -262,8 +194,13 @@ static int setup(struct sched *S, struct kp_error *err)
 	if ((rc = check_gpus(S, err)))
 		return rc;
 	kp_path_join(&p, S->b->dir, "shards");
-	if ((rc = kp_mkdir_p(p.buf, 0755, err)) || (rc = lock_shard(S, err)))
+	if ((rc = kp_mkdir_p(p.buf, 0755, err)))
 		goto out;
+	{
+		struct kp__shardlock_req lr = {S->b->dir, S->k, S->m, o->argv_text, o->lock_wait_s, o->stop};
+		if ((rc = kp__shardlock_take(&lr, &S->lock_fd, err)))
+			goto out;
+	}
 	kp_buf_reset(&p);
 	kp__bench_shard_path(&p, S->b->dir, S->k, S->m, "db");
 	if ((rc = kp_suitedb_open(&S->db, p.buf, KP_STORE_CREATE, err)) || (rc = load_limits(S, err)) ||
@@ -671,6 +608,8 @@ int kp_bench_run(const struct kp_bench_opts *o, struct kp_bench_outcome *out, st
 	out->started = S.started;
 	out->finished = S.finished;
 	out->failed = S.failed;
+	out->evaluations = S.session_evals;
+	out->baselines = S.session_baselines;
 	pthread_mutex_lock(&S.mu);
 	make_view(&S, &out->view);
 	pthread_mutex_unlock(&S.mu);

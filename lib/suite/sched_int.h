@@ -36,7 +36,7 @@ struct slot {
 	struct kp_eval_worker *worker; /* the GPU's warm evaluation worker, held for the slot's life */
 	pthread_t warm_thread;         /* starting it, while the slot measures baselines */
 	int warming;
-	int wedged;                    /* its last task failed on a crash or a hang (under mu) */
+	int wedged; /* its last task failed on a crash or a hang (under mu) */
 };
 
 /* A line for the caller: a bench event, or (run != 0) a line from a task's own run. */
@@ -66,6 +66,8 @@ struct sched {
 	int fatal; /* a failure that would fail every task: fatal_err */
 	struct kp_error fatal_err;
 	long started, finished, failed;
+	long session_evals;      /* candidate evaluations this session committed, every task */
+	long session_baselines;  /* baselines this session measured */
 	double t0, prev_elapsed; /* this session's start; earlier sessions' time */
 	long session;
 	double ended_wall, ended_count;   /* tasks ended in this session: their wall time, for the ETA */

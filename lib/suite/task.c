@@ -6,6 +6,7 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <time.h>
 
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
@@ -78,6 +79,7 @@ void kp__task_baseline(struct slot *sl, struct sched_task *st)
 		st->p.baseline = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
 		st->p.est_ms = kp__bench_baseline_ms(doc, "eager");
 		set_str(&st->p.baseline_error, NULL);
+		S->session_baselines++;
 	}
 	kp__sched_put(S, st);
 	pthread_mutex_unlock(&S->mu);
@@ -265,6 +267,27 @@ out:
 
 /* ---- the run job ------------------------------------------------------------------------------------ */
 
+/*
+ * Whether a task's failure came from this process being asked to stop (a signal: the caller's stop
+ * flag; not the bench stopping itself after a failure, whose tasks keep their own reasons). Slurm
+ * ends a job (node failure, scancel, a requeue, the time limit) by signalling every process of it,
+ * so an evaluator or LLM child may die of the signal just before this process's own handler runs.
+ * A failure while a stop is asked is a stop, and the task resumes; a child's death gets a moment
+ * for the request to arrive.
+ */
+static int stop_asked(const struct slot *sl, int rc)
+{
+	const volatile sig_atomic_t *stop = sl->S->o->stop;
+	struct timespec ts = {0, 10 * 1000 * 1000};
+	for (int i = 0;; i++) {
+		if (stop && *stop)
+			return 1;
+		if (rc != KP_ECHILD || i >= 20)
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* The task's results record from its run, as the shard database keeps it (JSON, no source). */
 static char *make_record(const struct sched_task *st, const char *dir, const char *state, const char *reason)
 {
@@ -303,7 +326,7 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 	struct kp_buf dir = KP_BUF_INIT;
 	const char *state;
 	char *record;
-	int rc, fatal = 0, busy = 0, setup = 0;
+	int rc, fatal = 0, busy = 0, setup = 0, interrupted;
 	double t0 = kp_now();
 
 	kp__bench_run_dir(&dir, S->b->dir, st->t->name);
@@ -327,20 +350,24 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 	memset(&out, 0, sizeof(out));
 	rc = drive(sl, st, dir.buf, &out, &setup, &err);
 	busy = rc == KP_EEXISTS && kp_run_exists(dir.buf); /* another process holds the run: left for later */
-	fatal = rc && !busy && (setup || fails_every_task(rc));
+	/* KP_ECANCELED: a stop (Ctrl-C) reached it outside the search loop. */
+	interrupted = rc && !busy && (rc == KP_ECANCELED || stop_asked(sl, rc));
+	fatal = rc && !busy && !interrupted && (setup || fails_every_task(rc));
 	if (!rc)
 		state = out.end == KP_END_STOPPED ? "stopped" : "finished";
 	else if (busy)
 		state = "pending";
-	else if (rc == KP_ECANCELED) /* a stop (Ctrl-C) reached it outside the search loop: it resumes */
-		state = "stopped";
 	else
-		state = fatal ? "stopped" : "failed";
-	record = make_record(st, dir.buf, state, rc ? kp_error_msg(&err) : NULL);
+		state = fatal || interrupted ? "stopped" : "failed";
+	record = make_record(st, dir.buf, state, rc && !interrupted ? kp_error_msg(&err) : NULL);
 
 	pthread_mutex_lock(&S->mu);
+	S->session_evals += out.evals;
 	set_str(&st->p.state, state);
-	set_str(&st->p.reason, rc ? kp_error_msg(&err) : out.end == KP_END_STOPPED ? "stopped" : NULL);
+	set_str(&st->p.reason, interrupted                 ? "stopped"
+	                       : rc                        ? kp_error_msg(&err)
+	                       : out.end == KP_END_STOPPED ? "stopped"
+	                                                   : NULL);
 	if (!strcmp(state, "finished") || !strcmp(state, "failed")) {
 		st->p.ended = kp_wall_time();
 		st->runnable = 0;
@@ -370,6 +397,9 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 	} else if (busy) {
 		st->runnable = 0;
 		kp__sched_note(S, 0, "gpu%d: %s skipped: %s", sl->pub.gpu, st->t->name, kp_error_msg(&err));
+	} else if (interrupted) {
+		kp__sched_note(S, 0, "gpu%d: %s stopped with the bench (%s); it resumes", sl->pub.gpu,
+		               st->t->name, kp_error_msg(&err));
 	}
 	kp__sched_put(S, st);
 	if (fatal)

@@ -1,5 +1,5 @@
-# The library's side of `bench --slurm` against a real private cluster: kp_slurm_write_and_submit
-# writes and submits a 3-element array and its afterany merge job; kp_slurm_query follows them to
+# The library's side of `bench --slurm` against a real private cluster: kp_slurm_submission_make
+# writes and submits a 3-element array and its afterany merge job; kp_slurm_status_query follows them to
 # the end; each element ran `bench SUITE --shard K/3 --resume ...` (t_slurm's test_live_submit).
 . "$KP_ROOT/tests/integration/lib.sh"
 

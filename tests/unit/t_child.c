@@ -367,6 +367,13 @@ static void test_cancel_flag(void **state)
 	assert_int_equal(kp_child_run(&r.c, NULL), KP_ECANCELED);
 	assert_false(kp_path_exists(marker));
 	kp_child_release(&r.c);
+	/* ... except a stop-proof one: what stopping itself runs (scontrol requeue at SIGUSR1). */
+	kp_strvec_pushl(&r.c.args, "touch", marker, NULL);
+	r.c.stop_proof = 1;
+	assert_int_equal(kp_child_run(&r.c, NULL), 0);
+	assert_true(kp_path_exists(marker));
+	kp_child_release(&r.c);
+	assert_int_equal(unlink(marker), 0);
 	flag = 0;
 	kp_strvec_pushl(&r.c.args, "touch", marker, NULL);
 	assert_int_equal(kp_child_run(&r.c, NULL), 0);

@@ -13,7 +13,8 @@
 #include "kernelpro/child.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
-#include "kernelpro/slurm.h"
+#include "kernelpro/slurm_status.h"
+#include "kernelpro/slurm_submission.h"
 
 static void load_example(struct kp_slurm_settings *s)
 {
@@ -54,6 +55,37 @@ static void test_settings_example(void **state)
 	assert_string_equal(s.sbatch_args.v[2], "--constraint=h100|h200");
 	kp_slurm_settings_release(&s);
 	kp_slurm_settings_release(&s); /* safe twice */
+}
+
+/* Settings written back as JSON (the suite's own settings file) read back the same. */
+static void test_settings_to_json(void **state)
+{
+	struct kp_slurm_settings s, back;
+	struct kp_error err = KP_ERROR_INIT;
+	json_t *a, *b;
+	load_example(&s);
+	KP_ASSERT_OK(kp_slurm_settings_set(&s, "env", "Q=a=b 'c'", &err), &err);
+	a = kp_slurm_settings_to_json(&s);
+	assert_string_equal(kp_json_str(a, "partition", ""), "gpu");
+	assert_int_equal(kp_json_int(a, "nodes", 0), 4);
+	assert_true(json_is_true(json_object_get(a, "requeue")));
+	assert_string_equal(kp_json_str(json_object_get(a, "env"), "Q", ""), "a=b 'c'");
+	kp_slurm_settings_init(&back);
+	KP_ASSERT_OK(kp_slurm_settings_from_json(&back, a, "back", &err), &err);
+	b = kp_slurm_settings_to_json(&back);
+	assert_true(json_equal(a, b));
+	json_decref(a);
+	json_decref(b);
+	/* Names not set are left out, so the cluster's defaults stay the cluster's. */
+	kp_slurm_settings_release(&back);
+	kp_slurm_settings_init(&back);
+	a = kp_slurm_settings_to_json(&back);
+	assert_null(json_object_get(a, "partition"));
+	assert_null(json_object_get(a, "time"));
+	assert_string_equal(kp_json_str(a, "merge_time", ""), "1:00:00");
+	json_decref(a);
+	kp_slurm_settings_release(&back);
+	kp_slurm_settings_release(&s);
 }
 
 /* Each of these is refused with a message naming the key or the value. */
@@ -147,6 +179,12 @@ static void test_settings_set_and_json(void **state)
 	assert_non_null(strstr(kp_error_msg(&err), "unknown Slurm setting 'partiton'"));
 	json_decref(o);
 	kp_error_clear(&err);
+	o = json_pack("{s:s}", "time", "soon");
+	assert_int_equal(kp_slurm_settings_from_json(&s, o, "suite.json", &err), KP_EINVAL);
+	assert_string_equal(kp_error_msg(&err), "suite.json: time 'soon' is not a Slurm time: use minutes, "
+	                                        "H:M:S or D-H:M:S (e.g. 4:00:00, 1-12)");
+	json_decref(o);
+	kp_error_clear(&err);
 	o = json_pack("{s:{s:s}}", "env", "SLURM_X", "1");
 	assert_int_equal(kp_slurm_settings_from_json(&s, o, "suite.json", &err), KP_EINVAL);
 	assert_non_null(strstr(kp_error_msg(&err), "suite.json"));
@@ -162,13 +200,17 @@ static void test_scripts_golden(void **state)
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_buf b = KP_BUF_INIT;
 	struct kp_strvec args = KP_STRVEC_INIT;
-	struct kp_slurm_job job = {"/shared/suites/level1", "/shared/kernelpro/bin/kernelpro", NULL, &args};
+	struct kp_slurm_job job = {.suite_dir = "/shared/suites/level1",
+	                           .kernelpro = "/shared/kernelpro/bin/kernelpro",
+	                           .job_name = NULL,
+	                           .bench_args = &args,
+	                           .workdir = "/home/ana/kernels"};
 	load_example(&s);
 	kp_strvec_pushl(&args, "--evals", "10", "--llm", "openai:gpt-5", NULL);
-	KP_ASSERT_OK(kp_slurm_array_script(&s, &job, &b, &err), &err);
+	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
 	kp_test_golden("tests/golden/slurm/bench.sbatch", b.buf);
 	kp_buf_reset(&b);
-	KP_ASSERT_OK(kp_slurm_merge_script(&s, &job, &b, &err), &err);
+	KP_ASSERT_OK(kp_slurm_script_merge(&s, &job, &b, &err), &err);
 	kp_test_golden("tests/golden/slurm/merge.sbatch", b.buf);
 	assert_null(strstr(b.buf, "gpus"));
 	assert_null(strstr(b.buf, "exclusive")); /* sbatch_args are the array's */
@@ -179,13 +221,35 @@ static void test_scripts_golden(void **state)
 	kp_buf_reset(&b);
 	job.bench_args = NULL;
 	job.job_name = "t";
-	KP_ASSERT_OK(kp_slurm_array_script(&s, &job, &b, &err), &err);
+	job.workdir = NULL;
+	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
 	assert_non_null(strstr(b.buf, "#SBATCH --array=0-0\n"));
 	assert_non_null(strstr(b.buf, "#SBATCH --job-name=t\n"));
 	assert_null(strstr(b.buf, "--signal"));
 	assert_null(strstr(b.buf, "--gpus"));
 	assert_null(strstr(b.buf, "module"));
-	assert_non_null(strstr(b.buf, "--shard \"$shard/1\" --resume\n"));
+	assert_non_null(strstr(b.buf, "--shard \"$shard/1\" --resume\n")); /* no signal: no self-requeue */
+	/* Some elements only (a resubmission), and the requeue on the time limit's signal. */
+	s.nodes = 4;
+	s.signal_s = 60;
+	job.array = "1,3";
+	kp_buf_reset(&b);
+	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
+	assert_non_null(strstr(b.buf, "#SBATCH --array=1,3\n"));
+	assert_non_null(strstr(b.buf, "--shard \"$shard/4\" --resume --slurm-requeue\n"));
+	s.requeue = 0;
+	kp_buf_reset(&b);
+	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
+	assert_non_null(strstr(b.buf, "#SBATCH --no-requeue\n"));
+	assert_non_null(strstr(b.buf, "--shard \"$shard/4\" --resume\n"));
+	static const char *const bad_arrays[] = {"3,1", "4", "0-4", "1,1", "2-1", "", "1,", "a", "1;2", "-1"};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(bad_arrays); i++) {
+		job.array = bad_arrays[i];
+		if (kp_slurm_script_array(&s, &job, &b, &err) != KP_EINVAL)
+			fail_msg("array '%s' was accepted", bad_arrays[i]);
+		assert_non_null(strstr(kp_error_msg(&err), "array elements"));
+		kp_error_clear(&err);
+	}
 	kp_buf_release(&b);
 	kp_strvec_release(&args);
 	kp_slurm_settings_release(&s);
@@ -197,30 +261,33 @@ static void test_scripts_refuse(void **state)
 	struct kp_slurm_settings s;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_buf b = KP_BUF_INIT;
-	struct kp_slurm_job job = {"/shared/my suite", "/bin/kernelpro", NULL, NULL};
+	struct kp_slurm_job job = {.suite_dir = "/shared/my suite",
+	                           .kernelpro = "/bin/kernelpro",
+	                           .job_name = NULL,
+	                           .bench_args = NULL};
 	kp_slurm_settings_init(&s);
-	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_array(&s, &job, &b, &err), KP_EINVAL);
 	assert_non_null(strstr(kp_error_msg(&err), "cannot be named on an #SBATCH line"));
 	kp_error_clear(&err);
 	job.suite_dir = "/shared/100%";
-	assert_int_equal(kp_slurm_merge_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_merge(&s, &job, &b, &err), KP_EINVAL);
 	kp_error_clear(&err);
 	job.suite_dir = "relative/suite";
-	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_array(&s, &job, &b, &err), KP_EINVAL);
 	kp_error_clear(&err);
 	job.suite_dir = "/shared/suite";
 	s.partition = kp_xstrdup("gpu\n#SBATCH --uid=0");
-	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_array(&s, &job, &b, &err), KP_EINVAL);
 	assert_non_null(strstr(kp_error_msg(&err), "partition"));
 	kp_error_clear(&err);
 	free(s.partition);
 	s.partition = NULL;
 	kp_strvec_push(&s.sbatch_args, "--x #y");
-	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_array(&s, &job, &b, &err), KP_EINVAL);
 	kp_error_clear(&err);
 	kp_strvec_release(&s.sbatch_args);
 	s.nodes = 0;
-	assert_int_equal(kp_slurm_array_script(&s, &job, &b, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_script_array(&s, &job, &b, &err), KP_EINVAL);
 	assert_int_equal(b.len, 0);
 	kp_slurm_settings_release(&s);
 }
@@ -236,17 +303,20 @@ static void test_script_runs_without_injection(void **state)
 	    "back\\slash", "; touch pwned3",  "'$HOME'",        "",
 	};
 	char *dir = kp_test_tmpdir(), *kpdir = join(dir, "k p'$(touch pwned4)"),
-	     *kp = join(kpdir, "kernelpro");
+	     *kp = join(kpdir, "kernelpro"), *wdir = join(dir, "w d'`touch pwned8`");
 	char *script = join(dir, "bench.sbatch"), *modlog = join(dir, "modules.log");
 	struct kp_slurm_settings s;
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_buf b = KP_BUF_INIT, want = KP_BUF_INIT;
 	struct kp_strvec args = KP_STRVEC_INIT;
 	struct kp_child c = KP_CHILD_INIT;
-	struct kp_slurm_job job = {dir, kp, NULL, &args};
+	struct kp_slurm_job job = {
+	    .suite_dir = dir, .kernelpro = kp, .job_name = NULL, .bench_args = &args, .workdir = wdir};
 
 	KP_ASSERT_OK(kp_mkdir_p(kpdir, 0755, &err), &err);
+	KP_ASSERT_OK(kp_mkdir_p(wdir, 0755, &err), &err);
 	write_exec(kp, "#!/bin/sh\n"
+	               "printf 'pwd:%s\\n' \"$(pwd)\"\n"
 	               "for a in \"$@\"; do printf 'arg:%s\\n' \"$a\"; done\n"
 	               "printf 'py:%s\\ncuda:%s\\nv:%s\\n' \"$KERNELPRO_PYTHON\" \"$CUDA_HOME\" \"$V\"\n"
 	               "case $PATH in \"$CUDA_HOME/bin:\"*) echo path-ok ;; esac\n");
@@ -258,7 +328,7 @@ static void test_script_runs_without_injection(void **state)
 	kp_strvec_pushl(&s.modules, "cuda/12.4", "py@3:x", NULL);
 	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++)
 		kp_strvec_push(&args, hostile[i]);
-	KP_ASSERT_OK(kp_slurm_array_script(&s, &job, &b, &err), &err);
+	KP_ASSERT_OK(kp_slurm_script_array(&s, &job, &b, &err), &err);
 	KP_ASSERT_OK(kp_write_file_atomic(script, b.buf, b.len, &err), &err);
 
 	kp_strvec_pushl(&c.args, "bash", script, NULL);
@@ -272,7 +342,9 @@ static void test_script_runs_without_injection(void **state)
 	kp_buf_addf(&want, "kernelpro: shard 1/3, job 77_1 on ");
 	assert_true(!strncmp(c.out.buf, want.buf, want.len));
 	kp_buf_reset(&want);
-	kp_buf_addf(&want, "arg:bench\narg:%s\narg:--shard\narg:1/3\narg:--resume\n", dir);
+	kp_buf_addf(&want,
+	            "pwd:%s\narg:bench\narg:%s\narg:--shard\narg:1/3\narg:--resume\narg:--slurm-requeue\n",
+	            wdir, dir);
 	for (size_t i = 0; i < KP_ARRAY_SIZE(hostile); i++)
 		kp_buf_addf(&want, "arg:%s\n", hostile[i]);
 	kp_buf_addf(&want, "py:%s\ncuda:%s\nv:%s\npath-ok\n", s.python, s.cuda_home,
@@ -281,7 +353,7 @@ static void test_script_runs_without_injection(void **state)
 	kp_buf_reset(&want);
 	KP_ASSERT_OK(kp_read_file(modlog, 0, &want, &err), &err);
 	assert_string_equal(want.buf, "load cuda/12.4\nload py@3:x\n");
-	for (int i = 1; i <= 7; i++) {
+	for (int i = 1; i <= 8; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "pwned%d", i);
 		char *p = join(dir, name);
@@ -305,6 +377,7 @@ static void test_script_runs_without_injection(void **state)
 	kp_slurm_settings_release(&s);
 	free(kp);
 	free(kpdir);
+	free(wdir);
 	free(script);
 	free(modlog);
 	kp_test_tmpdir_remove(dir);
@@ -317,21 +390,22 @@ static void test_parse_job_id(void **state)
 	struct kp_error err = KP_ERROR_INIT;
 	long long id = 0;
 	char *cluster = NULL;
-	KP_ASSERT_OK(kp_slurm_parse_job_id("4242\n", 5, &id, &cluster, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_parse_id("4242\n", 5, &id, &cluster, &err), &err);
 	assert_int_equal(id, 4242);
 	assert_null(cluster);
-	KP_ASSERT_OK(kp_slurm_parse_job_id("note\n17;big-one\n\n", 17, &id, &cluster, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_parse_id("note\n17;big-one\n\n", 17, &id, &cluster, &err), &err);
 	assert_int_equal(id, 17);
 	assert_string_equal(cluster, "big-one");
 	free(cluster);
-	KP_ASSERT_OK(kp_slurm_parse_job_id("48151623\r\n", 10, &id, NULL, &err), &err); /* big clusters */
+	KP_ASSERT_OK(kp_slurm_submission_parse_id("48151623\r\n", 10, &id, NULL, &err),
+	             &err); /* big clusters */
 	assert_int_equal(id, 48151623);
 	static const char *const bad[] = {
 	    "",    "\n", "abc\n", "12a\n", "0\n", "-3\n", "12;\n", "12;a b\n", "99999999999999999999999\n",
 	    ";x\n"};
 	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
 		kp_error_clear(&err);
-		if (kp_slurm_parse_job_id(bad[i], strlen(bad[i]), &id, NULL, &err) != KP_EPARSE)
+		if (kp_slurm_submission_parse_id(bad[i], strlen(bad[i]), &id, NULL, &err) != KP_EPARSE)
 			fail_msg("'%s' was read as a job id", bad[i]);
 	}
 }
@@ -364,27 +438,28 @@ static void test_sbatch(void **state)
 	struct kp_buf b = KP_BUF_INIT;
 	long long id;
 	char *cluster = NULL;
-	KP_ASSERT_OK(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, &cluster, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_sbatch(sb, "/x/bench.sbatch", 0, &id, &cluster, &err), &err);
 	assert_int_equal(id, 4241);
 	assert_string_equal(cluster, "kpt");
 	free(cluster);
-	KP_ASSERT_OK(kp_slurm_sbatch(sb, "/x/merge.sbatch", 4241, &id, NULL, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_sbatch(sb, "/x/merge.sbatch", 4241, &id, NULL, &err), &err);
 	assert_int_equal(id, 4242);
 	KP_ASSERT_OK(kp_read_file(log, 0, &b, &err), &err);
 	assert_string_equal(
 	    b.buf, "--parsable /x/bench.sbatch\n--parsable --dependency=afterany:4241 /x/merge.sbatch\n");
 	free(sb);
 	sb = fake_sbatch(dir, "refuse");
-	assert_int_equal(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), KP_ECHILD);
+	assert_int_equal(kp_slurm_submission_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), KP_ECHILD);
 	assert_non_null(
 	    strstr(kp_error_msg(&err), "exited with status 1: sbatch: error: Invalid partition name"));
 	kp_error_clear(&err);
 	free(sb);
 	sb = fake_sbatch(dir, "garbage");
-	assert_int_equal(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), KP_EPARSE);
+	assert_int_equal(kp_slurm_submission_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), KP_EPARSE);
 	assert_non_null(strstr(kp_error_msg(&err), "'Submitted batch job 5', not a job id"));
 	kp_error_clear(&err);
-	assert_int_equal(kp_slurm_sbatch("/nonexistent/sbatch", "/x", 0, &id, NULL, &err), KP_ENOTOOL);
+	assert_int_equal(kp_slurm_submission_sbatch("/nonexistent/sbatch", "/x", 0, &id, NULL, &err),
+	                 KP_ENOTOOL);
 	assert_non_null(strstr(kp_error_msg(&err), "Slurm login node"));
 	kp_buf_release(&b);
 	free(sb);
@@ -409,8 +484,8 @@ static void test_clients_environment(void **state)
 	long long id;
 
 	text = kp_xasprintf("#!/bin/sh\necho \"sbatch $SLURM_CONF $KP_TEST_SLURM_API_KEY\" >> '%s'\n"
-			    "echo '77'\n",
-			    envlog);
+	                    "echo '77'\n",
+	                    envlog);
 	write_exec(sb, text);
 	free(text);
 	/* squeue and sacct: the conf they were given, then nothing (no job known). */
@@ -420,10 +495,10 @@ static void test_clients_environment(void **state)
 	free(text);
 	setenv("SLURM_CONF", "/x/slurm.conf", 1);
 	setenv("KP_TEST_SLURM_API_KEY", "sk-kp-test", 1);
-	KP_ASSERT_OK(kp_slurm_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_sbatch(sb, "/x/bench.sbatch", 0, &id, NULL, &err), &err);
 	assert_int_equal(id, 77);
 	kp_slurm_status_init(&st);
-	KP_ASSERT_OK(kp_slurm_query(sq, sa, 77, 1, &st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_query(sq, sa, 77, 1, &st, &err), &err);
 	kp_slurm_status_release(&st);
 	if (saved_conf)
 		setenv("SLURM_CONF", saved_conf, 1);
@@ -449,18 +524,19 @@ static void test_write_and_submit(void **state)
 	struct kp_slurm_settings s;
 	struct kp_slurm_submission sub, back;
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_slurm_job job = {suite, "/opt/kp/bin/kernelpro", NULL, NULL};
+	struct kp_slurm_job job = {
+	    .suite_dir = suite, .kernelpro = "/opt/kp/bin/kernelpro", .job_name = NULL, .bench_args = NULL};
 	kp_slurm_settings_init(&s);
 	kp_slurm_submission_init(&sub);
 	kp_slurm_submission_init(&back);
 	s.nodes = 3;
 	/* Dry run: the scripts, nothing submitted or recorded. */
-	KP_ASSERT_OK(kp_slurm_write_and_submit(&s, &job, sb, 0, &sub, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_make(&s, &job, sb, 0, &sub, &err), &err);
 	assert_true(kp_path_exists(p));
 	assert_int_equal(sub.array_job, 0);
 	assert_int_equal(kp_slurm_submission_load(suite, &back, &err), KP_ENOENT);
 	kp_error_clear(&err);
-	KP_ASSERT_OK(kp_slurm_write_and_submit(&s, &job, sb, 1, &sub, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_make(&s, &job, sb, 1, &sub, &err), &err);
 	assert_int_equal(sub.array_job, 4241);
 	assert_int_equal(sub.merge_job, 4242);
 	KP_ASSERT_OK(kp_slurm_submission_load(suite, &back, &err), &err);
@@ -472,19 +548,78 @@ static void test_write_and_submit(void **state)
 	/* The merge refused after the array went in: the array is recorded, the error says what to do. */
 	free(sb);
 	sb = fake_sbatch(dir, "nodep");
-	assert_int_equal(kp_slurm_write_and_submit(&s, &job, sb, 1, &sub, &err), KP_ECHILD);
+	assert_int_equal(kp_slurm_submission_make(&s, &job, sb, 1, &sub, &err), KP_ECHILD);
 	assert_non_null(strstr(kp_error_msg(&err), "is submitted but its merge job is not"));
+	assert_null(strstr(kp_error_msg(&err), ": :")); /* one separator per context added */
 	assert_non_null(strstr(kp_error_msg(&err), "--merge"));
 	assert_non_null(strstr(kp_error_msg(&err), "Job dependency problem"));
 	KP_ASSERT_OK(kp_slurm_submission_load(suite, &back, &err), &err);
 	assert_int_equal(back.array_job, sub.array_job);
 	assert_int_equal(back.merge_job, 0);
+	/* Some elements only (a resubmission): recorded; a record that is not one is refused. */
+	kp_error_clear(&err);
+	free(sb);
+	sb = fake_sbatch(dir, "ok");
+	job.array = "1-2";
+	KP_ASSERT_OK(kp_slurm_submission_make(&s, &job, sb, 1, &sub, &err), &err);
+	KP_ASSERT_OK(kp_slurm_submission_load(suite, &back, &err), &err);
+	assert_string_equal(back.array, "1-2");
+	{
+		struct kp_buf text = KP_BUF_INIT;
+		KP_ASSERT_OK(kp_read_file(p, 0, &text, &err), &err);
+		assert_non_null(strstr(text.buf, "#SBATCH --array=1-2\n"));
+		kp_buf_release(&text);
+	}
+	{
+		static const char *const bad[] = {
+		    "{\"schema\": \"kernelpro.slurm-submission/1\", \"array_job\": 5, \"shards\": 3, "
+		    "\"array\": \"1;x\"}",
+		    "{\"schema\": \"kernelpro.slurm-submission/2\", \"array_job\": 5, \"shards\": 3}",
+		    "{\"schema\": \"kernelpro.slurm-submission/1\", \"array_job\": 0, \"shards\": 3}",
+		    "{\"schema\": \"kernelpro.slurm-submission/1\", \"array_job\": 5, \"shards\": 0}",
+		    "{\"schema\": \"kernelpro.slurm-submission/1\", \"array_job\": 5, \"shards\": 3, "
+		    "\"cluster\": \"a b\"}",
+		};
+		char *rec = join(suite, "slurm/submission.json");
+		for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
+			KP_ASSERT_OK(kp_write_file_atomic(rec, bad[i], strlen(bad[i]), &err), &err);
+			if (kp_slurm_submission_load(suite, &back, &err) != KP_EPARSE)
+				fail_msg("record %zu was accepted: %s", i, kp_error_msg(&err));
+			if (!strstr(kp_error_msg(&err), "is not a kernelpro Slurm submission record"))
+				fail_msg("record %zu: %s", i, kp_error_msg(&err));
+			kp_error_clear(&err);
+		}
+		free(rec);
+	}
 	kp_slurm_submission_release(&sub);
 	kp_slurm_submission_release(&back);
 	kp_slurm_settings_release(&s);
 	free(sb);
 	free(p);
 	free(suite);
+	kp_test_tmpdir_remove(dir);
+}
+
+/* scontrol requeue JOB_TASK: the element an array element runs as puts itself back in the queue. */
+static void test_requeue(void **state)
+{
+	char *dir = kp_test_tmpdir(), *sc = join(dir, "scontrol"), *log = join(dir, "scontrol.log");
+	char *text = kp_xasprintf("#!/bin/sh\necho \"$*\" >> '%s'\n"
+	                          "[ \"$2\" = 9_1 ] || { echo 'Requested operation is presently disabled "
+	                          "for job '$2 >&2; exit 1; }\n",
+	                          log);
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf b = KP_BUF_INIT;
+	write_exec(sc, text);
+	KP_ASSERT_OK(kp_slurm_submission_requeue(sc, 9, 1, &err), &err);
+	assert_int_equal(kp_slurm_submission_requeue(sc, 9, 2, &err), KP_ECHILD);
+	assert_non_null(strstr(kp_error_msg(&err), "presently disabled for job 9_2"));
+	KP_ASSERT_OK(kp_read_file(log, 0, &b, &err), &err);
+	assert_string_equal(b.buf, "requeue 9_1\nrequeue 9_2\n");
+	kp_buf_release(&b);
+	free(text);
+	free(sc);
+	free(log);
 	kp_test_tmpdir_remove(dir);
 }
 
@@ -500,9 +635,9 @@ static void parse_capture(const char *kind, const char *name, struct kp_slurm_st
 	kp_test_read(rel, &b);
 	kp_slurm_status_init(st);
 	if (!strcmp(kind, "squeue"))
-		KP_ASSERT_OK(kp_slurm_parse_squeue(b.buf, b.len, st, &err), &err);
+		KP_ASSERT_OK(kp_slurm_status_parse_squeue(b.buf, b.len, st, &err), &err);
 	else
-		KP_ASSERT_OK(kp_slurm_parse_sacct(b.buf, b.len, st, &err), &err);
+		KP_ASSERT_OK(kp_slurm_status_parse_sacct(b.buf, b.len, st, &err), &err);
 	j = kp_slurm_status_json(st);
 	assert_int_equal(kp_json_dump_buf(j, &out, 0), 0);
 	kp_buf_addch(&out, '\n');
@@ -585,32 +720,32 @@ static void test_parse_ranges_and_refusals(void **state)
 	struct kp_slurm_status st;
 	struct kp_error err = KP_ERROR_INIT;
 	kp_slurm_status_init(&st);
-	KP_ASSERT_OK(kp_slurm_parse_sacct(ranges, strlen(ranges), &st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_parse_sacct(ranges, strlen(ranges), &st, &err), &err);
 	assert_int_equal(st.n, 6); /* 1 3 4 5 7 9; the step and the het-job part are not elements */
 	static const long want[] = {1, 3, 4, 5, 7, 9};
 	for (size_t i = 0; i < 6; i++)
 		assert_int_equal(st.v[i].task, want[i]);
 	assert_int_equal(st.v[2].state, KP_SLURM_COMPLETED);
 	kp_slurm_status_release(&st);
-	KP_ASSERT_OK(kp_slurm_parse_squeue("", 0, &st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_parse_squeue("", 0, &st, &err), &err);
 	assert_int_equal(st.n, 0);
 	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
 		int rc;
 		kp_error_clear(&err);
-		rc = bad[i].squeue ? kp_slurm_parse_squeue(bad[i].text, strlen(bad[i].text), &st, &err)
-		                   : kp_slurm_parse_sacct(bad[i].text, strlen(bad[i].text), &st, &err);
+		rc = bad[i].squeue ? kp_slurm_status_parse_squeue(bad[i].text, strlen(bad[i].text), &st, &err)
+		                   : kp_slurm_status_parse_sacct(bad[i].text, strlen(bad[i].text), &st, &err);
 		if (rc != bad[i].rc)
 			fail_msg("'%s' -> %d, want %d", bad[i].text, rc, bad[i].rc);
 		if (rc == KP_EPARSE && !strstr(kp_error_msg(&err), "line 1"))
 			fail_msg("'%s': '%s' does not name the line", bad[i].text, kp_error_msg(&err));
 		kp_slurm_status_release(&st);
 	}
-	assert_int_equal(kp_slurm_state_parse("NODE_FAIL", 9), KP_SLURM_NODE_FAIL);
-	assert_int_equal(kp_slurm_state_parse("RESV_DEL_HOLD", 13), KP_SLURM_OTHER);
-	assert_int_equal(kp_slurm_state_parse("OTHER", 5), KP_SLURM_OTHER);
-	assert_string_equal(kp_slurm_state_name(KP_SLURM_OUT_OF_MEMORY), "OUT_OF_MEMORY");
-	assert_true(kp_slurm_state_is_final(KP_SLURM_TIMEOUT));
-	assert_false(kp_slurm_state_is_final(KP_SLURM_REQUEUED));
+	assert_int_equal(kp_slurm_status_state_parse("NODE_FAIL", 9), KP_SLURM_NODE_FAIL);
+	assert_int_equal(kp_slurm_status_state_parse("RESV_DEL_HOLD", 13), KP_SLURM_OTHER);
+	assert_int_equal(kp_slurm_status_state_parse("OTHER", 5), KP_SLURM_OTHER);
+	assert_string_equal(kp_slurm_status_state_name(KP_SLURM_OUT_OF_MEMORY), "OUT_OF_MEMORY");
+	assert_true(kp_slurm_status_state_final(KP_SLURM_TIMEOUT));
+	assert_false(kp_slurm_status_state_final(KP_SLURM_REQUEUED));
 }
 
 /* A fake squeue/sacct that checks its arguments and prints a capture (or fails like Slurm does). */
@@ -642,7 +777,7 @@ static void test_query(void **state)
 	struct kp_slurm_status st;
 	struct kp_error err = KP_ERROR_INIT;
 	kp_slurm_status_init(&st);
-	KP_ASSERT_OK(kp_slurm_query(sq, sa, 1, 5, &st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_query(sq, sa, 1, 5, &st, &err), &err);
 	assert_int_equal(st.n, 5);
 	/* 0: killed and requeued, waiting; squeue's state, sacct's count of runs. */
 	assert_int_equal(st.v[0].state, KP_SLURM_PENDING);
@@ -651,9 +786,9 @@ static void test_query(void **state)
 	assert_int_equal(st.v[0].exit_signal, 9);
 	assert_int_equal(st.v[1].state, KP_SLURM_FAILED);
 	assert_int_equal(st.v[1].exit_code, 3);
-	/* 2: running, but accounting has not caught up with it. */
+	/* 2: running, but accounting has not caught up with it: its run is counted all the same. */
 	assert_int_equal(st.v[2].state, KP_SLURM_RUNNING);
-	assert_int_equal(st.v[2].attempts, 0);
+	assert_int_equal(st.v[2].attempts, 1);
 	assert_string_equal(st.v[2].nodes, "kpn1");
 	/* 4: neither knows it. */
 	assert_int_equal(st.v[4].state, KP_SLURM_UNKNOWN);
@@ -663,16 +798,16 @@ static void test_query(void **state)
 	/* slurmctld forgot the job and there is no accounting: unknown, not an error. */
 	sq = fake_client(dir, "squeue", NULL, NULL, "slurm_load_jobs error: Invalid job id specified");
 	sa = fake_client(dir, "sacct", NULL, NULL, "Slurm accounting storage is disabled");
-	KP_ASSERT_OK(kp_slurm_query(sq, sa, 1, 2, &st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_query(sq, sa, 1, 2, &st, &err), &err);
 	assert_int_equal(st.n, 2);
 	assert_int_equal(st.v[1].state, KP_SLURM_UNKNOWN);
 	free(sa);
 	/* Any other failure is an error with Slurm's words. */
 	sa = fake_client(dir, "sacct", NULL, NULL, "sacct: error: slurmdbd: Connection refused");
-	assert_int_equal(kp_slurm_query(sq, sa, 1, 2, &st, &err), KP_ECHILD);
+	assert_int_equal(kp_slurm_status_query(sq, sa, 1, 2, &st, &err), KP_ECHILD);
 	assert_non_null(strstr(kp_error_msg(&err), "Connection refused"));
 	kp_error_clear(&err);
-	assert_int_equal(kp_slurm_query(sq, sa, 0, 2, &st, &err), KP_EINVAL);
+	assert_int_equal(kp_slurm_status_query(sq, sa, 0, 2, &st, &err), KP_EINVAL);
 	kp_slurm_status_release(&st);
 	free(sq);
 	free(sa);
@@ -684,9 +819,9 @@ static void test_query(void **state)
 static int all_final(long long job, long shards, struct kp_slurm_status *st)
 {
 	struct kp_error err = KP_ERROR_INIT;
-	KP_ASSERT_OK(kp_slurm_query(NULL, NULL, job, shards, st, &err), &err);
+	KP_ASSERT_OK(kp_slurm_status_query(NULL, NULL, job, shards, st, &err), &err);
 	for (size_t i = 0; i < st->n; i++)
-		if (!kp_slurm_state_is_final(st->v[i].state) || (st->v[i].attempts == 0 && shards))
+		if (!kp_slurm_status_state_final(st->v[i].state) || (st->v[i].attempts == 0 && shards))
 			return 0;
 	return 1;
 }
@@ -722,8 +857,9 @@ static void test_live_submit(void **state)
 	kp_strvec_pushl(&args, "--evals", "2", NULL);
 	kp_slurm_submission_init(&sub);
 	kp_slurm_status_init(&st);
-	struct kp_slurm_job job = {suite, kp, "t1502", &args};
-	KP_ASSERT_OK(kp_slurm_write_and_submit(&s, &job, NULL, 1, &sub, &err), &err);
+	struct kp_slurm_job job = {
+	    .suite_dir = suite, .kernelpro = kp, .job_name = "t1502", .bench_args = &args};
+	KP_ASSERT_OK(kp_slurm_submission_make(&s, &job, NULL, 1, &sub, &err), &err);
 	assert_true(sub.array_job > 0 && sub.merge_job > 0);
 	for (i = 0; i < 600 && !all_final(sub.merge_job, 0, &st); i++)
 		usleep(200000);
@@ -740,7 +876,8 @@ static void test_live_submit(void **state)
 		p = join(suite, name);
 		kp_buf_reset(&b);
 		KP_ASSERT_OK(kp_read_file(p, 0, &b, &err), &err);
-		want = kp_xasprintf("bench %s --shard %ld/3 --resume --evals 2 gpu=", suite, k);
+		want =
+		    kp_xasprintf("bench %s --shard %ld/3 --resume --slurm-requeue --evals 2 gpu=", suite, k);
 		assert_true(!strncmp(b.buf, want, strlen(want)));
 		assert_non_null(strstr(b.buf, " v=a 'b'\n"));
 		free(want);
@@ -766,6 +903,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_settings_example),
+	    cmocka_unit_test(test_settings_to_json),
 	    cmocka_unit_test(test_settings_refused),
 	    cmocka_unit_test(test_settings_set_and_json),
 	    cmocka_unit_test(test_scripts_golden),
@@ -775,6 +913,7 @@ int main(void)
 	    cmocka_unit_test(test_sbatch),
 	    cmocka_unit_test(test_clients_environment),
 	    cmocka_unit_test(test_write_and_submit),
+	    cmocka_unit_test(test_requeue),
 	    cmocka_unit_test(test_parse_captures),
 	    cmocka_unit_test(test_parse_ranges_and_refusals),
 	    cmocka_unit_test(test_query),

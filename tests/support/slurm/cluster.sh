@@ -4,6 +4,11 @@
 #   cluster.sh up DIR [CPUS [GPUS]]   start it (CPUS defaults to 8, GPUS to 4 fake ones); prints
 #                                     SLURM_CONF=DIR/etc/slurm.conf, which every Slurm command needs
 #   cluster.sh down DIR               cancel its jobs, stop its daemons, end what is left of its jobs
+#   cluster.sh crash DIR              the node dies as in a power loss: slurmd and every process of
+#                                     every job on it are killed at once, and slurmctld is told the
+#                                     node is down (its jobs end NODE_FAIL; requeueable ones requeue)
+#   cluster.sh revive DIR             the node comes back: slurmd starts again, registers, and gets
+#                                     what slurmctld still had to tell it about the jobs it lost
 #
 # `up` exits 77 with the reason when this machine cannot run Slurm at all (packages missing, not
 # root), 1 when a daemon fails to start (its log is printed: that is a bug to look at, not a skip).
@@ -51,7 +56,10 @@ start() {
 		{ show_log "$dir/log/$name.stderr"; show_log "$dir/log/$name.log"; up_failed "$name did not start"; }
 }
 
-pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# pid_alive PIDFILE: its process runs (a zombie does not: in a container nothing may reap it).
+pid_alive() {
+	[ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$(cat "$1")/stat" 2>/dev/null
+}
 
 up() {
 	dir=$1 cpus=${2:-8} gpus=${3:-4}
@@ -123,6 +131,7 @@ EOF
 	[ "$gpus" -gt 0 ] && gres="Gres=gpu:$gpus"
 	# proctrack/linuxproc and task/none: no cgroups needed (this machine has a v1/v2 hybrid
 	# without delegation). config_overrides: trust the CPUs given here over the hardware's.
+	# cred_expire=5 (default 120): a job killed on the node may run there again 5 s later, not 2 min.
 	cat >"$conf" <<EOF
 ClusterName=kptest
 SlurmctldHost=$host(127.0.0.1)
@@ -132,7 +141,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$dir/sock/munge
+AuthInfo=socket=$dir/sock/munge,cred_expire=5
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/run/slurmctld.pid
@@ -227,8 +236,72 @@ down() {
 
 no_jobs() { [ -z "$(squeue --noheader --format=%i 2>/dev/null)" ]; }
 
+# job_processes DIR: this cluster's slurmstepd processes (each has its working directory or an open
+# file under DIR: another cluster's jobs on this machine have the same job ids) and every process
+# under them: what a job runs on the node.
+job_processes() {
+	python3 - "$1" <<'PY'
+import os, sys
+top = sys.argv[1].rstrip("/") + "/"
+def under(p):
+    try:
+        paths = [os.readlink(f"/proc/{p}/cwd") + "/"]
+        paths += [os.readlink(f"/proc/{p}/fd/{f}") for f in os.listdir(f"/proc/{p}/fd")]
+    except OSError:
+        return False
+    return any(x.startswith(top) for x in paths)
+parent, steps = {}, []
+for p in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        stat = open(f"/proc/{p}/stat", "rb").read()
+    except OSError:
+        continue
+    parent[int(p)] = int(stat[stat.rindex(b")") + 2:].split()[1])
+    if stat[stat.index(b"(") + 1:].startswith(b"slurmstepd") and under(p):
+        steps.append(int(p))
+found, todo = set(steps), list(steps)
+while todo:
+    p = todo.pop()
+    for c, pp in parent.items():
+        if pp == p and c not in found:
+            found.add(c)
+            todo.append(c)
+print(" ".join(map(str, sorted(found))))
+PY
+}
+
+crash() {
+	dir=$(cd "$1" 2>/dev/null && pwd) || die "no cluster in '$1'"
+	conf=$dir/etc/slurm.conf
+	[ -f "$conf" ] || die "no cluster up in '$dir'"
+	export SLURM_CONF="$conf"
+	PATH=$PATH:/usr/sbin
+	pid_alive "$dir/run/slurmd.pid" || die "slurmd is not running"
+	# One kill for all: nothing on the node gets to see another go first.
+	kill -9 "$(cat "$dir/run/slurmd.pid")" $(job_processes "$dir") 2>/dev/null
+	scontrol update nodename=kpn1 state=down reason=crash || die "scontrol could not mark kpn1 down"
+}
+
+revive() {
+	dir=$(cd "$1" 2>/dev/null && pwd) || die "no cluster in '$1'"
+	conf=$dir/etc/slurm.conf
+	export SLURM_CONF="$conf"
+	PATH=$PATH:/usr/sbin
+	! pid_alive "$dir/run/slurmd.pid" || die "slurmd is running already"
+	start slurmd slurmd -N kpn1
+	scontrol update nodename=kpn1 state=resume >/dev/null 2>&1 # ReturnToService=2 may do it first
+	wait_for 60 "node kpn1 to be idle" node_idle || { show_log "$dir/log/slurmd.log"; die "kpn1 did not come back"; }
+	# slurmctld still owes the node the kills of the jobs it lost, and delivers them now: a
+	# requeued job started before they arrive (its begin time moved up) would be killed by them.
+	wait_for 120 "slurmctld's messages to kpn1" no_pending_rpcs || die "slurmctld's messages to kpn1 are stuck"
+}
+
+no_pending_rpcs() { sdiag | grep -q "No pending RPCs"; }
+
 case ${1:-} in
 up) [ $# -ge 2 ] || die "usage: cluster.sh up DIR [CPUS [GPUS]]"; shift; up "$@" ;;
 down) [ $# -eq 2 ] || die "usage: cluster.sh down DIR"; down "$2" ;;
-*) die "usage: cluster.sh up DIR [CPUS [GPUS]] | cluster.sh down DIR" ;;
+crash) [ $# -eq 2 ] || die "usage: cluster.sh crash DIR"; crash "$2" ;;
+revive) [ $# -eq 2 ] || die "usage: cluster.sh revive DIR"; revive "$2" ;;
+*) die "usage: cluster.sh up DIR [CPUS [GPUS]] | down DIR | crash DIR | revive DIR" ;;
 esac

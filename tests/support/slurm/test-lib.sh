@@ -14,3 +14,28 @@ slurm_test_cluster() {
 	export SLURM_CONF="$C/etc/slurm.conf"
 	PATH=$PATH:/usr/sbin
 }
+
+# slurm_start_now JOB...: lets requeued jobs (array elements J_K) start at once instead of at their
+# begin time, once what that delay protects against is over: a step of the last run still on the
+# node (slurmd would refuse a second copy and hold the job), a kill slurmctld still owes the node for
+# it (it would end the new run), and the credential the kill revoked (slurmd refuses it until it
+# expires: cred_expire=5 in cluster.sh, and the revocation came before the step left).
+slurm_start_now() {
+	tries=150
+	for job in "$@"; do
+		until [ "$(squeue --noheader --states=all --array --jobs="$job" --format=%T 2>/dev/null)" = PENDING ] &&
+			slurm_step_gone "$job" && sdiag | grep -q "No pending RPCs"; do
+			tries=$((tries - 1))
+			[ $tries -gt 0 ] || { squeue --states=all --array; sdiag | sed -n '/Pending RPC/,$p'; fail "$job cannot start"; }
+			sleep 0.2
+		done
+	done
+	sleep 6
+	for job in "$@"; do scontrol update jobid="$job" StartTime=now || fail "scontrol update jobid=$job StartTime=now"; done
+}
+
+# slurm_step_gone JOB: no slurmstepd of JOB (an array element J_K, or a job id) runs any more.
+slurm_step_gone() {
+	id=$(squeue --noheader --states=all --array --jobs="$1" --format=%A 2>/dev/null)
+	[ -n "$id" ] && ! ps -eo args= | grep -q "^slurmstepd: \[$id\."
+}
