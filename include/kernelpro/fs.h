@@ -57,6 +57,9 @@ char *kp_find_data(const char *relpath);
  */
 char *kp_find_libexec(const char *name);
 
+/* A directory setting: `given` when not NULL, else $ENV_VAR when set and not empty, else `fallback`. */
+const char *kp_dir_setting(const char *given, const char *env_var, const char *fallback);
+
 /* The per-user cache directory: $XDG_CACHE_HOME/kernelpro or ~/.cache/kernelpro. */
 int kp_cache_dir(struct kp_buf *out, struct kp_error *err);
 

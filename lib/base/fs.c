@@ -297,3 +297,11 @@ int kp_cache_dir(struct kp_buf *out, struct kp_error *err)
 		return kp_buf_addf(out, "%s/.cache/kernelpro", home);
 	return kp_error_set(err, KP_ENOENT, "no cache directory: set XDG_CACHE_HOME or HOME");
 }
+
+const char *kp_dir_setting(const char *given, const char *env_var, const char *fallback)
+{
+	const char *env = getenv(env_var);
+	if (given)
+		return given;
+	return env && *env ? env : fallback;
+}

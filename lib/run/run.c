@@ -16,10 +16,7 @@
 
 const char *kp_run_root(const char *given)
 {
-	const char *env = getenv("KERNELPRO_RUNS");
-	if (given)
-		return given;
-	return env && *env ? env : "kernelpro-runs";
+	return kp_dir_setting(given, "KERNELPRO_RUNS", "kernelpro-runs");
 }
 
 int kp_run_exists(const char *dir)

@@ -20,10 +20,7 @@
 
 const char *kp_bench_root(const char *given)
 {
-	const char *env = getenv("KERNELPRO_SUITES");
-	if (given)
-		return given;
-	return env && *env ? env : "kernelpro-suites";
+	return kp_dir_setting(given, "KERNELPRO_SUITES", "kernelpro-suites");
 }
 
 int kp_bench_is_suite(const char *dir)

@@ -24,6 +24,20 @@ static int count_entries(const char *dir)
 	return n;
 }
 
+/* kp_dir_setting: the option, else the variable when set and not empty, else the default. */
+static void test_dir_setting(void **state)
+{
+	(void)state;
+	unsetenv("KP_TEST_DIR_SETTING");
+	assert_string_equal(kp_dir_setting(NULL, "KP_TEST_DIR_SETTING", "dflt"), "dflt");
+	setenv("KP_TEST_DIR_SETTING", "", 1);
+	assert_string_equal(kp_dir_setting(NULL, "KP_TEST_DIR_SETTING", "dflt"), "dflt");
+	setenv("KP_TEST_DIR_SETTING", "from-env", 1);
+	assert_string_equal(kp_dir_setting(NULL, "KP_TEST_DIR_SETTING", "dflt"), "from-env");
+	assert_string_equal(kp_dir_setting("given", "KP_TEST_DIR_SETTING", "dflt"), "given");
+	unsetenv("KP_TEST_DIR_SETTING");
+}
+
 static void test_mkdir_p(void **state)
 {
 	char *dir = kp_test_tmpdir();
@@ -149,6 +163,7 @@ static void test_find_data(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dir_setting),
 		cmocka_unit_test(test_mkdir_p),
 		cmocka_unit_test(test_atomic_write_and_read),
 		cmocka_unit_test(test_atomic_write_failure_keeps_old),
