@@ -25,7 +25,7 @@ secs() { # LABEL CMD...: wall seconds of CMD, its output in $out/LABEL.log
 	"$@" >"$out/$l.log" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
-	printf '%-58s exit %s  %6.2f s\n' "$l" "$rc" "$(echo "$t1 - $t0" | bc)"
+	awk -v l="$l" -v rc="$rc" -v a="$t0" -v b="$t1" 'BEGIN { printf "%-58s exit %s  %6.2f s\n", l, rc, b - a }'
 }
 echo "profile step cost on $(basename "$task") with $(basename "$cand"), $(date -u +%FT%TZ)"
 "$KP" eval --build-only "$task" "$cand" >/dev/null 2>&1 # the build cache, so no line below builds
@@ -40,8 +40,8 @@ try:
 except Exception as e:
     print("  (no verdict: %s)" % e); sys.exit()
 s = v.get("seconds", {})
-print("  its timeline: " + ", ".join("%s %.2f" % (k, x) for k, x in s.items() if isinstance(x, (int, float))))
-print("  correctness parts: " + ", ".join("%s %.2f" % kv for kv in (s.get("correctness_parts") or {}).items()))
+flat = lambda d: ", ".join("%s %s" % (k, ("%.2f" % x) if isinstance(x, (int, float)) else x) for k, x in d.items())
+print("  its timeline: " + flat(s))
 PY
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 for i in 1 2; do
