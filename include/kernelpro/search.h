@@ -134,7 +134,8 @@ struct kp_tnode {
 	char format[16];      /* the candidate format it is written in ("" for the root) */
 	signed char knobs;    /* the tune action: -1 not looked at yet, 0 nothing to tune, 1 knobs to tune */
 	unsigned tuned : 1;   /* a tune action began on it (a version is tuned once) */
-	unsigned profiled : 1; /* its profile is saved (or its evaluation made one): see kp_search_evaluator.profile */
+	unsigned profiled : 1; /* its profile is saved (or its evaluation made one): see
+	                          kp_search_evaluator.profile */
 	unsigned dirty : 1;   /* changed since kp_tree_clear_dirty: must be written back */
 	unsigned dead_noted : 1; /* its closing was recorded in search memory */
 };
@@ -391,7 +392,7 @@ struct kp_search_evaluator {
 	 * time, on the GPU thread when `concurrent`. A negative code stops the run, as evaluate()'s does.
 	 */
 	int (*profile)(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang,
-		       struct kp_search_eval *out, struct kp_error *err);
+	               struct kp_search_eval *out, struct kp_error *err);
 	void *priv;
 };
 

@@ -252,7 +252,7 @@ int kp_store_profile_get(struct kp_store *s, long node, struct kp_buf *out, stru
  * was when NULL and replaced otherwise. Inside the caller's transaction.
  */
 int kp_store_profile_put(struct kp_store *s, long node, const char *profile_json, const char *feedback,
-			 const char *findings_json, struct kp_error *err);
+                         const char *findings_json, struct kp_error *err);
 /* *yes = 1 when the node has a saved profile summary (a profile that failed saves its note: it counts). */
 int kp_store_profile_exists(struct kp_store *s, long node, int *yes, struct kp_error *err);
 int kp_store_exchange_insert(struct kp_store *s, const struct kp_exchange_row *r, struct kp_error *err);

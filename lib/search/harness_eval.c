@@ -33,9 +33,10 @@
 #define PROFILE_MAX_LAUNCHES 64
 #define MAX_STAGERS 8        /* threads that check and build candidates ahead of their turn */
 #define WORKER_STARTS 3      /* a run starts the warm worker at most this often */
-#define ENERGY_KEPT 16       /* the latest candidates' NVML measurements kept for their profiles */
+#define ENERGY_KEPT          16     /* the latest candidates' NVML measurements kept for their profiles */
 
-/* A correct candidate's NVML measurement, kept from its evaluation for the energy paragraph of its profile. */
+/* A correct candidate's NVML measurement, kept from its evaluation for the energy paragraph of its profile.
+ */
 struct kept_energy {
 	long node; /* 0: empty */
 	struct kp_energy_measurement m;
@@ -590,7 +591,7 @@ out:
  * holds it (else the energy paragraph rests on the proxy alone).
  */
 static int harness_profile(struct kp_search_evaluator *base, long node, const char *source, const char *lang,
-			   struct kp_search_eval *out, struct kp_error *err)
+                           struct kp_search_eval *out, struct kp_error *err)
 {
 	struct harness *h = base->priv;
 	struct kp_buf path = KP_BUF_INIT, dir = KP_BUF_INIT;
@@ -606,7 +607,8 @@ static int harness_profile(struct kp_search_evaluator *base, long node, const ch
 			em = &h->energy[i].m;
 	cand_path(h, node, &path);
 	kp_path_join(&dir, h->profile_dir, tag);
-	if (!(rc = kp_mkdir_p(dir.buf, 0755, err)) && !(rc = kp_write_file_atomic(path.buf, source, strlen(source), err)))
+	if (!(rc = kp_mkdir_p(dir.buf, 0755, err)) &&
+	    !(rc = kp_write_file_atomic(path.buf, source, strlen(source), err)))
 		rc = profile(h, tag, path.buf, &h->o.eval, em, out, 0);
 	out->wall_s = out->gpu_s = kp_now() - t0; /* all of it on the GPU slot */
 	kp_buf_release(&path);

@@ -496,8 +496,9 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 
 /* Why a version was profiled: its counter, and the words a note uses. */
 static const char *const profile_counter[] = {"profiles_on_demand", "profiles_speculative", "profiles_final"};
-static const char *const profile_why_text[] = {"before its expansion", "while the GPU waited on the programmer",
-					       "the best version, before the run ends"};
+static const char *const profile_why_text[] = {"before its expansion",
+                                               "while the GPU waited on the programmer",
+                                               "the best version, before the run ends"};
 
 static void slot_release(struct eval_slot *e)
 {
@@ -513,7 +514,7 @@ static void slot_release(struct eval_slot *e)
  * (SLOT_EVALUATE, idx ignored), or profiling node idx (SLOT_PROFILE, for `why`).
  */
 static int slot_load(struct loop *L, struct eval_slot *e, enum slot_job job, enum profile_why why, int idx,
-		     struct kp_error *err)
+                     struct kp_error *err)
 {
 	int pidx, rc;
 	char phase[64];
@@ -554,12 +555,14 @@ static void slot_evaluate(struct kp_search_evaluator *ev, struct eval_slot *e)
 		e->rc = ev->evaluate(ev, e->id, e->src.buf, e->lang, &e->res, &e->err);
 }
 
-/* Records a profile the evaluator finished: the diagnosis saved, counted, the node marked (the loop's thread). */
+/* Records a profile the evaluator finished: the diagnosis saved, counted, the node marked (the loop's
+ * thread). */
 static int profile_record(struct loop *L, struct eval_slot *e, struct kp_error *err)
 {
 	const struct kp_search_eval *res = &e->res;
 	/* A profile that says nothing is saved as such, so that it is not asked for again. */
-	const char *pj = res->profile_json ? res->profile_json : "{\"error\":\"the evaluator returned no profile\"}";
+	const char *pj =
+	    res->profile_json ? res->profile_json : "{\"error\":\"the evaluator returned no profile\"}";
 	int rc = kp_store_begin(L->st, err);
 
 	if (!rc)
@@ -750,7 +753,8 @@ static int any_dirty(const struct kp_tree *t)
 	return 0;
 }
 
-/* ---- profiling on demand (evaluator->profile) ----------------------------------------------------------- */
+/* ---- profiling on demand (evaluator->profile) -----------------------------------------------------------
+ */
 
 /*
  * Whether node idx must be profiled before a request for its child is built: a correct version
@@ -760,7 +764,8 @@ static int any_dirty(const struct kp_tree *t)
 static int needs_profile(const struct loop *L, int idx)
 {
 	const struct kp_tnode *n = &L->tree.n[idx];
-	return L->run->evaluator->profile && idx > 0 && n->evaluated && n->outcome == KP_OUTCOME_CORRECT && !n->profiled;
+	return L->run->evaluator->profile && idx > 0 && n->evaluated && n->outcome == KP_OUTCOME_CORRECT &&
+	       !n->profiled;
 }
 
 /* The best version worth a speculative profile (open, correct, unprofiled), -1 when none. */
@@ -781,7 +786,8 @@ static int speculative_pick(const struct loop *L)
 	return pick;
 }
 
-/* Sends the requests of held nodes whose profile is saved now, oldest first; returns how many, or an error. */
+/* Sends the requests of held nodes whose profile is saved now, oldest first; returns how many, or an error.
+ */
 static int release_held(struct loop *L, struct kp_error *err)
 {
 	int sent = 0, rc = 0;
@@ -815,8 +821,11 @@ static int profile_best(struct loop *L, struct kp_error *err)
 	if (best <= 0 || !needs_profile(L, best))
 		return 0;
 	if (wall_spent(L)) {
-		kp__loop_note(L, "the best version #%ld is not profiled: the wall-time budget is spent (resume with more "
-				 "time to have its diagnosis)", L->tree.n[best].id);
+		kp__loop_note(
+		    L,
+		    "the best version #%ld is not profiled: the wall-time budget is spent (resume with more "
+		    "time to have its diagnosis)",
+		    L->tree.n[best].id);
 		return 0;
 	}
 	return run_here(L, SLOT_PROFILE, PROFILE_FINAL, best, err);
@@ -898,10 +907,12 @@ static int load(struct loop *L, struct kp_error *err)
 	}
 	free(rows);
 	kp_tree_update_best(&L->tree, &L->run->params);
-	/* Which correct versions are profiled: the others are profiled on demand (nothing is lost by a kill). */
+	/* Which correct versions are profiled: the others are profiled on demand (nothing is lost by a kill).
+	 */
 	for (size_t i = 1; i < L->tree.count && L->run->evaluator->profile; i++) {
 		int yes = 0;
-		if (L->tree.n[i].outcome == KP_OUTCOME_CORRECT && (rc = kp_store_profile_exists(L->st, L->tree.n[i].id, &yes, err)))
+		if (L->tree.n[i].outcome == KP_OUTCOME_CORRECT &&
+		    (rc = kp_store_profile_exists(L->st, L->tree.n[i].id, &yes, err)))
 			return rc;
 		L->tree.n[i].profiled = yes ? 1 : 0;
 	}
@@ -1030,7 +1041,8 @@ static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 			}
 			continue;
 		}
-		/* Requests waiting for their parent's profile: sent once it is saved, else it is made first. */
+		/* Requests waiting for their parent's profile: sent once it is saved, else it is made first.
+		 */
 		if ((rc = release_held(L, err)) < 0) {
 			*end = KP_END_ERROR;
 			return rc;
@@ -1042,8 +1054,9 @@ static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 				*end = KP_END_WALL;
 				return 0;
 			}
-			if ((rc = L->async_eval ? gpu_start(L, SLOT_PROFILE, PROFILE_ON_DEMAND, L->held[0], err)
-			                        : run_here(L, SLOT_PROFILE, PROFILE_ON_DEMAND, L->held[0], err))) {
+			if ((rc = L->async_eval
+			              ? gpu_start(L, SLOT_PROFILE, PROFILE_ON_DEMAND, L->held[0], err)
+			              : run_here(L, SLOT_PROFILE, PROFILE_ON_DEMAND, L->held[0], err))) {
 				*end = KP_END_ERROR;
 				return rc;
 			}
@@ -1068,7 +1081,8 @@ static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 			}
 			continue;
 		}
-		/* Nothing for the GPU while the programmer works: profile the best version not profiled yet. */
+		/* Nothing for the GPU while the programmer works: profile the best version not profiled yet.
+		 */
 		if (L->inflight && L->nthreads && !wall_spent(L) && (idx = speculative_pick(L)) >= 0) {
 			if ((rc = L->async_eval ? gpu_start(L, SLOT_PROFILE, PROFILE_SPECULATIVE, idx, err)
 			                        : run_here(L, SLOT_PROFILE, PROFILE_SPECULATIVE, idx, err))) {

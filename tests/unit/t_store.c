@@ -353,7 +353,8 @@ static void test_evaluations_and_findings(void **state)
 	kp_buf_release(&fj);
 }
 
-/* A profile made after the evaluation (the loop's on-demand profiling): saved beside it, findings replaced. */
+/* A profile made after the evaluation (the loop's on-demand profiling): saved beside it, findings replaced.
+ */
 static void test_profile_put_after_evaluation(void **state)
 {
 	struct fixture *f = *state;
@@ -374,7 +375,8 @@ static void test_profile_put_after_evaluation(void **state)
 	KP_ASSERT_OK(kp_store_profile_exists(f->s, root.id, &yes, &err), &err);
 	assert_int_equal(yes, 0); /* evaluated, not profiled */
 	KP_ASSERT_OK(kp_store_profile_put(f->s, root.id, "{\"dir\":\"p/1\"}", "bandwidth: 90%",
-					  "[{\"tool\":\"a\"},{\"tool\":\"b\"}]", &err), &err);
+	                                  "[{\"tool\":\"a\"},{\"tool\":\"b\"}]", &err),
+	             &err);
 	KP_ASSERT_OK(kp_store_profile_exists(f->s, root.id, &yes, &err), &err);
 	assert_int_equal(yes, 1);
 	KP_ASSERT_OK(kp_store_profile_get(f->s, root.id, &pj, &err), &err);
@@ -643,18 +645,18 @@ static void test_memory_upsert(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_open_and_version, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migration_from_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_empty_or_foreign_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migration_repairs_session_times, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_meta_counters_sessions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nodes_and_rollback, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_evaluations_and_findings, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_profile_put_after_evaluation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exchanges, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_memory_upsert, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_candidate_format, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tunings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_open_and_version, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_migration_from_empty, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_empty_or_foreign_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_migration_repairs_session_times, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_meta_counters_sessions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nodes_and_rollback, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_evaluations_and_findings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_profile_put_after_evaluation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exchanges, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_memory_upsert, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_candidate_format, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tunings, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
