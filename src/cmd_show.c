@@ -142,6 +142,8 @@ static void print_node(struct kp_cli *cli, struct kp_run *r, const json_t *o)
 			    ? "kept, not sent: this run offers the tools on request"
 			    : "what the next prompt from this version gets",
 			fb);
+	if (!fb && json_is_false(json_object_get(o, "profiled")))
+		fprintf(cli->out, "\n== feedback\n%s\n", KP_RUN_NOT_PROFILED);
 	for (size_t i = 0; i < json_array_size(ex); i++) {
 		const json_t *x = json_array_get(ex, i);
 		fprintf(cli->out, "\n== prompt (%s, round %lld)\n%s\n\n== reply\n%s\n",

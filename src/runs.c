@@ -170,9 +170,10 @@ void kp_cli_print_run_summary(struct kp_cli *cli, const json_t *sum)
 		fprintf(cli->out, "best:      no candidate beat the reference yet\n");
 		return;
 	}
-	fprintf(cli->out, "best:      #%lld, %.2fx (%.4g ms), %s\n", kp_json_int(best, "node", 0),
-		kp_json_num(best, "speedup", NAN), kp_json_num(best, "time_ms", NAN),
-		kp_json_str(best, "file", "best.cu"));
+	fprintf(cli->out, "best:      #%lld, %.2fx (%.4g ms), %s%s\n", kp_json_int(best, "node", 0),
+	        kp_json_num(best, "speedup", NAN), kp_json_num(best, "time_ms", NAN),
+	        kp_json_str(best, "file", "best.cu"),
+	        json_is_false(json_object_get(best, "profiled")) ? " (not profiled: no diagnosis yet)" : "");
 	fprintf(cli->out, "path:\n");
 	for (size_t i = 0; i < json_array_size(path); i++)
 		kp_print_path_line(cli->out, json_array_get(path, i));

@@ -217,10 +217,17 @@ int kp_run_write_files(struct kp_run *r, struct kp_error *err);
 int kp_run_tree(struct kp_run *r, json_t **out, struct kp_error *err);
 /*
  * One version in full (new reference): the tree's fields, its source and language, its verdict
- * log, the tools' feedback, every prompt and reply that made it ("exchanges"), and its tune action
- * when it was tuned ("tuning": the summary's entry, its "space" and what it "tried"). KP_ENOENT
- * when the run has no such version.
+ * log, the tools' feedback, whether it is profiled ("profiled": false for a correct version the
+ * search never profiled, null for others), every prompt and reply that made it ("exchanges"), and
+ * its tune action when it was tuned ("tuning": the summary's entry, its "space" and what it
+ * "tried"). KP_ENOENT when the run has no such version.
  */
 int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err);
+
+/* What `show` and the report say of a correct version without a profile (docs/search.md). */
+#define KP_RUN_NOT_PROFILED                                                                                 \
+	"not profiled: the search never expanded this version. A version is profiled before its first "     \
+	"child is asked for, while the GPU would otherwise wait on the model, and the best one before the " \
+	"run ends."
 
 #endif

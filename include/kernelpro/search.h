@@ -134,6 +134,8 @@ struct kp_tnode {
 	char format[16];      /* the candidate format it is written in ("" for the root) */
 	signed char knobs;    /* the tune action: -1 not looked at yet, 0 nothing to tune, 1 knobs to tune */
 	unsigned tuned : 1;   /* a tune action began on it (a version is tuned once) */
+	unsigned profiled : 1; /* its profile is saved (or its evaluation made one): see
+	                          kp_search_evaluator.profile */
 	unsigned dirty : 1;   /* changed since kp_tree_clear_dirty: must be written back */
 	unsigned dead_noted : 1; /* its closing was recorded in search memory */
 };
@@ -351,6 +353,8 @@ void kp_search_tuning_release(struct kp_search_tuning *t);
  * (timing, Stage 1 and tools on the reference). evaluate() returns 0 with a verdict for anything
  * the candidate did (compile error, crash, wrong output ... are outcomes, not errors), or a
  * negative code when evaluation itself is impossible (no GPU, harness missing): the run stops.
+ * An evaluator without profile() profiles each correct candidate inside evaluate(); one with it
+ * leaves that to profile(), which the loop calls on demand (below).
  */
 struct kp_search_evaluator {
 	const char *name;
@@ -377,6 +381,18 @@ struct kp_search_evaluator {
 	 */
 	int (*tune)(struct kp_search_evaluator *e, const struct kp_search_tune_req *req, struct kp_search_tuning *out,
 		    struct kp_error *err);
+	/*
+	 * Optional (NULL: evaluate() profiles every correct candidate itself). Profiles and diagnoses one
+	 * version evaluate() found correct, in this session or an earlier one: fills out->profile_json
+	 * (always; a note saying why when profiling failed), feedback, findings_json, wall_s and gpu_s,
+	 * and nothing else. With it, evaluate() gives the verdict, times and energy only, and the loop
+	 * profiles a version before its first child is asked for, speculatively while the GPU would
+	 * otherwise wait on the programmer, and the best version before the run ends
+	 * (docs/internals/search.md, "Profiling on demand"). Called as evaluate() is: one GPU job at a
+	 * time, on the GPU thread when `concurrent`. A negative code stops the run, as evaluate()'s does.
+	 */
+	int (*profile)(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang,
+	               struct kp_search_eval *out, struct kp_error *err);
 	void *priv;
 };
 

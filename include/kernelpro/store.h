@@ -246,6 +246,15 @@ int kp_store_evals_each(struct kp_store *s, int (*fn)(const struct kp_eval_row *
 			struct kp_error *err);
 /* The profile summary a node's evaluation saved (kp_eval_row.profile_json), appended to out; nothing when none. */
 int kp_store_profile_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err);
+/*
+ * Saves a diagnosis made after the node's evaluation (the optimize loop profiles versions on demand:
+ * docs/internals/search.md): its profile summary, feedback text and findings array, each left as it
+ * was when NULL and replaced otherwise. Inside the caller's transaction.
+ */
+int kp_store_profile_put(struct kp_store *s, long node, const char *profile_json, const char *feedback,
+                         const char *findings_json, struct kp_error *err);
+/* *yes = 1 when the node has a saved profile summary (a profile that failed saves its note: it counts). */
+int kp_store_profile_exists(struct kp_store *s, long node, int *yes, struct kp_error *err);
 int kp_store_exchange_insert(struct kp_store *s, const struct kp_exchange_row *r, struct kp_error *err);
 /*
  * Calls fn for each exchange that produced `node` (0: every exchange), oldest first. The row's

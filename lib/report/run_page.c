@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "kernelpro/json.h"
+#include "kernelpro/run.h"
 #include "report/report_int.h"
 
 #define TEXT_CAP (24u << 10) /* one feedback or log shown at most this long */
@@ -589,7 +590,9 @@ static void diagnoses(struct run_page *P)
 			escape_capped(P->b, log, TEXT_CAP);
 			kp_buf_adds(P->b, "</pre>\n");
 		}
-		if (!fb && !log && !(is_root(nd) && kp_json_str(P->view, "stage1", NULL)))
+		if (!fb && json_is_false(json_object_get(nd, "profiled")))
+			kp_html_para(P->b, "note", KP_RUN_NOT_PROFILED);
+		else if (!fb && !log && !(is_root(nd) && kp_json_str(P->view, "stage1", NULL)))
 			kp_html_para(P->b, "note", "No diagnosis or log was saved for this version.");
 		kp_buf_adds(P->b, "</details>\n");
 	}

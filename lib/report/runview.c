@@ -69,6 +69,9 @@ static int node_json(struct kp_store *s, const struct kp_node_row *r, json_t **o
 	kp_json_set(o, "feedback", text_or_null(&fb));
 	kp_json_set(o, "findings", parsed_or_null(&fj));
 	kp_json_set(o, "profile", parsed_or_null(&prof));
+	/* A correct version is profiled when the search expands it: false for one it never did. */
+	kp_json_set(o, "profiled",
+	            r->evaluated && r->outcome == KP_OUTCOME_CORRECT ? json_boolean(prof.len > 0) : NULL);
 	*out = o;
 out:
 	kp_buf_release(&log);

@@ -90,6 +90,12 @@ static json_t *used_json(struct kp_store *s)
 						? kp_json_real(kp_store_counter(s, "gpu_busy_s") / kp_store_elapsed_total(s))
 						: json_null());
 	kp_json_set(used, "sessions", json_integer(kp_store_session_count(s)));
+	/* Versions profiled after their evaluation, by why (docs/internals/search.md). */
+	kp_json_set(used, "profiles",
+	            json_pack("{s:I, s:I, s:I}", "on_demand",
+	                      (json_int_t)kp_store_counter(s, "profiles_on_demand"), "speculative",
+	                      (json_int_t)kp_store_counter(s, "profiles_speculative"), "final",
+	                      (json_int_t)kp_store_counter(s, "profiles_final")));
 	return used;
 }
 
@@ -164,6 +170,7 @@ static json_t *best_json(struct kp_run *r, const struct kp_tree *t)
 	best = node_brief(r->store, t, t->best);
 	fill_times(r->store, best);
 	kp_json_set(best, "improved", json_boolean(t->best > 0));
+	kp_json_set(best, "profiled", json_boolean(kp__run_profiled(r->store, t->n[t->best].id)));
 	path = json_array();
 	for (int i = t->best; i >= 0; i = t->n[i].parent)
 		json_array_insert_new(path, 0, node_brief(r->store, t, i));

@@ -199,6 +199,12 @@ int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err)
 	kp_json_set(o, "source", json_string(src.buf));
 	kp_json_set(o, "log", log.len ? json_string(log.buf) : NULL);
 	kp_json_set(o, "feedback", fb.len ? json_string(fb.buf) : NULL);
+	/* A correct version is profiled when the search expands it (or the GPU had time): false until then.
+	 */
+	kp_json_set(o, "profiled",
+	            row.evaluated && row.outcome == KP_OUTCOME_CORRECT
+	                ? json_boolean(kp__run_profiled(r->store, id))
+	                : json_null());
 	kp_json_set(o, "exchanges", ex);
 	kp_json_set(o, "tuning", tuning.out);
 	tuning.out = NULL;

@@ -95,6 +95,14 @@ char *kp__run_meta_str(struct kp_store *s, const char *key)
 	return v;
 }
 
+int kp__run_profiled(struct kp_store *s, long node)
+{
+	struct kp_error ignore = KP_ERROR_INIT;
+	int yes = 0;
+	kp_store_profile_exists(s, node, &yes, &ignore);
+	return yes;
+}
+
 /* Records what every later session reads back: one transaction, so a run has all of it or none. */
 int kp__run_save_settings(struct kp_run *r, const char *stamp, struct kp_error *err)
 {

@@ -50,6 +50,8 @@ const struct kp_task_kind_info *kp__run_kind(const struct kp_run *r, const char 
 int kp__run_meta_json(struct kp_store *s, const char *key, json_t **out, struct kp_error *err);
 /* A meta entry as an allocated string; NULL when absent or empty. */
 char *kp__run_meta_str(struct kp_store *s, const char *key);
+/* Whether the node has a saved profile (a read error counts as none). */
+int kp__run_profiled(struct kp_store *s, long node);
 /* Rewrites summary.json and best.* (after each evaluation). */
 int kp__run_write_outputs(struct kp_run *r, struct kp_error *err);
 /*

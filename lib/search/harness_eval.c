@@ -2,8 +2,9 @@
  * The harness evaluator: the search's evaluator built from the evaluation engine (lib/eval: build,
  * check, time, anti-cheat), the profiler (lib/profile: ncu on the candidate's calls only) and the
  * diagnosis pipeline (lib/tools/pipeline.c: GPU model, Stage 1, the tools, the semantic feedback).
- * Profiling problems never fail an evaluation: the candidate keeps its verdict and timing, the
- * feedback says less.
+ * evaluate() gives a candidate's verdict, times and energy; profile() profiles and diagnoses a correct
+ * one when the loop asks (on demand: docs/internals/search.md). Profiling problems never fail
+ * anything: the version keeps its verdict and timing, the feedback says less.
  */
 #include "base/setup.h"
 
@@ -32,6 +33,14 @@
 #define PROFILE_MAX_LAUNCHES 64
 #define MAX_STAGERS 8        /* threads that check and build candidates ahead of their turn */
 #define WORKER_STARTS 3      /* a run starts the warm worker at most this often */
+#define ENERGY_KEPT          16     /* the latest candidates' NVML measurements kept for their profiles */
+
+/* A correct candidate's NVML measurement, kept from its evaluation for the energy paragraph of its profile.
+ */
+struct kept_energy {
+	long node; /* 0: empty */
+	struct kp_energy_measurement m;
+};
 
 /* A candidate staged ahead of its evaluation (prepare), or being staged. */
 struct staged {
@@ -59,6 +68,9 @@ struct harness {
 	/* The warm worker (KernelBench tasks), driven by whichever thread evaluates (one at a time). */
 	struct kp_eval_worker *worker;
 	int worker_starts;
+	/* Measurements of the latest correct candidates (a ring; one GPU job at a time uses it). */
+	struct kept_energy energy[ENERGY_KEPT];
+	unsigned energy_next;
 	/* Staging: prepare() queues, the stagers run kp_eval_stage, evaluate() takes the result. */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -528,7 +540,7 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 		rc = kp_eval_stage(h->o.task, source, strlen(source), path.buf, &h->o.eval, &job, err);
 	if (rc)
 		goto out;
-	/* The GPU slot is busy from the harness run's start to the end of profiling. */
+	/* The GPU slot is busy from the harness run's start to the end of the energy measurement. */
 	g0 = kp_now();
 	kp_eval_job_start(worker(h), job);
 	rc = kp_eval_job_finish(job, &v, err);
@@ -560,24 +572,47 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 	}
 	out->verdict_json = json_text(kp_verdict_to_json(&v));
 	if (out->outcome == KP_OUTCOME_CORRECT) {
-		/* The file profiled is the one evaluated (kp_eval_prepare reads it from disk); energy is
-		 * measured first so that its paragraph in the feedback quotes NVML. */
-		struct kp_buf dir = KP_BUF_INIT;
-		struct kp_energy_measurement em;
-		double ej = measure_energy(h, v.artifact, tag, &em);
-		kp_path_join(&dir, h->profile_dir, tag);
-		if (!(rc = kp_mkdir_p(dir.buf, 0755, err)) &&
-		    !(rc = kp_write_file_atomic(path.buf, source, strlen(source), err)))
-			rc = profile(h, tag, path.buf, &h->o.eval, isfinite(ej) ? &em : NULL, out, 0);
-		kp_buf_release(&dir);
-		if (!rc)
-			out->energy_j = ej;
+		/* Kept for the profile, so that its energy paragraph quotes NVML (harness_profile). */
+		struct kept_energy *k = &h->energy[h->energy_next++ % ENERGY_KEPT];
+		out->energy_j = measure_energy(h, v.artifact, tag, &k->m);
+		k->node = isfinite(out->energy_j) ? node : 0;
 		out->gpu_s = kp_now() - g0;
 	}
 out:
 	out->wall_s = kp_now() - t0;
 	kp_verdict_release(&v);
 	kp_buf_release(&path);
+	return rc;
+}
+
+/*
+ * profile(): ncu over one correct candidate's calls and the diagnosis (its file written again where
+ * kp_eval_prepare reads it), with the NVML measurement its evaluation made when this evaluator still
+ * holds it (else the energy paragraph rests on the proxy alone).
+ */
+static int harness_profile(struct kp_search_evaluator *base, long node, const char *source, const char *lang,
+                           struct kp_search_eval *out, struct kp_error *err)
+{
+	struct harness *h = base->priv;
+	struct kp_buf path = KP_BUF_INIT, dir = KP_BUF_INIT;
+	const struct kp_energy_measurement *em = NULL;
+	char tag[32];
+	double t0 = kp_now();
+	int rc;
+
+	(void)lang;
+	snprintf(tag, sizeof(tag), "%ld", node);
+	for (size_t i = 0; i < ENERGY_KEPT; i++)
+		if (h->energy[i].node == node)
+			em = &h->energy[i].m;
+	cand_path(h, node, &path);
+	kp_path_join(&dir, h->profile_dir, tag);
+	if (!(rc = kp_mkdir_p(dir.buf, 0755, err)) &&
+	    !(rc = kp_write_file_atomic(path.buf, source, strlen(source), err)))
+		rc = profile(h, tag, path.buf, &h->o.eval, em, out, 0);
+	out->wall_s = out->gpu_s = kp_now() - t0; /* all of it on the GPU slot */
+	kp_buf_release(&path);
+	kp_buf_release(&dir);
 	return rc;
 }
 
@@ -687,6 +722,7 @@ int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_h
 	h->base.prepare = harness_prepare;
 	h->base.concurrent = 1;
 	h->base.tune = harness_tune;
+	h->base.profile = harness_profile;
 	h->base.priv = h;
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->cv, NULL);

@@ -4,8 +4,11 @@
  * while the GPU evaluates); every database write happens on the calling thread, and evaluations run
  * one candidate at a time: on the calling thread, or, with parallel > 1 and an evaluator that allows
  * it, on a GPU thread while the calling thread commits finished requests and lets the evaluator
- * prepare (check, build) the next candidates. Each step commits before the next starts, so a killed
- * run resumes from its last commit.
+ * prepare (check, build) the next candidates. With an evaluator that profiles on demand
+ * (evaluator->profile), the GPU slot also profiles versions: one about to be expanded, before its
+ * request is built (the request carries the profile); the best unprofiled one while the GPU would
+ * otherwise wait on the programmer; the best version before the run ends. Each step commits before
+ * the next starts, so a killed run resumes from its last commit.
  */
 #include "base/setup.h"
 
@@ -491,6 +494,12 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 
 /* ---- evaluation ------------------------------------------------------------------------------------------ */
 
+/* Why a version was profiled: its counter, and the words a note uses. */
+static const char *const profile_counter[] = {"profiles_on_demand", "profiles_speculative", "profiles_final"};
+static const char *const profile_why_text[] = {"before its expansion",
+                                               "while the GPU waited on the programmer",
+                                               "the best version, before the run ends"};
+
 static void slot_release(struct eval_slot *e)
 {
 	kp_buf_release(&e->src);
@@ -500,18 +509,29 @@ static void slot_release(struct eval_slot *e)
 	kp_search_eval_release(&e->res);
 }
 
-/* Reads what evaluating the oldest queued candidate needs (on the loop's thread). */
-static int slot_load(struct loop *L, struct eval_slot *e, struct kp_error *err)
+/*
+ * Reads what a GPU job needs (on the loop's thread): evaluating the oldest queued candidate
+ * (SLOT_EVALUATE, idx ignored), or profiling node idx (SLOT_PROFILE, for `why`).
+ */
+static int slot_load(struct loop *L, struct eval_slot *e, enum slot_job job, enum profile_why why, int idx,
+                     struct kp_error *err)
 {
 	int pidx, rc;
 	char phase[64];
 
 	memset(e, 0, sizeof(*e));
 	kp_search_eval_init(&e->res);
-	e->id = L->evalq[0];
-	e->idx = kp_tree_find(&L->tree, e->id);
+	e->job = job;
+	e->why = why;
+	e->id = job == SLOT_PROFILE ? L->tree.n[idx].id : L->evalq[0];
+	e->idx = job == SLOT_PROFILE ? idx : kp_tree_find(&L->tree, e->id);
 	pidx = L->tree.n[e->idx].parent;
 	rc = kp_store_candidate_get(L->st, e->id, &e->src, e->lang, err);
+	if (!rc && job == SLOT_PROFILE) {
+		snprintf(phase, sizeof(phase), "profiling #%ld", e->id);
+		kp__loop_report(L, phase);
+		return 0;
+	}
 	if (!rc && L->tree.n[pidx].parent >= 0)
 		rc = kp_store_candidate_get(L->st, L->tree.n[pidx].id, &e->psrc, NULL, err);
 	if (!rc)
@@ -529,10 +549,41 @@ static int slot_load(struct loop *L, struct eval_slot *e, struct kp_error *err)
 static void slot_evaluate(struct kp_search_evaluator *ev, struct eval_slot *e)
 {
 	kp_error_clear(&e->err);
-	e->rc = ev->evaluate(ev, e->id, e->src.buf, e->lang, &e->res, &e->err);
+	if (e->job == SLOT_PROFILE)
+		e->rc = ev->profile(ev, e->id, e->src.buf, e->lang, &e->res, &e->err);
+	else
+		e->rc = ev->evaluate(ev, e->id, e->src.buf, e->lang, &e->res, &e->err);
 }
 
-/* Records an evaluation the evaluator finished: reward, backup, database, memory (the loop's thread). */
+/* Records a profile the evaluator finished: the diagnosis saved, counted, the node marked (the loop's
+ * thread). */
+static int profile_record(struct loop *L, struct eval_slot *e, struct kp_error *err)
+{
+	const struct kp_search_eval *res = &e->res;
+	/* A profile that says nothing is saved as such, so that it is not asked for again. */
+	const char *pj =
+	    res->profile_json ? res->profile_json : "{\"error\":\"the evaluator returned no profile\"}";
+	int rc = kp_store_begin(L->st, err);
+
+	if (!rc)
+		rc = kp_store_profile_put(L->st, e->id, pj, res->feedback, res->findings_json, err);
+	if (!rc)
+		rc = kp_store_counter_add(L->st, profile_counter[e->why], 1, err);
+	if (!rc && isfinite(res->gpu_s))
+		rc = kp_store_counter_add(L->st, "gpu_busy_s", res->gpu_s, err);
+	if (rc) {
+		kp_store_rollback(L->st);
+		return rc;
+	}
+	if ((rc = kp__loop_commit(L, err)))
+		return rc;
+	L->tree.n[e->idx].profiled = 1;
+	kp__loop_note(L, "#%ld: profiled (%s)", e->id, profile_why_text[e->why]);
+	kp__loop_evaluated(L);
+	return 0;
+}
+
+/* Records what the evaluator finished: an evaluation's reward, backup, database, memory, or a profile. */
 static int slot_record(struct loop *L, struct eval_slot *e, struct kp_error *err)
 {
 	struct kp_search_eval *res = &e->res;
@@ -541,9 +592,11 @@ static int slot_record(struct loop *L, struct eval_slot *e, struct kp_error *err
 
 	if (e->rc) {
 		kp_error_set(err, e->rc, "%s", kp_error_msg(&e->err));
-		kp_error_prefix(err, "evaluating #%ld", e->id);
+		kp_error_prefix(err, "%s #%ld", e->job == SLOT_PROFILE ? "profiling" : "evaluating", e->id);
 		return e->rc;
 	}
+	if (e->job == SLOT_PROFILE)
+		return profile_record(L, e, err);
 	if (res->outcome < 0 || res->outcome >= KP_OUTCOME_COUNT)
 		KP_BUG("evaluator '%s' returned no outcome for #%ld", L->run->evaluator->name, e->id);
 	was_best = L->tree.best;
@@ -571,6 +624,8 @@ static int slot_record(struct loop *L, struct eval_slot *e, struct kp_error *err
 		return rc;
 	memmove(L->evalq, L->evalq + 1, sizeof(long) * --L->nevalq);
 	L->session_evals++;
+	if (res->profile_json)
+		L->tree.n[e->idx].profiled = 1; /* an evaluator that profiles as it judges */
 	if (res->outcome == KP_OUTCOME_CORRECT)
 		kp__loop_note(L, "#%ld: correct, %.4g ms, %.2fx", e->id, res->time_ms, res->speedup);
 	else
@@ -582,11 +637,11 @@ static int slot_record(struct loop *L, struct eval_slot *e, struct kp_error *err
 	return 0;
 }
 
-/* One evaluation on the loop's thread. */
-static int evaluate_next(struct loop *L, struct kp_error *err)
+/* One GPU job on the loop's thread. */
+static int run_here(struct loop *L, enum slot_job job, enum profile_why why, int idx, struct kp_error *err)
 {
 	struct eval_slot e;
-	int rc = slot_load(L, &e, err);
+	int rc = slot_load(L, &e, job, why, idx, err);
 	if (!rc) {
 		slot_evaluate(L->run->evaluator, &e);
 		rc = slot_record(L, &e, err);
@@ -606,10 +661,10 @@ static void *gpu_main(void *arg)
 	return NULL;
 }
 
-/* Starts evaluating the oldest queued candidate on the GPU thread. */
-static int gpu_start(struct loop *L, struct kp_error *err)
+/* Starts a GPU job (as slot_load's) on the GPU thread. */
+static int gpu_start(struct loop *L, enum slot_job job, enum profile_why why, int idx, struct kp_error *err)
 {
-	int rc = slot_load(L, &L->gpu, err);
+	int rc = slot_load(L, &L->gpu, job, why, idx, err);
 	if (rc) {
 		slot_release(&L->gpu);
 		return rc;
@@ -668,14 +723,20 @@ void kp__loop_queue(struct loop *L, long id, const char *source)
 
 /* ---- budget and dispatch --------------------------------------------------------------------------------- */
 
+/* Whether the run's wall-time budget is spent. */
+static int wall_spent(const struct loop *L)
+{
+	return L->run->budget.wall_s > 0 && kp__loop_elapsed(L) >= L->run->budget.wall_s;
+}
+
 /* Why no new request may go out now (KP_END_NONE: one may). */
 static enum kp_search_end budget_block(struct loop *L)
 {
 	const struct kp_search_budget *b = &L->run->budget;
 	double evals = kp_store_counter(L->st, "evaluations");
-	if (b->evals > 0 && evals + (double)L->nevalq + L->inflight >= (double)b->evals)
+	if (b->evals > 0 && evals + (double)L->nevalq + (double)L->nheld + L->inflight >= (double)b->evals)
 		return KP_END_EVALS;
-	if (b->wall_s > 0 && kp__loop_elapsed(L) >= b->wall_s)
+	if (wall_spent(L))
 		return KP_END_WALL;
 	if (b->tokens > 0 && kp_store_counter(L->st, "tokens_in") + kp_store_counter(L->st, "tokens_out") >= (double)b->tokens)
 		return KP_END_TOKENS;
@@ -692,16 +753,96 @@ static int any_dirty(const struct kp_tree *t)
 	return 0;
 }
 
+/* ---- profiling on demand (evaluator->profile) -----------------------------------------------------------
+ */
+
+/*
+ * Whether node idx must be profiled before a request for its child is built: a correct version
+ * other than the reference (profiled by reference()), not profiled yet, with an evaluator that
+ * profiles on demand. A failed version's children are repairs: their requests carry its log.
+ */
+static int needs_profile(const struct loop *L, int idx)
+{
+	const struct kp_tnode *n = &L->tree.n[idx];
+	return L->run->evaluator->profile && idx > 0 && n->evaluated && n->outcome == KP_OUTCOME_CORRECT &&
+	       !n->profiled;
+}
+
+/* The best version worth a speculative profile (open, correct, unprofiled), -1 when none. */
+static int speculative_pick(const struct loop *L)
+{
+	const struct kp_search_params *p = &L->run->params;
+	int pick = -1;
+	for (size_t i = 1; i < L->tree.count; i++) {
+		struct kp_search_score a, b;
+		if (!needs_profile(L, (int)i) || L->tree.n[i].dead)
+			continue;
+		a = kp_tree_score(&L->tree, (int)i);
+		if (pick >= 0)
+			b = kp_tree_score(&L->tree, pick);
+		if (pick < 0 || kp_search_compare(&a, &b, p->objective, p->noise_band) > 0)
+			pick = (int)i;
+	}
+	return pick;
+}
+
+/* Sends the requests of held nodes whose profile is saved now, oldest first; returns how many, or an error.
+ */
+static int release_held(struct loop *L, struct kp_error *err)
+{
+	int sent = 0, rc = 0;
+	size_t keep = 0;
+	for (size_t i = 0; i < L->nheld; i++) {
+		int idx = L->held[i];
+		struct job *j;
+		if (rc || !L->tree.n[idx].profiled) {
+			L->held[keep++] = idx;
+			continue;
+		}
+		if ((rc = make_job(L, idx, &j, err))) {
+			L->held[keep++] = idx;
+			continue;
+		}
+		submit(L, j);
+		sent++;
+	}
+	L->nheld = keep;
+	return rc ? rc : sent;
+}
+
+/*
+ * The run ends: its best version is profiled when it is not yet and the wall-time budget has time
+ * left, since users read its diagnosis (`show`, the report). Without time left a note says how to
+ * have it.
+ */
+static int profile_best(struct loop *L, struct kp_error *err)
+{
+	int best = L->tree.best;
+	if (best <= 0 || !needs_profile(L, best))
+		return 0;
+	if (wall_spent(L)) {
+		kp__loop_note(
+		    L,
+		    "the best version #%ld is not profiled: the wall-time budget is spent (resume with more "
+		    "time to have its diagnosis)",
+		    L->tree.n[best].id);
+		return 0;
+	}
+	return run_here(L, SLOT_PROFILE, PROFILE_FINAL, best, err);
+}
+
 /*
  * Sends requests while there is room; returns how many went out, or a negative error code. Room:
- * at most `parallel` versions ahead of evaluation, in flight or generated and waiting, so every
- * selection sees all but the last few results (more would search blind while the GPU is busy).
+ * at most `parallel` versions ahead of evaluation, in flight, generated and waiting, or waiting for
+ * their parent's profile, so every selection sees all but the last few results (more would search
+ * blind while the GPU is busy). A selected version that needs its profile first is held: the GPU
+ * slot profiles it, then its request goes out (release_held).
  */
 static int dispatch(struct loop *L, enum kp_search_end *blocked, struct kp_error *err)
 {
 	int sent = 0;
 	*blocked = KP_END_NONE;
-	while ((long)L->nevalq + L->inflight + L->tune.pending < L->parallel) {
+	while ((long)L->nevalq + (long)L->nheld + L->inflight + L->tune.pending < L->parallel) {
 		struct job *j;
 		int idx, rc;
 		if ((*blocked = budget_block(L)) != KP_END_NONE)
@@ -729,6 +870,12 @@ static int dispatch(struct loop *L, enum kp_search_end *blocked, struct kp_error
 		if (idx < 0) {
 			*blocked = KP_END_EXHAUSTED;
 			break;
+		}
+		if (needs_profile(L, idx)) {
+			kp_tree_begin_expand(&L->tree, idx);
+			KP_ALLOC_GROW(L->held, L->nheld + 1, L->held_alloc);
+			L->held[L->nheld++] = idx;
+			continue;
 		}
 		rc = make_job(L, idx, &j, err);
 		if (rc)
@@ -760,6 +907,15 @@ static int load(struct loop *L, struct kp_error *err)
 	}
 	free(rows);
 	kp_tree_update_best(&L->tree, &L->run->params);
+	/* Which correct versions are profiled: the others are profiled on demand (nothing is lost by a kill).
+	 */
+	for (size_t i = 1; i < L->tree.count && L->run->evaluator->profile; i++) {
+		int yes = 0;
+		if (L->tree.n[i].outcome == KP_OUTCOME_CORRECT &&
+		    (rc = kp_store_profile_exists(L->st, L->tree.n[i].id, &yes, err)))
+			return rc;
+		L->tree.n[i].profiled = yes ? 1 : 0;
+	}
 	if (!kp_store_meta_get(L->st, "stage1", &b, err))
 		L->stage1 = kp_buf_detach(&b, NULL);
 	kp_error_clear(err);
@@ -853,7 +1009,7 @@ static int collect(struct loop *L, struct kp_error *err)
 static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 {
 	enum kp_search_end blocked = KP_END_NONE;
-	int rc;
+	int rc, idx;
 
 	for (;;) {
 		if ((rc = collect(L, err))) {
@@ -885,6 +1041,27 @@ static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 			}
 			continue;
 		}
+		/* Requests waiting for their parent's profile: sent once it is saved, else it is made first.
+		 */
+		if ((rc = release_held(L, err)) < 0) {
+			*end = KP_END_ERROR;
+			return rc;
+		}
+		if (rc && !L->nthreads)
+			continue; /* done already (one at a time): commit it first */
+		if (L->nheld) {
+			if (wall_spent(L)) {
+				*end = KP_END_WALL;
+				return 0;
+			}
+			if ((rc = L->async_eval
+			              ? gpu_start(L, SLOT_PROFILE, PROFILE_ON_DEMAND, L->held[0], err)
+			              : run_here(L, SLOT_PROFILE, PROFILE_ON_DEMAND, L->held[0], err))) {
+				*end = KP_END_ERROR;
+				return rc;
+			}
+			continue;
+		}
 		if (L->tune.pending) {
 			if ((rc = kp__tune_step(L, err))) {
 				*end = KP_END_ERROR;
@@ -893,11 +1070,22 @@ static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 			continue;
 		}
 		if (L->nevalq) {
-			if (L->run->budget.wall_s > 0 && kp__loop_elapsed(L) >= L->run->budget.wall_s) {
+			if (wall_spent(L)) {
 				*end = KP_END_WALL;
 				return 0;
 			}
-			if ((rc = L->async_eval ? gpu_start(L, err) : evaluate_next(L, err))) {
+			if ((rc = L->async_eval ? gpu_start(L, SLOT_EVALUATE, 0, 0, err)
+			                        : run_here(L, SLOT_EVALUATE, 0, 0, err))) {
+				*end = KP_END_ERROR;
+				return rc;
+			}
+			continue;
+		}
+		/* Nothing for the GPU while the programmer works: profile the best version not profiled yet.
+		 */
+		if (L->inflight && L->nthreads && !wall_spent(L) && (idx = speculative_pick(L)) >= 0) {
+			if ((rc = L->async_eval ? gpu_start(L, SLOT_PROFILE, PROFILE_SPECULATIVE, idx, err)
+			                        : run_here(L, SLOT_PROFILE, PROFILE_SPECULATIVE, idx, err))) {
 				*end = KP_END_ERROR;
 				return rc;
 			}
@@ -909,7 +1097,9 @@ static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 			continue;
 		}
 		*end = blocked != KP_END_NONE ? blocked : KP_END_EXHAUSTED;
-		return 0;
+		if ((rc = profile_best(L, err)))
+			*end = KP_END_ERROR;
+		return rc;
 	}
 }
 
@@ -1015,6 +1205,7 @@ int kp_search_loop(struct kp_search_run *run, struct kp_search_outcome *out, str
 	session_end(&L, end, rc, err, out);
 	kp_tree_release(&L.tree);
 	free(L.evalq);
+	free(L.held);
 	free(L.stage1);
 	free(L.hardware);
 	free(L.reference);

@@ -12,8 +12,15 @@
 
 struct job;
 
-/* One evaluation: what it needs from the database, and what the evaluator said. */
+/* What a GPU job does: judge a candidate, or profile a correct version (evaluator->profile). */
+enum slot_job { SLOT_EVALUATE = 0, SLOT_PROFILE = 1 };
+/* Why a version is profiled; each has its counter ("profiles_on_demand", ...). */
+enum profile_why { PROFILE_ON_DEMAND = 0, PROFILE_SPECULATIVE = 1, PROFILE_FINAL = 2 };
+
+/* One GPU job (an evaluation or a profile): what it needs from the database, and what the evaluator said. */
 struct eval_slot {
+	enum slot_job job;
+	enum profile_why why; /* SLOT_PROFILE */
 	long id;
 	int idx;
 	char lang[16];
@@ -53,6 +60,10 @@ struct loop {
 	char *stage1, *hardware, *reference;
 	long *evalq; /* node ids created, not yet evaluated, oldest first */
 	size_t nevalq, evalq_alloc;
+	/* Nodes selected for expansion whose request waits for their profile (tree indices, oldest first):
+	 * each holds a place in the lookahead and a virtual visit (kp_tree_begin_expand). */
+	int *held;
+	size_t nheld, held_alloc;
 	int gen_fail_streak;
 	char last_gen_error[256];
 	long session_evals;
@@ -66,7 +77,7 @@ struct loop {
 	/* The GPU thread (parallel > 1 and evaluator->concurrent): one evaluation at a time. */
 	int async_eval;
 	pthread_t gpu_thread;
-	int gpu_running; /* an evaluation started and not yet recorded */
+	int gpu_running; /* a GPU job started and not yet recorded */
 	int gpu_done;    /* its thread has finished (under mu) */
 	struct eval_slot gpu;
 	struct loop_tune tune;

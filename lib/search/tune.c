@@ -121,8 +121,8 @@ static long room(const struct loop *L)
 
 	if (evals <= 0)
 		return -1;
-	left = evals - (long)kp_store_counter(L->st, "evaluations") - (long)L->nevalq - L->inflight -
-	       p->tune_children;
+	left = evals - (long)kp_store_counter(L->st, "evaluations") - (long)L->nevalq - (long)L->nheld -
+	       L->inflight - p->tune_children;
 	if (L->run->programmer) {
 		long share = (long)floor(p->tune_share * (double)evals) -
 		             (long)kp_store_counter(L->st, "tune_evaluations");

@@ -244,6 +244,22 @@ static int insert_text_row(struct kp_store *s, const char *sql, long node, const
 	return kp__store_step_done(s, st, what, err);
 }
 
+/* A node's profile summary, feedback and findings (each skipped when NULL; profile and feedback replaced). */
+static int put_diagnosis(struct kp_store *s, long node, const char *profile_json, const char *feedback,
+                         const char *findings_json, struct kp_error *err)
+{
+	int rc = 0;
+	if (profile_json)
+		rc = insert_text_row(s, "INSERT OR REPLACE INTO profiles(node_id, json) VALUES(?1, ?2)", node,
+		                     profile_json, "saving a profile", err);
+	if (!rc && feedback)
+		rc = insert_text_row(s, "INSERT OR REPLACE INTO feedback(node_id, text) VALUES(?1, ?2)", node,
+		                     feedback, "saving feedback", err);
+	if (!rc && findings_json)
+		rc = insert_findings(s, node, findings_json, err);
+	return rc;
+}
+
 int kp_store_eval_insert(struct kp_store *s, const struct kp_eval_row *r, long session, struct kp_error *err)
 {
 	sqlite3_stmt *st;
@@ -268,14 +284,38 @@ int kp_store_eval_insert(struct kp_store *s, const struct kp_eval_row *r, long s
 	kp__store_bind_text(st, 11, r->verdict_json);
 	sqlite3_bind_double(st, 12, kp_wall_time());
 	rc = kp__store_step_done(s, st, "saving an evaluation", err);
-	if (!rc && r->profile_json)
-		rc = insert_text_row(s, "INSERT OR REPLACE INTO profiles(node_id, json) VALUES(?1, ?2)", r->node,
-				     r->profile_json, "saving a profile", err);
-	if (!rc && r->feedback)
-		rc = insert_text_row(s, "INSERT OR REPLACE INTO feedback(node_id, text) VALUES(?1, ?2)", r->node,
-				     r->feedback, "saving feedback", err);
-	if (!rc && r->findings_json)
-		rc = insert_findings(s, r->node, r->findings_json, err);
+	if (!rc)
+		rc = put_diagnosis(s, r->node, r->profile_json, r->feedback, r->findings_json, err);
+	return rc;
+}
+
+int kp_store_profile_put(struct kp_store *s, long node, const char *profile_json, const char *feedback,
+                         const char *findings_json, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+	if (findings_json &&
+	    !(rc = kp__store_prepare(s, "DELETE FROM findings WHERE node_id = ?1", &st, err))) {
+		sqlite3_bind_int64(st, 1, node);
+		rc = kp__store_step_done(s, st, "replacing findings", err);
+	}
+	return rc ? rc : put_diagnosis(s, node, profile_json, feedback, findings_json, err);
+}
+
+int kp_store_profile_exists(struct kp_store *s, long node, int *yes, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "SELECT 1 FROM profiles WHERE node_id = ?1", &st, err), step;
+	*yes = 0;
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, node);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		*yes = 1;
+	else if (step != SQLITE_DONE)
+		rc = kp__store_fail(s, "reading a profile", err);
+	sqlite3_finalize(st);
 	return rc;
 }
 

@@ -34,7 +34,13 @@ static int fake_generate(struct kp_search_programmer *p, const struct kp_search_
 		snprintf(f->last_debug_log, sizeof(f->last_debug_log), "%s",
 			 ctx->parent_log ? ctx->parent_log : "");
 	} else if (ctx->mode == KP_PROG_OPTIMIZE) {
+		char mark[32];
+		snprintf(mark, sizeof(mark), "\"node\":%ld", ctx->parent_id);
 		f->optimize_calls++;
+		if (ctx->parent_profile && strstr(ctx->parent_profile, mark))
+			f->optimize_with_profile++;
+		else
+			f->optimize_without_profile++;
 	} else {
 		f->initial_calls++;
 	}
@@ -192,6 +198,12 @@ static int fake_evaluate(struct kp_search_evaluator *e, long node_id, const char
 	if (f->clock)
 		*f->clock += f->tick_s;
 	judge(source, node_id, out);
+	if (f->base.profile) {
+		/* The diagnosis is profile()'s. */
+		free(out->feedback);
+		free(out->findings_json);
+		out->feedback = out->findings_json = NULL;
+	}
 	f->busy = 0;
 	if (f->stop && f->stop_after && f->evals >= f->stop_after)
 		*f->stop = 1;
@@ -238,6 +250,43 @@ static int fake_tune(struct kp_search_evaluator *e, const struct kp_search_tune_
 	f->tunes++;
 	r.tune.gpu = "fake GPU";
 	return kp_search_tune_each(&r, fake_variant, &t, out, err);
+}
+
+static int fake_profile(struct kp_search_evaluator *e, long node_id, const char *source, const char *lang,
+                        struct kp_search_eval *out, struct kp_error *err)
+{
+	struct fake_eval *f = (struct fake_eval *)e;
+
+	if (f->busy)
+		fail_msg("a profile ran while a candidate was evaluated");
+	if (!strstr(source, "outcome=correct") || !lang)
+		fail_msg("profile() of #%ld, not a correct version", node_id);
+	f->busy = 1;
+	if (f->prog) {
+		pthread_mutex_lock(&f->prog->mu);
+		if (f->prog->in_flight > 0)
+			f->overlap_seen = 1;
+		pthread_mutex_unlock(&f->prog->mu);
+	}
+	f->profiles++;
+	if (node_id >= 0 && node_id < (long)KP_ARRAY_SIZE(f->profiled))
+		f->profiled[node_id]++;
+	if (f->clock)
+		*f->clock += f->tick_s;
+	if (f->gpu_s > 0)
+		out->gpu_s = f->gpu_s;
+	out->profile_json = kp_xasprintf("{\"dir\":\"profiles/%ld\",\"node\":%ld}", node_id, node_id);
+	out->feedback = kp_xasprintf("occupancy: 50%% achieved (#%ld)", node_id);
+	out->findings_json =
+	    kp_xstrdup("[{\"tool\":\"occupancy\",\"severity\":\"medium\",\"title\":\"low occupancy\","
+	               "\"recommendations\":[\"fewer registers\"]}]");
+	f->busy = 0;
+	return 0;
+}
+
+void fake_eval_lazy(struct fake_eval *f)
+{
+	f->base.profile = fake_profile;
 }
 
 void fake_eval_init(struct fake_eval *f)

@@ -36,6 +36,9 @@ struct fake_prog {
 	char last_debug_log[256];
 	char last_memory[2048];
 	int debug_calls, optimize_calls, initial_calls;
+	/* Optimize requests whose parent_profile names their parent ("node":ID, as fake_profile writes it),
+	 * and those without (a parent never profiled). */
+	int optimize_with_profile, optimize_without_profile;
 };
 
 struct fake_eval {
@@ -58,6 +61,9 @@ struct fake_eval {
 	/* The tune action (kp_search_tune_each): tune calls, variants judged, and the variant after which
 	 * the stop flag is set (0: never) or evaluation fails hard (0: never). */
 	int tunes, variants, stop_after_variants, fail_at_variant;
+	/* Profiling on demand (fake_eval_lazy): profile calls, and how often each node was profiled. */
+	int profiles;
+	int profiled[64];
 };
 
 /* Replies follow `script`, then correct versions at 1.01x, 1.02x, ...; 100 tokens each. */
@@ -66,5 +72,8 @@ void fake_prog_init(struct fake_prog *f, const struct step *script, size_t n);
 void fake_eval_init(struct fake_eval *f);
 /* The same, offering prepare() and concurrent evaluation. */
 void fake_eval_pipelined(struct fake_eval *f, int wait_next_ms);
+/* Either of the above made to profile on demand: evaluate() gives no feedback, profile() gives the profile
+ * ({"node":ID}), the feedback and the findings. */
+void fake_eval_lazy(struct fake_eval *f);
 
 #endif

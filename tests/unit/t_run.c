@@ -17,6 +17,7 @@
 #include "kernelpro/fault.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
+#include "kernelpro/report.h"
 #include "kernelpro/run.h"
 #include "kernelpro/store.h"
 
@@ -581,6 +582,65 @@ static void test_session_files_and_queries(void **state)
 	fx_free(x);
 }
 
+/* Profiling on demand, as the user sees it: the profiles counted in summary.json, the best version profiled,
+ * and a version never expanded shown as not profiled by `show` (kp_run_node) and by the report. */
+static const struct step ranked[] = {
+    {"correct", 2.0}, {"correct", 1.5}, {"correct", 1.2},
+    {"correct", 3.0}, {"correct", 1.1}, {"correct", 3.5},
+};
+
+static void test_unprofiled_versions_shown(void **state)
+{
+	struct fx *x = fx_new();
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_run *r;
+	struct fake_prog p;
+	struct fake_eval e;
+	struct kp_search_outcome out;
+	struct kp_buf html = KP_BUF_INIT;
+	json_t *sum, *used, *node, *view;
+	long unprofiled = 0;
+
+	x->set.params.algo = KP_SEARCH_GREEDY; /* the slower versions are never expanded */
+	r = create(x, "lazy");
+	fake_prog_init(&p, ranked, KP_ARRAY_SIZE(ranked));
+	fake_eval_init(&e);
+	fake_eval_lazy(&e);
+	e.gpu_s = 0.5;
+	KP_ASSERT_OK(drive(r, &x->task, &p, &e, &out, &err), &err);
+	KP_ASSERT_OK(kp_run_summary(r, &sum, &err), &err);
+	used = json_object_get(sum, "used");
+	assert_int_equal(kp_json_int(json_object_get(used, "profiles"), "on_demand", -1) +
+	                     kp_json_int(json_object_get(used, "profiles"), "final", -1),
+	                 e.profiles);
+	assert_int_equal(kp_json_int(json_object_get(used, "profiles"), "speculative", -1), 0);
+	/* Profiles are GPU time: the reference, 6 evaluations and each profile at 0.5 s. */
+	assert_true(fabs(kp_json_num(used, "gpu_busy_s", 0) - (7 + e.profiles) * 0.5) < 1e-9);
+	assert_true(json_is_true(json_object_get(json_object_get(sum, "best"), "profiled")));
+	for (long id = 2; id <= 7 && !unprofiled; id++) {
+		KP_ASSERT_OK(kp_run_node(r, id, &node, &err), &err);
+		if (json_is_false(json_object_get(node, "profiled"))) {
+			unprofiled = id;
+			assert_null(kp_json_str(node, "feedback", NULL));
+		}
+		json_decref(node);
+	}
+	assert_true(unprofiled > 0);
+	KP_ASSERT_OK(kp_run_node(r, out.best_node, &node, &err), &err);
+	assert_true(json_is_true(json_object_get(node, "profiled")));
+	assert_non_null(strstr(kp_json_str(node, "feedback", ""), "occupancy"));
+	json_decref(node);
+	/* The report says it rather than showing an empty diagnosis. */
+	KP_ASSERT_OK(kp_report_run_view(kp_run_dir(r), &view, &err), &err);
+	KP_ASSERT_OK(kp_report_run_html(view, &html, &err), &err);
+	assert_non_null(strstr(html.buf, "not profiled: the search never expanded this version"));
+	json_decref(view);
+	json_decref(sum);
+	kp_buf_release(&html);
+	kp_run_close(r);
+	fx_free(x);
+}
+
 /* ---- many runs in one process ----------------------------------------------------------------------- */
 
 struct driver {
@@ -638,8 +698,11 @@ static void test_two_runs_at_once(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_create_lock_open),    cmocka_unit_test(test_abandon_leaves_nothing),
-	    cmocka_unit_test(test_settings_and_budget), cmocka_unit_test(test_session_files_and_queries),
+	    cmocka_unit_test(test_create_lock_open),
+	    cmocka_unit_test(test_abandon_leaves_nothing),
+	    cmocka_unit_test(test_settings_and_budget),
+	    cmocka_unit_test(test_session_files_and_queries),
+	    cmocka_unit_test(test_unprofiled_versions_shown),
 	    cmocka_unit_test(test_two_runs_at_once),
 	    cmocka_unit_test(test_name_rules),
 	    cmocka_unit_test(test_create_faults_leave_nothing),

@@ -353,6 +353,52 @@ static void test_evaluations_and_findings(void **state)
 	kp_buf_release(&fj);
 }
 
+/* A profile made after the evaluation (the loop's on-demand profiling): saved beside it, findings replaced.
+ */
+static void test_profile_put_after_evaluation(void **state)
+{
+	struct fixture *f = *state;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_node_row root;
+	struct kp_buf fb = KP_BUF_INIT, fj = KP_BUF_INIT, pj = KP_BUF_INIT;
+	struct kp_eval_row er = {0};
+	json_t *findings;
+	int yes = 1;
+
+	kp_node_row_init(&root);
+	KP_ASSERT_OK(kp_store_node_insert(f->s, &root, "cuda", "x", &err), &err);
+	er.node = root.id;
+	er.outcome = KP_OUTCOME_CORRECT;
+	er.time_ms = er.speedup = er.energy_j = NAN;
+	er.findings_json = "[{\"tool\":\"old\"}]";
+	KP_ASSERT_OK(kp_store_eval_insert(f->s, &er, 0, &err), &err);
+	KP_ASSERT_OK(kp_store_profile_exists(f->s, root.id, &yes, &err), &err);
+	assert_int_equal(yes, 0); /* evaluated, not profiled */
+	KP_ASSERT_OK(kp_store_profile_put(f->s, root.id, "{\"dir\":\"p/1\"}", "bandwidth: 90%",
+	                                  "[{\"tool\":\"a\"},{\"tool\":\"b\"}]", &err),
+	             &err);
+	KP_ASSERT_OK(kp_store_profile_exists(f->s, root.id, &yes, &err), &err);
+	assert_int_equal(yes, 1);
+	KP_ASSERT_OK(kp_store_profile_get(f->s, root.id, &pj, &err), &err);
+	assert_string_equal(pj.buf, "{\"dir\":\"p/1\"}");
+	KP_ASSERT_OK(kp_store_eval_text(f->s, root.id, NULL, &fb, &fj, &err), &err);
+	assert_string_equal(fb.buf, "bandwidth: 90%");
+	findings = json_loads(fj.buf, 0, NULL);
+	assert_int_equal(json_array_size(findings), 2); /* the evaluation's one finding replaced */
+	assert_string_equal(kp_json_str(json_array_get(findings, 0), "tool", ""), "a");
+	json_decref(findings);
+	/* NULL leaves a part as it was. */
+	kp_buf_reset(&fb);
+	kp_buf_reset(&fj);
+	KP_ASSERT_OK(kp_store_profile_put(f->s, root.id, "{}", NULL, NULL, &err), &err);
+	KP_ASSERT_OK(kp_store_eval_text(f->s, root.id, NULL, &fb, &fj, &err), &err);
+	assert_string_equal(fb.buf, "bandwidth: 90%");
+	assert_non_null(strstr(fj.buf, "\"b\""));
+	kp_buf_release(&fb);
+	kp_buf_release(&fj);
+	kp_buf_release(&pj);
+}
+
 static int one_exchange(const struct kp_exchange_row *x, void *ud)
 {
 	int *n = ud;
@@ -599,17 +645,18 @@ static void test_memory_upsert(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_open_and_version, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migration_from_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_empty_or_foreign_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migration_repairs_session_times, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_meta_counters_sessions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nodes_and_rollback, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_evaluations_and_findings, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exchanges, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_memory_upsert, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_candidate_format, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tunings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_open_and_version, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_migration_from_empty, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_empty_or_foreign_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_migration_repairs_session_times, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_meta_counters_sessions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nodes_and_rollback, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_evaluations_and_findings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_profile_put_after_evaluation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exchanges, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_memory_upsert, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_candidate_format, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tunings, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
