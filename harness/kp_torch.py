@@ -359,9 +359,7 @@ class Adapter(Correctness, Timing):
         self.phase("load", "check")
         self.build_candidate()
         self.warm_triton(src)
-        self.phase("correctness", "check")
-        if mode == "run":
-            self.cfg["correct_trials"] = 1
+        self.phase("correctness", "check")  # in mode "run" one compared trial (Correctness.correctness)
         try:
             self.correctness()
         except Stop as s:
