@@ -17,7 +17,7 @@
 #include "kernelpro/str.h"
 #include "kernelpro/toolchain.h"
 
-#define KEY_VERSION   "kernelpro-build-v2" /* v2: -gencode for sm_X, no embedded PTX */
+#define KEY_VERSION "kernelpro-build-v2" /* v2: -gencode for sm_X, no embedded PTX */
 #define BUILD_LOG_CAP (1u << 20)
 
 /* nvcc --version takes ~30 ms; remember it per path (the search evaluates thousands of candidates). */
@@ -57,8 +57,7 @@ static int nvcc_version(const char *nvcc, char **out, struct kp_error *err)
 		goto out;
 	if (!kp_child_ok(&c)) {
 		char how[128];
-		rc = kp_error_set(err, KP_ENOTOOL, "'%s --version' %s", nvcc,
-		                  kp_child_describe(&c, how, sizeof(how)));
+		rc = kp_error_set(err, KP_ENOTOOL, "'%s --version' %s", nvcc, kp_child_describe(&c, how, sizeof(how)));
 		goto out;
 	}
 	kp_buf_rtrim(&c.out);
@@ -81,8 +80,7 @@ const char *kp_arch_for_cc(int major, int minor, char *buf, size_t n)
 {
 	/* The 'a' targets unlock wgmma/TMA (sm_90a) and tcgen05 (sm_100a); they run only on that exact GPU,
 	 * which is the one we evaluate on. */
-	snprintf(buf, n, "sm_%d%d%s", major, minor,
-	         (major == 9 && minor == 0) || (major == 10 && minor == 0) ? "a" : "");
+	snprintf(buf, n, "sm_%d%d%s", major, minor, (major == 9 && minor == 0) || (major == 10 && minor == 0) ? "a" : "");
 	return buf;
 }
 
@@ -117,18 +115,16 @@ int kp_toolchain_resolve(struct kp_toolchain *tc, const struct kp_eval_opts *o, 
 	memset(tc, 0, sizeof(*tc));
 	tc->nvcc = find_nvcc(o);
 	if (!tc->nvcc) {
-		rc = kp_error_set(
-		    err, KP_ENOTOOL,
-		    "nvcc not found%s%s: install the CUDA toolkit or set CUDA_HOME (see 'kernelpro doctor')",
-		    o && o->nvcc ? " at " : "", o && o->nvcc ? o->nvcc : "");
+		rc = kp_error_set(err, KP_ENOTOOL,
+				  "nvcc not found%s%s: install the CUDA toolkit or set CUDA_HOME (see 'kernelpro doctor')",
+				  o && o->nvcc ? " at " : "", o && o->nvcc ? o->nvcc : "");
 		goto out;
 	}
 	if ((rc = nvcc_version(tc->nvcc, &tc->version, err)))
 		goto out;
 	if (o && o->arch) {
 		if (!kp_starts_with(o->arch, "sm_") && !kp_starts_with(o->arch, "compute_")) {
-			rc = kp_error_set(err, KP_EINVAL,
-			                  "arch '%s' is not an nvcc architecture such as sm_90a", o->arch);
+			rc = kp_error_set(err, KP_EINVAL, "arch '%s' is not an nvcc architecture such as sm_90a", o->arch);
 			goto out;
 		}
 		tc->arch = kp_xstrdup(o->arch);
@@ -179,7 +175,7 @@ static void hash_line(struct kp_sha256 *h, const char *key, const char *value)
 }
 
 int kp_build_key(const char *src, size_t len, const char *const *flags, size_t nflags, const char *version,
-                 const char *arch, const char *const *extras, size_t nextras, char hex[65])
+		 const char *arch, const char *const *extras, size_t nextras, char hex[65])
 {
 	struct kp_sha256 h;
 	char n[32];
@@ -267,18 +263,15 @@ static void safe_name(const char *name, char *out, size_t n)
 	const char *base = strrchr(name, '/');
 	base = base ? base + 1 : name;
 	for (const char *p = base; *p && *p != '.' && k + 1 < n && k < 64; p++)
-		out[k++] =
-		    (char)((('a' <= *p && *p <= 'z') || ('A' <= *p && *p <= 'Z') || ('0' <= *p && *p <= '9'))
-		               ? *p
-		               : '_');
+		out[k++] = (char)((('a' <= *p && *p <= 'z') || ('A' <= *p && *p <= 'Z') || ('0' <= *p && *p <= '9')) ? *p : '_');
 	if (!k)
 		out[k++] = 'k';
 	out[k] = '\0';
 }
 
 int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, const char *name,
-                const char *include_dir, const char *const *extras, size_t nextras, double timeout_s,
-                struct kp_build *b, struct kp_error *err)
+		const char *include_dir, const char *const *extras, size_t nextras, double timeout_s,
+		struct kp_build *b, struct kp_error *err)
 {
 	struct kp_buf final = KP_BUF_INIT, tmp = KP_BUF_INIT, path = KP_BUF_INIT, cl_key = KP_BUF_INIT;
 	struct kp_child c = KP_CHILD_INIT;
@@ -293,8 +286,7 @@ int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, cons
 	memset(b, 0, sizeof(*b));
 	/* CUTLASS/CuTe sources get its headers and C++17; WGMMA/TMA sources get sm_90a (lib/codesearch). */
 	if (kp_cutlass_source_uses(src, len) && !(cl = kp_cutlass_cached(&cl_err))) {
-		b->log = kp_xasprintf("the source includes cute/ or cutlass/ headers, but %s",
-		                      kp_error_msg(&cl_err));
+		b->log = kp_xasprintf("the source includes cute/ or cutlass/ headers, but %s", kp_error_msg(&cl_err));
 		return 0;
 	}
 	kp_strvec_pushv(&flags, (const char *const *)tc->flags.v);
@@ -307,8 +299,7 @@ int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, cons
 		all_extras[nextras++] = headers.v[i];
 	if (cl_key.len)
 		all_extras[nextras++] = cl_key.buf;
-	rc = kp_build_key(src, len, (const char *const *)flags.v, flags.n, tc->version, arch, all_extras,
-	                  nextras, b->key);
+	rc = kp_build_key(src, len, (const char *const *)flags.v, flags.n, tc->version, arch, all_extras, nextras, b->key);
 	free(all_extras);
 	if (rc) {
 		rc = kp_error_set(err, rc, "build: an nvcc flag contains a newline");
@@ -324,8 +315,7 @@ int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, cons
 		goto out;
 	kp_buf_addf(&tmp, "%s/tmp-%.16s-XXXXXX", tc->cache, b->key);
 	if (!mkdtemp(tmp.buf)) {
-		rc = kp_error_set(err, KP_EIO, "build: cannot create a directory in '%s': %s", tc->cache,
-		                  strerror(errno));
+		rc = kp_error_set(err, KP_EIO, "build: cannot create a directory in '%s': %s", tc->cache, strerror(errno));
 		goto out;
 	}
 	safe_name(name, sname, sizeof(sname));
@@ -355,12 +345,11 @@ int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, cons
 		b->timed_out = c.timed_out;
 		kp_buf_rtrim(&c.out);
 		b->log = kp_xasprintf("%s%snvcc %s", c.out.buf, c.out.len ? "\n" : "",
-		                      kp_child_describe(&c, how, sizeof(how)));
+				      kp_child_describe(&c, how, sizeof(how)));
 		goto out;
 	}
 	if (rename(tmp.buf, final.buf) != 0 && access(b->lib, R_OK) != 0) {
-		rc = kp_error_set(err, KP_EIO, "build: cannot move '%s' to '%s': %s", tmp.buf, final.buf,
-		                  strerror(errno));
+		rc = kp_error_set(err, KP_EIO, "build: cannot move '%s' to '%s': %s", tmp.buf, final.buf, strerror(errno));
 		goto out;
 	}
 	b->ok = 1;

@@ -70,8 +70,7 @@ static void test_severity_names(void **state)
 	assert_string_equal(kp_check_severity_name(KP_SEV_FAIL), "fail");
 	assert_int_equal(kp_check_severity_parse("deny", &s), KP_EINVAL);
 	/* The degenerate-output checks are in the table, failing (wrong_output), on both kinds. */
-	static const char *const fails[] = {"constant_output", "partial_match", "relative_error",
-	                                    "scaled_inputs"};
+	static const char *const fails[] = {"constant_output", "partial_match", "relative_error", "scaled_inputs"};
 	for (size_t i = 0; i < KP_ARRAY_SIZE(fails); i++) {
 		const struct kp_check_info *c = kp_check_find(fails[i]);
 		assert_non_null(c);
@@ -142,8 +141,7 @@ static void test_json_golden_and_round_trip(void **state)
 	kp_json_dump_buf(j, &a, 0);
 	kp_buf_addch(&a, '\n');
 	if (getenv("KP_REGEN_GOLDEN"))
-		kp_write_file_atomic(kp_test_path("tests/golden/eval/verdict-correct.json"), a.buf, a.len,
-		                     NULL);
+		kp_write_file_atomic(kp_test_path("tests/golden/eval/verdict-correct.json"), a.buf, a.len, NULL);
 	kp_test_read("tests/golden/eval/verdict-correct.json", &want);
 	assert_string_equal(a.buf, want.buf);
 
@@ -167,8 +165,7 @@ static void test_json_golden_and_round_trip(void **state)
 	{
 		/* The claim a report can quote: both speedups, precision, TF32, tolerance, trials. */
 		const char *claim = kp_json_str(j, "claim", "");
-		assert_non_null(
-		    strstr(claim, "2x over eager PyTorch (0.5 ms vs 1 ms, medians of 100 trials)"));
+		assert_non_null(strstr(claim, "2x over eager PyTorch (0.5 ms vs 1 ms, medians of 100 trials)"));
 		assert_non_null(strstr(claim, "1.6x over torch.compile (0.8 ms)"));
 		assert_non_null(strstr(claim, "both sides in f32, TF32 off on both"));
 		assert_non_null(strstr(claim, "atol=0.0001, rtol=0.0001 (default for f32) on 5 of 5 trials"));
@@ -210,17 +207,14 @@ static void test_json_nulls_and_errors(void **state)
  * and in the nested objects it describes (docs/verdict.schema.json stays true). */
 static void expect_schema(const json_t *schema, const json_t *v, const char *where)
 {
-	const json_t *props = json_object_get(schema, "properties"),
-	             *req = json_object_get(schema, "required"), *x;
+	const json_t *props = json_object_get(schema, "properties"), *req = json_object_get(schema, "required"), *x;
 	const char *key;
 	size_t i;
-	json_array_foreach(req, i, x)
-	{
+	json_array_foreach(req, i, x) {
 		if (!json_object_get(v, json_string_value(x)))
 			fail_msg("%s: required key '%s' not written", where, json_string_value(x));
 	}
-	json_object_foreach((json_t *)v, key, x)
-	{
+	json_object_foreach((json_t *)v, key, x) {
 		const json_t *p = json_object_get(props, key);
 		if (!p)
 			fail_msg("%s: key '%s' is not in the schema", where, key);
@@ -234,8 +228,7 @@ static void test_schema(void **state)
 	struct kp_verdict v;
 	struct kp_error err = KP_ERROR_INIT;
 	json_t *schema = NULL, *j;
-	KP_ASSERT_OK(kp_json_load_file(kp_test_path("docs/verdict.schema.json"), 1 << 20, &schema, &err),
-	             &err);
+	KP_ASSERT_OK(kp_json_load_file(kp_test_path("docs/verdict.schema.json"), 1 << 20, &schema, &err), &err);
 	fill(&v);
 	j = kp_verdict_to_json(&v);
 	expect_schema(schema, j, "verdict");
@@ -261,18 +254,17 @@ static void child_init(struct kp_child *c, int exit_code, int sig, int timed_out
 
 static void test_harness_result(void **state)
 {
-	const char *out =
-	    "garbage line\n{\"phase\":\"build\",\"limit_s\":300}\nnot json {\n"
-	    "{\"phase\":\"correctness\",\"limit_s\":180}\n"
-	    "{\"result\":{\"status\":\"correct\",\"message\":\"ok\",\"compiled\":true,\"trials_run\":5,"
-	    "\"trials_passed\":5,\"max_abs_diff\":1e-7,\"runtime\":{\"median_ms\":0.5,\"mean_ms\":0.5,"
-	    "\"std_ms\":0,\"min_ms\":0.5,\"max_ms\":0.5,\"trials\":100,\"host_median_ms\":0.6},"
-	    "\"flags\":[{\"check\":\"output_poison\",\"severity\":\"warn\",\"message\":\"m\"}],"
-	    "\"fast_builds\":[{\"lib\":\"/c/k/lib.so\",\"cached\":true}],\"gpu_name\":\"H200\","
-	    "\"flops\":2e9,\"in_bytes\":1024,\"out_bytes\":512,\"reference\":\"eager PyTorch\","
-	    "\"precision\":{\"reference\":\"f32\",\"candidate\":\"f32\"},"
-	    "\"tf32\":{\"reference\":false,\"candidate\":false},"
-	    "\"scaled_trial\":{\"status\":\"skipped\",\"scale\":64,\"reason\":\"NaN\"}}}\n";
+	const char *out = "garbage line\n{\"phase\":\"build\",\"limit_s\":300}\nnot json {\n"
+			  "{\"phase\":\"correctness\",\"limit_s\":180}\n"
+			  "{\"result\":{\"status\":\"correct\",\"message\":\"ok\",\"compiled\":true,\"trials_run\":5,"
+			  "\"trials_passed\":5,\"max_abs_diff\":1e-7,\"runtime\":{\"median_ms\":0.5,\"mean_ms\":0.5,"
+			  "\"std_ms\":0,\"min_ms\":0.5,\"max_ms\":0.5,\"trials\":100,\"host_median_ms\":0.6},"
+			  "\"flags\":[{\"check\":\"output_poison\",\"severity\":\"warn\",\"message\":\"m\"}],"
+			  "\"fast_builds\":[{\"lib\":\"/c/k/lib.so\",\"cached\":true}],\"gpu_name\":\"H200\","
+			  "\"flops\":2e9,\"in_bytes\":1024,\"out_bytes\":512,\"reference\":\"eager PyTorch\","
+			  "\"precision\":{\"reference\":\"f32\",\"candidate\":\"f32\"},"
+			  "\"tf32\":{\"reference\":false,\"candidate\":false},"
+			  "\"scaled_trial\":{\"status\":\"skipped\",\"scale\":64,\"reason\":\"NaN\"}}}\n";
 	struct kp_harness_out h;
 	struct kp_child c;
 	struct kp_verdict v;
@@ -355,8 +347,7 @@ static void test_harness_died(void **state)
 
 	/* Killed by a signal mid-phase: a runtime error naming the phase, with stderr in the log. */
 	kp_harness_parse(out, strlen(out), &h);
-	child_init(&c, -1, SIGSEGV, 0,
-	           "Fatal Python error: Segmentation fault\n  File \"cand.py\", line 7\n");
+	child_init(&c, -1, SIGSEGV, 0, "Fatal Python error: Segmentation fault\n  File \"cand.py\", line 7\n");
 	kp_verdict_init(&v);
 	assert_int_equal(kp_harness_apply(&h, &c, &v, NULL), 0);
 	assert_int_equal(v.status, KP_STATUS_RUNTIME_ERROR);
@@ -486,12 +477,10 @@ static void test_build_key(void **state)
 		/* SASS for the GPU only (no compute_90 PTX pass); "compute_" keeps its meaning, PTX only.
 		 * tests/python/test_build.py test_nvcc_target holds the Python builder to the same. */
 		char buf[96];
-		assert_string_equal(kp_nvcc_target("sm_90a", buf, sizeof(buf)),
-		                    "-gencode=arch=compute_90a,code=sm_90a");
-		assert_string_equal(kp_nvcc_target("sm_86", buf, sizeof(buf)),
-		                    "-gencode=arch=compute_86,code=sm_86");
+		assert_string_equal(kp_nvcc_target("sm_90a", buf, sizeof(buf)), "-gencode=arch=compute_90a,code=sm_90a");
+		assert_string_equal(kp_nvcc_target("sm_86", buf, sizeof(buf)), "-gencode=arch=compute_86,code=sm_86");
 		assert_string_equal(kp_nvcc_target("sm_100a", buf, sizeof(buf)),
-		                    "-gencode=arch=compute_100a,code=sm_100a");
+				    "-gencode=arch=compute_100a,code=sm_100a");
 		assert_string_equal(kp_nvcc_target("compute_90", buf, sizeof(buf)), "-arch=compute_90");
 	}
 }
@@ -513,20 +502,20 @@ static void test_opts_defaults(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_status_names),
-	    cmocka_unit_test(test_flags),
-	    cmocka_unit_test(test_severity_names),
-	    cmocka_unit_test(test_json_golden_and_round_trip),
-	    cmocka_unit_test(test_json_nulls_and_errors),
-	    cmocka_unit_test(test_schema),
-	    cmocka_unit_test(test_harness_result),
-	    cmocka_unit_test(test_harness_parts),
-	    cmocka_unit_test(test_harness_died),
-	    cmocka_unit_test(test_harness_error_is_an_error),
-	    cmocka_unit_test(test_check_table),
-	    cmocka_unit_test(test_excerpt),
-	    cmocka_unit_test(test_build_key),
-	    cmocka_unit_test(test_opts_defaults),
+		cmocka_unit_test(test_status_names),
+		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_severity_names),
+		cmocka_unit_test(test_json_golden_and_round_trip),
+		cmocka_unit_test(test_json_nulls_and_errors),
+		cmocka_unit_test(test_schema),
+		cmocka_unit_test(test_harness_result),
+		cmocka_unit_test(test_harness_parts),
+		cmocka_unit_test(test_harness_died),
+		cmocka_unit_test(test_harness_error_is_an_error),
+		cmocka_unit_test(test_check_table),
+		cmocka_unit_test(test_excerpt),
+		cmocka_unit_test(test_build_key),
+		cmocka_unit_test(test_opts_defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
