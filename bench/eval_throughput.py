@@ -8,7 +8,9 @@ Cases (each repeated, median reported):
          cold (a fresh harness process) and with the warm worker, each with the build uncached (a
          fresh cache) and cached; the load_inline candidate, cold and uncached; KernelBench's own
          eval_kernel_against_ref on the load_inline candidate and on the same fast-path candidate
-         (needs .kb/).
+         (needs .kb/). Two 25x targets: against KernelBench on the same fast-path candidate (the
+         issue's "on the same candidate"), and against KernelBench on the load_inline candidate (the
+         issue's own 53.8 s baseline was such a candidate; kernelpro's side is the fast-path one).
   native examples/native/swish: the native harness's cold start (kept cold: it is a C program).
   large  examples/kernelbench/large_swish.py (6 GiB fp32 input) with its fast-path candidate, every
          check on: with the worker, and one cold run; the harness's phase timeline.
@@ -192,7 +194,7 @@ class Bench:
         self.say("targets (issue 12; a case counts only when all its verdicts are correct):")
 
         def check(label, ok, detail):
-            self.say("  %-62s %s  %s" % (label, "yes" if ok else "NO ", detail))
+            self.say("  %-72s %s  %s" % (label, "yes" if ok else "NO ", detail))
         for label, key in (("small, uncached, with the worker <= 2 s", "small, worker, build uncached"),
                            ("small, cached, with the worker <= 1 s", "small, worker, build cached"),
                            ("large (6 GiB input), per candidate, all checks <= 15 s",
@@ -204,10 +206,23 @@ class Bench:
             check("small, uncached, with the worker <= 2 s", wu <= 2, "%.2f s" % wu)
         if wc is not None:
             check("small, cached, with the worker <= 1 s", wc <= 1, "%.2f s" % wc)
-        for kb in ("kernelbench harness, same fast-path candidate", "kernelbench harness, load_inline candidate"):
+        # The issue asks for 25x "on the same candidate": the first line. The second sets KernelBench on
+        # the load_inline candidate (what the issue's 53.8 s measured) against kernelpro on the fast-path
+        # one: two different sources, shown because that was the issue's own baseline.
+        for kb, label in (("kernelbench harness, same fast-path candidate",
+                           ">= 25x faster than KernelBench, same candidate (fast-path, both sides)"),
+                          ("kernelbench harness, load_inline candidate",
+                           ">= 25x faster than KernelBench on the load_inline candidate (*)")):
             if kb in med and wu:
-                check(">= 25x faster than KernelBench (%s)" % kb.split(", ", 1)[1], med[kb] / wu >= 25,
-                      "%.1fx (%.2f s / %.2f s, worker uncached)" % (med[kb] / wu, med[kb], wu))
+                check(label, med[kb] / wu >= 25,
+                      "%.1fx (%.2f s / %.2f s, kernelpro worker uncached, fast-path candidate)" % (
+                          med[kb] / wu, med[kb], wu))
+            elif kb not in med:
+                check(label, False, "KernelBench's harness did not run (.kb/ missing?)")
+        self.say("  (*) not the same candidate: KernelBench's harness on swish_scale_inline.py (load_inline, its build")
+        self.say("      included) against kernelpro on swish_scale_fast.py. The issue's own baseline (53.8 s) was")
+        self.say("      KernelBench's harness on a load_inline-built candidate like this one; the comparison on the")
+        self.say("      same candidate is the line above it.")
         lw = med.get("large, worker, build cached, all checks")
         if lw is not None:
             check("large (6 GiB input), per candidate, all checks <= 15 s", lw <= 15, "%.2f s" % lw)

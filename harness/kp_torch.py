@@ -49,6 +49,8 @@ _unravel = util.unravel
 PRELOAD = ("torch", "torch.nn", "torch.nn.functional", "torch.utils.flop_counter",
            "importlib.util", "ctypes", "kernelpro.fast")
 WARM_SEED = 0x7A1A  # xor'ed into the seed for warm_triton's inputs: no trial's or timing's
+# The warm worker's FLOP-counter warm-up (warm()): an N x N matmul on the CPU, 2 N^3 FLOPs counted.
+FLOP_WARM_N = 8
 
 
 class Adapter(Correctness, Timing):
@@ -357,9 +359,7 @@ class Adapter(Correctness, Timing):
         self.phase("load", "check")
         self.build_candidate()
         self.warm_triton(src)
-        self.phase("correctness", "check")
-        if mode == "run":
-            self.cfg["correct_trials"] = 1
+        self.phase("correctness", "check")  # in mode "run" one compared trial (Correctness.correctness)
         try:
             self.correctness()
         except Stop as s:
@@ -459,6 +459,35 @@ def preload():
     t = sys.modules.get("torch")
     return {"imported": done, "failed": failed, "torch": getattr(t, "__version__", None),
             "cuda_initialized": bool(t.cuda.is_initialized()) if t is not None else False}
+
+
+def warm():
+    """For the warm worker, after preload(): FlopCounterMode's first use imports some 800 modules lazily
+    (3.8 s on the H200, bench/flop_count_cost.py), which every forked child would pay again in its
+    count of the reference's FLOPs (the correctness part `flops`). Used once here, on a CPU matmul,
+    the children count in milliseconds. CPU only: nothing here may touch CUDA (the worker checks with
+    its CUDA-call watch and a second fork probe, and starts over without the warm-up if it did).
+    Returns {"flop_counter": {"s": seconds, "ok": bool, "flops": counted, "error": why or None},
+    "cuda_initialized": bool}; a failure is recorded, never raised (the children then count cold)."""
+    t0 = time.monotonic()
+    res = {"ok": False, "flops": None, "error": None}
+    try:
+        import torch
+        from torch.utils.flop_counter import FlopCounterMode
+
+        a = torch.ones(FLOP_WARM_N, FLOP_WARM_N)
+        with FlopCounterMode(display=False) as fc:
+            torch.mm(a, a)
+        res["flops"] = int(sum(fc.get_flop_counts().get("Global", {}).values()))
+        res["ok"] = res["flops"] == 2 * FLOP_WARM_N ** 3
+        if not res["ok"]:
+            res["error"] = "counted %d FLOPs for an %d x %d matmul, expected %d" % (
+                res["flops"], FLOP_WARM_N, FLOP_WARM_N, 2 * FLOP_WARM_N ** 3)
+    except Exception as e:
+        res["error"] = "%s: %s" % (type(e).__name__, _first_line(e))
+    res["s"] = round(time.monotonic() - t0, 3)
+    t = sys.modules.get("torch")
+    return {"flop_counter": res, "cuda_initialized": bool(t.cuda.is_initialized()) if t is not None else False}
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ DRAIN_S = 2.0  # after the child exits, how long its escaped descendants may kee
 PR_SET_PDEATHSIG = 1
 FORK_ERROR = "Cannot re-initialize CUDA in forked subprocess"  # torch's words in a bad fork (lib/eval/worker.c)
 MAX_CUDA_CALLS = 8
+NO_WARM_ENV = "KP_WORKER_NO_WARM"  # set when the worker started over without the adapter's warm()
 
 
 def log(msg):
@@ -173,6 +174,59 @@ def bad_fork_message(calls):
     what = "; ".join("%s from %s" % (c["function"], c["caller"]) for c in calls[:2])
     return ("forked children would be in a bad fork: preloading called %s, which registers torch's fork handler "
             "('%s' in every child)" % (what or "into CUDA from C++ (no Python caller seen)", FORK_ERROR))
+
+
+def warm_up(adapter, watch):
+    """The adapter's warm() (work every evaluation would otherwise repeat: the FLOP counter's first use),
+    after the preload passed its checks, under the same CUDA-call watch and followed by a second fork
+    probe. {"warm": what warm() said, or {"skipped": why}}; with "restart": why the process can no
+    longer fork usable children (warm() touched CUDA), so the worker must start over without it."""
+    if not hasattr(adapter, "warm"):
+        return {"warm": {"skipped": "the adapter has no warm()"}}
+    if os.environ.get(NO_WARM_ENV):
+        return {"warm": {"skipped": os.environ[NO_WARM_ENV]}}
+    before = len(watch.calls)
+    try:
+        with watch:
+            res = adapter.warm()
+    except BaseException as e:  # warm() records its own failures; this is a bug in it
+        res = {"error": "%s: %s" % (type(e).__name__, e)}
+    calls = watch.calls[before:]
+    for c in calls:
+        log("the warm-up called torch._C.%s from %s:\n%s" % (c["function"], c["caller"], c["stack"]))
+    if res.get("cuda_initialized"):
+        return {"warm": res, "restart": "initialised CUDA"}
+    try:
+        probe = probe_fork()
+    except (OSError, RuntimeError) as e:
+        return {"warm": res, "restart": "left the fork probe failing (%s)" % e}
+    if probe["bad_fork"]:
+        return {"warm": res, "restart": "called %s" % "; ".join(
+            "torch._C.%s from %s" % (c["function"], c["caller"]) for c in calls[:2]) if calls else
+            "made forked children a bad fork (a call into CUDA from C++)"}
+    return {"warm": res}
+
+
+def warm_summary(warm):
+    parts = []
+    for name, r in sorted((warm or {}).items()):
+        if isinstance(r, dict) and "s" in r:
+            parts.append("%s %.2f s%s" % (name, r["s"], "" if r.get("ok") else " (failed: %s)" % r.get("error")))
+    if isinstance(warm, dict) and warm.get("skipped"):
+        parts.append("skipped: %s" % warm["skipped"])
+    return ", ".join(parts) or "none"
+
+
+def restart_without_warm_up(args, why):
+    """Execs this worker again with the warm-up off ($KP_WORKER_NO_WARM says why, the new hello's
+    "warm": {"skipped": ...}): the only way back to a process whose children can use CUDA. The lock
+    file is close-on-exec (the new process takes it again); the ready descriptor is passed on."""
+    if args.ready_fd >= 0:
+        os.set_inheritable(args.ready_fd, True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    env = dict(os.environ, **{NO_WARM_ENV: ("the first start's warm-up %s" % why)[:400]})
+    os.execve(sys.executable, [sys.executable, "-B", os.path.abspath(__file__)] + sys.argv[1:], env)
 
 
 class Job:
@@ -598,6 +652,11 @@ def main():
         log(msg)
         announce({"error": msg, "cuda_calls": watch.calls, "fork_probe": probe})
         return 1
+    warmed = warm_up(adapter, watch)
+    if warmed.get("restart"):
+        log("the warm-up %s; starting over without it (the children do that work themselves)" % warmed["restart"])
+        restart_without_warm_up(args, warmed["restart"])  # never returns
+    pre.update(warmed)
     w = Worker(args, adapter)
     w.owned.append(lock)
     w.hello = {"version": VERSION, "pid": os.getpid(), "python": sys.executable, "adapter": args.adapter,
@@ -608,7 +667,8 @@ def main():
     signal.signal(signal.SIGINT, lambda *a: setattr(w, "stopping", True))
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     announce({"hello": w.hello})
-    log("serving %s (preload %.2f s, torch %s)" % (args.socket, w.hello["preload_s"], pre.get("torch")))
+    log("serving %s (preload %.2f s, of which warm-up %s; torch %s)" % (
+        args.socket, w.hello["preload_s"], warm_summary(pre.get("warm")), pre.get("torch")))
     try:
         w.serve()
     finally:

@@ -17,7 +17,7 @@
 #include "kernelpro/str.h"
 #include "kernelpro/toolchain.h"
 
-#define KEY_VERSION "kernelpro-build-v1"
+#define KEY_VERSION "kernelpro-build-v2" /* v2: -gencode for sm_X, no embedded PTX */
 #define BUILD_LOG_CAP (1u << 20)
 
 /* nvcc --version takes ~30 ms; remember it per path (the search evaluates thousands of candidates). */
@@ -81,6 +81,15 @@ const char *kp_arch_for_cc(int major, int minor, char *buf, size_t n)
 	/* The 'a' targets unlock wgmma/TMA (sm_90a) and tcgen05 (sm_100a); they run only on that exact GPU,
 	 * which is the one we evaluate on. */
 	snprintf(buf, n, "sm_%d%d%s", major, minor, (major == 9 && minor == 0) || (major == 10 && minor == 0) ? "a" : "");
+	return buf;
+}
+
+const char *kp_nvcc_target(const char *arch, char *buf, size_t n)
+{
+	if (kp_starts_with(arch, "sm_"))
+		snprintf(buf, n, "-gencode=arch=compute_%s,code=%s", arch + 3, arch);
+	else
+		snprintf(buf, n, "-arch=%s", arch);
 	return buf;
 }
 
@@ -270,7 +279,7 @@ int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, cons
 	struct kp_error cl_err = KP_ERROR_INIT;
 	const struct kp_cutlass *cl = NULL;
 	const char *arch = tc->arch, **all_extras;
-	char sname[80], src_file[96];
+	char sname[80], src_file[96], target[96];
 	double t0 = kp_now();
 	int rc;
 
@@ -316,7 +325,7 @@ int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, cons
 		goto out;
 
 	kp_strvec_pushl(&c.args, tc->nvcc, "-shared", "-Xcompiler", "-fPIC", NULL);
-	kp_strvec_pushf(&c.args, "-arch=%s", arch);
+	kp_strvec_push(&c.args, kp_nvcc_target(arch, target, sizeof(target)));
 	kp_strvec_pushv(&c.args, (const char *const *)flags.v);
 	if (include_dir)
 		kp_strvec_pushf(&c.args, "-I%s", include_dir);

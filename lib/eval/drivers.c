@@ -78,6 +78,20 @@ static json_t *str_array(const char *const *v)
 
 /* --- PyTorch adapter --------------------------------------------------------------------------- */
 
+/* Whether the candidate may build a CUTLASS/CuTe source: its text names "cute/" or "cutlass/" (an
+ * #include of their headers must, wherever the CUDA text is put together), or it cannot be read, or
+ * there is none (baselines). Only then is CUTLASS looked for: without .cutlass or CUTLASS_PATH,
+ * kp_cutlass_cached starts a python3 to ask pip's nvidia-cutlass, tens of ms of every evaluation. */
+static int may_use_cutlass(const char *cand_path)
+{
+	struct kp_buf text = KP_BUF_INIT;
+	int named = 1;
+	if (cand_path && kp_read_file(cand_path, 16u << 20, &text, NULL) == 0)
+		named = memmem(text.buf, text.len, "cute/", 5) || memmem(text.buf, text.len, "cutlass/", 8);
+	kp_buf_release(&text);
+	return named;
+}
+
 int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err)
 {
 	const struct kp_eval_opts *o = x->o;
@@ -127,7 +141,7 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 	kp_json_set(build, "flags", str_array((const char *const *)x->tc.flags.v));
 	{
 		/* The fast path builds CUTLASS/CuTe sources with these headers (build.py, source_build). */
-		const struct kp_cutlass *cl = kp_cutlass_cached(NULL);
+		const struct kp_cutlass *cl = may_use_cutlass(x->cand_path) ? kp_cutlass_cached(NULL) : NULL;
 		if (cl) {
 			json_t *cj = json_object(), *inc = json_array();
 			json_array_append_new(inc, json_string(cl->include));

@@ -64,11 +64,24 @@ print("baseline eager %.4g ms, torch.compile %s" % (b["eager"]["median_ms"],
       b["torch_compile"] and "%.4g ms" % b["torch_compile"]["median_ms"] or b["compile_error"]))
 PY
 
-# Prepared runs (what ncu wraps): one check, then N calls.
+# Prepared runs (what ncu wraps): one compared trial, then N calls; none of the evaluation's further work
+# (FLOP count, degenerate-output statistics, repeats, input_memo, scaled trial).
+prepared_is_one_trial() {
+	python3 - <<'PY' || { cat out; fail "prepared run: more than one compared trial"; }
+import json
+v = json.load(open("out"))
+assert v["correctness"]["trials_passed"] == 1, v["correctness"]
+assert v["scaled_trial"] is None and v["flops"] is None, (v["scaled_trial"], v["flops"])
+parts = v["seconds"]["correctness_parts"] or {}
+assert not {"flops", "degenerate"} & set(parts), parts
+PY
+}
 expect_exit 0 "$KP" eval --json --cache "$cache" --profile-run 7 "$ex/native/matmul" "$ex/native/matmul/candidates/reg_tile.cu"
 contains out '"message": "ran 7 iterations"'
+prepared_is_one_trial
 expect_exit 0 "$KP" eval --json --cache "$cache" --profile-run 3 "$ex/kernelbench/swish_scale.py" "$ex/kernelbench/swish_scale_fast.py"
 contains out '"message": "ran 3 iterations"'
+prepared_is_one_trial
 
 # Energy windows.
 expect_exit 0 "$KP" eval --json --cache "$cache" --loop 1 "$ex/native/gelu" "$ex/native/gelu/candidates/vec4.cu"

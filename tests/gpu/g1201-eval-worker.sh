@@ -26,7 +26,8 @@ same_verdict() { # COLD WARM: the same status, trials and refusing/failing check
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 key = lambda v: (v["status"], v["correctness"]["trials_run"], v["correctness"]["trials_passed"],
-                 sorted(f["check"] for f in v["flags"] if f["severity"] != "warn"), (v.get("scaled_trial") or {}).get("status"))
+                 sorted(f["check"] for f in v["flags"] if f["severity"] != "warn"), (v.get("scaled_trial") or {}).get("status"),
+                 v.get("flops"))
 assert key(a) == key(b), (key(a), key(b))
 start = lambda v: float(v["timeline"].split(",")[0].split()[1]) if v.get("timeline") else None
 print("%s: %s; harness start %.2f s cold, %.2f s in the worker" % (sys.argv[1], a["status"], start(a), start(b)))
@@ -72,6 +73,11 @@ same_verdict cold.json warm2.json
 log=$(ls "$KERNELPRO_WORKER_DIR"/*.log | head -1)
 contains "$log" "serving"
 lacks "$log" "preload called torch._C"   # the worker's record of calls that register torch's fork handler
+# The FLOP counter warmed once in the worker on the CPU (kp_torch.warm), without touching CUDA; the
+# verdicts above count the same FLOPs cold and warm (same_verdict).
+contains "$log" "of which warm-up flop_counter"
+lacks "$log" "(failed:"
+lacks "$log" "starting over without it"
 grep -q "torch None" "$log" && fail "the worker could not import torch: $(cat "$log")"
 cat "$log"
 

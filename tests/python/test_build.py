@@ -31,7 +31,7 @@ class KeyTest(unittest.TestCase):
     def test_matches_c_golden(self):
         # The same inputs as tests/unit/t_eval_verdict.c test_build_key.
         self.assertEqual(build.cache_key("src", ["-O3", "-lineinfo"], "V13.0.88", "sm_90a"),
-                         "342a2b66cef01a29fe596df7a832b9cd7c3ce8d178b0af033bd7f2744bc90d59")
+                         "327a425c2d8135f2fd8887ad678c1a648d2f86798b60413178cc63045e7528bf")
 
     def test_every_input_matters(self):
         base = build.cache_key("s", ["-O3"], "v", "sm_90")
@@ -110,8 +110,16 @@ class BuildTest(unittest.TestCase):
 
     def test_argv(self):
         argv = build.nvcc_argv("nvcc", "sm_90a", ["-O3"], "k.cu", "lib.so", includes=["/inc"])
-        self.assertEqual(argv, ["nvcc", "-shared", "-Xcompiler", "-fPIC", "-arch=sm_90a", "-O3", "-I/inc",
-                                "-o", "lib.so", "k.cu"])
+        self.assertEqual(argv, ["nvcc", "-shared", "-Xcompiler", "-fPIC", "-gencode=arch=compute_90a,code=sm_90a",
+                                "-O3", "-I/inc", "-o", "lib.so", "k.cu"])
+
+    def test_nvcc_target(self):
+        # The same cases as tests/unit/t_eval_verdict.c (kp_nvcc_target).
+        for arch, opt in (("sm_90a", "-gencode=arch=compute_90a,code=sm_90a"),
+                          ("sm_86", "-gencode=arch=compute_86,code=sm_86"),
+                          ("sm_100a", "-gencode=arch=compute_100a,code=sm_100a"),
+                          ("compute_90", "-arch=compute_90")):
+            self.assertEqual(build.nvcc_target(arch), opt)
 
 
 if __name__ == "__main__":

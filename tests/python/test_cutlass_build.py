@@ -37,7 +37,7 @@ class CutlassBuildTest(unittest.TestCase):
         self.assertEqual(build.cache_key("#include <cute/tensor.hpp>\n",
                                          ["-O3", "-lineinfo", "-std=c++17", "--expt-relaxed-constexpr",
                                           "-I/c/include"], "V13.0.88", "sm_90a", ("cutlass 4.2.0\n",)),
-                         "7249d8e43a10473e5f28dbd858ed1e4a0cc7bf65278595014a00f9b8af1d9128")
+                         "cad9c7ad52ec23b42b6386fbb8af2c719fcb2b344f5b262000f74ee193a957b5")
 
     def test_raw_wgmma_gets_sm90a_only(self):
         tc = toolchain(None)

@@ -212,5 +212,18 @@ class SandboxTest(unittest.TestCase):
         self.assertNotIn("sandbox", res)
 
 
+
+class TrustedDirsTest(unittest.TestCase):
+    def test_distutils_lookup_imports_nothing(self):
+        # setuptools' _distutils_hack answered find_spec("distutils") by importing setuptools (0.15-0.2 s
+        # of every evaluation's start, the worker's children included).
+        if subprocess.run([sys.executable, "-c", "import _distutils_hack"], stderr=subprocess.DEVNULL).returncode:
+            self.skipTest("no setuptools with _distutils_hack here")
+        code = ("import sys; sys.path.insert(0, %r); from kernelpro import sandbox; "
+                "sandbox._package_dir('distutils'); print(sorted(m for m in sys.modules if 'setuptools' in m))"
+                % os.path.join(ROOT, "harness", "python"))
+        out = subprocess.run([sys.executable, "-B", "-c", code], stdout=subprocess.PIPE, check=True).stdout
+        self.assertEqual(out.decode().strip(), "[]")
+
 if __name__ == "__main__":
     unittest.main()

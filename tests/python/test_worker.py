@@ -304,6 +304,49 @@ class ForkSafetyTest(WorkerCase):
         self.assertEqual(hello["torch"], "0.0-fork-stand-in")
         self.assertEqual(hello["fork_probe"], {"bad_fork": False, "c": False, "python": False})
         self.assertEqual(hello["cuda_calls"], [])
+        # kp_torch.warm(): the FLOP counter used once in the worker, on the CPU (8 x 8 matmul)
+        fc = hello["warm"]["flop_counter"]
+        self.assertEqual((fc["ok"], fc["flops"], fc["error"]), (True, 1024, None), fc)
+        self.assertGreaterEqual(fc["s"], 0.0)
+        self.assertFalse(hello["warm"]["cuda_initialized"])
+
+    def run_fork_job(self):
+        _, f = self.connect()
+        jid, base = self.submit(f, {}, argv=[sys.executable, "-B", FORK_ADAPTER],
+                                env=dict(os.environ, PYTHONPATH=FAKE_TORCH))
+        self.assertEqual(self.events(f, jid)["done"]["exit_code"], 0)
+        return self.result(base)
+
+    def test_warm_up_reaches_the_children(self):
+        p, ready = self.start(adapter=FORK_ADAPTER, env=self.torch_env())
+        self.assertTrue(ready["hello"]["warm"]["flop_counter"]["ok"], ready)
+        r = self.run_fork_job()
+        self.assertEqual((r["status"], r["bad_fork"], r["flop_uses"]), ("correct", False, 1), r)
+        p.kill()
+        p.wait()
+        self.assertRegex(p.stderr.read().decode(), r"serving \S+ \(preload [0-9.]+ s, of which warm-up flop_counter "
+                                                   r"[0-9.]+ s; torch 0.0-fork-stand-in\)")
+
+    def test_failed_warm_up_recorded_and_served(self):
+        _, ready = self.start(adapter=FORK_ADAPTER, env=self.torch_env(FAKE_FLOP_WARM="fail"))
+        fc = ready["hello"]["warm"]["flop_counter"]
+        self.assertEqual((fc["ok"], fc["error"]), (False, "RuntimeError: stand-in first use failed"), fc)
+        r = self.run_fork_job()
+        self.assertEqual((r["status"], r["bad_fork"], r["flop_uses"]), ("correct", False, 0), r)
+
+    def test_warm_up_touching_cuda_starts_over_without_it(self):
+        # A warm-up that poisons fork or initialises CUDA cannot be undone: the worker execs itself
+        # again without it, serves, and its children count cold and get CUDA.
+        for how, why in (("cuda", r"warm-up called torch\._C\._cuda_getDeviceCount from \S*flop_counter.py"),
+                         ("init", "warm-up initialised CUDA")):
+            p, ready = self.start(adapter=FORK_ADAPTER, env=self.torch_env(FAKE_FLOP_WARM=how))
+            hello = ready["hello"]
+            self.assertEqual(hello["pid"], p.pid)
+            self.assertRegex(hello["warm"]["skipped"], why)
+            self.assertFalse(hello["fork_probe"]["bad_fork"])
+            r = self.run_fork_job()
+            self.assertEqual((r["status"], r["bad_fork"], r["flop_uses"]), ("correct", False, 0), r)
+            self.stop(p)
 
     def test_forked_child_gets_cuda(self):
         self.start(adapter=FORK_ADAPTER, env=self.torch_env())

@@ -459,7 +459,7 @@ static void test_build_key(void **state)
 	char k1[65], k2[65], k3[65], k4[65];
 	KP_ASSERT_OK(kp_build_key("src", 3, flags, 2, "V13.0.88", "sm_90a", NULL, 0, k1), NULL);
 	/* Golden: the same value harness/python/kernelpro/build.py computes (t0503 checks them together). */
-	assert_string_equal(k1, "342a2b66cef01a29fe596df7a832b9cd7c3ce8d178b0af033bd7f2744bc90d59");
+	assert_string_equal(k1, "327a425c2d8135f2fd8887ad678c1a648d2f86798b60413178cc63045e7528bf");
 	KP_ASSERT_OK(kp_build_key("src", 3, flags, 1, "V13.0.88", "sm_90a", NULL, 0, k2), NULL);
 	KP_ASSERT_OK(kp_build_key("src", 3, flags, 2, "V13.0.88", "sm_90", NULL, 0, k3), NULL);
 	KP_ASSERT_OK(kp_build_key("src", 3, flags, 2, "V13.0.88", "sm_90a", extra, 1, k4), NULL);
@@ -472,6 +472,16 @@ static void test_build_key(void **state)
 		assert_string_equal(kp_arch_for_cc(9, 0, buf, sizeof(buf)), "sm_90a");
 		assert_string_equal(kp_arch_for_cc(8, 6, buf, sizeof(buf)), "sm_86");
 		assert_string_equal(kp_arch_for_cc(10, 0, buf, sizeof(buf)), "sm_100a");
+	}
+	{
+		/* SASS for the GPU only (no compute_90 PTX pass); "compute_" keeps its meaning, PTX only.
+		 * tests/python/test_build.py test_nvcc_target holds the Python builder to the same. */
+		char buf[96];
+		assert_string_equal(kp_nvcc_target("sm_90a", buf, sizeof(buf)), "-gencode=arch=compute_90a,code=sm_90a");
+		assert_string_equal(kp_nvcc_target("sm_86", buf, sizeof(buf)), "-gencode=arch=compute_86,code=sm_86");
+		assert_string_equal(kp_nvcc_target("sm_100a", buf, sizeof(buf)),
+				    "-gencode=arch=compute_100a,code=sm_100a");
+		assert_string_equal(kp_nvcc_target("compute_90", buf, sizeof(buf)), "-arch=compute_90");
 	}
 }
 

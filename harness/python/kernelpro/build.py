@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import time
 
-KEY_VERSION = "kernelpro-build-v1"
+KEY_VERSION = "kernelpro-build-v2"  # v2: -gencode for sm_X, no embedded PTX
 LIB_NAME = "lib.so"
 LOG_NAME = "build.log"
 
@@ -49,9 +49,18 @@ def cache_key(source, flags, nvcc_version, arch, extras=()):
     return h.hexdigest()
 
 
+def nvcc_target(arch):
+    """nvcc's target option for `arch` (lib/eval/build.c kp_nvcc_target): SASS for that GPU only for
+    "sm_90a" (-arch=sm_90a would also compile and embed compute_90 PTX, which nothing reads: a second
+    cicc and ptxas pass), PTX only for "compute_90", as asked."""
+    if arch.startswith("sm_"):
+        return "-gencode=arch=compute_%s,code=%s" % (arch[3:], arch)
+    return "-arch=" + arch
+
+
 def nvcc_argv(nvcc, arch, flags, src_name, out_name, includes=()):
     """The nvcc command line for a shared library (the same as lib/eval/build.c)."""
-    argv = [nvcc, "-shared", "-Xcompiler", "-fPIC", "-arch=" + arch]
+    argv = [nvcc, "-shared", "-Xcompiler", "-fPIC", nvcc_target(arch)]
     argv += list(flags)
     for inc in includes:
         argv.append("-I" + inc)

@@ -27,6 +27,7 @@ reference's torch.compile runs are not the candidate's). It reads adapter.cfg ("
 """
 
 import ctypes
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -69,7 +70,13 @@ def find_lib():
 
 def _package_dir(name):
     try:
-        spec = importlib.util.find_spec(name)
+        if name == "distutils":
+            # Only sys.path: setuptools' _distutils_hack answers find_spec("distutils") by importing
+            # setuptools._distutils (0.15-0.2 s at every evaluation's start), and the spec it returns has
+            # no directory (it lies inside setuptools', trusted already).
+            spec = importlib.machinery.PathFinder.find_spec(name)
+        else:
+            spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations:
