@@ -1,4 +1,5 @@
 #!/bin/sh
+# KP_BENCH_KB_REPS sets the runs of the slow load_inline and KernelBench cases (default 2).
 # Seconds per candidate, source to verdict, on every task size, side by side in one run (issue 12):
 # the small task cold and with the warm worker (build uncached and cached), KernelBench's own harness
 # on the same candidates (needs .kb/: bench/kb-prepare.sh, carried to the GPU machine), the native
@@ -15,4 +16,4 @@ py=${KERNELPRO_PYTHON:-python3}
 export KERNELPRO_PYTHON="$py"
 out=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/kp-tput-XXXXXX")}
 exec python3 "$root/bench/eval_throughput.py" --kp "$KP" --root "$root" --out "$out" --python "$py" \
-	--reps "${1:-5}" --budget "${KP_BENCH_BUDGET:-450}"
+	--reps "${1:-5}" --kb-reps "${KP_BENCH_KB_REPS:-2}" --budget "${KP_BENCH_BUDGET:-450}"
