@@ -31,7 +31,14 @@ slurm_start_now() {
 		done
 	done
 	sleep 6
-	for job in "$@"; do scontrol update jobid="$job" StartTime=now || fail "scontrol update jobid=$job StartTime=now"; done
+	# Slurm may start an element on its own during the sleep (its begin time passed, common on a slow
+	# machine): the update then answers "no longer pending", which is what the update was for.
+	for job in "$@"; do
+		scontrol update jobid="$job" StartTime=now 2>"$KP_TMP/start-now.err" && continue
+		st=$(squeue --noheader --states=all --array --jobs="$job" --format=%T 2>/dev/null)
+		[ "$st" != PENDING ] && grep -q "no longer pending" "$KP_TMP/start-now.err" ||
+			{ cat "$KP_TMP/start-now.err"; fail "scontrol update jobid=$job StartTime=now ($st)"; }
+	done
 }
 
 # slurm_step_gone JOB: no slurmstepd of JOB (an array element J_K, or a job id) runs any more.
