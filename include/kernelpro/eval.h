@@ -446,9 +446,26 @@ struct kp_eval_job;
  * Connects to the worker for GPU `gpu` (an index as opts.gpu), starting one when none runs and
  * waiting until it has imported PyTorch (up to $KERNELPRO_WORKER_START_S seconds, default 180).
  * Uses o->python and the harness kernelpro finds. Returns 0 with *w set, or KP_ENOTOOL/KP_EIO with
- * *w NULL and the reason in err. Free with kp_eval_worker_stop().
+ * *w NULL and the reason in err. Free with kp_eval_worker_stop(). kp_eval_worker_launch, then
+ * kp_eval_worker_connect.
  */
 int kp_eval_worker_start(int gpu, const struct kp_eval_opts *o, struct kp_eval_worker **w, struct kp_error *err);
+
+/*
+ * The early start: starts the worker for GPU `gpu` when none serves or is starting, without waiting
+ * (its import runs on the CPU while the caller does other work), and returns a handle not yet
+ * connected (kp_eval_worker_fd -1). Fails only when no worker can be started at all (no python3, no
+ * harness, the worker directory, the fork); a worker that fails while starting is reported by
+ * kp_eval_worker_connect. Stopping the handle before its worker serves ends that worker.
+ */
+int kp_eval_worker_launch(int gpu, const struct kp_eval_opts *o, struct kp_eval_worker **w, struct kp_error *err);
+
+/*
+ * Connects the handle (0 at once when it is): waits for the worker it launched, or one another kernelpro
+ * is starting, and starts one when there is neither; after the worker went away (kp_eval_worker_fd -1),
+ * connects to a new one. Errors as kp_eval_worker_start's; the handle stays, unconnected.
+ */
+int kp_eval_worker_connect(struct kp_eval_worker *w, struct kp_error *err);
 
 /* The connection's descriptor, readable when a job of this worker has news; -1 when it is gone. */
 int kp_eval_worker_fd(const struct kp_eval_worker *w);
@@ -457,7 +474,8 @@ int kp_eval_worker_fd(const struct kp_eval_worker *w);
 const json_t *kp_eval_worker_hello(const struct kp_eval_worker *w);
 
 /* Closes the connection (the worker stays for others; `shutdown`: asks it to exit after its current
- * job). Jobs still pending run cold when finished. NULL is fine. */
+ * job). Jobs still pending run cold when finished. A worker this handle launched that does not serve
+ * yet is ended (SIGTERM), never waited for. NULL is fine. */
 void kp_eval_worker_stop(struct kp_eval_worker *w, int shutdown);
 
 /*

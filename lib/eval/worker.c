@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -34,9 +35,14 @@ static const char *const key_env[] = {"PATH",      "PYTHONPATH", "PYTHONHOME", "
 				      "LD_PRELOAD", "CUDA_HOME",  "CUDA_PATH",  NULL};
 
 struct kp_eval_worker {
-	int fd;
+	int fd;        /* the connection; -1 before kp_eval_worker_connect and once the worker is gone */
 	char *python;  /* the resolved interpreter the worker runs */
 	char *adapter; /* harness/kp_torch.py: jobs running it run in-process in the fork */
+	char *script;  /* harness/kp_worker.py */
+	struct kp_strvec genv; /* the worker's environment (GPU, sandbox library), part of its key */
+	struct kp_buf sock, log_path;
+	int ready_fd; /* a worker we launched says here when it serves (its ready line); -1 */
+	pid_t group;  /* that worker's process group (its session), while ready_fd is open */
 	json_t *hello;
 	struct kp_buf rbuf;
 	struct kp_eval_job *jobs; /* submitted to the worker, not yet answered */
@@ -196,7 +202,7 @@ static void merged_env(const struct kp_strvec *extra, struct kp_strvec *out)
  * serves. No kp_child here: kp_child runs a program to its end, and the worker must outlive us.
  */
 static int spawn_worker(const char *python, const char *script, const char *sock, const char *log_path,
-			const struct kp_strvec *genv, int *ready_fd, struct kp_error *err)
+			const struct kp_strvec *genv, int *ready_fd, pid_t *group, struct kp_error *err)
 {
 	struct kp_strvec argv = KP_STRVEC_INIT, envp = KP_STRVEC_INIT;
 	int rp[2] = {-1, -1}, logfd = -1, nullfd = -1, rc = 0, status;
@@ -238,6 +244,7 @@ static int spawn_worker(const char *python, const char *script, const char *sock
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	*group = pid; /* the intermediate's setsid() made its pid the worker's session and group */
 	*ready_fd = rp[0];
 	rp[0] = -1;
 out:
@@ -331,32 +338,114 @@ static void log_tail(const char *path, struct kp_buf *out)
 	kp_buf_release(&text);
 }
 
-/* Starts the worker and waits until it serves (its ready line), or says why it could not. */
-static int start_and_wait(const char *python, const char *script, const char *sock, const char *log_path,
-			  const struct kp_strvec *genv, struct kp_error *err)
+/*
+ * Whether a worker holds the socket's lock (kp_worker.py takes it before it imports anything and keeps it
+ * while it serves): one is starting, or serving. A shared lock, tried and dropped at once.
+ */
+static int lock_held(const struct kp_eval_worker *w)
+{
+	struct kp_buf path = KP_BUF_INIT;
+	int fd, held = 0;
+
+	kp_buf_addf(&path, "%s.lock", w->sock.buf);
+	fd = open(path.buf, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+		close(fd); /* and our lock with it */
+	}
+	kp_buf_release(&path);
+	return held;
+}
+
+static int spawn(struct kp_eval_worker *w, struct kp_error *err)
+{
+	return spawn_worker(w->python, w->script, w->sock.buf, w->log_path.buf, &w->genv, &w->ready_fd,
+	                    &w->group, err);
+}
+
+/* Reads the ready line of the worker we launched (within limit_s): 0 when it serves, or found another
+ * serving the socket; else why it did not start. The pipe is closed either way. */
+static int await_ready(struct kp_eval_worker *w, double limit_s, struct kp_error *err)
 {
 	struct kp_buf b = KP_BUF_INIT, tail = KP_BUF_INIT;
-	double limit = env_seconds("KERNELPRO_WORKER_START_S", 180);
 	json_t *ready = NULL;
-	int fd = -1, rc;
+	int rc;
 
 	kp_buf_init(&b, LINE_CAP);
-	if ((rc = spawn_worker(python, script, sock, log_path, genv, &fd, err)))
-		goto out;
-	if ((rc = read_json_line(fd, &b, limit, "starting the warm worker", &ready, err))) {
-		log_tail(log_path, &tail);
-		kp_error_set(err, rc, "the warm worker did not start (log '%s')%s", log_path, tail.buf);
-		goto out;
+	if ((rc = read_json_line(w->ready_fd, &b, limit_s, "starting the warm worker", &ready, err))) {
+		log_tail(w->log_path.buf, &tail);
+		kp_error_set(err, rc, "the warm worker did not start (log '%s')%s", w->log_path.buf,
+		             tail.buf);
+	} else if (kp_json_str(ready, "error", NULL)) {
+		rc = kp_error_set(err, KP_ENOTOOL, "the warm worker refused to start: %s",
+		                  kp_json_str(ready, "error", "?"));
 	}
-	if (kp_json_str(ready, "error", NULL))
-		rc = kp_error_set(err, KP_ENOTOOL, "the warm worker refused to start: %s", kp_json_str(ready, "error", "?"));
-out:
-	if (fd >= 0)
-		close(fd);
+	close(w->ready_fd);
+	w->ready_fd = -1;
+	w->group = 0;
 	json_decref(ready);
 	kp_buf_release(&b);
 	kp_buf_release(&tail);
 	return rc;
+}
+
+/*
+ * A connection to the worker at the socket: the one we launched once it says it serves, one another
+ * kernelpro is starting (its lock held) once it binds, or one we launch now when there is neither, all
+ * within $KERNELPRO_WORKER_START_S seconds (default 180).
+ */
+static int reach(struct kp_eval_worker *w, int *out, struct kp_error *err)
+{
+	double limit = env_seconds("KERNELPRO_WORKER_START_S", 180), end = kp_now() + limit;
+	int spawns = 0, fd, rc;
+
+	for (;;) {
+		if (w->ready_fd >= 0) {
+			spawns++;
+			if ((rc = await_ready(w, end > kp_now() ? end - kp_now() : 0, err)))
+				return rc;
+		}
+		if ((fd = sock_connect(w->sock.buf)) >= 0) {
+			*out = fd;
+			return 0;
+		}
+		if (!lock_held(w)) {
+			/* Twice: a worker launched while another held the lock for a moment found it taken.
+			 */
+			if (spawns >= 2)
+				return kp_error_set(err, KP_EIO,
+				                    "cannot connect to the warm worker at '%s': %s",
+				                    w->sock.buf, strerror(-fd));
+			if ((rc = spawn(w, err)))
+				return rc;
+			continue;
+		}
+		if (kp_now() >= end)
+			return kp_error_set(
+			    err, KP_ETIMEOUT,
+			    "the warm worker another kernelpro is starting did not serve within %.0f s "
+			    "(its log '%s')",
+			    limit, w->log_path.buf);
+		poll(NULL, 0, 50);
+	}
+}
+
+/*
+ * A worker we launched that has not said it serves is nobody's yet: ending our handle ends it (SIGTERM to
+ * its group, which is still its own while it holds the pipe open). One that serves stays, as every worker
+ * does, until it is idle.
+ */
+static void abandon(struct kp_eval_worker *w)
+{
+	struct pollfd p = {.fd = w->ready_fd, .events = POLLIN};
+
+	if (w->ready_fd < 0)
+		return;
+	if (poll(&p, 1, 0) == 0 && w->group > 0)
+		kill(-w->group, SIGTERM);
+	close(w->ready_fd);
+	w->ready_fd = -1;
+	w->group = 0;
 }
 
 static int hello(struct kp_eval_worker *w, struct kp_error *err)
@@ -378,71 +467,89 @@ static int hello(struct kp_eval_worker *w, struct kp_error *err)
 	return 0;
 }
 
-int kp_eval_worker_start(int gpu, const struct kp_eval_opts *o, struct kp_eval_worker **out, struct kp_error *err)
+int kp_eval_worker_launch(int gpu, const struct kp_eval_opts *o, struct kp_eval_worker **out,
+                          struct kp_error *err)
 {
 	const char *py = o && o->python ? o->python : getenv("KERNELPRO_PYTHON");
 	struct kp_eval_worker *w = kp_xcalloc(1, sizeof(*w));
-	struct kp_strvec genv = KP_STRVEC_INIT;
-	struct kp_buf dir = KP_BUF_INIT, sock = KP_BUF_INIT, log_path = KP_BUF_INIT;
-	char *script = kp_find_data("harness/kp_worker.py");
+	struct kp_buf dir = KP_BUF_INIT;
 	char key[65];
-	int rc = 0;
+	int fd, rc = 0;
 
 	*out = NULL;
-	w->fd = -1;
+	w->fd = w->ready_fd = -1;
 	w->rbuf = (struct kp_buf)KP_BUF_INIT;
+	w->sock = (struct kp_buf)KP_BUF_INIT;
+	w->log_path = (struct kp_buf)KP_BUF_INIT;
+	kp_strvec_init(&w->genv);
 	kp_buf_init(&w->rbuf, LINE_CAP);
 	w->python = kp_which(py && *py ? py : "python3");
+	w->script = kp_find_data("harness/kp_worker.py");
 	w->adapter = kp_find_data("harness/kp_torch.py");
-	if (!w->python || !script || !w->adapter) {
+	if (!w->python || !w->script || !w->adapter) {
 		rc = kp_error_set(err, KP_ENOTOOL, "no warm worker: %s not found",
-				  !w->python ? "python3" : "harness/kp_worker.py or kp_torch.py (set KERNELPRO_HOME)");
+		                  !w->python ? "python3"
+		                             : "harness/kp_worker.py or kp_torch.py (set KERNELPRO_HOME)");
 		goto out;
 	}
-	if ((rc = kp_eval_gpu_env(gpu, &genv, err)) || (rc = runtime_dir(&dir, err)))
+	if ((rc = kp_eval_gpu_env(gpu, &w->genv, err)) || (rc = runtime_dir(&dir, err)))
 		goto out;
-	kp_strvec_pushl(&genv, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", NULL);
+	kp_strvec_pushl(&w->genv, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", NULL);
 	/* The sandbox prelude runs in each forked child (kp_torch.main): it finds libkp_sandbox.so here
 	 * (each job's environment names it too; a worker started without it is another worker). */
-	kp_eval_sandbox_env(&genv);
-	worker_key(w->python, script, w->adapter, &genv, key);
-	kp_buf_addf(&sock, "%s/w%d-%.16s.sock", dir.buf, gpu, key);
-	kp_buf_addf(&log_path, "%s/w%d-%.16s.log", dir.buf, gpu, key);
-	/* A worker that is going away (idle) may take our connection and close it: then start anew, once. */
-	for (int attempt = 0; attempt < 2; attempt++) {
-		int fd = sock_connect(sock.buf);
-		if (fd == -ENAMETOOLONG) {
-			rc = kp_error_set(err, KP_EINVAL, "worker socket path '%s' is too long (set KERNELPRO_WORKER_DIR)",
-					  sock.buf);
-			goto out;
-		}
-		if (fd < 0) {
-			if ((rc = start_and_wait(w->python, script, sock.buf, log_path.buf, &genv, err)))
-				goto out;
-			fd = sock_connect(sock.buf);
-			if (fd < 0) {
-				rc = kp_error_set(err, KP_EIO, "cannot connect to the warm worker at '%s': %s", sock.buf,
-						  strerror(-fd));
-				goto out;
-			}
-		}
-		w->fd = fd;
-		kp_buf_reset(&w->rbuf);
-		if ((rc = hello(w, err)) == 0)
-			break;
-		close(w->fd);
-		w->fd = -1;
+	kp_eval_sandbox_env(&w->genv);
+	worker_key(w->python, w->script, w->adapter, &w->genv, key);
+	kp_buf_addf(&w->sock, "%s/w%d-%.16s.sock", dir.buf, gpu, key);
+	kp_buf_addf(&w->log_path, "%s/w%d-%.16s.log", dir.buf, gpu, key);
+	fd = sock_connect(w->sock.buf);
+	if (fd == -ENAMETOOLONG) {
+		rc = kp_error_set(err, KP_EINVAL,
+		                  "worker socket path '%s' is too long (set KERNELPRO_WORKER_DIR)",
+		                  w->sock.buf);
+		goto out;
 	}
+	if (fd >= 0)
+		close(fd); /* one serves: kp_eval_worker_connect takes it */
+	else if (!lock_held(w))
+		rc = spawn(w, err);
 	if (!rc)
 		*out = w;
 out:
 	if (rc)
 		kp_eval_worker_stop(w, 0);
-	free(script);
-	kp_strvec_release(&genv);
 	kp_buf_release(&dir);
-	kp_buf_release(&sock);
-	kp_buf_release(&log_path);
+	return rc;
+}
+
+int kp_eval_worker_connect(struct kp_eval_worker *w, struct kp_error *err)
+{
+	int rc = 0;
+
+	if (w->fd >= 0)
+		return 0;
+	/* A worker that is going away (idle) may take our connection and close it: then start anew, once. */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		kp_buf_reset(&w->rbuf);
+		json_decref(w->hello);
+		w->hello = NULL;
+		if ((rc = reach(w, &w->fd, err)))
+			return rc;
+		if ((rc = hello(w, err)) == 0)
+			return 0;
+		close(w->fd);
+		w->fd = -1;
+	}
+	return rc;
+}
+
+int kp_eval_worker_start(int gpu, const struct kp_eval_opts *o, struct kp_eval_worker **out,
+                         struct kp_error *err)
+{
+	int rc = kp_eval_worker_launch(gpu, o, out, err);
+	if (!rc && (rc = kp_eval_worker_connect(*out, err))) {
+		kp_eval_worker_stop(*out, 0);
+		*out = NULL;
+	}
 	return rc;
 }
 
@@ -599,12 +706,16 @@ static struct kp_eval_job *find_job(struct kp_eval_worker *w, long id)
 	return NULL;
 }
 
-/* The worker exits once its running job ends (it keeps serving other clients' jobs until then). */
+/* The worker exits once its running job ends (it keeps serving other clients' jobs until then). A handle
+ * not connected asks through a connection of its own. */
 static void ask_shutdown(struct kp_eval_worker *w)
 {
 	static const char req[] = "{\"op\": \"shutdown\"}\n";
-	if (w->fd >= 0)
-		send_all(w->fd, req, sizeof(req) - 1);
+	int fd = w->fd >= 0 ? w->fd : w->sock.len ? sock_connect(w->sock.buf) : -1;
+	if (fd >= 0)
+		send_all(fd, req, sizeof(req) - 1);
+	if (fd >= 0 && fd != w->fd)
+		close(fd);
 }
 
 static int has_text(const struct kp_buf *b, const char *s)
@@ -804,11 +915,16 @@ void kp_eval_worker_stop(struct kp_eval_worker *w, int shutdown)
 		return;
 	if (shutdown)
 		ask_shutdown(w);
+	abandon(w);
 	/* The worker drops the jobs of a client that goes away; ours run cold when finished. */
 	worker_broken(w);
 	json_decref(w->hello);
 	kp_buf_release(&w->rbuf);
+	kp_buf_release(&w->sock);
+	kp_buf_release(&w->log_path);
+	kp_strvec_release(&w->genv);
 	free(w->python);
+	free(w->script);
 	free(w->adapter);
 	free(w);
 }

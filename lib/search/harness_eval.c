@@ -65,7 +65,8 @@ struct harness {
 	struct kp_strvec metrics;   /* the collection set: one ncu run classifies, feeds the tools and the energy proxy */
 	struct kp_strvec all_checks;/* every static check id: switched off to profile a KernelBench reference */
 	char refkey[65];            /* the reference's evaluation in the cache; "": not cached */
-	/* The warm worker (KernelBench tasks), driven by whichever thread evaluates (one at a time). */
+	/* The warm worker (KernelBench tasks), launched with the evaluator, driven by whichever thread
+	 * evaluates (one at a time). */
 	struct kp_eval_worker *worker;
 	int worker_starts;
 	/* Measurements of the latest correct candidates (a ring; one GPU job at a time uses it). */
@@ -430,25 +431,35 @@ static int take_staged(struct harness *h, long node, struct kp_eval_job **job, i
 	return 1;
 }
 
-/* The warm worker for KernelBench tasks (started when needed; cold, said once, when it cannot be had). */
-static struct kp_eval_worker *worker(struct harness *h)
+/*
+ * The warm worker for KernelBench tasks (or eval.worker): launched with the evaluator, so that its start
+ * (PyTorch's import, on the CPU) overlaps the reference's evaluation and the first builds and requests;
+ * connected at first use. One that cannot be had: said once, and cold evaluations.
+ */
+static void worker_launch(struct harness *h)
 {
 	struct kp_error werr = KP_ERROR_INIT;
 	if (h->o.task->kind != KP_TASK_KERNELBENCH && !h->o.eval.worker)
-		return NULL;
-	if (h->worker && kp_eval_worker_fd(h->worker) >= 0)
+		return;
+	if (kp_eval_worker_launch(h->o.eval.gpu, &h->o.eval, &h->worker, &werr))
+		kp_warn("%s; this run evaluates without the warm worker (a cold start each time)", werr.msg);
+}
+
+/* The connected worker (a new one when it went away, WORKER_STARTS times in all), or NULL: cold. */
+static struct kp_eval_worker *worker(struct harness *h)
+{
+	struct kp_error werr = KP_ERROR_INIT;
+	if (!h->worker || kp_eval_worker_fd(h->worker) >= 0)
 		return h->worker;
+	if (h->worker_starts < WORKER_STARTS) {
+		h->worker_starts++;
+		if (kp_eval_worker_connect(h->worker, &werr) == 0)
+			return h->worker;
+		kp_warn("%s; this run evaluates without the warm worker (a cold start each time)", werr.msg);
+	}
 	kp_eval_worker_stop(h->worker, 0);
 	h->worker = NULL;
-	if (h->worker_starts >= WORKER_STARTS)
-		return NULL;
-	if (kp_eval_worker_start(h->o.eval.gpu, &h->o.eval, &h->worker, &werr)) {
-		h->worker_starts = WORKER_STARTS;
-		kp_warn("%s; this run evaluates without the warm worker (a cold start each time)", werr.msg);
-		return NULL;
-	}
-	h->worker_starts++;
-	return h->worker;
+	return NULL;
 }
 
 static int harness_reference(struct kp_search_evaluator *base, struct kp_search_eval *out, struct kp_error *err)
@@ -733,6 +744,7 @@ int kp_harness_evaluator_new(struct kp_search_evaluator **out, const struct kp_h
 	}
 	kp_refcache_key(&h->o, &h->metrics, h->refkey);
 	h->o.task_sha256 = h->o.gpu_name = NULL; /* the caller's strings: only the key keeps them */
+	worker_launch(h);
 	*out = &h->base;
 	return 0;
 }

@@ -277,43 +277,39 @@ static enum job pick(struct sched *S, struct sched_task **out)
 /* ---- the slots ----------------------------------------------------------------------------------- */
 
 /*
- * The slot's warm evaluation worker (lib/eval/worker.c) when the evaluation options ask for one,
- * held until the slot ends. Evaluations connect to it themselves (kp_eval_source), and one that
- * finds it dead starts another. Its start (PyTorch's import, no CUDA) runs on a thread of its own
- * while the slot measures baselines; the slot waits for it before its first task.
+ * The slot's warm evaluation worker (lib/eval/worker.c) when the evaluation options ask for one, held
+ * until the slot ends. It is launched when the slot starts, without waiting: its start (PyTorch's import,
+ * no CUDA) runs while the slot measures baselines or its first task evaluates the reference; the tasks'
+ * evaluations connect to it themselves (at their first candidate), and one that finds it dead starts
+ * another. After each task the slot connects too (the worker has long started by then): a worker that
+ * could not start means cold evaluations for the slot from then on, said once.
  */
+static void slot_worker_note(struct slot *sl, const struct kp_error *err)
+{
+	/* Asking again before each evaluation would cost as much as evaluating cold. */
+	sl->pub.eval.worker = 0;
+	kp_eval_worker_stop(sl->worker, 0);
+	sl->worker = NULL;
+	pthread_mutex_lock(&sl->S->mu);
+	kp__sched_note(sl->S, 0, "gpu%d: no warm evaluation worker (%s); evaluating without one", sl->pub.gpu,
+	               kp_error_msg(err));
+	pthread_mutex_unlock(&sl->S->mu);
+}
+
 static void slot_worker_start(struct slot *sl)
 {
 	struct kp_error err = KP_ERROR_INIT;
-	if (!sl->pub.eval.worker || sl->S->exec || sl->worker)
+	if (!sl->pub.eval.worker || sl->S->exec || sl->worker || !sl->S->runnable)
 		return;
-	if (kp_eval_worker_start(sl->pub.gpu, &sl->pub.eval, &sl->worker, &err)) {
-		/* Cold evaluations for this slot from now on: asking again before each would cost as much. */
-		sl->pub.eval.worker = 0;
-		pthread_mutex_lock(&sl->S->mu);
-		kp__sched_note(sl->S, 0, "gpu%d: no warm evaluation worker (%s); evaluating without one",
-		               sl->pub.gpu, kp_error_msg(&err));
-		pthread_mutex_unlock(&sl->S->mu);
-	}
+	if (kp_eval_worker_launch(sl->pub.gpu, &sl->pub.eval, &sl->worker, &err))
+		slot_worker_note(sl, &err);
 }
 
-static void *warm_main(void *arg)
+static void slot_worker_check(struct slot *sl)
 {
-	slot_worker_start(arg);
-	return NULL;
-}
-
-static void slot_warm_begin(struct slot *sl)
-{
-	if (sl->pub.eval.worker && !sl->S->exec && sl->S->runnable)
-		sl->warming = pthread_create(&sl->warm_thread, NULL, warm_main, sl) == 0;
-}
-
-static void slot_warm_end(struct slot *sl)
-{
-	if (sl->warming)
-		pthread_join(sl->warm_thread, NULL);
-	sl->warming = 0;
+	struct kp_error err = KP_ERROR_INIT;
+	if (sl->worker && kp_eval_worker_connect(sl->worker, &err))
+		slot_worker_note(sl, &err);
 }
 
 /* After a task failed: its evaluations may have left the GPU's worker wedged, so the next task gets a fresh
@@ -344,7 +340,7 @@ static void *slot_main(void *arg)
 	struct sched *S = sl->S;
 
 	slot_gpu_name(sl);
-	slot_warm_begin(sl);
+	slot_worker_start(sl);
 	pthread_mutex_lock(&S->mu);
 	for (;;) {
 		struct sched_task *st = NULL;
@@ -354,12 +350,12 @@ static void *slot_main(void *arg)
 		sl->task = st;
 		sl->task_t0 = kp_now();
 		pthread_mutex_unlock(&S->mu);
-		if (j == JOB_RUN)
-			slot_warm_end(sl);
-		if (j == JOB_BASELINE)
+		if (j == JOB_BASELINE) {
 			kp__task_baseline(sl, st);
-		else
+		} else {
 			kp__task_run(sl, st);
+			slot_worker_check(sl);
+		}
 		pthread_mutex_lock(&S->mu);
 		sl->task = NULL;
 		st->taken = 0;
@@ -374,8 +370,8 @@ static void *slot_main(void *arg)
 	S->running_slots--;
 	pthread_cond_broadcast(&S->cv);
 	pthread_mutex_unlock(&S->mu);
-	slot_warm_end(sl);
-	kp_eval_worker_stop(sl->worker, 0); /* the worker stays for the next user, and ends when idle */
+	/* The worker stays for the next user, and ends when idle (one still starting: ended). */
+	kp_eval_worker_stop(sl->worker, 0);
 	sl->worker = NULL;
 	return NULL;
 }

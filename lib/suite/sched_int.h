@@ -34,8 +34,6 @@ struct slot {
 	struct sched_task *task; /* what it works on; NULL when idle */
 	double task_t0;
 	struct kp_eval_worker *worker; /* the GPU's warm evaluation worker, held for the slot's life */
-	pthread_t warm_thread;         /* starting it, while the slot measures baselines */
-	int warming;
 	int wedged; /* its last task failed on a crash or a hang (under mu) */
 };
 

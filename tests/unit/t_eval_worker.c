@@ -74,7 +74,7 @@ static int setup(void **state)
 	setenv("KERNELPRO_WORKER_DIR", f->wdir, 1);
 	setenv("KERNELPRO_WORKER_IDLE", "20", 1);
 	/* The stand-in's switches reach it the way a user's variable reaches a harness (kp_child's allow-list). */
-	setenv("KERNELPRO_PASS_ENV", "FAKE_DO,FAKE_CUDA_INIT", 1);
+	setenv("KERNELPRO_PASS_ENV", "FAKE_DO,FAKE_CUDA_INIT,FAKE_PRELOAD_PIDFILE,FAKE_PRELOAD_GATE", 1);
 	unsetenv("FAKE_DO");
 	kp_task_init(&f->task);
 	KP_ASSERT_OK(kp_task_load(&f->task, kp_test_path("examples/kernelbench/swish_scale.py"), &err), &err);
@@ -102,6 +102,8 @@ static int teardown(void **state)
 	unsetenv("KERNELPRO_WORKER_DIR");
 	unsetenv("KERNELPRO_PASS_ENV");
 	unsetenv("FAKE_DO");
+	unsetenv("FAKE_PRELOAD_PIDFILE");
+	unsetenv("FAKE_PRELOAD_GATE");
 	free(f);
 	return 0;
 }
@@ -370,6 +372,117 @@ static void test_stop_ends_a_job_in_the_worker(void **state)
 	kill((pid_t)worker_pid, SIGTERM);
 }
 
+/* The pid the stand-in's preload wrote to `path` (waiting up to 60 s for the worker to get there). */
+static pid_t preload_pid(const char *path)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	long pid = 0;
+	for (int i = 0; i < 3000 && pid <= 0; i++) {
+		kp_buf_reset(&b);
+		if (kp_read_file(path, 64, &b, NULL) == 0 && b.len)
+			pid = strtol(b.buf, NULL, 10);
+		else
+			usleep(20000);
+	}
+	kp_buf_release(&b);
+	assert_true(pid > 0);
+	return (pid_t)pid;
+}
+
+/* Whether `pid` has ended (gone, or a zombie its new parent has yet to reap), waiting up to 30 s. */
+static int ended(pid_t pid)
+{
+	char path[64];
+	struct kp_buf stat = KP_BUF_INIT;
+	int gone = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	for (int i = 0; i < 1500 && !gone; i++) {
+		kp_buf_reset(&stat);
+		gone = kill(pid, 0) != 0 || (kp_read_file(path, 4096, &stat, NULL) == 0 && strstr(stat.buf, ") Z "));
+		if (!gone)
+			usleep(20000);
+	}
+	kp_buf_release(&stat);
+	return gone;
+}
+
+/*
+ * The early start: kp_eval_worker_launch returns while the worker still imports (its preload waits on a
+ * gate only this test opens), a second client's launch finds it starting (its lock) and starts none, and
+ * both connect to that one worker once it serves; the evaluation then runs in it.
+ */
+static void test_launch_returns_before_the_worker_serves(void **state)
+{
+	struct fixture *f = *state;
+	if (!f)
+		skip();
+	struct kp_eval_worker *a = NULL, *b = NULL;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf gate = KP_BUF_INIT, pidfile = KP_BUF_INIT;
+	struct kp_verdict v;
+	long pid, ppid;
+	pid_t wpid;
+
+	kp_verdict_init(&v);
+	kp_buf_addf(&gate, "%s/gate", f->cache);
+	kp_buf_addf(&pidfile, "%s/worker.pid", f->cache);
+	setenv("FAKE_PRELOAD_GATE", gate.buf, 1);
+	setenv("FAKE_PRELOAD_PIDFILE", pidfile.buf, 1);
+	KP_ASSERT_OK(kp_eval_worker_launch(0, &f->o, &a, &err), &err);
+	assert_int_equal(kp_eval_worker_fd(a), -1);
+	wpid = preload_pid(pidfile.buf); /* importing, behind the gate */
+	KP_ASSERT_OK(kp_eval_worker_launch(0, &f->o, &b, &err), &err);
+	assert_int_equal(kp_eval_worker_fd(b), -1);
+	KP_ASSERT_OK(kp_write_file_atomic(gate.buf, "", 0, &err), &err);
+	KP_ASSERT_OK(kp_eval_worker_connect(b, &err), &err); /* the one a started */
+	KP_ASSERT_OK(kp_eval_worker_connect(a, &err), &err);
+	assert_int_equal(hello_pid(a), (long)wpid);
+	assert_int_equal(hello_pid(b), (long)wpid);
+	assert_int_equal(eval(f, a, &v), KP_STATUS_CORRECT);
+	pids(&v, &pid, &ppid);
+	assert_int_equal(ppid, (long)wpid); /* forked by the worker */
+	kp_eval_worker_stop(b, 0);
+	kp_eval_worker_stop(a, 1);
+	assert_true(ended(wpid));
+	kp_verdict_release(&v);
+	kp_buf_release(&gate);
+	kp_buf_release(&pidfile);
+}
+
+/*
+ * A handle stopped before its worker serves (a run that ends before its first candidate) ends that
+ * worker at once, never waiting for its import; the next launch starts a fresh one.
+ */
+static void test_stop_before_it_serves_ends_the_worker(void **state)
+{
+	struct fixture *f = *state;
+	if (!f)
+		skip();
+	struct kp_eval_worker *w = NULL;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf gate = KP_BUF_INIT, pidfile = KP_BUF_INIT;
+	pid_t first, second;
+
+	kp_buf_addf(&gate, "%s/gate", f->cache);
+	kp_buf_addf(&pidfile, "%s/worker.pid", f->cache);
+	setenv("FAKE_PRELOAD_GATE", gate.buf, 1); /* never opened: the import "takes" 60 s */
+	setenv("FAKE_PRELOAD_PIDFILE", pidfile.buf, 1);
+	KP_ASSERT_OK(kp_eval_worker_launch(0, &f->o, &w, &err), &err);
+	first = preload_pid(pidfile.buf);
+	kp_eval_worker_stop(w, 0);
+	assert_true(ended(first));
+	unlink(pidfile.buf);
+	unsetenv("FAKE_PRELOAD_GATE");
+	w = start(f);
+	second = preload_pid(pidfile.buf);
+	assert_int_not_equal(second, first);
+	assert_int_equal(hello_pid(w), (long)second);
+	kp_eval_worker_stop(w, 1);
+	assert_true(ended(second));
+	kp_buf_release(&gate);
+	kp_buf_release(&pidfile);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +495,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_eval_file_uses_the_worker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_secret_in_the_worker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_ends_a_job_in_the_worker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_launch_returns_before_the_worker_serves, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_before_it_serves_ends_the_worker, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

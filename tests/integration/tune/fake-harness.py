@@ -65,11 +65,30 @@ def emit(result):
 
 
 def preload():
+    """In the warm worker (t1201): $KP_FAKE_PRELOAD_MARK gets the worker's pid when its import begins; then
+    $KP_FAKE_PRELOAD_SLEEP seconds of "importing"; $KP_FAKE_PRELOAD_FAIL=1 fails it."""
+    if os.environ.get("KP_FAKE_PRELOAD_MARK"):
+        with open(os.environ["KP_FAKE_PRELOAD_MARK"], "w") as f:
+            f.write(str(os.getpid()))
+    time.sleep(float(os.environ.get("KP_FAKE_PRELOAD_SLEEP", "0")))
+    if os.environ.get("KP_FAKE_PRELOAD_FAIL") == "1":
+        raise ImportError("fake: torch cannot be imported")
     return {"imported": [], "failed": {}, "torch": None, "cuda_initialized": False}
 
 
 def baseline():
-    """The reference timed alone (optimize's harness evaluator, t1802): 10 ms."""
+    """The reference timed alone (optimize's harness evaluator, t1802): 10 ms. With $KP_FAKE_REF_WAIT
+    (t1201) it first waits up to that many seconds for $KP_FAKE_PRELOAD_MARK (a worker importing while the
+    reference is evaluated) and says in the trace whether it saw one; $KP_FAKE_REF_FAIL=1 then fails."""
+    if os.environ.get("KP_FAKE_REF_WAIT"):
+        mark, end = os.environ["KP_FAKE_PRELOAD_MARK"], time.monotonic() + float(os.environ["KP_FAKE_REF_WAIT"])
+        while not os.path.exists(mark) and time.monotonic() < end:
+            time.sleep(0.02)
+        with open(os.environ["KP_FAKE_TRACE"], "a") as f:
+            f.write("reference: %s\n" % ("the worker was starting" if os.path.exists(mark) else "no worker yet"))
+    if os.environ.get("KP_FAKE_REF_FAIL") == "1":
+        return {"gpu_name": "NVIDIA H200", "status": "runtime_error", "message": "fake: the reference crashed",
+                "flags": []}
     return {"gpu_name": "NVIDIA H200", "status": "correct", "message": "fake: the reference",
             "ref_runtime": timing(10.0), "flags": []}
 

@@ -19,6 +19,15 @@ def secrets_seen():
 
 
 def preload():
+    """$FAKE_PRELOAD_PIDFILE: the worker writes its pid there; $FAKE_PRELOAD_GATE: then waits (up to 60 s)
+    until that file exists, as a worker still importing torch would (the early start's tests)."""
+    if os.environ.get("FAKE_PRELOAD_PIDFILE"):
+        with open(os.environ["FAKE_PRELOAD_PIDFILE"], "w") as f:
+            f.write(str(os.getpid()))
+    gate = os.environ.get("FAKE_PRELOAD_GATE")
+    end = time.monotonic() + 60
+    while gate and not os.path.exists(gate) and time.monotonic() < end:
+        time.sleep(0.02)
     return {"imported": [], "failed": {}, "torch": None,
             "cuda_initialized": os.environ.get("FAKE_CUDA_INIT") == "1", "secrets_seen": secrets_seen()}
 
