@@ -298,7 +298,11 @@ static int take_line(struct kp_buf *b, struct kp_buf *line)
 	return 1;
 }
 
-/* One JSON line from fd within `limit_s`, into *out (new reference). */
+/* How often a wait for the worker looks at the program's cancel flag (Ctrl-C: kp_child_set_cancel). */
+#define CANCEL_POLL_MS 100
+
+/* One JSON line from fd within `limit_s`, into *out (new reference); KP_ECANCELED once the program is
+ * canceled (a worker that imports for minutes must not hold Ctrl-C up). */
 static int read_json_line(int fd, struct kp_buf *b, double limit_s, const char *what, json_t **out,
 			  struct kp_error *err)
 {
@@ -309,12 +313,18 @@ static int read_json_line(int fd, struct kp_buf *b, double limit_s, const char *
 	*out = NULL;
 	while (!take_line(b, &line)) {
 		double left = end - kp_now();
+		long ms;
 		int r;
+		if (kp_child_canceled()) {
+			rc = kp_error_set(err, KP_ECANCELED, "%s: canceled", what);
+			goto out;
+		}
 		if (left <= 0) {
 			rc = kp_error_set(err, KP_ETIMEOUT, "%s: no answer within %.0f s", what, limit_s);
 			goto out;
 		}
-		r = read_some(fd, b, (long)(left * 1000) + 1);
+		ms = (long)(left * 1000) + 1;
+		r = read_some(fd, b, ms < CANCEL_POLL_MS ? ms : CANCEL_POLL_MS);
 		if (r < 0) {
 			rc = kp_error_set(err, KP_ECHILD, "%s: the worker closed the connection", what);
 			goto out;
@@ -363,6 +373,24 @@ static int spawn(struct kp_eval_worker *w, struct kp_error *err)
 	                    &w->group, err);
 }
 
+/*
+ * A worker we launched that has not said it serves is nobody's yet: ending our handle ends it (SIGTERM to
+ * its group, which is still its own while it holds the pipe open). One that serves stays, as every worker
+ * does, until it is idle.
+ */
+static void abandon(struct kp_eval_worker *w)
+{
+	struct pollfd p = {.fd = w->ready_fd, .events = POLLIN};
+
+	if (w->ready_fd < 0)
+		return;
+	if (poll(&p, 1, 0) == 0 && w->group > 0)
+		kill(-w->group, SIGTERM);
+	close(w->ready_fd);
+	w->ready_fd = -1;
+	w->group = 0;
+}
+
 /* Reads the ready line of the worker we launched (within limit_s): 0 when it serves, or found another
  * serving the socket; else why it did not start. The pipe is closed either way. */
 static int await_ready(struct kp_eval_worker *w, double limit_s, struct kp_error *err)
@@ -372,7 +400,13 @@ static int await_ready(struct kp_eval_worker *w, double limit_s, struct kp_error
 	int rc;
 
 	kp_buf_init(&b, LINE_CAP);
-	if ((rc = read_json_line(w->ready_fd, &b, limit_s, "starting the warm worker", &ready, err))) {
+	if ((rc = read_json_line(w->ready_fd, &b, limit_s, "starting the warm worker", &ready, err)) ==
+	    KP_ECANCELED) {
+		abandon(w); /* still ours and still importing: it ends with the wait */
+		kp_buf_release(&b);
+		return rc;
+	}
+	if (rc) {
 		log_tail(w->log_path.buf, &tail);
 		kp_error_set(err, rc, "the warm worker did not start (log '%s')%s", w->log_path.buf,
 		             tail.buf);
@@ -420,6 +454,8 @@ static int reach(struct kp_eval_worker *w, int *out, struct kp_error *err)
 				return rc;
 			continue;
 		}
+		if (kp_child_canceled())
+			return kp_error_set(err, KP_ECANCELED, "waiting for the warm worker: canceled");
 		if (kp_now() >= end)
 			return kp_error_set(
 			    err, KP_ETIMEOUT,
@@ -428,24 +464,6 @@ static int reach(struct kp_eval_worker *w, int *out, struct kp_error *err)
 			    limit, w->log_path.buf);
 		poll(NULL, 0, 50);
 	}
-}
-
-/*
- * A worker we launched that has not said it serves is nobody's yet: ending our handle ends it (SIGTERM to
- * its group, which is still its own while it holds the pipe open). One that serves stays, as every worker
- * does, until it is idle.
- */
-static void abandon(struct kp_eval_worker *w)
-{
-	struct pollfd p = {.fd = w->ready_fd, .events = POLLIN};
-
-	if (w->ready_fd < 0)
-		return;
-	if (poll(&p, 1, 0) == 0 && w->group > 0)
-		kill(-w->group, SIGTERM);
-	close(w->ready_fd);
-	w->ready_fd = -1;
-	w->group = 0;
 }
 
 static int hello(struct kp_eval_worker *w, struct kp_error *err)

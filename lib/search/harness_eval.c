@@ -455,7 +455,8 @@ static struct kp_eval_worker *worker(struct harness *h)
 		h->worker_starts++;
 		if (kp_eval_worker_connect(h->worker, &werr) == 0)
 			return h->worker;
-		kp_warn("%s; this run evaluates without the warm worker (a cold start each time)", werr.msg);
+		if (werr.code != KP_ECANCELED) /* Ctrl-C: the evaluation that follows is refused as canceled */
+			kp_warn("%s; this run evaluates without the warm worker (a cold start each time)", werr.msg);
 	}
 	kp_eval_worker_stop(h->worker, 0);
 	h->worker = NULL;
