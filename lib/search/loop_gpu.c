@@ -92,11 +92,7 @@ static int profile_record(struct loop *L, struct eval_slot *e, struct kp_error *
 		rc = kp_store_counter_add(L->st, profile_counter[e->why], 1, err);
 	if (!rc && isfinite(res->gpu_s))
 		rc = kp_store_counter_add(L->st, "gpu_busy_s", res->gpu_s, err);
-	if (rc) {
-		kp_store_rollback(L->st);
-		return rc;
-	}
-	if ((rc = kp__loop_commit(L, err)))
+	if ((rc = kp__loop_end_tx(L, rc, err)))
 		return rc;
 	L->tree.n[e->idx].profiled = 1;
 	kp__loop_note(L, "#%ld: profiled (%s)", e->id, profile_why_text[e->why]);
@@ -137,12 +133,7 @@ static int slot_record(struct loop *L, struct eval_slot *e, struct kp_error *err
 		rc = kp_memory_learn(&L->mem, &L->tree, &L->run->params, e->idx, e->src.buf,
 				     e->psrc.len ? e->psrc.buf : L->reference, e->plog.buf, e->pfind.len ? e->pfind.buf : NULL,
 				     e->row.summary, err);
-	if (rc) {
-		kp_store_rollback(L->st);
-		return rc;
-	}
-	rc = kp__loop_commit(L, err);
-	if (rc)
+	if ((rc = kp__loop_end_tx(L, rc, err)))
 		return rc;
 	memmove(L->evalq, L->evalq + 1, sizeof(long) * --L->nevalq);
 	L->session_evals++;

@@ -102,6 +102,7 @@ int kp__loop_wall_spent(const struct loop *L);
 
 /* Ends the open transaction: dirty nodes written back, the session's time, commit (rollback on error). */
 int kp__loop_commit(struct loop *L, struct kp_error *err);
+int kp__loop_end_tx(struct loop *L, int rc, struct kp_error *err);
 /* An evaluation (or a tuning's result) was committed: the evaluated hook. */
 void kp__loop_evaluated(struct loop *L);
 /* What one evaluation wrote to the database: the evaluator's judgement of node `id`. */

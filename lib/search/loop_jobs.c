@@ -234,12 +234,7 @@ static int commit_job(struct loop *L, struct job *j, struct kp_error *err)
 		rc = kp_store_counter_add(L->st, row.id ? "generations" : "generation_failures", 1, err);
 	if (!rc)
 		rc = kp_memory_code_paths(&L->mem, r, row.id, err);
-	if (rc) {
-		kp_store_rollback(L->st);
-		return rc;
-	}
-	rc = kp__loop_commit(L, err);
-	if (rc)
+	if ((rc = kp__loop_end_tx(L, rc, err)))
 		return rc;
 	if (!row.id) {
 		L->gen_fail_streak++;

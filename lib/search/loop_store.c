@@ -58,6 +58,16 @@ int kp__loop_commit(struct loop *L, struct kp_error *err)
 	return rc;
 }
 
+/* Ends the open transaction: commits it (kp__loop_commit) when rc is 0, else rolls it back and returns rc. */
+int kp__loop_end_tx(struct loop *L, int rc, struct kp_error *err)
+{
+	if (rc) {
+		kp_store_rollback(L->st);
+		return rc;
+	}
+	return kp__loop_commit(L, err);
+}
+
 /* An evaluation was committed (or the session ends): whoever keeps files beside the database hears of it. */
 void kp__loop_evaluated(struct loop *L)
 {
@@ -150,10 +160,7 @@ int kp__loop_setup_root(struct loop *L, struct kp_error *err)
 		rc = kp_store_meta_set(L->st, "stage1", res.stage1 ? res.stage1 : "", err);
 	if (!rc)
 		rc = kp_store_meta_set(L->st, "hardware", res.hardware ? res.hardware : "", err);
-	if (!rc)
-		rc = kp__loop_commit(L, err);
-	else
-		kp_store_rollback(L->st);
+	rc = kp__loop_end_tx(L, rc, err);
 	if (!rc) {
 		free(L->stage1);
 		free(L->hardware);

@@ -195,11 +195,8 @@ int kp__tune_dispatch(struct loop *L, struct kp_error *err)
 	row.derive = derive_name(derive);
 	if ((rc = kp_store_begin(L->st, err)))
 		return rc;
-	if ((rc = kp_store_tuning_begin(L->st, &row, err))) {
-		kp_store_rollback(L->st);
-		return rc;
-	}
-	if ((rc = kp__loop_commit(L, err)))
+	rc = kp_store_tuning_begin(L->st, &row, err);
+	if ((rc = kp__loop_end_tx(L, rc, err)))
 		return rc;
 	L->tree.n[idx].tuned = 1;
 	L->tune = (struct loop_tune){.pending = 1,
@@ -268,11 +265,7 @@ static int cache_put(void *ctx, const struct kp_tune_key *k, const struct kp_tun
 		rc = kp_store_counter_add(L->st, "evaluations", 1, err);
 	if (!rc)
 		rc = kp_store_counter_add(L->st, "tune_evaluations", 1, err);
-	if (rc) {
-		kp_store_rollback(L->st);
-		return rc;
-	}
-	return kp__loop_commit(L, err);
+	return kp__loop_end_tx(L, rc, err);
 }
 
 static void on_fresh(void *ud)
@@ -359,10 +352,7 @@ static int finish(struct loop *L, int idx, const struct kp_search_tuning *t, con
 		rc = kp_store_counter_add(L->st, "tune_actions", 1, err);
 	if (!rc && isfinite(t->gpu_s))
 		rc = kp_store_counter_add(L->st, "gpu_busy_s", t->gpu_s, err);
-	if (rc)
-		kp_store_rollback(L->st);
-	else
-		rc = kp__loop_commit(L, err);
+	rc = kp__loop_end_tx(L, rc, err);
 	free(children_text);
 	free(note);
 	if (rc)
