@@ -9,11 +9,7 @@
 # Writes the table to stdout and, with every verdict, under $OUT (default: a temporary directory).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-KP=${KP:-$root/build/bin/kernelpro}
-[ -x "$KP" ] || KP="$root/dist/gpu/bin/kernelpro"
-py=${KERNELPRO_PYTHON:-python3}
-[ -x /opt/torch/.venv/bin/python3 ] && py=${KERNELPRO_PYTHON:-/opt/torch/.venv/bin/python3}
-export KERNELPRO_PYTHON="$py"
+. "$root/bench/env.sh"
 out=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/kp-tput-XXXXXX")}
 exec python3 "$root/bench/eval_throughput.py" --kp "$KP" --root "$root" --out "$out" --python "$py" \
 	--reps "${1:-5}" --kb-reps "${KP_BENCH_KB_REPS:-2}" --budget "${KP_BENCH_BUDGET:-450}"

@@ -9,11 +9,7 @@
 # Writes the table to stdout and, with both runs, under $OUT (default: a temporary directory).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-KP=${KP:-$root/build/bin/kernelpro}
-[ -x "$KP" ] || KP="$root/dist/gpu/bin/kernelpro"
-py=${KERNELPRO_PYTHON:-python3}
-[ -x /opt/torch/.venv/bin/python3 ] && py=${KERNELPRO_PYTHON:-/opt/torch/.venv/bin/python3}
-export KERNELPRO_PYTHON="$py" KERNELPRO_HOME="${KERNELPRO_HOME:-$root}"
+. "$root/bench/env.sh"
 if ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "optimize-throughput: skipped: no GPU here (nvidia-smi -L failed)"
 	exit 0

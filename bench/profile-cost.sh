@@ -6,11 +6,7 @@
 #   sh bench/profile-cost.sh [TASK CANDIDATE]   (default: the 6 GiB examples/kernelbench/large_swish.py)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-KP=${KP:-$root/build/bin/kernelpro}
-[ -x "$KP" ] || KP="$root/dist/gpu/bin/kernelpro"
-py=${KERNELPRO_PYTHON:-python3}
-[ -x /opt/torch/.venv/bin/python3 ] && py=${KERNELPRO_PYTHON:-/opt/torch/.venv/bin/python3}
-export KERNELPRO_PYTHON="$py" KERNELPRO_HOME="${KERNELPRO_HOME:-$root}"
+. "$root/bench/env.sh"
 task=${1:-$root/examples/kernelbench/large_swish.py}
 cand=${2:-$root/examples/kernelbench/large_swish_fast.py}
 if ! nvidia-smi -L >/dev/null 2>&1; then
