@@ -57,6 +57,14 @@ struct kp_child {
 	const char *cwd;            /* NULL: the parent's */
 	const void *stdin_data;     /* written to the child's stdin, then closed; NULL: /dev/null */
 	size_t stdin_len;
+	/*
+	 * With stdin_from_fd, the child's stdin is stdin_fd instead (the read end of a pipe whose write
+	 * end the caller keeps, close-on-exec, to feed later with kp_child_feed, from another thread than
+	 * the one in kp_child_run): input that is not known yet when the child starts. kp_child_run
+	 * closes stdin_fd in the parent once the child has it, or when it could not start.
+	 */
+	unsigned stdin_from_fd : 1;
+	int stdin_fd;
 	long timeout_ms;            /* <= 0: no limit */
 	long kill_grace_ms;         /* between SIGTERM and SIGKILL; default 2000 when 0 */
 	size_t out_cap;             /* bytes of stdout kept; 0: KP_CHILD_DEFAULT_CAP */
@@ -97,6 +105,13 @@ void kp_child_release(struct kp_child *c);
  * KP_EIO on a system failure.
  */
 int kp_child_run(struct kp_child *c, struct kp_error *err);
+
+/*
+ * Writes all of data to fd, the write end of a pipe that is a running child's stdin (stdin_from_fd),
+ * blocking, without SIGPIPE. KP_EIO when the child has closed its end (it exited, or stopped
+ * reading): its kp_child_run says how it ended. The caller closes fd when it has no more to give.
+ */
+int kp_child_feed(int fd, const void *data, size_t len, struct kp_error *err);
 
 /* True when the child exited with status 0 within its limit. */
 int kp_child_ok(const struct kp_child *c);

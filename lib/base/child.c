@@ -403,9 +403,9 @@ static int open_pipes(const struct kp_child *c, int in_p[2], int out_p[2], int e
 {
 	if (pipe2(rep_p, O_CLOEXEC) || (!c->inherit_stdout && pipe2(out_p, O_CLOEXEC)) ||
 	    (!c->inherit_stderr && !c->merge_stderr && pipe2(err_p, O_CLOEXEC)) ||
-	    (c->stdin_data && pipe2(in_p, O_CLOEXEC)))
+	    (c->stdin_data && !c->stdin_from_fd && pipe2(in_p, O_CLOEXEC)))
 		return kp_error_set(err, KP_EIO, "child: cannot create pipes: %s", strerror(errno));
-	if (!c->stdin_data && (*devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+	if (!c->stdin_data && !c->stdin_from_fd && (*devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
 		return kp_error_set(err, KP_EIO, "child: cannot open /dev/null: %s", strerror(errno));
 	return 0;
 }
@@ -467,13 +467,15 @@ static int spawn(struct kp_child *c, struct run *r, struct kp_error *err)
 		goto out;
 	}
 	if (r->pid == 0)
-		child_exec(c, prog, envv.v, c->stdin_data ? in_p[0] : devnull, out_p[1], c->merge_stderr ? -1 : err_p[1],
-			   rep_p[1], parent);
+		child_exec(c, prog, envv.v, c->stdin_from_fd ? c->stdin_fd : c->stdin_data ? in_p[0] : devnull, out_p[1],
+			   c->merge_stderr ? -1 : err_p[1], rep_p[1], parent);
 	live_add(r->pid);
 	c->pid = r->pid;
 	setpgid(r->pid, r->pid); /* also done in the child; whichever runs first wins the race */
 	/* The child's ends: ours would keep its pipes (the report pipe included) from ever reading EOF. */
 	close_fd(&in_p[0]);
+	if (c->stdin_from_fd)
+		close_fd(&c->stdin_fd); /* the child's now; ours would keep a dead child's pipe writable */
 	close_fd(&out_p[1]);
 	close_fd(&err_p[1]);
 	close_fd(&rep_p[1]);
@@ -627,13 +629,16 @@ int kp_child_run(struct kp_child *c, struct kp_error *err)
 	int rc;
 
 	if ((rc = kp_fault(KP_FAULT_SPAWN, c->args.n ? c->args.v[0] : NULL, err)))
-		return rc;
+		goto out;
 	reset_results(c);
-	if (!c->args.n)
-		return kp_error_set(err, KP_EINVAL, "child: empty argument vector");
+	if (!c->args.n) {
+		rc = kp_error_set(err, KP_EINVAL, "child: empty argument vector");
+		goto out;
+	}
 	if (cancel_requested(c)) {
 		c->canceled = 1;
-		return kp_error_set(err, KP_ECANCELED, "'%s' not started: canceled", c->args.v[0]);
+		rc = kp_error_set(err, KP_ECANCELED, "'%s' not started: canceled", c->args.v[0]);
+		goto out;
 	}
 	run_init(&r, c);
 	rc = spawn(c, &r, err);
@@ -644,7 +649,25 @@ int kp_child_run(struct kp_child *c, struct kp_error *err)
 	run_close(&r);
 	if (!rc && c->canceled)
 		rc = kp_error_set(err, KP_ECANCELED, "'%s' stopped: canceled", c->args.v[0]);
+out:
+	if (c->stdin_from_fd)
+		close_fd(&c->stdin_fd);
 	return rc;
+}
+
+int kp_child_feed(int fd, const void *data, size_t len, struct kp_error *err)
+{
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write_nosigpipe(fd, (const char *)data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return kp_error_set(err, KP_EIO, "cannot give the program its input: %s",
+					    w < 0 ? strerror(errno) : "nothing written");
+		off += (size_t)w;
+	}
+	return 0;
 }
 
 int kp_child_ok(const struct kp_child *c)

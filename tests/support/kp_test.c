@@ -60,3 +60,18 @@ void kp_test_golden(const char *rel, const char *actual)
 	}
 	kp_buf_release(&want);
 }
+
+int kp_test_pid_alive(long pid)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	char path[64];
+	const char *p;
+	int live = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (kp_read_file(path, 0, &b, NULL) == 0) {
+		p = strrchr(b.buf, ')');
+		live = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	}
+	kp_buf_release(&b);
+	return live;
+}

@@ -30,6 +30,9 @@ void kp_test_read(const char *rel, struct kp_buf *b);
  */
 void kp_test_golden(const char *rel, const char *actual);
 
+/* True while process pid exists and is not a zombie (one not reaped yet counts as dead). */
+int kp_test_pid_alive(long pid);
+
 /* Fails the test with the error's message when rc != 0. */
 #define KP_ASSERT_OK(rc, err)                                                  \
 	do {                                                                   \

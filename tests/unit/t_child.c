@@ -1,6 +1,7 @@
 /* Unit tests: kp_child runs, captures, caps, times out and kills whole process groups. */
 #include "base/setup.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,31 +13,15 @@
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
 
-/* True while pid exists and is not a zombie. */
-static int alive(long pid)
-{
-	struct kp_buf b = KP_BUF_INIT;
-	char path[64];
-	const char *p;
-	int live = 0;
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (kp_read_file(path, 0, &b, NULL) == 0) {
-		p = strrchr(b.buf, ')');
-		live = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-	}
-	kp_buf_release(&b);
-	return live;
-}
-
 static int wait_dead(long pid, double secs)
 {
 	double end = kp_now() + secs;
 	while (kp_now() < end) {
-		if (!alive(pid))
+		if (!kp_test_pid_alive(pid))
 			return 1;
 		usleep(20000);
 	}
-	return !alive(pid);
+	return !kp_test_pid_alive(pid);
 }
 
 /* The pid a child wrote to `path`, once it has (0 after `secs`). */
@@ -442,6 +427,58 @@ static void test_dies_with_parent(void **state)
 #endif
 }
 
+/* stdin_from_fd: the input comes later, from another thread, through the caller's end of a pipe. */
+struct feeder {
+	int fd;
+	const char *data;
+	int rc;
+};
+
+static void *feed_later(void *arg)
+{
+	struct feeder *fd = arg;
+	struct kp_error err = KP_ERROR_INIT;
+	usleep(100000); /* the child is running by now, blocked on its input */
+	fd->rc = kp_child_feed(fd->fd, fd->data, strlen(fd->data), &err);
+	close(fd->fd);
+	return NULL;
+}
+
+static void test_stdin_from_fd(void **state)
+{
+	struct kp_child c = KP_CHILD_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	struct feeder fd = {.data = "given later\n"};
+	pthread_t th;
+	int p[2];
+	(void)state;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	kp_strvec_pushl(&c.args, "cat", NULL);
+	c.stdin_from_fd = 1;
+	c.stdin_fd = p[0];
+	c.timeout_ms = 10000;
+	fd.fd = p[1];
+	assert_int_equal(pthread_create(&th, NULL, feed_later, &fd), 0);
+	KP_ASSERT_OK(kp_child_run(&c, &err), &err);
+	pthread_join(th, NULL);
+	assert_int_equal(fd.rc, 0);
+	assert_true(kp_child_ok(&c));
+	assert_string_equal(c.out.buf, "given later\n");
+	assert_int_equal(c.stdin_fd, -1); /* closed in the parent once the child had it */
+	kp_child_release(&c);
+
+	/* a child that never reads and has ended: the feed fails instead of raising SIGPIPE */
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	kp_strvec_pushl(&c.args, "true", NULL);
+	c.stdin_from_fd = 1;
+	c.stdin_fd = p[0];
+	KP_ASSERT_OK(kp_child_run(&c, &err), &err);
+	assert_int_equal(kp_child_feed(p[1], "x", 1, &err), KP_EIO);
+	close(p[1]);
+	kp_child_release(&c);
+}
+
 static void test_merge_stderr(void **state)
 {
 	struct kp_child c = KP_CHILD_INIT;
@@ -468,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_env_profiler_injection_kept),
 		cmocka_unit_test(test_env_secrets_scrubbed),
 		cmocka_unit_test(test_merge_stderr),
+		cmocka_unit_test(test_stdin_from_fd),
 		cmocka_unit_test(test_cancel_flag),
 		cmocka_unit_test(test_kill_all),
 		cmocka_unit_test(test_dies_with_parent),
