@@ -419,6 +419,25 @@ struct kp_ncu_run {
 
 /* Runs the program under ncu; see struct kp_ncu_run. */
 int kp_ncu_run(struct kp_ncu_run *r, struct kp_error *err);
+/*
+ * A held collection: ncu and its program started now, the program's stdin held open until
+ * kp_ncu_held_finish() gives it the input, so that what a program does before it reads its input
+ * (Python importing PyTorch: 3-5 s on the H200) overlaps other work instead of the profile's own
+ * time. The program must read its input before it touches the GPU (then a held run only waits; it
+ * holds no GPU memory and no counters). kp_ncu_hold() takes r's inputs but for the input itself
+ * (stdin_data), the time limit (counted from the finish) and out_dir, which here is a directory of
+ * the held run's own, removed when it is freed. kp_ncu_held_matches() says whether a request would
+ * run the very same command (ncu, its options, the program, its environment); then
+ * kp_ncu_held_finish() gives r->stdin_data, waits within r->timeout_ms, moves ncu's files into
+ * r->out_dir and returns exactly what kp_ncu_run(r) would (r->elapsed_s counts from the input). It
+ * frees the held run; so does kp_ncu_held_free(), which stops a run never finished.
+ */
+struct kp_ncu_held;
+int kp_ncu_hold(const struct kp_ncu_run *r, struct kp_ncu_held **out, struct kp_error *err);
+int kp_ncu_held_matches(const struct kp_ncu_held *h, const struct kp_ncu_run *r);
+int kp_ncu_held_finish(struct kp_ncu_held *h, struct kp_ncu_run *r, struct kp_error *err);
+void kp_ncu_held_free(struct kp_ncu_held *h);
+
 /* Exports one page ("raw", "details", "source") of a saved .ncu-rep to `out_path`. */
 int kp_ncu_import(const char *ncu, const char *report, const char *page, const char *out_path, long timeout_ms,
 		  struct kp_error *err);
