@@ -19,7 +19,8 @@ What each number is:
                      the model (never with the replay backend: one request at a time), and the
                      best before the run ends (summary.json used.profiles)
   profile share      sum of the profiles' `profile_s` (prepared run, ncu, page exports, diagnosis) /
-                     the candidates' share of the wall time; `ncu_s` is ncu's run alone
+                     the candidates' share of the wall time; `ncu_s` is ncu's run alone (for a held
+                     run, started ahead while the GPU evaluated, from the moment it got its input)
   GPU busy share     summary.json used.gpu_busy_share: the time the GPU slot was evaluating or
                      profiling (reference included) / the run's wall time
   reference, cached  the reference's evaluation wall time in a second run of the same task with
@@ -73,7 +74,7 @@ def measure(run_dir):
          "gpu_busy_s": used.get("gpu_busy_s"), "gpu_busy_share": used.get("gpu_busy_share"),
          "ref_cached": bool(profiles.get(1, {}).get("cached")), "profiles": used.get("profiles") or {}}
     best = summary_best(run_dir)
-    totals, runs, statuses, prof, ncu = [], [], [], [], []
+    totals, runs, statuses, prof, ncu, held = [], [], [], [], [], []
     for node, wall, vj, _ in cands:
         v = json.loads(vj) if vj else {}
         sec = v.get("seconds") or {}
@@ -87,12 +88,13 @@ def measure(run_dir):
             prof.append(p["profile_s"])
         if p.get("ncu_s") is not None:
             ncu.append(p["ncu_s"])
+            held.append(bool(p.get("held")))
     # The first candidate's evaluation pays whatever is left of the warm worker's start (launched as the
     # run begins, so its import overlaps the reference's evaluation); the later ones do not.
     m["first_wall"] = cands[0][1] if cands else None
     m["later_wall"] = statistics.median(e[1] for e in cands[1:]) if len(cands) > 1 else None
     m.update(statuses=statuses, one_eval=statistics.median(totals) if totals else None,
-             one_run=statistics.median(runs) if runs else None, profile_s=prof, ncu_s=ncu)
+             one_run=statistics.median(runs) if runs else None, profile_s=prof, ncu_s=ncu, held=held)
     # The final profile (the best version, once per run) is not part of an iteration.
     final = profiles.get(best, {}).get("profile_s") if m["profiles"].get("final") else None
     m["final_s"] = final or 0.0
@@ -155,6 +157,8 @@ def main():
         if m["profile_s"]:
             say(log, "  profile step per candidate: %s s (ncu alone %s s): %.0f%% of the candidates' time" % (
                 fmt(m["profile_s"]), fmt(m["ncu_s"]), 100 * sum(m["profile_s"]) / m["cand_time"]))
+            say(log, "  profiles through a held ncu (started ahead, during an evaluation): %d of %d" % (
+                sum(m["held"]), len(m["held"])))
     if m.get("gpu_busy_share") is not None:
         say(log, "  GPU busy %.1f s of %.1f s: %.0f%% of the run's wall time" % (
             m["gpu_busy_s"], m["elapsed"], 100 * m["gpu_busy_share"]))

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kernelpro/analyze.h"
+#include "kernelpro/child.h"
 #include "kernelpro/energy.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
@@ -69,6 +70,15 @@ struct harness {
 	 * evaluates (one at a time). */
 	struct kp_eval_worker *worker;
 	int worker_starts;
+	/*
+	 * The next profile's ncu, started ahead (kp_ncu_hold) with the command the last profile ran,
+	 * while the GPU evaluates: its Python imports PyTorch meanwhile, and the profile that takes it
+	 * starts at the candidate's own work (docs/internals/search.md, "Profiling on demand").
+	 * GPU thread only, as evaluate() and profile() are.
+	 */
+	struct kp_ncu_held *held;
+	struct kp_strvec held_argv, held_env; /* that command: the program and its environment; empty: none yet */
+	long held_timeout_ms;
 	/* Measurements of the latest correct candidates (a ring; one GPU job at a time uses it). */
 	struct kept_energy energy[ENERGY_KEPT];
 	unsigned energy_next;
@@ -217,6 +227,66 @@ out:
 	free(cuobjdump);
 }
 
+/* The ncu request for a prepared command (argv, env) into r, its files in `dir`: the same for a profile
+ * and for the held run started ahead of one, so that the one matches the other. */
+static void profile_request(struct harness *h, const struct kp_strvec *argv, const struct kp_strvec *env,
+			    const char *dir, struct kp_ncu_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->argv = (const char *const *)argv->v;
+	r->env = env->n ? (const char *const *)env->v : NULL;
+	r->metrics = (const char *const *)h->metrics.v;
+	r->nvtx_include = CANDIDATE_RANGE;
+	r->launch_count = PROFILE_MAX_LAUNCHES;
+	r->out_dir = dir;
+	r->timeout_ms = (long)(h->o.ncu_timeout_s > 0 ? h->o.ncu_timeout_s : 600) * 1000;
+	r->details = 1;
+	r->source_sass = 1;
+}
+
+/*
+ * Starts the next profile's ncu ahead, with the last profile's command, when none is waiting; a
+ * failure only means the next profile starts cold. Called as an evaluation starts, so that the held
+ * program's start-up overlaps the evaluation.
+ */
+static void hold_next(struct harness *h)
+{
+	struct kp_ncu_run r;
+	struct kp_buf dir = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+
+	if (h->held || !h->held_argv.n || h->profile_off || kp_child_canceled())
+		return;
+	kp_path_join(&dir, h->profile_dir, ".held");
+	profile_request(h, &h->held_argv, &h->held_env, dir.buf, &r);
+	if (kp_ncu_hold(&r, &h->held, &err))
+		kp_info("the next profile starts cold: %s", kp_error_msg(&err));
+	kp_buf_release(&dir);
+}
+
+/*
+ * ncu over the prepared command: through the held run when it runs this very command, else a run of
+ * its own; either way the command is remembered for the next held run. *held says which.
+ */
+static int profile_run(struct harness *h, const struct kp_strvec *argv, const struct kp_strvec *env,
+		       struct kp_ncu_run *r, int *held, struct kp_error *err)
+{
+	*held = 0;
+	if (h->held && kp_ncu_held_matches(h->held, r)) {
+		struct kp_ncu_held *hd = h->held;
+		h->held = NULL;
+		*held = 1;
+		return kp_ncu_held_finish(hd, r, err);
+	}
+	kp_ncu_held_free(h->held); /* started for another command (another python, GPU or toolset) */
+	h->held = NULL;
+	kp_strvec_release(&h->held_argv);
+	kp_strvec_release(&h->held_env);
+	kp_strvec_pushv(&h->held_argv, (const char *const *)argv->v);
+	kp_strvec_pushv(&h->held_env, (const char *const *)env->v);
+	return kp_ncu_run(r, err);
+}
+
 /*
  * Profiles one candidate file: ncu over its calls, then the diagnosis pipeline on its longest
  * kernel (`measured`: its NVML energy for the energy paragraph, or NULL). Returns 0 whatever
@@ -234,7 +304,7 @@ static int profile(struct harness *h, const char *tag, const char *path, const s
 	struct kp_error err = KP_ERROR_INIT;
 	json_t *pj = json_object();
 	double t0 = kp_now();
-	int rc;
+	int rc, held = 0;
 
 	memset(&files, 0, sizeof(files));
 	kp_verdict_init(&v);
@@ -251,20 +321,14 @@ static int profile(struct harness *h, const char *tag, const char *path, const s
 			kp_error_set(&err, KP_ECHILD, "the profiling run was not prepared: %s", v.message ? v.message : "?");
 		goto note;
 	}
-	memset(&r, 0, sizeof(r));
-	r.argv = (const char *const *)cmd.argv.v;
-	r.env = cmd.env.n ? (const char *const *)cmd.env.v : NULL;
+	/* A Python harness imports PyTorch before it reads its input: what a held run does while it waits. */
+	kp_strvec_push(&cmd.env, "KERNELPRO_PRELOAD=1");
+	profile_request(h, &cmd.argv, &cmd.env, dir.buf, &r);
 	r.stdin_data = cmd.input.buf;
 	r.stdin_len = cmd.input.len;
-	r.metrics = (const char *const *)h->metrics.v;
-	r.nvtx_include = CANDIDATE_RANGE;
-	r.launch_count = PROFILE_MAX_LAUNCHES;
-	r.out_dir = dir.buf;
-	r.timeout_ms = (long)(h->o.ncu_timeout_s > 0 ? h->o.ncu_timeout_s : 600) * 1000;
-	r.details = 1;
-	r.source_sass = 1;
-	rc = kp_ncu_run(&r, &err);
+	rc = profile_run(h, &cmd.argv, &cmd.env, &r, &held, &err);
 	kp_json_set(pj, "ncu_s", kp_json_real(r.elapsed_s)); /* the profiled run, replays included */
+	kp_json_set(pj, "held", json_boolean(held)); /* started ahead: ncu_s counts from its input */
 	if (rc == KP_ENOTOOL || rc == KP_EPERM) {
 		/* Nothing will change during this run: say it once, go on with timing only. */
 		h->profile_off = 1;
@@ -552,6 +616,7 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 		rc = kp_eval_stage(h->o.task, source, strlen(source), path.buf, &h->o.eval, &job, err);
 	if (rc)
 		goto out;
+	hold_next(h); /* the next profile's start-up beside this evaluation */
 	/* The GPU slot is busy from the harness run's start to the end of the energy measurement. */
 	g0 = kp_now();
 	kp_eval_job_start(worker(h), job);
@@ -700,6 +765,9 @@ static void harness_free(struct kp_search_evaluator *base)
 		staged_free(st);
 	}
 	kp_eval_worker_stop(h->worker, 0);
+	kp_ncu_held_free(h->held);
+	kp_strvec_release(&h->held_argv);
+	kp_strvec_release(&h->held_env);
 	pthread_mutex_destroy(&h->mu);
 	pthread_cond_destroy(&h->cv);
 	kp_strvec_release(&h->metrics);

@@ -34,6 +34,23 @@ correct = [t for t in d["tree"] if t["outcome"] == "correct" and t["parent"]]
 print("%s: best #%d at %.2fx (%.4g ms vs the reference's %.4g ms); %d of %d versions correct" % (
     sys.argv[1], best["node"], best["speedup"], best["time_ms"], best["ref_time_ms"], len(correct), n))
 PY
+	# Every profile after the first went through a held ncu run (started during an evaluation, given
+	# its config when the profile came) and produced a diagnosis; its files are in its own directory.
+	python3 - "runs/$name" <<'PY' || fail "$name: a held profile did not work (see runs/$name/profiles)"
+import json, os, sqlite3, sys
+run = sys.argv[1]
+rows = sqlite3.connect(os.path.join(run, "run.db")).execute("SELECT node_id, json FROM profiles ORDER BY node_id").fetchall()
+profs = [(n, json.loads(j)) for n, j in rows]
+held = [(n, p) for n, p in profs if p.get("held")]
+print("%s: %d profiles, %d through a held ncu run: %s" % (run, len(profs), len(held),
+      ", ".join("#%d ncu %.1f s, step %.1f s%s" % (n, p.get("ncu_s", 0), p.get("profile_s", 0), " (held)" if p.get("held") else "") for n, p in profs)))
+assert len(profs) >= 2 and held, "no profile used a held run"
+for n, p in held:
+    assert not p.get("error"), (n, p.get("error"))
+    assert os.path.exists(os.path.join(p["dir"], "ncu.log")), (n, "ncu.log not moved into", p["dir"])
+    assert os.path.exists(os.path.join(p["dir"], "ncu_raw.csv")), (n, "no raw page in", p["dir"])
+assert not os.path.exists(os.path.join(run, "profiles", ".held")), "a held run's directory was left behind"
+PY
 	# The tools' feedback on a correct version reaches the prompt made from it.
 	grep -l "## Profiling diagnosis of this version" "$name"-node*.txt >/dev/null ||
 		fail "$name: no saved prompt carries the tools' feedback (was ncu usable? see runs/$name/profiles/*/ncu.log)"

@@ -4,10 +4,16 @@ tensors, only torch's fork poisoning as torch 2.11 does it. The first call into 
 fork, and torch.cuda then refuses CUDA there with torch's own message. Tensors: only what the warm
 worker's FLOP-counter warm-up needs (ones, mm: shapes, no values)."""
 
+import os as _os
+
 from . import _C  # noqa: F401
 from . import cuda  # noqa: F401
 
 __version__ = "0.0-fork-stand-in"
+
+if _os.environ.get("FAKE_TORCH_IMPORT_MARK"):  # a file that says when torch was imported (test_preload_first.py)
+    with open(_os.environ["FAKE_TORCH_IMPORT_MARK"], "a") as _f:
+        _f.write("imported\n")
 
 
 class Tensor:
