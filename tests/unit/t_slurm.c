@@ -9,23 +9,12 @@
 #include <unistd.h>
 
 #include "kp_test.h"
+#include "slurm_fixture.h"
 #include "kernelpro/child.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/slurm_status.h"
 #include "kernelpro/slurm_submission.h"
-
-static void write_exec(const char *path, const char *text)
-{
-	struct kp_error err = KP_ERROR_INIT;
-	KP_ASSERT_OK(kp_write_file_atomic(path, text, strlen(text), &err), &err);
-	assert_int_equal(chmod(path, 0755), 0);
-}
-
-static char *join(const char *dir, const char *name)
-{
-	return kp_xasprintf("%s/%s", dir, name);
-}
 
 /* ---- sbatch ------------------------------------------------------------------------------------- */
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kp_test.h"
+#include "slurm_fixture.h"
 #include "kernelpro/child.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
@@ -18,18 +19,6 @@ static void load_example(struct kp_slurm_settings *s)
 	struct kp_error err = KP_ERROR_INIT;
 	kp_slurm_settings_init(s);
 	KP_ASSERT_OK(kp_slurm_settings_load(s, kp_test_path("tests/golden/slurm/settings.json"), &err), &err);
-}
-
-static void write_exec(const char *path, const char *text)
-{
-	struct kp_error err = KP_ERROR_INIT;
-	KP_ASSERT_OK(kp_write_file_atomic(path, text, strlen(text), &err), &err);
-	assert_int_equal(chmod(path, 0755), 0);
-}
-
-static char *join(const char *dir, const char *name)
-{
-	return kp_xasprintf("%s/%s", dir, name);
 }
 
 /* ---- Settings ----------------------------------------------------------------------------------- */
