@@ -1,5 +1,5 @@
 /* One evaluation in three steps, so the harness run in the middle can happen elsewhere (the warm
- * worker, lib/eval/worker.c) or later: kp_eval_begin (static checks, work directory, toolchain, the
+ * worker, lib/eval/worker_job.c) or later: kp_eval_begin (static checks, work directory, toolchain, the
  * harness command; native builds), the run, kp_eval_end (the verdict from how the run ended, the
  * sanitizer rerun, the checks on speed). kp_eval_source is begin + a cold run + end. */
 #ifndef KP_EVAL_EVALRUN_H
