@@ -50,7 +50,7 @@ MAX_LINE = 16 << 20
 GRACE_S = 2.0
 DRAIN_S = 2.0  # after the child exits, how long its escaped descendants may keep the pipes open
 PR_SET_PDEATHSIG = 1
-FORK_ERROR = "Cannot re-initialize CUDA in forked subprocess"  # torch's words in a bad fork (lib/eval/worker.c)
+FORK_ERROR = "Cannot re-initialize CUDA in forked subprocess"  # torch's words in a bad fork (lib/eval/worker_job.c)
 MAX_CUDA_CALLS = 8
 NO_WARM_ENV = "KP_WORKER_NO_WARM"  # set when the worker started over without the adapter's warm()
 

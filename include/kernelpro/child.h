@@ -128,7 +128,7 @@ int kp_child_env_allowed(const char *name);
 /*
  * Appends the environment c would run with ("NAME=value": the inherited part as above, then
  * c->env) to out. For a process started some other way that must see what a kp_child would (the
- * warm worker's jobs, lib/eval/worker.c).
+ * warm worker's jobs, lib/eval/worker_job.c).
  */
 void kp_child_environment(const struct kp_child *c, struct kp_strvec *out);
 
