@@ -350,7 +350,6 @@ struct kp_ncu_held {
 	int done, run_rc;     /* kp_child_run has returned run_rc */
 	struct kp_error run_err;
 	volatile sig_atomic_t stop;
-	double given_at;      /* when the input was given */
 };
 
 /* The command's identity: what it would run with no paths in it (a held run matches another request). */
@@ -405,7 +404,13 @@ int kp_ncu_hold(const struct kp_ncu_run *r, struct kp_ncu_held **out, struct kp_
 	h->run_err = (struct kp_error)KP_ERROR_INIT;
 	h->in_w = -1;
 	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->cv, NULL);
+	{
+		pthread_condattr_t ca;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* a time limit no clock change moves */
+		pthread_cond_init(&h->cv, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	if ((rc = find_ncu(r->ncu, &h->bin, err)) || (rc = kp_mkdir_p(r->out_dir, 0755, err)))
 		goto fail;
 	kp_strlcpy(h->dir, r->out_dir, sizeof(h->dir));
@@ -445,8 +450,8 @@ int kp_ncu_held_matches(const struct kp_ncu_held *h, const struct kp_ncu_run *r)
 
 	if (!h || !r->argv || !r->argv[0] || find_ncu(r->ncu, &bin, NULL))
 		goto out;
-	command_key(r, bin, &key);
-	same = !strcmp(bin, h->bin) && key.n == h->key.n;
+	command_key(r, bin, &key); /* ncu itself is its first word */
+	same = key.n == h->key.n;
 	for (size_t i = 0; same && i < key.n; i++)
 		same = !strcmp(key.v[i], h->key.v[i]);
 out:
@@ -462,7 +467,7 @@ static int held_wait(struct kp_ncu_held *h, long limit_ms)
 	pthread_mutex_lock(&h->mu);
 	if (limit_ms > 0) {
 		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
+		clock_gettime(CLOCK_MONOTONIC, &until); /* the condition variable's clock (kp_ncu_hold) */
 		until.tv_sec += limit_ms / 1000;
 		until.tv_nsec += (limit_ms % 1000) * 1000000L;
 		if (until.tv_nsec >= 1000000000L) {
@@ -497,6 +502,7 @@ static void move_in(const char *from, const char *dir, const char *name, char *d
 int kp_ncu_held_finish(struct kp_ncu_held *h, struct kp_ncu_run *r, struct kp_error *err)
 {
 	char rep_from[1200], rep_base[1100], rep_to[1100];
+	double given_at;
 	int rc, stopped;
 
 	clear_results(r);
@@ -504,12 +510,12 @@ int kp_ncu_held_finish(struct kp_ncu_held *h, struct kp_ncu_run *r, struct kp_er
 		return kp_error_set(err, KP_EINVAL, "ncu run needs an output directory");
 	if ((rc = kp_mkdir_p(r->out_dir, 0755, err)))
 		return rc;
-	h->given_at = kp_now();
+	given_at = kp_now();
 	/* A program that has already ended fails the feed; how it ended is what the log says. */
 	kp_child_feed(h->in_w, r->stdin_data ? r->stdin_data : "", r->stdin_data ? r->stdin_len : 0, NULL);
 	close_input(h);
 	stopped = held_wait(h, r->timeout_ms);
-	r->elapsed_s = kp_now() - h->given_at;
+	r->elapsed_s = kp_now() - given_at;
 	/* ncu's files into the request's directory, as a run of its own would have left them. */
 	move_in(h->log, r->out_dir, "ncu.log", r->log, sizeof(r->log));
 	if (!r->log[0])
@@ -533,12 +539,11 @@ void kp_ncu_held_free(struct kp_ncu_held *h)
 {
 	if (!h)
 		return;
+	close_input(h); /* the program sees the end of its input, */
 	if (h->threaded) {
-		h->stop = 1;
-		close_input(h);
+		h->stop = 1; /* and ncu's group is stopped */
 		held_wait(h, 0);
 	}
-	close_input(h);
 	if (h->c.stdin_from_fd && h->c.stdin_fd >= 0)
 		close(h->c.stdin_fd);
 	if (h->dir[0])

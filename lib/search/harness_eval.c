@@ -78,7 +78,6 @@ struct harness {
 	 */
 	struct kp_ncu_held *held;
 	struct kp_strvec held_argv, held_env; /* that command: the program and its environment; empty: none yet */
-	long held_timeout_ms;
 	/* Measurements of the latest correct candidates (a ring; one GPU job at a time uses it). */
 	struct kept_energy energy[ENERGY_KEPT];
 	unsigned energy_next;
