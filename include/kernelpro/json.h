@@ -37,6 +37,8 @@ json_t *kp_json_real(double v);
 
 /* Serialises with sorted keys and 2-space indent (stable output for golden tests). */
 int kp_json_dump_buf(const json_t *v, struct kp_buf *out, int compact);
+/* v as one compact line with sorted keys, allocated (NULL for NULL); takes v: it is released. */
+char *kp_json_text(json_t *v);
 /* Atomic write of the serialised value plus a newline. */
 int kp_json_write_file(const char *path, const json_t *v, struct kp_error *err);
 

@@ -96,6 +96,13 @@ static int dump_cb(const char *buf, size_t size, void *data)
 	return kp_buf_add(data, buf, size) ? -1 : 0;
 }
 
+char *kp_json_text(json_t *v)
+{
+	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(v);
+	return s;
+}
+
 int kp_json_dump_buf(const json_t *v, struct kp_buf *out, int compact)
 {
 	size_t flags = JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10);

@@ -240,7 +240,7 @@ static int harness_reference(struct kp_search_evaluator *base, struct kp_search_
 	out->time_std_ms = b.eager.std_ms;
 	out->ref_time_ms = b.eager.median_ms;
 	out->speedup = 1.0;
-	out->verdict_json = kp__harness_json_text(kp_baseline_to_json(&b));
+	out->verdict_json = kp_json_text(kp_baseline_to_json(&b));
 	if (kp_task_kind_info(h->o.task->kind)->reference_as_candidate) {
 		/* Profiled as a candidate that is the reference itself; the checks that would refuse that are off. */
 		kp_path_join(&shim, h->profile_dir, "reference_as_candidate.");
@@ -327,7 +327,7 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 		kp_buf_rtrim(&log);
 		out->log = kp_buf_detach(&log, NULL);
 	}
-	out->verdict_json = kp__harness_json_text(kp_verdict_to_json(&v));
+	out->verdict_json = kp_json_text(kp_verdict_to_json(&v));
 	if (out->outcome == KP_OUTCOME_CORRECT) {
 		/* Kept for the profile, so that its energy paragraph quotes NVML (harness_profile). */
 		struct kept_energy *k = &h->energy[h->energy_next++ % ENERGY_KEPT];

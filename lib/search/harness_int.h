@@ -70,8 +70,6 @@ struct harness {
 	int nstagers, shutdown;
 };
 
-/* v as compact text with sorted keys (NULL for NULL); v is released. */
-char *kp__harness_json_text(json_t *v);
 /* The GPU model when no profile chose one: --hw, else the device. */
 int kp__harness_ensure_hw(struct harness *h, struct kp_error *err);
 /* Starts the next profile's ncu ahead (a held run) when none waits; called as an evaluation starts. */

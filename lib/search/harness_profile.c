@@ -24,13 +24,6 @@
  * tiny kernels per call would otherwise cost thousands of replays). docs/internals/search.md. */
 #define PROFILE_MAX_LAUNCHES 64
 
-char *kp__harness_json_text(json_t *v)
-{
-	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	json_decref(v);
-	return s;
-}
-
 /* The GPU model when no profile chose one (kp_hw_for_profile without a profiled GPU): --hw, else the device. */
 int kp__harness_ensure_hw(struct harness *h, struct kp_error *err)
 {
@@ -88,7 +81,7 @@ static int diagnose(struct harness *h, const struct kp_profile_files *files,
 	fa = json_array();
 	for (size_t i = 0; top && i < top->feedback.findings.n; i++)
 		json_array_append_new(fa, kp_finding_json(&top->feedback.findings.v[i]));
-	out->findings_json = kp__harness_json_text(fa);
+	out->findings_json = kp_json_text(fa);
 	if (top)
 		kp_json_set(pj, "launch", kp_diagnose_launch_json(top->kernel, &top->stage1));
 	if (t.task.n > 1)
@@ -270,7 +263,7 @@ done:
 	}
 	/* The whole step: the prepared run's build, ncu, the page exports and the diagnosis. */
 	kp_json_set(pj, "profile_s", kp_json_real(kp_now() - t0));
-	out->profile_json = kp__harness_json_text(pj);
+	out->profile_json = kp_json_text(pj);
 	if (cmd.argv.n || cmd.work_dir)
 		kp_eval_cmd_release(&cmd);
 	kp_verdict_release(&v);

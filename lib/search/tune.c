@@ -286,13 +286,6 @@ static json_t *child_json(long id, const struct kp_search_variant *v)
 	                 kp_json_real(v->time_ms));
 }
 
-static char *dump(json_t *v)
-{
-	char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(v);
-	return s;
-}
-
 /* Children, the finished record and the counters in one transaction; then the children are queued. */
 static int finish(struct loop *L, int idx, const struct kp_search_tuning *t, const char *cut,
                   struct kp_error *err)
@@ -325,7 +318,7 @@ static int finish(struct loop *L, int idx, const struct kp_search_tuning *t, con
 			L->tree.n[idx].dirty = 1;
 		}
 	}
-	children_text = dump(children);
+	children_text = kp_json_text(children);
 	if (cut)
 		note = kp_xasprintf("%s%s%s", cut, t->note ? "; " : "", t->note ? t->note : "");
 	tr.node = id;

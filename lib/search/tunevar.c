@@ -73,13 +73,6 @@ static char *point_text(const struct kp_tune_space *s, const struct kp_tune_poin
 	return kp_buf_detach(&b, NULL);
 }
 
-static char *json_text(json_t *v)
-{
-	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	json_decref(v);
-	return s;
-}
-
 int kp__search_tuning_fill(const struct kp_tune_space *s, const struct kp_tune_result *r, int children,
                            struct kp_search_tuning *out, struct kp_error *err)
 {
@@ -89,8 +82,8 @@ int kp__search_tuning_fill(const struct kp_tune_space *s, const struct kp_tune_r
 	int rc = 0;
 
 	out->strategy = kp_xstrdup(kp_tune_strategy_name(r->strategy));
-	out->space_json = json_text(kp_tune_space_to_json(s));
-	out->trials_json = json_text(kp_tune_result_to_json(s, r));
+	out->space_json = kp_json_text(kp_tune_space_to_json(s));
+	out->trials_json = kp_json_text(kp_tune_result_to_json(s, r));
 	out->trials = r->ntrials;
 	out->cache_hits = r->cache_hits;
 	if (def) {
