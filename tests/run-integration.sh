@@ -11,10 +11,12 @@ for t in tests/integration/t*.sh; do
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/kp-it-XXXXXX")
 	log="$root/$build/tests/$name.log"
 	mkdir -p "$root/$build/tests"
+	t0=$(date +%s)
 	( cd "$tmp" && KP_TMP="$tmp" timeout 600 sh "$root/$t" ) >"$log" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	if [ $rc -eq 0 ]; then
-		pass=$((pass + 1)); printf '  ok    %s\n' "$name"
+		pass=$((pass + 1)); printf '  ok    %s (%ss)\n' "$name" "$secs"
 	elif [ $rc -eq 77 ]; then
 		skip=$((skip + 1)); printf '  skip  %s: %s\n' "$name" "$(tail -1 "$log")"
 	else
