@@ -123,7 +123,7 @@ unit: $(UNIT_BINS) all
 
 # t1502 runs t_slurm's live test against a private Slurm cluster.
 integration: all $(FAKE_CUDA) $(BUILD)/tests/t_slurm
-	@tests/run-integration.sh $(BUILD)
+	@KP_SANITIZED=$(SANITIZE) tests/run-integration.sh $(BUILD)
 
 test: unit integration
 

@@ -3,6 +3,9 @@ set -u
 
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
+# For a test that runs none of our C (Python's unit tests, the Slurm fixture itself): the sanitizer pass
+# (make check, KP_SANITIZED=1) has nothing more to find in it, so it runs once, in the plain pass.
+plain_pass_only() { [ -z "${KP_SANITIZED:-}" ] || skip "runs none of our C: tested in the plain pass only"; }
 
 # expect_exit CODE CMD...: runs CMD, captures stdout/stderr into ./out ./err, checks the exit code.
 expect_exit() {

@@ -2,6 +2,7 @@
 # sees its SLURM_ARRAY_TASK_ID, a GPU of its own and the submitter's environment; one element's
 # process is killed mid-run, requeued and runs again; an afterany-dependent job runs only after all.
 . "$KP_ROOT/tests/integration/lib.sh"
+plain_pass_only
 
 . "$KP_ROOT/tests/support/slurm/test-lib.sh"
 slurm_test_cluster 8 4
