@@ -9,7 +9,7 @@
 #include "kp_test.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
-#include "search/refcache.h"
+#include "adapters/refcache.h"
 
 static void opts(struct kp_harness_opts *o)
 {

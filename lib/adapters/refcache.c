@@ -14,7 +14,7 @@
 #include "kernelpro/hash.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
-#include "search/refcache.h"
+#include "adapters/refcache.h"
 
 #define FILE_CAP (512u << 20) /* an ncu CSV of a large task stays far below */
 #define JSON_CAP (64u << 20)

@@ -22,8 +22,8 @@
 #include "kernelpro/task_kind.h"
 #include "kernelpro/toolchain.h"
 #include "kernelpro/tuner.h"
-#include "search/harness_int.h"
-#include "search/refcache.h"
+#include "adapters/harness_int.h"
+#include "adapters/refcache.h"
 #include "search/tune_int.h"
 
 static enum kp_outcome outcome_of(enum kp_status s)

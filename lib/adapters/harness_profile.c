@@ -15,7 +15,7 @@
 #include "kernelpro/log.h"
 #include "kernelpro/pipeline.h"
 #include "kernelpro/toolchain.h"
-#include "search/harness_int.h"
+#include "adapters/harness_int.h"
 
 /* The NVTX range kp_eval_prepare() wraps the candidate's calls in (eval.h). */
 #define CANDIDATE_RANGE "kp_candidate/"
