@@ -405,6 +405,16 @@ struct kp_search_evaluator {
 int kp_search_tune_each(const struct kp_search_tune_req *req,
 			int (*each)(void *ctx, const char *source, struct kp_search_eval *out, struct kp_error *err),
 			void *ctx, struct kp_search_tuning *out, struct kp_error *err);
+/*
+ * What a tuning found, from its space and trials, into out (its strategy, space, trials, the untuned
+ * and the best points, and up to `children` variants measured faster than the untuned one, fastest
+ * first, with their sources); a note when there is none. The caller sets evaluated, wall_s, gpu_s, gpu.
+ */
+int kp_search_tuning_fill(const struct kp_tune_space *s, const struct kp_tune_result *r, int children,
+                          struct kp_search_tuning *out, struct kp_error *err);
+
+/* Whether a tuner's error is about the version (a note: nothing to tune) rather than the evaluation. */
+int kp_search_tune_note_error(int code);
 
 /*
  * Reads a verdict document (`kernelpro eval --json`: status, runtime.median_ms, ref_runtime.median_ms,

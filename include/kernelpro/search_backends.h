@@ -25,7 +25,7 @@ struct kp_harness_opts {
 	const char *hw_key;            /* GPU model ("h200-sxm"); NULL: the one profiled, else the device */
 	double ncu_timeout_s;          /* per profiling run; <= 0: 600 */
 	int energy;                    /* measure energy per launch (native tasks; kp-energy driver, NVML) */
-	/* The reference's evaluation is cached across runs by these (lib/search/refcache.c); either NULL
+	/* The reference's evaluation is cached across runs by these (lib/adapters/refcache.c); either NULL
 	 * or empty: no caching. Copied. */
 	const char *task_sha256;       /* the task's identity (lib/run records it) */
 	const char *gpu_name;          /* the device's name ("NVIDIA H200") */

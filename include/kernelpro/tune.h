@@ -124,6 +124,8 @@ int kp_tune_env_set(struct kp_tune_env *e, const char *name, long long value, st
  * reserves), SMEM_STATIC_PER_BLOCK (48 KiB), REGS_PER_SM, REGS_PER_BLOCK, REGS_PER_THREAD.
  */
 void kp_tune_env_add_hw(struct kp_tune_env *e, const struct kp_hw_spec *spec);
+/* The same for this machine's first GPU, else the H200's (the names are the same on every GPU). */
+void kp_tune_env_add_local_hw(struct kp_tune_env *e);
 /* A native task's shapes: <tensor>_<dim> for every dimension (A_0 = 2048, A_1 = 1024). */
 int kp_tune_env_add_task(struct kp_tune_env *e, const struct kp_task *t, struct kp_error *err);
 

@@ -24,7 +24,6 @@
 #include "kernelpro/tuner.h"
 #include "adapters/harness_int.h"
 #include "adapters/refcache.h"
-#include "search/tune_int.h"
 
 static enum kp_outcome outcome_of(enum kp_status s)
 {
@@ -412,12 +411,12 @@ static int harness_tune(struct kp_search_evaluator *base, const struct kp_search
 	kp_tuner_result_init(&r);
 	rc = kp_tuner_run(h->o.task, req->source, strlen(req->source), name, &o, &r, &sub);
 	if (r.space && r.tune.ntrials)
-		frc = kp__search_tuning_fill(r.space, &r.tune, req->children, out, &ferr);
+		frc = kp_search_tuning_fill(r.space, &r.tune, req->children, out, &ferr);
 	snprintf(out->gpu, sizeof(out->gpu), "%s", r.gpu);
 	out->evaluated = r.evaluated;
 	out->wall_s = r.wall_s;
 	out->gpu_s = r.wall_s; /* the GPU slot is the tuning's from its first build to its last timing */
-	if (rc && kp__search_tune_note_error(rc)) {
+	if (rc && kp_search_tune_note_error(rc)) {
 		free(out->note);
 		out->note = kp_xstrdup(kp_error_msg(&sub));
 		rc = 0;

@@ -1,10 +1,10 @@
 /*
  * The harness evaluator's insides, shared by harness_eval.c (the evaluator: staging, the warm worker,
  * evaluate, reference, tune) and harness_profile.c (profiling a version and its diagnosis, the held
- * ncu run). Nothing outside lib/search includes this.
+ * ncu run). Nothing outside lib/adapters includes this.
  */
-#ifndef KERNELPRO_SEARCH_HARNESS_INT_H
-#define KERNELPRO_SEARCH_HARNESS_INT_H
+#ifndef KERNELPRO_ADAPTERS_HARNESS_INT_H
+#define KERNELPRO_ADAPTERS_HARNESS_INT_H
 
 #include <pthread.h>
 
@@ -54,7 +54,7 @@ struct harness {
 	/*
 	 * The next profile's ncu, started ahead (kp_ncu_hold) with the command the last profile ran,
 	 * while the GPU evaluates: its Python imports PyTorch meanwhile, and the profile that takes it
-	 * starts at the candidate's own work (docs/internals/search.md, "Profiling on demand").
+	 * starts at the candidate's own work (docs/internals/adapters.md, "A held ncu run").
 	 * GPU thread only, as evaluate() and profile() are.
 	 */
 	struct kp_ncu_held *held;

@@ -21,7 +21,7 @@
 #define CANDIDATE_RANGE "kp_candidate/"
 /* ncu profiles each launch in the range with every replay pass its metrics need: one call of the
  * candidate is profiled, and at most this many of its launches (a candidate that launches thousands of
- * tiny kernels per call would otherwise cost thousands of replays). docs/internals/search.md. */
+ * tiny kernels per call would otherwise cost thousands of replays). docs/internals/adapters.md. */
 #define PROFILE_MAX_LAUNCHES 64
 
 /* The GPU model when no profile chose one (kp_hw_for_profile without a profiled GPU): --hw, else the device. */

@@ -1,6 +1,6 @@
-/* The reference's timing and profile kept across runs, by content (lib/search/refcache.c). */
-#ifndef KP_SEARCH_REFCACHE_H
-#define KP_SEARCH_REFCACHE_H
+/* The reference's timing and profile kept across runs, by content (lib/adapters/refcache.c). */
+#ifndef KP_ADAPTERS_REFCACHE_H
+#define KP_ADAPTERS_REFCACHE_H
 
 #include "kernelpro/search.h"
 #include "kernelpro/search_backends.h"

@@ -7,7 +7,6 @@
 
 #include <math.h>
 
-#include "kernelpro/hw.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
 #include "kernelpro/str.h"
@@ -58,7 +57,7 @@ int kp__search_tunable(const char *lang, const char *source, enum kp_tune_derive
 	return yes;
 }
 
-int kp__search_tune_note_error(int code)
+int kp_search_tune_note_error(int code)
 {
 	/* No knob, one point, no correct variant; not correct as given, a bad override; malformed markers;
 	 * exhaustive past its budget; a language without knobs; a source too large. */
@@ -73,8 +72,8 @@ static char *point_text(const struct kp_tune_space *s, const struct kp_tune_poin
 	return kp_buf_detach(&b, NULL);
 }
 
-int kp__search_tuning_fill(const struct kp_tune_space *s, const struct kp_tune_result *r, int children,
-                           struct kp_search_tuning *out, struct kp_error *err)
+int kp_search_tuning_fill(const struct kp_tune_space *s, const struct kp_tune_result *r, int children,
+                          struct kp_search_tuning *out, struct kp_error *err)
 {
 	size_t *order = kp_xcalloc(r->ntrials ? r->ntrials : 1, sizeof(*order));
 	const struct kp_tune_trial *def = r->def >= 0 ? &r->trials[r->def] : NULL;
@@ -176,15 +175,11 @@ static int each_evaluate(void *ctx, const struct kp_tune_space *s, const struct 
  * and the task's shapes when there is a task. */
 static int bind_space(struct kp_tune_space *s, const struct kp_task *task, struct kp_error *err)
 {
-	const struct kp_hw_spec *spec = kp_hw_spec_find("h200-sxm");
 	struct kp_tune_env env;
-	struct kp_hw hw;
 	int rc;
 
-	if (kp_hw_load(&hw, NULL, 0, NULL) == 0)
-		spec = &hw.spec;
 	kp_tune_env_init(&env);
-	kp_tune_env_add_hw(&env, spec);
+	kp_tune_env_add_local_hw(&env);
 	if (task && (rc = kp_tune_env_add_task(&env, task, err)))
 		return rc;
 	return kp_tune_bind(s, &env, err);
@@ -233,7 +228,7 @@ int kp_search_tune_each(const struct kp_search_tune_req *req,
 	kp_tune_result_init(&r);
 	snprintf(out->gpu, sizeof(out->gpu), "%s", o.gpu ? o.gpu : "unknown");
 	if ((rc = read_space(req, &s, &sub))) {
-		if (!kp__search_tune_note_error(rc))
+		if (!kp_search_tune_note_error(rc))
 			goto fail;
 		out->note = kp_xstrdup(kp_error_msg(&sub));
 		rc = 0;
@@ -248,7 +243,7 @@ int kp_search_tune_each(const struct kp_search_tune_req *req,
 		rc = 0;
 	}
 	if (!out->note) {
-		int frc = kp__search_tuning_fill(s, &r, req->children, out, rc ? NULL : &sub);
+		int frc = kp_search_tuning_fill(s, &r, req->children, out, rc ? NULL : &sub);
 		if (!rc)
 			rc = frc;
 	}

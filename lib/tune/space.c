@@ -202,6 +202,16 @@ void kp_tune_env_add_hw(struct kp_tune_env *e, const struct kp_hw_spec *spec)
 	kp_tune_env_set(e, "REGS_PER_SM", spec->regs_per_sm, NULL);
 }
 
+void kp_tune_env_add_local_hw(struct kp_tune_env *e)
+{
+	const struct kp_hw_spec *spec = kp_hw_spec_find("h200-sxm");
+	struct kp_hw hw;
+
+	if (kp_hw_load(&hw, NULL, 0, NULL) == 0)
+		spec = &hw.spec;
+	kp_tune_env_add_hw(e, spec);
+}
+
 int kp_tune_env_add_task(struct kp_tune_env *e, const struct kp_task *t, struct kp_error *err)
 {
 	for (int io = 0; io < 2; io++) {

@@ -1,16 +1,48 @@
-# Layering that the build alone would not catch (docs/internals/llm.md, search.md): read from the
-# build's dependency files and object symbols, so it checks what was compiled, not what a grep finds.
+# Layering that the build alone would not catch (docs/internals/headers.md, llm.md, search.md): the
+# rules between folders, from every #include line (tests/integration/layering.sh), and the LLM
+# backends' seams, from the build's object symbols, so it checks what was compiled.
 . "$KP_ROOT/tests/integration/lib.sh"
-obj="$KP_BUILD/obj/lib"
-[ -d "$obj/llm" ] && [ -d "$obj/search" ] || skip "no object files under $obj"
-command -v nm >/dev/null || skip "no nm"
+. "$KP_ROOT/tests/integration/layering.sh"
 
-# The search core names a child's mode through kernelpro/mode.h; only the adapters behind its
-# interfaces (the files that include search_backends.h) may see lib/programmer or lib/llm.
-for d in "$obj"/search/*.d; do
-	grep -q 'kernelpro/search_backends\.h' "$d" && continue
-	! grep -Eq 'kernelpro/(programmer|llm)\.h' "$d" || fail "$(basename "$d" .d).c (search core) includes programmer.h or llm.h"
+# The rules between folders hold in the tree.
+layer_check "$KP_ROOT" >violations
+[ ! -s violations ] || { cat violations; fail "the folders break the layering rules (above)"; }
+# Those edges are read at all: the search core does include lib/store, the adapters lib/eval.
+layer_edges "$KP_ROOT" >edges
+grep -q '^lib/search lib/store ' edges && grep -q '^lib/adapters lib/eval ' edges ||
+	fail "layer_edges found no edge of the search core or its adapters: is it reading the tree?"
+
+# And the check refuses a tree that breaks each rule: a small copy with one breach of each.
+mk() { mkdir -p "$(dirname "$1")" && printf '%s\n' "$2" >"$1"; }
+t=bad-tree
+mk $t/docs/internals/headers.md '| `kernelpro/search.h` | lib/search | |
+| `kernelpro/eval.h` | lib/eval | |
+| `kernelpro/run.h` | lib/run | |
+| `kernelpro/search_backends.h` | lib/adapters | |
+| `kernelpro/gone.h` | lib/eval | |'
+mk $t/include/kernelpro/search.h ''
+mk $t/include/kernelpro/eval.h '#include "kernelpro/unlisted.h"'
+mk $t/include/kernelpro/run.h ''
+mk $t/include/kernelpro/search_backends.h ''
+mk $t/lib/search/loop.c '#include "kernelpro/eval.h"'
+mk $t/lib/eval/eval.c '#include "kernelpro/search_backends.h"
+#include "search/loop_int.h"'
+mk $t/lib/run/run.c '#include "kernelpro/search_backends.h"'
+mk $t/src/main.c '#include "kernelpro/run.h"'
+layer_check $t >bad
+for want in 'rule: lib/search may not depend on lib/eval: lib/search/loop.c includes kernelpro/eval.h' \
+	'rule: only lib/run src may depend on lib/adapters: lib/eval/eval.c includes kernelpro/search_backends.h' \
+	'ERROR lib/eval/eval.c: includes search/loop_int.h, a header private to lib/search' \
+	'ERROR include/kernelpro/eval.h: includes kernelpro/unlisted.h, which docs/internals/headers.md does not list' \
+	'ERROR docs/internals/headers.md: lists kernelpro/gone.h, which is not in include/'; do
+	contains bad "$want"
 done
+[ "$(wc -l <bad)" -eq 5 ] || { cat bad; fail "the bad tree gave other complaints than its five breaches"; }
+
+# The rest reads the build's objects.
+obj="$KP_BUILD/obj/lib"
+[ -d "$obj/llm" ] || skip "no object files under $obj"
+command -v nm >/dev/null || skip "no nm"
 
 # LLM backends reach only the core (core.c, wire.c, redact.c), never llm.c or the backend table:
 # llm.c reaches them through that table, so there is no cycle between them.

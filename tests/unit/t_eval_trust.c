@@ -43,7 +43,7 @@ static void test_numbers(void **state)
 	numbers_refused(1, NAN, 2, 2, -5, "energy -5 J");
 }
 
-/* The search's exec evaluator takes the same bounds (lib/search/exec_eval.c). */
+/* The search's exec evaluator takes the same bounds (lib/adapters/exec_eval.c). */
 static void test_exec_evaluator_refuses_absurd_numbers(void **state)
 {
 	static const char *const bad[] = {

@@ -1,4 +1,4 @@
-/* Unit tests: the reference's evaluation cached across runs (lib/search/refcache.c): no key without
+/* Unit tests: the reference's evaluation cached across runs (lib/adapters/refcache.c): no key without
  * the task's identity and GPU, a key for everything that changes the measurement, a whole entry kept
  * and read back into another run's profile directory, a miss for another key. */
 #include "base/setup.h"
