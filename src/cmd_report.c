@@ -7,6 +7,7 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/report.h"
+#include "kernelpro/run.h"
 #include "kernelpro/suite.h"
 #include "runs.h"
 
@@ -31,11 +32,11 @@ static int resolve(const struct kp_args *args, struct kp_buf *path, enum target 
 		*kind = T_BENCH;
 		return kp_buf_adds(path, arg);
 	}
-	if (kp_report_is_run(arg)) {
+	if (kp_run_exists(arg)) {
 		*kind = T_RUN;
 		return kp_buf_adds(path, arg);
 	}
-	if (kp_report_is_suite(arg)) {
+	if (kp_suite_is_dir(arg)) {
 		*kind = T_SUITE_DIR;
 		return kp_buf_adds(path, arg);
 	}
@@ -65,7 +66,7 @@ static int load_suite(const char *path, enum target kind, struct kp_suite *s, st
 	if (kind == T_BENCH) /* its databases and runs; its results files are rewritten from them */
 		return (rc = kp_bench_collect(path, s, NULL, err)) ? rc : kp_suite_write(s, path, err);
 	if (kind == T_SUITE_DIR)
-		return kp_report_suite_load(path, s, err);
+		return kp_suite_load_dir(path, s, err);
 	if (!(rc = kp_json_load_file(path, RESULTS_CAP, &doc, err)))
 		rc = kp_suite_from_json(s, doc, err);
 	json_decref(doc);
@@ -82,7 +83,7 @@ static int run_as_suite(const char *dir, const json_t *view, struct kp_suite *s,
 
 	kp_suite_task_init(&t);
 	if (!(rc = kp_suite_task_from_view(&t, view, err)) && t.correct && t.best_node &&
-	    !(rc = kp_report_run_source(dir, t.best_node, &src, lang, err))) {
+	    !(rc = kp_run_read_source(dir, t.best_node, &src, lang, err))) {
 		t.source = kp_buf_detach(&src, NULL);
 		t.lang = kp_xstrdup(lang);
 	}
@@ -107,7 +108,7 @@ static int run_report(struct kp_cli *cli, const struct kp_args *args)
 	if ((rc = resolve(args, &path, &kind, &err)))
 		goto fail;
 	if (kind == T_RUN) {
-		if ((rc = kp_report_run_view(path.buf, &view, &err)) ||
+		if ((rc = kp_run_view(path.buf, &view, &err)) ||
 		    (rc = kp_report_run_html(view, &html, &err)))
 			goto fail;
 		if (export) {

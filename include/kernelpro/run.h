@@ -230,4 +230,20 @@ int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err);
 	"child is asked for, while the GPU would otherwise wait on the model, and the best one before the " \
 	"run ends."
 
+/* ---- The run view ----------------------------------------------------------------------------------- */
+
+#define KP_RUN_VIEW_SCHEMA "kernelpro.run-view/1"
+
+/*
+ * The run in `run_dir` (a directory holding run.db) as one document for the reports and the suite
+ * metrics: {"schema", "dir", "summary" (the same object as `kernelpro show --json`), "hardware",
+ * "stage1", "baseline", "nodes": [...]}, each node with its verdict, times, the model's summary, the
+ * evaluation's log, the tools' feedback and findings, and its saved profile. Opens the database
+ * read-only. New reference in *out. lib/run/view.c; docs/report.md has the fields.
+ */
+int kp_run_view(const char *run_dir, json_t **out, struct kp_error *err);
+
+/* The source of one version of the run in run_dir (appended to `src`) and its language ("cuda", "python"). */
+int kp_run_read_source(const char *run_dir, long node, struct kp_buf *src, char lang[16], struct kp_error *err);
+
 #endif

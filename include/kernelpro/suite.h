@@ -6,7 +6,7 @@
  * and kernels/ in the layout KernelBench's own scripts read. docs/report.md defines every figure.
  *
  * Plain data: nothing here reads a run database. A task record comes from whoever ran the task
- * (kp_suite_task_from_view reads the run view that lib/report builds), or from results.json.
+ * (kp_suite_task_from_view reads the run view that lib/run builds), or from results.json.
  */
 #ifndef KERNELPRO_SUITE_H
 #define KERNELPRO_SUITE_H
@@ -175,5 +175,21 @@ int kp_suite_write(struct kp_suite *s, const char *dir, struct kp_error *err);
  * the run's own reference time; torch.compile only from the baseline.
  */
 int kp_suite_task_from_view(struct kp_suite_task *t, const json_t *view, struct kp_error *err);
+
+/*
+ * One suite task record from the run in run_dir (kp_suite_task_init'ed by the caller): its view
+ * (kp_run_view) through kp_suite_task_from_view, and the fastest correct version's source and language.
+ */
+int kp_suite_task_from_run(const char *run_dir, struct kp_suite_task *t, struct kp_error *err);
+
+/*
+ * A suite from a directory: DIR/results.json when there is one (kernelpro.bench-results/1), else
+ * every subdirectory of DIR that holds a run (sorted by name), one task each, with the fastest
+ * correct version's source. `s` is initialised by the caller; kp_suite_compute has run on success.
+ */
+int kp_suite_load_dir(const char *dir, struct kp_suite *s, struct kp_error *err);
+
+/* Whether `dir` looks like a suite: not a run itself, and results.json or runs under it. */
+int kp_suite_is_dir(const char *dir);
 
 #endif

@@ -10,7 +10,6 @@
 
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
-#include "kernelpro/report.h"
 #include "kernelpro/run.h"
 #include "kernelpro/str.h"
 #include "suite/bench_int.h"
@@ -189,7 +188,7 @@ static int task_record(struct kp_bench *b, size_t i, const struct kp_suitedb_pro
 
 	kp__bench_run_dir(&dir, b->dir, t->name);
 	if (kp_run_exists(dir.buf)) {
-		if ((rc = kp_report_suite_task(dir.buf, r, err)))
+		if ((rc = kp_suite_task_from_run(dir.buf, r, err)))
 			goto out;
 		free(r->run);
 		kp_buf_addf(&rel, "runs/%s", t->name);

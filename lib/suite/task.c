@@ -11,7 +11,7 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
-#include "kernelpro/report.h"
+#include "kernelpro/run.h"
 #include "kernelpro/str.h"
 #include "suite/sched_int.h"
 
@@ -297,7 +297,7 @@ static char *make_record(const struct sched_task *st, const char *dir, const cha
 	json_t *o;
 
 	kp_suite_task_init(&t);
-	if (kp_run_exists(dir) && !kp_report_suite_task(dir, &t, &err)) {
+	if (kp_run_exists(dir) && !kp_suite_task_from_run(dir, &t, &err)) {
 		struct kp_buf rel = KP_BUF_INIT;
 		kp_buf_addf(&rel, "runs/%s", st->t->name);
 		free(t.run);

@@ -75,8 +75,36 @@ layer_check() {
 				print "rule: " from " may not depend on " to ": " $3 " includes " $4
 			if (to == "lib/adapters" && !(from in may_adapt))
 				print "rule: only " adapter_users " may depend on lib/adapters: " $3 " includes " $4
-			if (!((from, to) in edge)) { edge[from, to] = $3 " includes " $4; out[from] = out[from] " " to }
-			node[from] = 1; node[to] = 1
 		}
+	'
+}
+
+# layer_cycles ROOT: prints every cycle between folders, with one #include that makes each of its edges.
+layer_cycles() {
+	layer_edges "$1" | awk '
+		$1 == "ERROR" || $2 == "lib/base" { next }
+		{
+			if (!(($1, $2) in edge)) { edge[$1, $2] = $3 " includes " $4; out[$1] = out[$1] " " $2 }
+			node[$1] = 1; node[$2] = 1
+		}
+		# Depth-first search; a grey folder reached again closes a cycle, printed with one include per edge.
+		function visit(v,    k, n, i, w, path, nx, i2) {
+			colour[v] = 1; stack[++depth] = v
+			n = split(out[v], nx, " ")
+			for (i = 1; i <= n; i++) {
+				w = nx[i]
+				if (colour[w] == 1) {
+					for (k = depth; k > 1 && stack[k] != w; k--) ;
+					path = stack[k]
+					for (i2 = k + 1; i2 <= depth; i2++) path = path " -> " stack[i2]
+					print "cycle: " path " -> " w
+					for (i2 = k; i2 < depth; i2++) print "    " stack[i2] " -> " stack[i2 + 1] ": " edge[stack[i2], stack[i2 + 1]]
+					print "    " v " -> " w ": " edge[v, w]
+				} else if (!colour[w])
+					visit(w)
+			}
+			depth--; colour[v] = 2
+		}
+		END { for (v in node) if (!colour[v]) visit(v) }
 	'
 }

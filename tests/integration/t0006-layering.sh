@@ -7,6 +7,9 @@
 # The rules between folders hold in the tree.
 layer_check "$KP_ROOT" >violations
 [ ! -s violations ] || { cat violations; fail "the folders break the layering rules (above)"; }
+# No cycle between folders: each can be understood (and tested) with only the folders below it.
+layer_cycles "$KP_ROOT" >cycles
+[ ! -s cycles ] || { cat cycles; fail "the folders depend on each other in a cycle (above)"; }
 # Those edges are read at all: the search core does include lib/store, the adapters lib/eval.
 layer_edges "$KP_ROOT" >edges
 grep -q '^lib/search lib/store ' edges && grep -q '^lib/adapters lib/eval ' edges ||
@@ -38,6 +41,15 @@ for want in 'rule: lib/search may not depend on lib/eval: lib/search/loop.c incl
 	contains bad "$want"
 done
 [ "$(wc -l <bad)" -eq 5 ] || { cat bad; fail "the bad tree gave other complaints than its five breaches"; }
+# A cycle of three folders, through a public header and a .c file.
+mk $t/include/kernelpro/run.h '#include "kernelpro/search.h"'
+mk $t/include/kernelpro/search.h '#include "kernelpro/eval.h"'
+mk $t/lib/eval/eval.c '#include "kernelpro/run.h"'
+layer_cycles $t >cycle
+contains cycle 'lib/run -> lib/search: include/kernelpro/run.h includes kernelpro/search.h'
+contains cycle 'lib/search -> lib/eval: include/kernelpro/search.h includes kernelpro/eval.h'
+contains cycle 'lib/eval -> lib/run: lib/eval/eval.c includes kernelpro/run.h'
+grep -q '^cycle: ' cycle || { cat cycle; fail "no cycle named"; }
 
 # The rest reads the build's objects.
 obj="$KP_BUILD/obj/lib"

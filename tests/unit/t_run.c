@@ -631,7 +631,7 @@ static void test_unprofiled_versions_shown(void **state)
 	assert_non_null(strstr(kp_json_str(node, "feedback", ""), "occupancy"));
 	json_decref(node);
 	/* The report says it rather than showing an empty diagnosis. */
-	KP_ASSERT_OK(kp_report_run_view(kp_run_dir(r), &view, &err), &err);
+	KP_ASSERT_OK(kp_run_view(kp_run_dir(r), &view, &err), &err);
 	KP_ASSERT_OK(kp_report_run_html(view, &html, &err), &err);
 	assert_non_null(strstr(html.buf, "not profiled: the search never expanded this version"));
 	json_decref(view);
