@@ -8,6 +8,7 @@
 #include "kernelpro/eval.h"
 #include "kernelpro/str.h"
 #include "kernelpro/task.h"
+#include "kernelpro/task_kind.h"
 
 /* What the set-up keeps alive until the measurement is done (the built libraries' paths). */
 static struct {
@@ -55,7 +56,7 @@ int kp_energy_cmd_add_task(struct kp_cli *cli, const struct kp_args *args, struc
 	kp_verdict_init(&S.ref);
 	if (kp_task_load(&S.task, kp_arg_pos(args, 0), &err))
 		return kp_cli_fail(cli, &err);
-	if (S.task.kind != KP_TASK_NATIVE) {
+	if (!kp_task_kind_info(S.task.kind)->energy) {
 		kp_cli_error(cli, "energy: '%s' is a KernelBench task; 'kernelpro energy' measures native CUDA tasks "
 				  "(docs/energy.md says what covers PyTorch tasks)",
 			     kp_arg_pos(args, 0));

@@ -1,7 +1,8 @@
 /*
  * What a task kind means to everything after loading: the candidates' language and file extension,
  * the programmer's candidate format, the best version's file name, how the reference is profiled,
- * and whether energy can be measured. One row per kind (lib/task/kind.c); code asks the table
+ * whether energy can be measured, the warm worker, the suite's baseline and identity, the entry
+ * point, and whether the task declares its tensors. One row per kind (lib/task/kind.c); code asks the table
  * instead of comparing kinds, so a new kind is one row plus its adapters
  * (docs/internals/adding.md, "a task kind").
  */
@@ -29,6 +30,31 @@ struct kp_task_kind_info {
 	 * (harness/kp_torch.py); 0: CUDA libraries the native harness runs.
 	 */
 	int python;
+	/*
+	 * 1: optimize evaluates its candidates in the warm worker (harness/kp_worker.py: PyTorch imported
+	 * once) unless told otherwise; 0: a fresh harness each time, unless kp_eval_opts.worker asks.
+	 */
+	int warm_worker;
+	/* 1: a suite's baseline of the task times torch.compile beside eager PyTorch. */
+	int compile_baseline;
+	/*
+	 * The file beside the reference that belongs to the task's identity (a suite hashes it with the
+	 * reference: "task.json"); NULL: the reference alone.
+	 */
+	const char *spec_file;
+	/*
+	 * 1: that spec declares the tensors (shapes, per-output tolerances), the FLOPs and the bytes, and
+	 * they take the place of what the harness counts; 0: the harness's counts stand.
+	 */
+	int spec_tensors;
+	/*
+	 * The symbol every candidate must define, checked before any build ("kp_run"), and the compile
+	 * error a candidate without it gets; NULL: none checked.
+	 */
+	const char *entry_point;
+	const char *entry_missing;
+	/* 1: its path names KernelBench's level and problem (level<L>/<P>_<Name>.py), which results keep. */
+	int kernelbench_ids;
 	/* The candidate formats the kind's harness takes, `format` first; NULL-terminated. */
 	const char *formats[4];
 };

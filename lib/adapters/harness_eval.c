@@ -175,14 +175,14 @@ static int take_staged(struct harness *h, long node, struct kp_eval_job **job, i
 }
 
 /*
- * The warm worker for KernelBench tasks (or eval.worker): launched with the evaluator, so that its start
+ * The warm worker for the kinds that take it (KernelBench tasks: task_kind.h), or eval.worker: launched with the evaluator, so that its start
  * (PyTorch's import, on the CPU) overlaps the reference's evaluation and the first builds and requests;
  * connected at first use. One that cannot be had: said once, and cold evaluations.
  */
 static void worker_launch(struct harness *h)
 {
 	struct kp_error werr = KP_ERROR_INIT;
-	if (h->o.task->kind != KP_TASK_KERNELBENCH && !h->o.eval.worker)
+	if (!kp_task_kind_info(h->o.task->kind)->warm_worker && !h->o.eval.worker)
 		return;
 	if (kp_eval_worker_launch(h->o.eval.gpu, &h->o.eval, &h->worker, &werr))
 		kp_warn("%s; this run evaluates without the warm worker (a cold start each time)", werr.msg);

@@ -12,6 +12,7 @@
 #include "kernelpro/json.h"
 #include "kernelpro/codesearch.h"
 #include "kernelpro/str.h"
+#include "kernelpro/task_kind.h"
 
 #define COMPILE_LOG_CAP 6000
 
@@ -20,8 +21,8 @@ void kp_eval_tolerance(const struct kp_task *t, const struct kp_eval_opts *o, si
 	kp_task_tolerance(t, i, atol, rtol);
 	if (o->tol_mode == KP_TOL_KB_V01 && kp_dtype_is_float(t->precision)) {
 		/* v0/v0.1 used 1e-2 for everything; an explicit task.json tolerance still wins. */
-		int explicit_tol = !isnan(t->atol) ||
-				   (t->kind == KP_TASK_NATIVE && i < t->noutputs && !isnan(t->outputs[i].atol));
+		int explicit_tol = !isnan(t->atol) || (kp_task_kind_info(t->kind)->spec_tensors && i < t->noutputs &&
+		                                       !isnan(t->outputs[i].atol));
 		if (!explicit_tol)
 			*atol = *rtol = 1e-2;
 	}
@@ -33,7 +34,8 @@ void kp_eval_tolerance(const struct kp_task *t, const struct kp_eval_opts *o, si
 
 const char *kp_eval_tolerance_source(const struct kp_task *t, const struct kp_eval_opts *o, size_t i)
 {
-	int task_tol = !isnan(t->atol) || (t->kind == KP_TASK_NATIVE && i < t->noutputs && !isnan(t->outputs[i].atol));
+	int task_tol = !isnan(t->atol) ||
+	               (kp_task_kind_info(t->kind)->spec_tensors && i < t->noutputs && !isnan(t->outputs[i].atol));
 	if (!isnan(o->atol) || !isnan(o->rtol))
 		return "option";
 	if (task_tol)

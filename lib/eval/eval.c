@@ -162,7 +162,7 @@ static int check_candidate_kind(const struct kp_task *t, const char *name, struc
 				    "'%s': KernelBench tasks take a Python candidate defining ModelNew (a .py); native "
 				    "tasks take .cu files",
 				    name);
-	if (t->kind == KP_TASK_NATIVE && kp_ends_with(name, ".py"))
+	if (!kp_task_kind_info(t->kind)->python && kp_ends_with(name, ".py"))
 		return kp_error_set(err, KP_EINVAL,
 				    "'%s': native tasks take a .cu file exporting kp_run (docs/native-tasks.md)", name);
 	return 0;
@@ -304,14 +304,15 @@ out:
  * names kp_run. */
 static int unbuildable(const struct kp_task *task, const char *src, size_t len, struct kp_verdict *v)
 {
+	const struct kp_task_kind_info *k = kp_task_kind_info(task->kind);
 	const char *why = NULL;
 	size_t i = 0;
 	while (i < len && strchr(" \t\r\n\f\v", src[i]) && src[i])
 		i++;
 	if (i == len)
 		why = "the candidate is empty";
-	else if (task->kind == KP_TASK_NATIVE && !memmem(src, len, "kp_run", 6))
-		why = "the candidate does not define kp_run (KP_EXPORT int kp_run(...); docs/native-tasks.md)";
+	else if (k->entry_point && !memmem(src, len, k->entry_point, strlen(k->entry_point)))
+		why = k->entry_missing;
 	if (!why)
 		return 0;
 	v->status = KP_STATUS_COMPILE_ERROR;
@@ -377,7 +378,7 @@ int kp_eval_end(struct kp_eval_pending *p, const struct kp_child *ran, struct kp
 			v->status = KP_STATUS_NONE;
 			goto out;
 		}
-		if (!isnan(b) && p->task->kind == KP_TASK_NATIVE)
+		if (!isnan(b) && !kp_task_kind_info(p->task->kind)->python)
 			v->build_s = b;
 		if (v->status == KP_STATUS_RUNTIME_ERROR && o->sanitize)
 			sanitize(&p->x, v);
@@ -518,7 +519,7 @@ int kp_eval_baseline(const struct kp_task *task, const struct kp_eval_opts *opts
 	b->gpu = o->gpu;
 	kp_strlcpy(b->gpu_name, v.gpu_name, sizeof(b->gpu_name));
 	b->io_bytes = v.io_bytes;
-	b->flops = task->kind == KP_TASK_NATIVE && task->flops > 0 ? task->flops : v.flops;
+	b->flops = kp_task_kind_info(task->kind)->spec_tensors && task->flops > 0 ? task->flops : v.flops;
 	kp_strlcpy(b->precision, v.ref_precision[0] ? v.ref_precision : kp_dtype_name(task->precision),
 		   sizeof(b->precision));
 	b->tf32 = v.tf32_ref;

@@ -8,6 +8,7 @@
 #include "kernelpro/eval.h"
 #include "kernelpro/hw.h"
 #include "kernelpro/str.h"
+#include "kernelpro/task_kind.h"
 
 static int check_on(const struct kp_eval_opts *o, const char *id)
 {
@@ -35,7 +36,7 @@ static double compute_peak(const struct kp_hw_spec *hw, enum kp_dtype p)
 static void task_bytes(const struct kp_task *t, struct kp_floor *f)
 {
 	double in = 0, out = 0, k;
-	if (t->kind != KP_TASK_NATIVE)
+	if (!kp_task_kind_info(t->kind)->spec_tensors)
 		return;
 	for (size_t i = 0; i < t->ninputs; i++)
 		in += (double)kp_tensor_spec_bytes(&t->inputs[i]);
@@ -59,7 +60,7 @@ void kp_eval_floor(const struct kp_task *t, const struct kp_eval_opts *o, struct
 	if (t)
 		task_bytes(t, f);
 	f->bytes = !isnan(f->in_bytes) && !isnan(f->out_bytes) ? f->in_bytes + f->out_bytes : v->io_bytes;
-	if (t && t->kind == KP_TASK_NATIVE && t->flops > 0)
+	if (t && kp_task_kind_info(t->kind)->spec_tensors && t->flops > 0)
 		f->flops = t->flops;
 	else if (v->flops > 0) {
 		f->flops = v->flops;

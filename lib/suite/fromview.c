@@ -6,6 +6,7 @@
 
 #include "kernelpro/json.h"
 #include "kernelpro/suite.h"
+#include "kernelpro/task_kind.h"
 
 /* KernelBench's ids from its path: .../level<L>/<P>_<Name>.py (dataset.py reads the same prefix). */
 static void kernelbench_ids(struct kp_suite_task *t, const char *path)
@@ -54,6 +55,7 @@ int kp_suite_task_from_view(struct kp_suite_task *t, const json_t *view, struct 
 	const json_t *baseline = json_object_get(view, "baseline"), *best = NULL;
 	const char *name = kp_json_str(task, "name", kp_json_str(sum, "run", NULL)),
 	           *kind = kp_json_str(task, "kind", NULL);
+	const struct kp_task_kind_info *ki = kp_task_kind_find(kind);
 	double best_ms = NAN;
 
 	if (!json_is_object(sum) || !json_is_array(nodes))
@@ -65,7 +67,7 @@ int kp_suite_task_from_view(struct kp_suite_task *t, const json_t *view, struct 
 	t->kind = kind ? kp_xstrdup(kind) : NULL;
 	t->run =
 	    json_is_string(json_object_get(view, "dir")) ? kp_xstrdup(kp_json_str(view, "dir", "")) : NULL;
-	if (kind && !strcmp(kind, "kernelbench") && kp_json_str(task, "path", NULL))
+	if (ki && ki->kernelbench_ids && kp_json_str(task, "path", NULL))
 		kernelbench_ids(t, kp_json_str(task, "path", ""));
 	t->state = state_of(kp_json_str(sum, "status", NULL));
 

@@ -214,16 +214,17 @@ void kp__bench_task_settings_release(struct kp_bench_task_settings *set)
 
 /* ---- creating a suite ------------------------------------------------------------------------------ */
 
-/* What a task's content is: its reference, and a native task's task.json (shapes, fills, tolerance). */
+/* What a task's content is: its reference, and its kind's spec file (a native task's task.json: shapes,
+ * fills, tolerance). */
 static int task_hash(const struct kp_task *t, char hex[KP_SHA256_HEX_LEN + 1], struct kp_error *err)
 {
 	struct kp_sha256 h;
 	struct kp_buf spec = KP_BUF_INIT;
 	int rc = 0;
 
-	if (t->kind == KP_TASK_NATIVE) {
+	if (kp_task_kind_info(t->kind)->spec_file) {
 		struct kp_buf p = KP_BUF_INIT;
-		kp_path_join(&p, t->dir, "task.json");
+		kp_path_join(&p, t->dir, kp_task_kind_info(t->kind)->spec_file);
 		rc = kp_read_file(p.buf, TASK_JSON_CAP, &spec, err);
 		kp_buf_release(&p);
 		if (rc)

@@ -13,6 +13,7 @@
 #include "kernelpro/log.h"
 #include "kernelpro/run.h"
 #include "kernelpro/str.h"
+#include "kernelpro/task_kind.h"
 #include "suite/sched_int.h"
 
 static void set_str(char **dst, const char *v)
@@ -63,7 +64,7 @@ void kp__task_baseline(struct slot *sl, struct sched_task *st)
 		struct kp__bench_baseline_req r = {.task = &task,
 		                                   .sha256 = st->t->sha256,
 		                                   .eval = &sl->pub.eval,
-		                                   .compile = S->compile && task.kind == KP_TASK_KERNELBENCH,
+		                                   .compile = S->compile && kp_task_kind_info(task.kind)->compile_baseline,
 		                                   .exec = S->exec,
 		                                   .gpu_name = sl->pub.gpu_name};
 		rc = kp__bench_baseline(&r, &doc, &err);

@@ -108,3 +108,13 @@ layer_cycles() {
 		END { for (v in node) if (!colour[v]) visit(v) }
 	'
 }
+
+# kind_comparisons ROOT: every comparison with a task kind's constant (==, !=, case) outside lib/task.
+# Everything after loading asks the kind's row (include/kernelpro/task_kind.h) instead, so a new
+# kind is a row, not a hunt (docs/internals/adding.md).
+kind_comparisons() {
+	for f in "$1"/lib/*/*.[ch] "$1"/src/*.[ch] "$1"/include/kernelpro/*.h; do
+		case $f in "$1"/lib/task/*) continue ;; esac
+		grep -HnE 'KP_TASK_[A-Z0-9_]+[[:space:]]*[!=]=|[!=]=[[:space:]]*KP_TASK_|case[[:space:]]+KP_TASK_' "$f"
+	done | sed "s|^$1/||"
+}

@@ -10,6 +10,9 @@ layer_check "$KP_ROOT" >violations
 # No cycle between folders: each can be understood (and tested) with only the folders below it.
 layer_cycles "$KP_ROOT" >cycles
 [ ! -s cycles ] || { cat cycles; fail "the folders depend on each other in a cycle (above)"; }
+# Task kinds decide through their row of the kind table, never by comparing kinds outside lib/task.
+kind_comparisons "$KP_ROOT" >kinds
+[ ! -s kinds ] || { cat kinds; fail "task kinds compared outside lib/task: ask struct kp_task_kind_info (task_kind.h)"; }
 # Those edges are read at all: the search core does include lib/store, the adapters lib/eval.
 layer_edges "$KP_ROOT" >edges
 grep -q '^lib/search lib/store ' edges && grep -q '^lib/adapters lib/eval ' edges ||
@@ -50,6 +53,13 @@ contains cycle 'lib/run -> lib/search: include/kernelpro/run.h includes kernelpr
 contains cycle 'lib/search -> lib/eval: include/kernelpro/search.h includes kernelpro/eval.h'
 contains cycle 'lib/eval -> lib/run: lib/eval/eval.c includes kernelpro/run.h'
 grep -q '^cycle: ' cycle || { cat cycle; fail "no cycle named"; }
+# And a comparison of kinds, in each of its forms, outside lib/task (one inside it is the table's own).
+mk $t/lib/eval/eval.c 'if (t->kind == KP_TASK_NATIVE) x();
+if (KP_TASK_TRITON != k) y();
+switch (k) { case KP_TASK_KERNELBENCH: break; }'
+mk $t/lib/task/kind.c 'if (kinds[i].kind == KP_TASK_NATIVE) z();'
+kind_comparisons $t >kinds
+[ "$(wc -l <kinds)" -eq 3 ] && ! grep -q lib/task kinds || { cat kinds; fail "kind_comparisons missed or overreached"; }
 
 # The rest reads the build's objects.
 obj="$KP_BUILD/obj/lib"

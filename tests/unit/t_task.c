@@ -11,6 +11,7 @@
 #include "kernelpro/json.h"
 #include "kernelpro/str.h"
 #include "kernelpro/task.h"
+#include "kernelpro/task_kind.h"
 
 static int parse(struct kp_task *t, const char *json, struct kp_error *err)
 {
@@ -254,6 +255,37 @@ static void test_to_json_golden(void **state)
 	kp_task_release(&t);
 }
 
+/* The decisions that code outside lib/task once made by comparing kinds, now read from the rows:
+ * each kind must keep deciding them as it did (tests/integration/t0006 refuses the comparisons). */
+static void test_kind_rows(void **state)
+{
+	const struct kp_task_kind_info *kb = kp_task_kind_info(KP_TASK_KERNELBENCH),
+	                               *nat = kp_task_kind_info(KP_TASK_NATIVE), *tr = kp_task_kind_info(KP_TASK_TRITON);
+	/* the warm worker: KernelBench only (Triton evaluates cold unless asked) */
+	assert_int_equal(kb->warm_worker, 1);
+	assert_int_equal(nat->warm_worker, 0);
+	assert_int_equal(tr->warm_worker, 0);
+	/* torch.compile in a suite's baseline: KernelBench only */
+	assert_int_equal(kb->compile_baseline, 1);
+	assert_int_equal(nat->compile_baseline + tr->compile_baseline, 0);
+	/* a native task's task.json is part of its identity and declares its tensors, FLOPs and bytes */
+	assert_string_equal(nat->spec_file, "task.json");
+	assert_null(kb->spec_file);
+	assert_null(tr->spec_file);
+	assert_int_equal(nat->spec_tensors, 1);
+	assert_int_equal(kb->spec_tensors + tr->spec_tensors, 0);
+	/* a native candidate must define kp_run before it is built */
+	assert_string_equal(nat->entry_point, "kp_run");
+	assert_non_null(strstr(nat->entry_missing, "kp_run"));
+	assert_null(kb->entry_point);
+	assert_null(tr->entry_point);
+	/* energy: native only; KernelBench ids from the path: KernelBench only */
+	assert_int_equal(nat->energy, 1);
+	assert_int_equal(kb->energy + tr->energy, 0);
+	assert_int_equal(kb->kernelbench_ids, 1);
+	assert_int_equal(nat->kernelbench_ids + tr->kernelbench_ids, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_parse_full),	    cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_load_examples),	    cmocka_unit_test(test_load_kernelbench),
 		cmocka_unit_test(test_load_errors),	    cmocka_unit_test(test_to_json_golden),
+		cmocka_unit_test(test_kind_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
