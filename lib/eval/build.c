@@ -8,7 +8,6 @@
 
 #include "eval/build.h"
 #include "kernelpro/child.h"
-#include "kernelpro/codesearch.h"
 #include "kernelpro/doctor.h"
 #include "kernelpro/device.h"
 #include "kernelpro/fs.h"
@@ -74,23 +73,6 @@ static int nvcc_version(const char *nvcc, char **out, struct kp_error *err)
 out:
 	kp_child_release(&c);
 	return rc;
-}
-
-const char *kp_arch_for_cc(int major, int minor, char *buf, size_t n)
-{
-	/* The 'a' targets unlock wgmma/TMA (sm_90a) and tcgen05 (sm_100a); they run only on that exact GPU,
-	 * which is the one we evaluate on. */
-	snprintf(buf, n, "sm_%d%d%s", major, minor, (major == 9 && minor == 0) || (major == 10 && minor == 0) ? "a" : "");
-	return buf;
-}
-
-const char *kp_nvcc_target(const char *arch, char *buf, size_t n)
-{
-	if (kp_starts_with(arch, "sm_"))
-		snprintf(buf, n, "-gencode=arch=compute_%s,code=%s", arch + 3, arch);
-	else
-		snprintf(buf, n, "-arch=%s", arch);
-	return buf;
 }
 
 static char *detect_arch(int gpu)

@@ -1,5 +1,6 @@
-/* The CUDA toolchain (nvcc, its version, the target arch) and the content-addressed build cache of
- * shared libraries. harness/python/kernelpro/build.py computes the same keys for the fast path. */
+/* A build's toolchain (nvcc from toolchain.h, its version, the target arch, the flags) and the
+ * content-addressed build cache of shared libraries. harness/python/kernelpro/build.py computes the
+ * same keys for the fast path. */
 #ifndef KP_EVAL_BUILD_H
 #define KP_EVAL_BUILD_H
 
@@ -8,6 +9,7 @@
 #include "kernelpro/error.h"
 #include "kernelpro/eval.h"
 #include "kernelpro/strvec.h"
+#include "kernelpro/toolchain.h" /* kp_arch_for_cc, kp_nvcc_target */
 
 struct kp_toolchain {
 	char *nvcc;              /* absolute path */
@@ -21,18 +23,6 @@ struct kp_toolchain {
  * (opts, else the GPU's, else sm_90) and the cache directory. KP_ENOTOOL when nvcc is missing. */
 int kp_toolchain_resolve(struct kp_toolchain *tc, const struct kp_eval_opts *o, int gpu, struct kp_error *err);
 void kp_toolchain_release(struct kp_toolchain *tc);
-
-/* "sm_90a" for compute capability 9.0 (and 10.0 -> sm_100a), else "sm_XY". Writes into buf. */
-const char *kp_arch_for_cc(int major, int minor, char *buf, size_t n);
-
-/*
- * nvcc's target option for `arch`, written into buf: "-gencode=arch=compute_90a,code=sm_90a" for
- * "sm_90a" (SASS for that GPU only: -arch=sm_90a would also compile compute_90 PTX and embed it,
- * a second cicc and ptxas pass, 1.4 s instead of 1.1 s for a small kernel with nvcc 13.0, and
- * nothing kernelpro runs reads embedded PTX), "-arch=compute_90" for "compute_90" (PTX only, as asked).
- * harness/python/kernelpro/build.py nvcc_target() is the same.
- */
-const char *kp_nvcc_target(const char *arch, char *buf, size_t n);
 
 /*
  * The cache key: SHA-256 of

@@ -10,7 +10,7 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/log.h"
 #include "kernelpro/json.h"
-#include "kernelpro/codesearch.h"
+#include "kernelpro/toolchain.h"
 #include "kernelpro/str.h"
 #include "kernelpro/task_kind.h"
 

@@ -6,7 +6,7 @@
 #include <pthread.h>
 
 #include "kernelpro/child.h"
-#include "kernelpro/codesearch.h"
+#include "kernelpro/toolchain.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/str.h"
 

@@ -5,7 +5,6 @@
 
 #include "kernelpro/buf.h"
 #include "kernelpro/child.h"
-#include "kernelpro/codesearch.h"
 #include "kernelpro/doctor.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
@@ -292,7 +291,7 @@ out:
 	kp_child_release(&c);
 }
 
-/* CUTLASS where lib/codesearch looks for it: $CUTLASS_PATH, kernelpro's .cutlass, pip's nvidia-cutlass. */
+/* CUTLASS where the toolchain (toolchain.h) looks for it: $CUTLASS_PATH, kernelpro's .cutlass, pip's nvidia-cutlass. */
 static void check_cutlass(struct kp_doctor *d, unsigned flags)
 {
 	struct kp_cutlass c;
