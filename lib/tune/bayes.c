@@ -164,8 +164,8 @@ static int by_speed(const void *pa, const void *pb)
 	return memcmp(&a->p, &b->p, sizeof(a->p));
 }
 
-size_t tune_bayes_pick(const struct kp_tune_space *s, const struct tune_obs *all, size_t nall,
-                       const uint64_t *cands, size_t ncands, size_t want, uint64_t *out)
+size_t kp__tune_bayes_pick(const struct kp_tune_space *s, const struct tune_obs *all, size_t nall,
+                           const uint64_t *cands, size_t ncands, size_t want, uint64_t *out)
 {
 	struct gp g = {0};
 	double worst = -INFINITY, mean = 0, sd = 0, best = INFINITY, *kstar, *v, *cx;
@@ -224,7 +224,7 @@ size_t tune_bayes_pick(const struct kp_tune_space *s, const struct tune_obs *all
 			double mu, sigma, ei;
 			if (taken[c])
 				continue;
-			tune_point_decode(s, cands[c], &p);
+			kp__tune_point_decode(s, cands[c], &p);
 			features(s, &p, cx);
 			predict(&g, cx, kstar, v, &mu, &sigma);
 			ei = expected_improvement(best, mu, sigma);
@@ -242,7 +242,7 @@ size_t tune_bayes_pick(const struct kp_tune_space *s, const struct tune_obs *all
 			/* kriging believer: pretend the pick came out as predicted, so the next one goes
 			 * elsewhere */
 			struct kp_tune_point p;
-			tune_point_decode(s, cands[at], &p);
+			kp__tune_point_decode(s, cands[at], &p);
 			features(s, &p, g.x + g.n * d);
 			g.y[g.n++] = top_mu;
 			factor(&g);

@@ -54,12 +54,12 @@ struct dctx {
 
 static int is(const struct dctx *d, size_t i, const char *p)
 {
-	return i < d->n && tok_is(d->s, &d->t[i], p);
+	return i < d->n && kp__tune_tok_is(d->s, &d->t[i], p);
 }
 
 static int ident(const struct dctx *d, size_t i, const char *w)
 {
-	return i < d->n && tok_ident(d->s, &d->t[i], w);
+	return i < d->n && kp__tune_tok_ident(d->s, &d->t[i], w);
 }
 
 static int is_int(const struct dctx *d, size_t i)
@@ -183,23 +183,23 @@ static int knob_at(struct dctx *d, size_t tok, const char *base, enum kp_tune_or
 	int k = find_anchor(d, t->off);
 
 	if (k < 0) {
-		if (tune_site_taken(b, t->off, t->ndigits))
+		if (kp__tune_site_taken(b, t->off, t->ndigits))
 			return -1;
 		snprintf(name, sizeof(name), "%s", base);
-		for (int i = 2; i < 100 && tune_find_knob(b, name) >= 0; i++)
+		for (int i = 2; i < 100 && kp__tune_find_knob(b, name) >= 0; i++)
 			snprintf(name, sizeof(name), "%.56s_%u", base, (unsigned)i % 100u);
-		if (tune_find_knob(b, name) >= 0)
+		if (kp__tune_find_knob(b, name) >= 0)
 			return -1;
-		if ((k = tune_add_knob(b, name, origin, t->off, t->value)) < 0) {
+		if ((k = kp__tune_add_knob(b, name, origin, t->off, t->value)) < 0) {
 			b->derived_full = 1;
 			return -1;
 		}
-		tune_add_site(b, k, t->off, t->ndigits, SITE_LITERAL);
-		tune_add_value(b, k, t->value, NULL);
+		kp__tune_add_site(b, k, t->off, t->ndigits, SITE_LITERAL);
+		kp__tune_add_value(b, k, t->value, NULL);
 	}
 	/* At most 11 + 6 + 6 + 6 + 5 + 11 role values and one literal: never past the cap. */
 	for (size_t i = 0; i < nvals; i++)
-		tune_add_value(b, k, vals[i], NULL);
+		kp__tune_add_value(b, k, vals[i], NULL);
 	return k;
 }
 
@@ -213,7 +213,7 @@ static void constraint(struct dctx *d, const char *fmt, ...)
 	n = vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	if (n > 0 && (size_t)n < sizeof(text))
-		tune_add_constraint(d->b, text, (size_t)n, 0, NULL);
+		kp__tune_add_constraint(d->b, text, (size_t)n, 0, NULL);
 }
 
 /* ---- definitions ---------------------------------------------------------------------------------- */
@@ -367,9 +367,9 @@ static int tie_range(struct dctx *d, struct range r, int k, long long v)
 		if (!is_int(d, i))
 			continue;
 		if (d->t[i].value == v)
-			tune_add_site(d->b, k, d->t[i].off, d->t[i].ndigits, SITE_LITERAL);
+			kp__tune_add_site(d->b, k, d->t[i].off, d->t[i].ndigits, SITE_LITERAL);
 		else if (d->t[i].value == v - 1 && v > 1)
-			tune_add_site(d->b, k, d->t[i].off, d->t[i].ndigits, SITE_LITERAL_M1);
+			kp__tune_add_site(d->b, k, d->t[i].off, d->t[i].ndigits, SITE_LITERAL_M1);
 	}
 	return 1;
 }
@@ -572,8 +572,8 @@ static void analyze_launch(struct dctx *d, size_t i)
 		for (int m = 0; m < 2; m++)
 			for (size_t k = more[m].a; k < more[m].b; k++)
 				if (is_int(d, k) && d->t[k].value == L.val[0])
-					tune_add_site(d->b, L.knob[0], d->t[k].off, d->t[k].ndigits,
-					              SITE_LITERAL);
+					kp__tune_add_site(d->b, L.knob[0], d->t[k].off, d->t[k].ndigits,
+					                  SITE_LITERAL);
 	}
 	KP_ALLOC_GROW(d->ls, d->nls + 1, d->als);
 	d->ls[d->nls++] = L;
@@ -614,8 +614,8 @@ static void analyze_bounds(struct dctx *d, size_t i)
 			for (size_t l = 0; l < d->nls && k < 0; l++)
 				if (!strcmp(d->ls[l].kernel, kernel) && !d->ls[l].dim3 &&
 				    d->ls[l].knob[0] >= 0 && d->ls[l].val[0] == v &&
-				    tune_add_site(d->b, d->ls[l].knob[0], d->t[tok].off, d->t[tok].ndigits,
-				                  SITE_LITERAL))
+				    kp__tune_add_site(d->b, d->ls[l].knob[0], d->t[tok].off,
+				                      d->t[tok].ndigits, SITE_LITERAL))
 					k = d->ls[l].knob[0];
 		}
 		if (k < 0 && v >= 1 && v < 1024) {
@@ -691,13 +691,13 @@ static void mark_markers(struct dctx *d)
 	}
 }
 
-int tune_derive_cuda(struct tune_builder *b, size_t start, size_t end, struct kp_error *err)
+int kp__tune_derive_cuda(struct tune_builder *b, size_t start, size_t end, struct kp_error *err)
 {
 	struct tok_list l = {0};
 	struct dctx d = {.b = b, .s = b->src};
 	int rc;
 
-	if ((rc = tune_lex_cuda(b->src, start, end, tune_line_of(b->src, start), &l, err)))
+	if ((rc = kp__tune_lex_cuda(b->src, start, end, kp__tune_line_of(b->src, start), &l, err)))
 		goto out;
 	d.t = l.t;
 	d.n = l.n;
@@ -718,6 +718,6 @@ out:
 	free(d.in_marker);
 	free(d.defs);
 	free(d.ls);
-	tune_toks_release(&l);
+	kp__tune_toks_release(&l);
 	return rc;
 }

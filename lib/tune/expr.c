@@ -274,7 +274,7 @@ static int parse_or(struct parser *p)
 	return a;
 }
 
-int tune_expr_parse(struct tune_expr *e, const char *text, size_t len, struct kp_error *err)
+int kp__tune_expr_parse(struct tune_expr *e, const char *text, size_t len, struct kp_error *err)
 {
 	struct parser p = {.e = e, .err = err};
 	size_t a = 0, b = len;
@@ -300,7 +300,7 @@ int tune_expr_parse(struct tune_expr *e, const char *text, size_t len, struct kp
 	p.len = b - a;
 	if (p.len == 0) {
 		fail(&p, "empty constraint");
-		tune_expr_release(e);
+		kp__tune_expr_release(e);
 		return KP_EPARSE;
 	}
 	root = parse_or(&p);
@@ -310,14 +310,14 @@ int tune_expr_parse(struct tune_expr *e, const char *text, size_t len, struct kp
 			root = fail(&p, "unexpected text (operators are + - * / % == != < <= > >= && || !)");
 	}
 	if (root < 0) {
-		tune_expr_release(e);
+		kp__tune_expr_release(e);
 		return root;
 	}
 	e->root = root;
 	return 0;
 }
 
-void tune_expr_release(struct tune_expr *e)
+void kp__tune_expr_release(struct tune_expr *e)
 {
 	free(e->text);
 	free(e->n);
@@ -325,7 +325,7 @@ void tune_expr_release(struct tune_expr *e)
 	e->root = -1;
 }
 
-int tune_expr_bind(struct tune_expr *e, tune_lookup_fn lookup, void *ctx, struct kp_error *err)
+int kp__tune_expr_bind(struct tune_expr *e, tune_lookup_fn lookup, void *ctx, struct kp_error *err)
 {
 	for (size_t i = 0; i < e->nn; i++) {
 		struct tune_node *n = &e->n[i];
@@ -409,7 +409,7 @@ static int eval(const struct tune_expr *e, int id, const long long *vals, long l
 	}
 }
 
-int tune_expr_holds(const struct tune_expr *e, const long long *vals)
+int kp__tune_expr_holds(const struct tune_expr *e, const long long *vals)
 {
 	long long v;
 	if (e->root < 0)
@@ -463,7 +463,7 @@ static void python(const struct tune_expr *e, int id, struct kp_buf *out)
 	}
 }
 
-void tune_expr_python(const struct tune_expr *e, struct kp_buf *out)
+void kp__tune_expr_python(const struct tune_expr *e, struct kp_buf *out)
 {
 	if (e->root >= 0)
 		python(e, e->root, out);

@@ -52,17 +52,17 @@ struct tune_expr {
 };
 
 /* Parses `len` bytes of text. Errors (KP_EPARSE) quote the constraint and give a column. */
-int tune_expr_parse(struct tune_expr *e, const char *text, size_t len, struct kp_error *err);
-void tune_expr_release(struct tune_expr *e);
+int kp__tune_expr_parse(struct tune_expr *e, const char *text, size_t len, struct kp_error *err);
+void kp__tune_expr_release(struct tune_expr *e);
 
 /* Resolves a name: 0 with *knob >= 0 (a knob) or *knob = -1 and *value (a constant); KP_ENOENT else. */
 typedef int (*tune_lookup_fn)(void *ctx, const char *name, size_t n, int *knob, long long *value);
-int tune_expr_bind(struct tune_expr *e, tune_lookup_fn lookup, void *ctx, struct kp_error *err);
+int kp__tune_expr_bind(struct tune_expr *e, tune_lookup_fn lookup, void *ctx, struct kp_error *err);
 
 /* Evaluates with knob values vals[knob]; 1 true, 0 false or undefined (overflow, division by zero). */
-int tune_expr_holds(const struct tune_expr *e, const long long *vals);
+int kp__tune_expr_holds(const struct tune_expr *e, const long long *vals);
 
 /* Python syntax (and/or/not, //, parenthesised), constants written as their numbers. Bound only. */
-void tune_expr_python(const struct tune_expr *e, struct kp_buf *out);
+void kp__tune_expr_python(const struct tune_expr *e, struct kp_buf *out);
 
 #endif

@@ -10,7 +10,7 @@
 
 #define MARKER_HINT "write KP_TUNE(NAME, default, other values...) with decimal integers"
 
-int tune_line_of(const char *src, size_t off)
+int kp__tune_line_of(const char *src, size_t off)
 {
 	int line = 1;
 	for (size_t i = 0; i < off; i++)
@@ -18,7 +18,7 @@ int tune_line_of(const char *src, size_t off)
 	return line;
 }
 
-int tune_find_knob(const struct tune_builder *b, const char *name)
+int kp__tune_find_knob(const struct tune_builder *b, const char *name)
 {
 	for (size_t k = 0; k < b->s->nknobs; k++)
 		if (!strcmp(b->s->knobs[k].name, name))
@@ -26,8 +26,8 @@ int tune_find_knob(const struct tune_builder *b, const char *name)
 	return -1;
 }
 
-int tune_add_knob(struct tune_builder *b, const char *name, enum kp_tune_origin origin, size_t off,
-                  long long init)
+int kp__tune_add_knob(struct tune_builder *b, const char *name, enum kp_tune_origin origin, size_t off,
+                      long long init)
 {
 	struct kp_tune_space *s = b->s;
 	struct kp_tune_knob *k;
@@ -37,14 +37,14 @@ int tune_add_knob(struct tune_builder *b, const char *name, enum kp_tune_origin 
 	memset(k, 0, sizeof(*k));
 	snprintf(k->name, sizeof(k->name), "%s", name);
 	k->origin = origin;
-	k->line = tune_line_of(b->src, off);
+	k->line = kp__tune_line_of(b->src, off);
 	b->first_off[s->nknobs] = off;
 	b->anchor[s->nknobs] = off;
 	b->init[s->nknobs] = init;
 	return (int)s->nknobs++;
 }
 
-int tune_add_value(struct tune_builder *b, int k, long long v, struct kp_error *err)
+int kp__tune_add_value(struct tune_builder *b, int k, long long v, struct kp_error *err)
 {
 	struct kp_tune_knob *kn = &b->s->knobs[k];
 	size_t i = 0;
@@ -61,7 +61,7 @@ int tune_add_value(struct tune_builder *b, int k, long long v, struct kp_error *
 	return 0;
 }
 
-int tune_site_taken(const struct tune_builder *b, size_t off, size_t len)
+int kp__tune_site_taken(const struct tune_builder *b, size_t off, size_t len)
 {
 	const struct kp_tune_space *s = b->s;
 	for (size_t i = 0; i < s->nsites; i++)
@@ -70,11 +70,11 @@ int tune_site_taken(const struct tune_builder *b, size_t off, size_t len)
 	return 0;
 }
 
-int tune_add_site(struct tune_builder *b, int k, size_t off, size_t len, enum tune_site_kind kind)
+int kp__tune_add_site(struct tune_builder *b, int k, size_t off, size_t len, enum tune_site_kind kind)
 {
 	struct kp_tune_space *s = b->s;
 	size_t i = 0;
-	if (len == 0 || tune_site_taken(b, off, len))
+	if (len == 0 || kp__tune_site_taken(b, off, len))
 		return 0;
 	KP_ALLOC_GROW(s->sites, s->nsites + 1, s->sites_alloc);
 	while (i < s->nsites && s->sites[i].off < off)
@@ -87,7 +87,8 @@ int tune_add_site(struct tune_builder *b, int k, size_t off, size_t len, enum tu
 	return 1;
 }
 
-int tune_add_constraint(struct tune_builder *b, const char *text, size_t n, int line, struct kp_error *err)
+int kp__tune_add_constraint(struct tune_builder *b, const char *text, size_t n, int line,
+                            struct kp_error *err)
 {
 	if (memchr(text, '\0', n))
 		return kp_error_set(err, KP_EPARSE, "line %d: constraint with a NUL byte", line);
@@ -126,7 +127,7 @@ static int valid_name(const char *s, size_t n)
 static int declare(struct tune_builder *b, const char *name, const struct tune_written *w, size_t site_off,
                    size_t site_len, int line, const char *where, struct kp_error *err)
 {
-	int k = tune_find_knob(b, name), rc;
+	int k = kp__tune_find_knob(b, name), rc;
 	if (k >= 0) {
 		const struct tune_written *old = &b->s->written[k];
 		if (old->n != w->n || memcmp(old->v, w->v, w->n * sizeof(w->v[0])))
@@ -136,16 +137,16 @@ static int declare(struct tune_builder *b, const char *name, const struct tune_w
 			    "at every use, or declare it once (constexpr int kName = KP_TUNE(%s, ...);)",
 			    line, where, name, b->s->knobs[k].line, name);
 	} else {
-		k = tune_add_knob(b, name, KP_TUNE_DECLARED, site_off, w->v[0]);
+		k = kp__tune_add_knob(b, name, KP_TUNE_DECLARED, site_off, w->v[0]);
 		if (k < 0)
 			return kp_error_set(err, KP_ETOOBIG, "line %d: more than %d knobs", line,
 			                    KP_TUNE_MAX_KNOBS);
 		b->s->written[k] = *w;
 		for (size_t i = 0; i < w->n; i++)
-			if ((rc = tune_add_value(b, k, w->v[i], err)))
+			if ((rc = kp__tune_add_value(b, k, w->v[i], err)))
 				return rc;
 	}
-	tune_add_site(b, k, site_off, site_len, SITE_LIST);
+	kp__tune_add_site(b, k, site_off, site_len, SITE_LIST);
 	return 0;
 }
 
@@ -166,9 +167,9 @@ static size_t close_paren(const char *src, const struct tok_list *l, size_t open
 {
 	int depth = 0;
 	for (size_t i = open; i < l->n; i++) {
-		if (tok_is(src, &l->t[i], "("))
+		if (kp__tune_tok_is(src, &l->t[i], "("))
 			depth++;
-		else if (tok_is(src, &l->t[i], ")") && --depth == 0)
+		else if (kp__tune_tok_is(src, &l->t[i], ")") && --depth == 0)
 			return i;
 	}
 	return 0;
@@ -195,12 +196,12 @@ static int read_marker(struct tune_builder *b, const struct tok_list *l, size_t 
 	i++;
 	while (i < close) {
 		int neg = 0;
-		if (!tok_is(src, &t[i], ","))
+		if (!kp__tune_tok_is(src, &t[i], ","))
 			return kp_error_set(
 			    err, KP_EPARSE, "line %d: %s(%s, ...): expected ',' before '%.*s' (%s)", line,
 			    where, name, (int)(t[i].len > 32 ? 32 : t[i].len), src + t[i].off, MARKER_HINT);
 		i++;
-		if (i < close && tok_is(src, &t[i], "-")) {
+		if (i < close && kp__tune_tok_is(src, &t[i], "-")) {
 			neg = 1;
 			i++;
 		}
@@ -223,13 +224,13 @@ static int read_marker(struct tune_builder *b, const struct tok_list *l, size_t 
 	return declare(b, name, &w, t[first].off, t[last].off + t[last].len - t[first].off, line, where, err);
 }
 
-int tune_declared_cuda(struct tune_builder *b, struct kp_error *err)
+int kp__tune_declared_cuda(struct tune_builder *b, struct kp_error *err)
 {
 	struct tok_list l = {0};
 	const char *src = b->src;
 	int rc;
 
-	if ((rc = tune_lex_cuda(src, 0, b->len, 1, &l, err)))
+	if ((rc = kp__tune_lex_cuda(src, 0, b->len, 1, &l, err)))
 		goto out;
 	for (size_t i = 0; i + 1 < l.n; i++) {
 		static const char *const markers[] = {"KP_TUNE", "KP_UNROLL", "KP_TUNE_CONSTRAINT"};
@@ -237,12 +238,13 @@ int tune_declared_cuda(struct tune_builder *b, struct kp_error *err)
 		const char *where = NULL;
 		size_t close;
 		for (size_t m = 0; m < KP_ARRAY_SIZE(markers) && !where; m++)
-			if (tok_ident(src, t, markers[m]))
+			if (kp__tune_tok_ident(src, t, markers[m]))
 				where = markers[m];
-		if (!where || !tok_is(src, &l.t[i + 1], "("))
+		if (!where || !kp__tune_tok_is(src, &l.t[i + 1], "("))
 			continue;
 		/* The macro's own definition (a pasted copy of kp_tune.h) is not a use. */
-		if (i >= 2 && t->pp && l.t[i - 1].pp == t->pp && tok_ident(src, &l.t[i - 1], "define"))
+		if (i >= 2 && t->pp && l.t[i - 1].pp == t->pp &&
+		    kp__tune_tok_ident(src, &l.t[i - 1], "define"))
 			continue;
 		if (!(close = close_paren(src, &l, i + 1))) {
 			rc = kp_error_set(err, KP_EPARSE, "line %d: %s( without its closing ')'", t->line,
@@ -251,7 +253,7 @@ int tune_declared_cuda(struct tune_builder *b, struct kp_error *err)
 		}
 		if (!strcmp(where, "KP_TUNE_CONSTRAINT")) {
 			size_t a = l.t[i + 1].off + 1, e = l.t[close].off;
-			if ((rc = tune_add_constraint(b, src + a, e - a, t->line, err)))
+			if ((rc = kp__tune_add_constraint(b, src + a, e - a, t->line, err)))
 				goto out;
 		} else if ((rc = read_marker(b, &l, i + 1, close, where, err))) {
 			goto out;
@@ -259,7 +261,7 @@ int tune_declared_cuda(struct tune_builder *b, struct kp_error *err)
 		i = close;
 	}
 out:
-	tune_toks_release(&l);
+	kp__tune_toks_release(&l);
 	return rc;
 }
 
@@ -293,25 +295,25 @@ static int py_dict(struct tune_builder *b, const struct tok_list *l, size_t i, s
 	const struct tok *t = l->t;
 	int rc;
 
-	if (i >= l->n || !tok_is(src, &t[i], "{"))
+	if (i >= l->n || !kp__tune_tok_is(src, &t[i], "{"))
 		return py_fail(i < l->n ? &t[i] : &t[i - 1], "KP_TUNE must be a dict literal", err);
 	i++;
-	while (i < l->n && !tok_is(src, &t[i], "}")) {
+	while (i < l->n && !kp__tune_tok_is(src, &t[i], "}")) {
 		struct tune_written w = {0};
 		char name[KP_TUNE_NAME_MAX], close;
 		size_t first, last = 0;
 		if ((rc = py_key(src, &t[i], name, err)))
 			return rc;
-		if (tune_find_knob(b, name) >= 0)
+		if (kp__tune_find_knob(b, name) >= 0)
 			return py_fail(&t[i], "a knob is named twice", err);
-		if (++i >= l->n || !tok_is(src, &t[i], ":"))
+		if (++i >= l->n || !kp__tune_tok_is(src, &t[i], ":"))
 			return py_fail(&t[i - 1], "expected ':' after the knob's name", err);
-		if (++i >= l->n || !(tok_is(src, &t[i], "[") || tok_is(src, &t[i], "(")))
+		if (++i >= l->n || !(kp__tune_tok_is(src, &t[i], "[") || kp__tune_tok_is(src, &t[i], "(")))
 			return py_fail(&t[i - 1], "each knob's values must be a list of integers", err);
 		close = src[t[i].off] == '[' ? ']' : ')';
 		first = ++i;
 		while (i < l->n && !(t[i].len == 1 && src[t[i].off] == close)) {
-			int neg = tok_is(src, &t[i], "-");
+			int neg = kp__tune_tok_is(src, &t[i], "-");
 			size_t v = i + (size_t)neg;
 			if (v >= l->n || !t[v].is_int || t[v].ndigits != t[v].len)
 				return py_fail(&t[v < l->n ? v : i], "values must be decimal integers", err);
@@ -319,7 +321,7 @@ static int py_dict(struct tune_builder *b, const struct tok_list *l, size_t i, s
 				return rc;
 			last = v;
 			i = v + 1;
-			if (i < l->n && tok_is(src, &t[i], ","))
+			if (i < l->n && kp__tune_tok_is(src, &t[i], ","))
 				i++;
 			else if (i < l->n && !(t[i].len == 1 && src[t[i].off] == close))
 				return py_fail(&t[i], "expected ',' between values", err);
@@ -332,9 +334,9 @@ static int py_dict(struct tune_builder *b, const struct tok_list *l, size_t i, s
 		                  t[first].line, "KP_TUNE", err)))
 			return rc;
 		i++;
-		if (i < l->n && tok_is(src, &t[i], ","))
+		if (i < l->n && kp__tune_tok_is(src, &t[i], ","))
 			i++;
-		else if (i < l->n && !tok_is(src, &t[i], "}"))
+		else if (i < l->n && !kp__tune_tok_is(src, &t[i], "}"))
 			return py_fail(&t[i], "expected ',' between knobs", err);
 	}
 	if (i >= l->n)
@@ -350,7 +352,7 @@ static int py_constraints(struct tune_builder *b, const struct tok_list *l, size
 	char close;
 	int rc;
 
-	if (i >= l->n || !(tok_is(src, &t[i], "[") || tok_is(src, &t[i], "(")))
+	if (i >= l->n || !(kp__tune_tok_is(src, &t[i], "[") || kp__tune_tok_is(src, &t[i], "(")))
 		return py_fail(&t[i < l->n ? i : i - 1], "KP_TUNE_CONSTRAINTS must be a list of strings",
 		               err);
 	close = src[t[i].off] == '[' ? ']' : ')';
@@ -358,10 +360,10 @@ static int py_constraints(struct tune_builder *b, const struct tok_list *l, size
 	while (i < l->n && !(t[i].len == 1 && src[t[i].off] == close)) {
 		if (t[i].kind != TK_STRING)
 			return py_fail(&t[i], "KP_TUNE_CONSTRAINTS must be a list of strings", err);
-		if ((rc = tune_add_constraint(b, src + t[i].inner, t[i].ninner, t[i].line, err)))
+		if ((rc = kp__tune_add_constraint(b, src + t[i].inner, t[i].ninner, t[i].line, err)))
 			return rc;
 		i++;
-		if (i < l->n && tok_is(src, &t[i], ","))
+		if (i < l->n && kp__tune_tok_is(src, &t[i], ","))
 			i++;
 	}
 	if (i >= l->n)
@@ -369,22 +371,22 @@ static int py_constraints(struct tune_builder *b, const struct tok_list *l, size
 	return 0;
 }
 
-int tune_declared_python(struct tune_builder *b, int derive, struct kp_error *err)
+int kp__tune_declared_python(struct tune_builder *b, int derive, struct kp_error *err)
 {
 	struct tok_list l = {0};
 	const char *src = b->src;
 	int rc, seen_dict = 0, seen_cons = 0;
 
-	if ((rc = tune_lex_python(src, b->len, &l, err)))
+	if ((rc = kp__tune_lex_python(src, b->len, &l, err)))
 		goto out;
 	for (size_t i = 0; i + 1 < l.n; i++) {
 		const struct tok *t = &l.t[i];
 		int dict;
-		if (t->depth || t->col || t->kind != TK_IDENT || !tok_is(src, &l.t[i + 1], "="))
+		if (t->depth || t->col || t->kind != TK_IDENT || !kp__tune_tok_is(src, &l.t[i + 1], "="))
 			continue;
-		if (tok_ident(src, t, "KP_TUNE"))
+		if (kp__tune_tok_ident(src, t, "KP_TUNE"))
 			dict = 1;
-		else if (tok_ident(src, t, "KP_TUNE_CONSTRAINTS"))
+		else if (kp__tune_tok_ident(src, t, "KP_TUNE_CONSTRAINTS"))
 			dict = 0;
 		else
 			continue;
@@ -401,15 +403,15 @@ int tune_declared_python(struct tune_builder *b, int derive, struct kp_error *er
 	if (derive == KP_TUNE_DERIVE_ALWAYS || (derive == KP_TUNE_DERIVE_AUTO && b->s->nknobs == 0))
 		for (size_t i = 0; i < l.n; i++)
 			if (l.t[i].kind == TK_STRING && l.t[i].ninner > 0 &&
-			    (rc = tune_derive_cuda(b, l.t[i].inner, l.t[i].inner + l.t[i].ninner, err)))
+			    (rc = kp__tune_derive_cuda(b, l.t[i].inner, l.t[i].inner + l.t[i].ninner, err)))
 				goto out;
 out:
-	tune_toks_release(&l);
+	kp__tune_toks_release(&l);
 	return rc;
 }
 
 /* The template: the source with each site blanked, then the knobs and their values. */
-void tune_space_rehash(struct kp_tune_space *s)
+void kp__tune_space_rehash(struct kp_tune_space *s)
 {
 	struct kp_sha256 h;
 
@@ -476,7 +478,7 @@ static int finish(struct tune_builder *b, struct kp_error *err)
 		struct kp_tune_knob *kn = &s->knobs[k];
 		for (size_t i = 0; i < s->nsites; i++)
 			if (s->sites[i].knob == (int)k) {
-				kn->line = tune_line_of(s->src, s->sites[i].off);
+				kn->line = kp__tune_line_of(s->src, s->sites[i].off);
 				break;
 			}
 		for (size_t i = 0; i < kn->nvalues; i++)
@@ -485,7 +487,7 @@ static int finish(struct tune_builder *b, struct kp_error *err)
 	}
 	for (size_t i = 0; i < b->ncons; i++) {
 		struct tune_expr *e = &s->cons[s->ncons];
-		if ((rc = tune_expr_parse(e, b->ctexts[i], strlen(b->ctexts[i]), err))) {
+		if ((rc = kp__tune_expr_parse(e, b->ctexts[i], strlen(b->ctexts[i]), err))) {
 			if (b->cline[i])
 				kp_error_prefix(err, "line %d", b->cline[i]);
 			return rc;
@@ -494,7 +496,7 @@ static int finish(struct tune_builder *b, struct kp_error *err)
 		s->ncons++;
 	}
 
-	tune_space_rehash(s);
+	kp__tune_space_rehash(s);
 	return 0;
 }
 
@@ -523,12 +525,12 @@ int kp_tune_parse(struct kp_tune_space **out, const char *what, const char *src,
 	b.src = s->src;
 	b.len = len;
 	if (lang == KP_TUNE_PYTHON) {
-		rc = tune_declared_python(&b, (int)derive, err);
+		rc = kp__tune_declared_python(&b, (int)derive, err);
 	} else {
-		rc = tune_declared_cuda(&b, err);
+		rc = kp__tune_declared_cuda(&b, err);
 		if (!rc &&
 		    (derive == KP_TUNE_DERIVE_ALWAYS || (derive == KP_TUNE_DERIVE_AUTO && s->nknobs == 0)))
-			rc = tune_derive_cuda(&b, 0, len, err);
+			rc = kp__tune_derive_cuda(&b, 0, len, err);
 	}
 	if (!rc)
 		rc = finish(&b, err);
@@ -548,7 +550,7 @@ void kp_tune_space_free(struct kp_tune_space *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->ncons; i++)
-		tune_expr_release(&s->cons[i]);
+		kp__tune_expr_release(&s->cons[i]);
 	free(s->sites);
 	free(s->src);
 	free(s->what);

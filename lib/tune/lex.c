@@ -191,8 +191,8 @@ static size_t punct_len(const char *s, size_t avail)
 	return 1;
 }
 
-int tune_lex_cuda(const char *src, size_t start, size_t end, int line0, struct tok_list *out,
-                  struct kp_error *err)
+int kp__tune_lex_cuda(const char *src, size_t start, size_t end, int line0, struct tok_list *out,
+                      struct kp_error *err)
 {
 	struct lexer lx = {
 	    .s = src, .pos = start, .end = end, .line = line0, .line_start = start, .out = out, .err = err};
@@ -276,19 +276,19 @@ int tune_lex_cuda(const char *src, size_t start, size_t end, int line0, struct t
 	return 0;
 }
 
-int tok_is(const char *src, const struct tok *t, const char *s)
+int kp__tune_tok_is(const char *src, const struct tok *t, const char *s)
 {
 	size_t n = strlen(s);
 	return t->kind == TK_PUNCT && t->len == n && !memcmp(src + t->off, s, n);
 }
 
-int tok_ident(const char *src, const struct tok *t, const char *s)
+int kp__tune_tok_ident(const char *src, const struct tok *t, const char *s)
 {
 	size_t n = strlen(s);
 	return t->kind == TK_IDENT && t->len == n && !memcmp(src + t->off, s, n);
 }
 
-void tune_toks_release(struct tok_list *l)
+void kp__tune_toks_release(struct tok_list *l)
 {
 	free(l->t);
 	memset(l, 0, sizeof(*l));
@@ -334,7 +334,7 @@ static void py_string(struct lexer *lx, struct tok *t)
 	lx->pos = p < lx->end ? p : lx->end;
 }
 
-int tune_lex_python(const char *src, size_t len, struct tok_list *out, struct kp_error *err)
+int kp__tune_lex_python(const char *src, size_t len, struct tok_list *out, struct kp_error *err)
 {
 	struct lexer lx = {
 	    .s = src, .pos = 0, .end = len, .line = 1, .line_start = 0, .out = out, .err = err};

@@ -34,13 +34,13 @@ struct tok_list {
 #define TUNE_MAX_TOKENS (1u << 20)
 
 /* Scans src[start, end), whose first byte is on line `line0`; appends to out. */
-int tune_lex_cuda(const char *src, size_t start, size_t end, int line0, struct tok_list *out,
-                  struct kp_error *err);
-int tune_lex_python(const char *src, size_t len, struct tok_list *out, struct kp_error *err);
-void tune_toks_release(struct tok_list *l);
+int kp__tune_lex_cuda(const char *src, size_t start, size_t end, int line0, struct tok_list *out,
+                      struct kp_error *err);
+int kp__tune_lex_python(const char *src, size_t len, struct tok_list *out, struct kp_error *err);
+void kp__tune_toks_release(struct tok_list *l);
 
 /* The token is punctuation `s` / the identifier `s`. */
-int tok_is(const char *src, const struct tok *t, const char *s);
-int tok_ident(const char *src, const struct tok *t, const char *s);
+int kp__tune_tok_is(const char *src, const struct tok *t, const char *s);
+int kp__tune_tok_ident(const char *src, const struct tok *t, const char *s);
 
 #endif

@@ -26,7 +26,7 @@ static uint64_t splitmix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-void tune_rng_seed(struct tune_rng *r, uint64_t seed)
+void kp__tune_rng_seed(struct tune_rng *r, uint64_t seed)
 {
 	for (int i = 0; i < 4; i++)
 		r->s[i] = splitmix(&seed);
@@ -37,7 +37,7 @@ static uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-uint64_t tune_rng_next(struct tune_rng *r)
+uint64_t kp__tune_rng_next(struct tune_rng *r)
 {
 	uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
 	s[2] ^= s[0];
@@ -49,23 +49,23 @@ uint64_t tune_rng_next(struct tune_rng *r)
 	return res;
 }
 
-uint64_t tune_rng_below(struct tune_rng *r, uint64_t n)
+uint64_t kp__tune_rng_below(struct tune_rng *r, uint64_t n)
 {
 	uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
 	do
-		x = tune_rng_next(r);
+		x = kp__tune_rng_next(r);
 	while (x >= limit);
 	return x % n;
 }
 
-double tune_rng_uniform(struct tune_rng *r)
+double kp__tune_rng_uniform(struct tune_rng *r)
 {
-	return (double)(tune_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+	return (double)(kp__tune_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* ---- codes ---------------------------------------------------------------------------------------- */
 
-uint64_t tune_point_code(const struct kp_tune_space *s, const struct kp_tune_point *p)
+uint64_t kp__tune_point_code(const struct kp_tune_space *s, const struct kp_tune_point *p)
 {
 	uint64_t c = 0;
 	for (size_t k = 0; k < s->nknobs; k++)
@@ -73,7 +73,7 @@ uint64_t tune_point_code(const struct kp_tune_space *s, const struct kp_tune_poi
 	return c;
 }
 
-void tune_point_decode(const struct kp_tune_space *s, uint64_t code, struct kp_tune_point *p)
+void kp__tune_point_decode(const struct kp_tune_space *s, uint64_t code, struct kp_tune_point *p)
 {
 	memset(p, 0, sizeof(*p));
 	for (size_t k = s->nknobs; k-- > 0;) {
@@ -255,7 +255,7 @@ static int flush(struct run *x)
 
 	for (size_t i = 0; i < n; i++) {
 		struct kp_buf b = KP_BUF_INIT;
-		tune_point_decode(x->s, x->codes[i], &pts[i]);
+		kp__tune_point_decode(x->s, x->codes[i], &pts[i]);
 		kp_tune_point_format(x->s, &pts[i], &b);
 		keys[i] = kp_buf_detach(&b, NULL);
 		if (x->cache && x->cache->get) {
@@ -322,7 +322,7 @@ static int enumerate(struct run *x)
 		return 0;
 	for (uint64_t c = 0; c < size; c++) {
 		struct kp_tune_point p;
-		tune_point_decode(x->s, c, &p);
+		kp__tune_point_decode(x->s, c, &p);
 		if (!kp_tune_feasible(x->s, &p))
 			continue;
 		KP_ALLOC_GROW(x->feas, x->nfeas + 1, alloc);
@@ -339,8 +339,8 @@ static int sample(struct run *x, uint64_t *code)
 		struct kp_tune_point p;
 		memset(&p, 0, sizeof(p));
 		for (size_t k = 0; k < x->s->nknobs; k++)
-			p.v[k] = (uint16_t)tune_rng_below(&x->rng, x->s->knobs[k].nvalues);
-		*code = tune_point_code(x->s, &p);
+			p.v[k] = (uint16_t)kp__tune_rng_below(&x->rng, x->s->knobs[k].nvalues);
+		*code = kp__tune_point_code(x->s, &p);
 		if (!seen_has(&x->seen, *code) && kp_tune_feasible(x->s, &p))
 			return 1;
 	}
@@ -356,7 +356,7 @@ static int draw(struct run *x, uint64_t *code)
 			x->shuf = kp_xcalloc(x->nfeas ? x->nfeas : 1, sizeof(*x->shuf));
 			memcpy(x->shuf, x->feas, x->nfeas * sizeof(*x->shuf));
 			for (size_t i = x->nfeas; i > 1; i--) {
-				size_t j = (size_t)tune_rng_below(&x->rng, i);
+				size_t j = (size_t)kp__tune_rng_below(&x->rng, i);
 				uint64_t t = x->shuf[i - 1];
 				x->shuf[i - 1] = x->shuf[j];
 				x->shuf[j] = t;
@@ -387,7 +387,7 @@ static size_t candidates(struct run *x, uint64_t *out, size_t cap)
 	} else if (x->enumerated) {
 		/* a random sample of the untried ones (a repeat only costs a prediction) */
 		for (size_t tries = 0; n < ENUM_POOL && tries < 8 * ENUM_POOL; tries++) {
-			uint64_t c = x->feas[tune_rng_below(&x->rng, x->nfeas)];
+			uint64_t c = x->feas[kp__tune_rng_below(&x->rng, x->nfeas)];
 			if (!seen_has(&x->seen, c))
 				out[n++] = c;
 		}
@@ -417,7 +417,7 @@ static size_t candidates(struct run *x, uint64_t *out, size_t cap)
 				    (step > 0 && p.v[k] + 1u >= x->s->knobs[k].nvalues))
 					continue;
 				p.v[k] = (uint16_t)(p.v[k] + step);
-				c = tune_point_code(x->s, &p);
+				c = kp__tune_point_code(x->s, &p);
 				if (n >= cap || seen_has(&x->seen, c) || !kp_tune_feasible(x->s, &p))
 					continue;
 				for (size_t i = 0; i < n && !dup; i++)
@@ -455,10 +455,10 @@ static int run_bayes(struct run *x)
 			x->r->exhausted = 1;
 			break;
 		}
-		got = tune_bayes_pick(x->s, x->obs, x->nobs, cands, n, want, picks);
+		got = kp__tune_bayes_pick(x->s, x->obs, x->nobs, cands, n, want, picks);
 		if (got == 0) /* nothing to model yet (fewer than two successes): sample */
 			for (; got < want && got < n; got++)
-				picks[got] = cands[tune_rng_below(&x->rng, n)];
+				picks[got] = cands[kp__tune_rng_below(&x->rng, n)];
 		for (size_t i = 0; i < got; i++)
 			if (!seen_has(&x->seen, picks[i]))
 				propose(x, picks[i]);
@@ -501,7 +501,7 @@ int kp_tune_run(const struct kp_tune_space *s, const struct kp_tune_opts *o,
 	x.seen.mask = slots - 1;
 	x.codes = kp_xcalloc(o->batch, sizeof(uint64_t));
 	x.obs = kp_xcalloc(o->budget, sizeof(*x.obs));
-	tune_rng_seed(&x.rng, o->seed);
+	kp__tune_rng_seed(&x.rng, o->seed);
 
 	enumerate(&x);
 	r->feasible_known = x.enumerated;
@@ -525,7 +525,7 @@ int kp_tune_run(const struct kp_tune_space *s, const struct kp_tune_opts *o,
 	}
 
 	kp_tune_default_point(s, &def);
-	if (kp_tune_feasible(s, &def) && (rc = ask(&x, tune_point_code(s, &def))))
+	if (kp_tune_feasible(s, &def) && (rc = ask(&x, kp__tune_point_code(s, &def))))
 		goto out;
 	switch (strat) {
 	case KP_TUNE_EXHAUSTIVE:

@@ -111,7 +111,7 @@ int kp_tune_set_values(struct kp_tune_space *s, const char *name, const long lon
 	for (size_t i = 0; i < kn->nvalues; i++)
 		if (kn->values[i] == def)
 			kn->def = (uint16_t)i;
-	tune_space_rehash(s);
+	kp__tune_space_rehash(s);
 	return 0;
 }
 
@@ -265,7 +265,7 @@ int kp_tune_bind(struct kp_tune_space *s, const struct kp_tune_env *e, struct kp
 	s->env = *e;
 	for (size_t i = 0; i < s->ncons; i++) {
 		struct kp_error why = KP_ERROR_INIT;
-		if ((rc = tune_expr_bind(&s->cons[i], lookup, s, &why)))
+		if ((rc = kp__tune_expr_bind(&s->cons[i], lookup, s, &why)))
 			return kp_error_set(
 			    err, rc,
 			    "%s: line %d: %s; constraints name knobs and the constants of docs/tune.md "
@@ -276,8 +276,8 @@ int kp_tune_bind(struct kp_tune_space *s, const struct kp_tune_env *e, struct kp
 	kp_tune_default_point(s, &def);
 	point_values(s, &def, vals);
 	for (size_t i = 0; i < s->ncons; i++) {
-		if (s->cons[i].line == 0 && !tune_expr_holds(&s->cons[i], vals)) {
-			tune_expr_release(&s->cons[i]);
+		if (s->cons[i].line == 0 && !kp__tune_expr_holds(&s->cons[i], vals)) {
+			kp__tune_expr_release(&s->cons[i]);
 			continue;
 		}
 		s->cons[keep++] = s->cons[i];
@@ -297,7 +297,7 @@ int kp_tune_feasible(const struct kp_tune_space *s, const struct kp_tune_point *
 			return 0;
 	point_values(s, p, vals);
 	for (size_t i = 0; i < s->ncons; i++)
-		if (!tune_expr_holds(&s->cons[i], vals))
+		if (!kp__tune_expr_holds(&s->cons[i], vals))
 			return 0;
 	return 1;
 }
@@ -314,7 +314,7 @@ int kp_tune_count_feasible(const struct kp_tune_space *s, uint64_t *count, struc
 		                    KP_TUNE_ENUM_MAX);
 	for (uint64_t c = 0; c < size; c++) {
 		struct kp_tune_point p;
-		tune_point_decode(s, c, &p);
+		kp__tune_point_decode(s, c, &p);
 		n += (uint64_t)kp_tune_feasible(s, &p);
 	}
 	*count = n;
@@ -478,7 +478,7 @@ json_t *kp_tune_space_to_json(const struct kp_tune_space *s)
 		kp_json_set(j, "text", json_string(s->cons[i].text));
 		if (s->bound) {
 			struct kp_buf py = KP_BUF_INIT;
-			tune_expr_python(&s->cons[i], &py);
+			kp__tune_expr_python(&s->cons[i], &py);
 			kp_json_set(j, "python", json_string(py.buf));
 			kp_buf_release(&py);
 		}

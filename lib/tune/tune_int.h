@@ -59,28 +59,29 @@ struct tune_builder {
 	int derived_full; /* derived knobs or constraints were left out: the caps were reached */
 };
 
-int tune_line_of(const char *src, size_t off);
+int kp__tune_line_of(const char *src, size_t off);
 /* A new knob whose value in the source is `init`, first seen at `off`; -1 when the space is full. */
-int tune_add_knob(struct tune_builder *b, const char *name, enum kp_tune_origin origin, size_t off,
-                  long long init);
+int kp__tune_add_knob(struct tune_builder *b, const char *name, enum kp_tune_origin origin, size_t off,
+                      long long init);
 /* Adds v to knob k's value set (kept sorted); KP_ETOOBIG past KP_TUNE_MAX_VALUES. */
-int tune_add_value(struct tune_builder *b, int k, long long v, struct kp_error *err);
+int kp__tune_add_value(struct tune_builder *b, int k, long long v, struct kp_error *err);
 /* Records a site; returns 1 if added, 0 if it would overlap an existing one (left out). */
-int tune_add_site(struct tune_builder *b, int k, size_t off, size_t len, enum tune_site_kind kind);
-int tune_site_taken(const struct tune_builder *b, size_t off, size_t len);
-int tune_find_knob(const struct tune_builder *b, const char *name);
+int kp__tune_add_site(struct tune_builder *b, int k, size_t off, size_t len, enum tune_site_kind kind);
+int kp__tune_site_taken(const struct tune_builder *b, size_t off, size_t len);
+int kp__tune_find_knob(const struct tune_builder *b, const char *name);
 /* A constraint's text, parsed at finish time (after every knob exists). line 0: derived, which is
  * left out when full (derived_full) and dropped at bind time when the source's own values break it. */
-int tune_add_constraint(struct tune_builder *b, const char *text, size_t n, int line, struct kp_error *err);
+int kp__tune_add_constraint(struct tune_builder *b, const char *text, size_t n, int line,
+                            struct kp_error *err);
 
 /* knobs.c: the space's hash (kp_tune_space_hash) from its template, knobs and constraints. */
-void tune_space_rehash(struct kp_tune_space *s);
+void kp__tune_space_rehash(struct kp_tune_space *s);
 
 /* derive.c: knobs from launches, __launch_bounds__ and #pragma unroll in CUDA text [start, end). */
-int tune_derive_cuda(struct tune_builder *b, size_t start, size_t end, struct kp_error *err);
+int kp__tune_derive_cuda(struct tune_builder *b, size_t start, size_t end, struct kp_error *err);
 /* knobs.c: markers in CUDA text; the Python dict and constraint list. */
-int tune_declared_cuda(struct tune_builder *b, struct kp_error *err);
-int tune_declared_python(struct tune_builder *b, int derive, struct kp_error *err);
+int kp__tune_declared_cuda(struct tune_builder *b, struct kp_error *err);
+int kp__tune_declared_python(struct tune_builder *b, int derive, struct kp_error *err);
 
 /* ---- random numbers: xoshiro256** seeded by SplitMix64, the same on every machine ------------- */
 
@@ -88,16 +89,16 @@ struct tune_rng {
 	uint64_t s[4];
 };
 
-void tune_rng_seed(struct tune_rng *r, uint64_t seed);
-uint64_t tune_rng_next(struct tune_rng *r);
+void kp__tune_rng_seed(struct tune_rng *r, uint64_t seed);
+uint64_t kp__tune_rng_next(struct tune_rng *r);
 /* Uniform in [0, n), n > 0, without modulo bias. */
-uint64_t tune_rng_below(struct tune_rng *r, uint64_t n);
-double tune_rng_uniform(struct tune_rng *r);
+uint64_t kp__tune_rng_below(struct tune_rng *r, uint64_t n);
+double kp__tune_rng_uniform(struct tune_rng *r);
 
 /* ---- points as mixed-radix codes (search.c, bayes.c) ------------------------------------------- */
 
-uint64_t tune_point_code(const struct kp_tune_space *s, const struct kp_tune_point *p);
-void tune_point_decode(const struct kp_tune_space *s, uint64_t code, struct kp_tune_point *p);
+uint64_t kp__tune_point_code(const struct kp_tune_space *s, const struct kp_tune_point *p);
+void kp__tune_point_decode(const struct kp_tune_space *s, uint64_t code, struct kp_tune_point *p);
 
 /* ---- the model-based strategy (bayes.c) ------------------------------------------------------------ */
 
@@ -112,7 +113,7 @@ struct tune_obs {
  * points count as the slowest seen). cands are the feasible points it may choose among (codes, none
  * tried yet). Writes the chosen codes into out; returns how many.
  */
-size_t tune_bayes_pick(const struct kp_tune_space *s, const struct tune_obs *obs, size_t nobs,
-                       const uint64_t *cands, size_t ncands, size_t want, uint64_t *out);
+size_t kp__tune_bayes_pick(const struct kp_tune_space *s, const struct tune_obs *obs, size_t nobs,
+                           const uint64_t *cands, size_t ncands, size_t want, uint64_t *out);
 
 #endif
