@@ -447,8 +447,9 @@ static void torch_op_checks(struct scan *sc, const struct kp_pysrc *cand, const 
 
 	kp_pysrc_parse(&ref, sc->task->source ? sc->task->source : "",
 		       sc->task->source ? strlen(sc->task->source) : 0);
-	if (kp_triton_candidate(&ref)) /* a Triton task: the reference's own kernels are not PyTorch ops */
-		kp_triton_host_code(ref.code.buf, &ref_host);
+	/* a Triton task: the reference's own kernels are not PyTorch ops */
+	if (kp__static_triton_candidate(&ref))
+		kp__static_triton_host_code(ref.code.buf, &ref_host);
 	py_ops(ref_host.len ? ref_host.buf : ref.code.buf, &rops);
 	py_ops(cand_code, &cops);
 	for (size_t i = 0; i < cand->nstrs; i++) {
@@ -537,10 +538,11 @@ int kp_eval_static(const struct kp_task *task, const char *src, size_t len, cons
 		struct kp_buf host = KP_BUF_INIT;
 		kp_pysrc_parse(&p, src, len);
 		scan_text(&sc, IN_PY, p.code.buf, 1);
-		if (kp_triton_candidate(&p)) {
-			kp_triton_host_code(p.code.buf, &host);
-			kp_triton_scan(&p, host.buf, task->precision == KP_DTYPE_F32 || task->precision == KP_DTYPE_F64,
-				       triton_evidence, &sc);
+		if (kp__static_triton_candidate(&p)) {
+			kp__static_triton_host_code(p.code.buf, &host);
+			kp__static_triton_scan(
+			    &p, host.buf, task->precision == KP_DTYPE_F32 || task->precision == KP_DTYPE_F64,
+			    triton_evidence, &sc);
 		}
 		for (size_t i = 0; i < p.nstrs; i++) {
 			struct kp_buf stripped = KP_BUF_INIT;

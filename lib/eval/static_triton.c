@@ -14,7 +14,7 @@
 #include "kernelpro/str.h"
 #include "kernelpro/task.h"
 
-int kp_triton_candidate(const struct kp_pysrc *p)
+int kp__static_triton_candidate(const struct kp_pysrc *p)
 {
 	return kp_py_has_triton(p->code.buf, p->code.len);
 }
@@ -43,7 +43,7 @@ static int depth_after(const char *s, size_t i, size_t e, int depth)
 	return depth < 0 ? 0 : depth;
 }
 
-void kp_triton_host_code(const char *code, struct kp_buf *out)
+void kp__static_triton_host_code(const char *code, struct kp_buf *out)
 {
 	static const char *const decos[] = {"@triton.jit", "@triton.autotune", "@triton.heuristics", "@jit"};
 	size_t len = strlen(code), start = out->len;
@@ -154,7 +154,7 @@ static void compile_rules(void)
 }
 
 /* The first match of rule i in `text` (one is evidence enough to refuse). */
-static void apply(size_t i, const char *text, kp_triton_emit emit, void *ud)
+static void apply(size_t i, const char *text, kp__static_triton_emit emit, void *ud)
 {
 	regmatch_t m[1];
 	const char *s;
@@ -341,7 +341,7 @@ static int preceded_by_keyword(const char *code, const char *p, const char *kw)
 	return (size_t)(q - code) >= n && !strncmp(q - n, kw, n) && (q - n == code || !ident((unsigned char)q[-n - 1]));
 }
 
-static void host_calls(const char *host, kp_triton_emit emit, void *ud)
+static void host_calls(const char *host, kp__static_triton_emit emit, void *ud)
 {
 	struct modules mods = {0};
 	int line = 1;
@@ -389,7 +389,7 @@ static void host_calls(const char *host, kp_triton_emit emit, void *ud)
 
 /* --- string literals ---------------------------------------------------------------------------------- */
 
-static void literals(const struct kp_pysrc *p, int fp32, kp_triton_emit emit, void *ud)
+static void literals(const struct kp_pysrc *p, int fp32, kp__static_triton_emit emit, void *ud)
 {
 	for (size_t i = 0; i < p->nstrs; i++) {
 		const char *s = p->strs[i].text;
@@ -401,7 +401,8 @@ static void literals(const struct kp_pysrc *p, int fp32, kp_triton_emit emit, vo
 	}
 }
 
-void kp_triton_scan(const struct kp_pysrc *p, const char *host, int fp32, kp_triton_emit emit, void *ud)
+void kp__static_triton_scan(const struct kp_pysrc *p, const char *host, int fp32, kp__static_triton_emit emit,
+                            void *ud)
 {
 	pthread_once(&compiled_once, compile_rules);
 	for (size_t i = 0; i < KP_ARRAY_SIZE(rules); i++) {

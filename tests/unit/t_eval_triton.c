@@ -150,7 +150,7 @@ static void test_host_code(void **state)
 	struct kp_pysrc p;
 	struct kp_buf host = KP_BUF_INIT;
 	kp_pysrc_parse(&p, src, strlen(src));
-	kp_triton_host_code(p.code.buf, &host);
+	kp__static_triton_host_code(p.code.buf, &host);
 	assert_int_equal(host.len, p.code.len);
 	assert_null(strstr(host.buf, "tl.sum"));
 	assert_null(strstr(host.buf, "tl.exp"));
