@@ -75,12 +75,12 @@ const char *kp_dead_reason_text(enum kp_dead_reason r);
 	X(RECOMMENDATION, "recommendation") /* a tool recommendation offered, and what followed */ \
 	X(DEAD_END, "dead_end")           /* a direction that was closed, and why */
 #define KP__MEM_ENUM(n, s) KP_MEM_##n,
-enum kp_memory_kind { KP_MEMORY_KINDS(KP__MEM_ENUM) KP_MEM_KIND_COUNT };
+enum kp_store_memory_kind { KP_MEMORY_KINDS(KP__MEM_ENUM) KP_MEM_KIND_COUNT };
 #undef KP__MEM_ENUM
-const char *kp_memory_kind_name(enum kp_memory_kind k);
+const char *kp_store_memory_kind_name(enum kp_store_memory_kind k);
 
-enum kp_memory_outcome { KP_MEMO_UNKNOWN = 0, KP_MEMO_WORKED = 1, KP_MEMO_FAILED = 2 };
-const char *kp_memory_outcome_name(enum kp_memory_outcome o);
+enum kp_store_memory_outcome { KP_MEMO_UNKNOWN = 0, KP_MEMO_WORKED = 1, KP_MEMO_FAILED = 2 };
+const char *kp_store_memory_outcome_name(enum kp_store_memory_outcome o);
 
 /* ---- Rows ------------------------------------------------------------------------------------ */
 
@@ -142,10 +142,10 @@ struct kp_eval_row {
 	const char *findings_json; /* array of findings as the tools produced them */
 };
 
-struct kp_memory_row {
+struct kp_store_memory_row {
 	long id;
-	enum kp_memory_kind kind;
-	enum kp_memory_outcome outcome;
+	enum kp_store_memory_kind kind;
+	enum kp_store_memory_outcome outcome;
 	const char *family;   /* task family, NULL for run-local */
 	const char *key;      /* what it is about: an error line, an API name, a tool id */
 	const char *text;     /* what to tell the programmer */
@@ -321,13 +321,13 @@ int kp_store_tune_result_get(struct kp_store *s, const char *space, const char *
  * Inserts, or when an entry with the same kind, key, text and family exists, counts one more try
  * (and a win when r->outcome is KP_MEMO_WORKED) and keeps the larger gain. Sets r->id, tries, wins.
  */
-int kp_store_memory_add(struct kp_store *s, struct kp_memory_row *r, struct kp_error *err);
+int kp_store_memory_add(struct kp_store *s, struct kp_store_memory_row *r, struct kp_error *err);
 /*
  * Calls fn for each entry (oldest first) of the given family (NULL: all). The row's strings are
  * only valid during the call. fn returns nonzero to stop.
  */
 int kp_store_memory_each(struct kp_store *s, const char *family,
-			 int (*fn)(const struct kp_memory_row *r, void *ud), void *ud, struct kp_error *err);
+			 int (*fn)(const struct kp_store_memory_row *r, void *ud), void *ud, struct kp_error *err);
 long kp_store_memory_count(struct kp_store *s);
 
 #endif

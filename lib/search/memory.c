@@ -29,14 +29,14 @@ static const char *const api_patterns[] = {
 	"cooperative_groups", "cub::", "extern __shared__", "cudaFuncSetAttribute", "__nanosleep", "__cvta_generic_to_shared",
 };
 
-static int add_row(const struct kp_memory *m, struct kp_memory_row *r, struct kp_error *err)
+static int add_row(const struct kp_memory *m, struct kp_store_memory_row *r, struct kp_error *err)
 {
 	int rc;
 	r->family = m->family;
 	r->run = m->run_name;
 	rc = kp_store_memory_add(m->run, r, err);
 	if (!rc && m->shared) {
-		struct kp_memory_row copy = *r;
+		struct kp_store_memory_row copy = *r;
 		copy.node = 0; /* node ids belong to the run */
 		rc = kp_store_memory_add(m->shared, &copy, err);
 		if (rc)
@@ -151,7 +151,7 @@ static int learn_compile_fix(const struct kp_memory *m, const struct kp_tree *t,
 	const struct kp_tnode *c = &t->n[child], *par = &t->n[c->parent];
 	char key[MEM_KEY_MAX + 1];
 	struct kp_buf text = KP_BUF_INIT;
-	struct kp_memory_row r = {0};
+	struct kp_store_memory_row r = {0};
 	int fixed = c->outcome != KP_OUTCOME_COMPILE_ERROR, rc;
 
 	if (par->outcome != KP_OUTCOME_COMPILE_ERROR || !child_source)
@@ -187,7 +187,7 @@ static int learn_apis(const struct kp_memory *m, const struct kp_tree *t, int ch
 	if (c->outcome != KP_OUTCOME_CORRECT || !child_source)
 		return 0;
 	for (size_t i = 0; i < KP_ARRAY_SIZE(api_patterns) && !rc; i++) {
-		struct kp_memory_row r = {0};
+		struct kp_store_memory_row r = {0};
 		if (!strstr(child_source, api_patterns[i]) || (parent_source && strstr(parent_source, api_patterns[i])))
 			continue;
 		line_with(child_source, api_patterns[i], line, sizeof(line));
@@ -220,7 +220,7 @@ static int learn_recommendations(const struct kp_memory *m, const struct kp_tree
 		const char *title = kp_json_str(f, "title", "");
 		const char *rec = json_is_array(recs) && json_array_size(recs) ? json_string_value(json_array_get(recs, 0)) : NULL;
 		char key[MEM_KEY_MAX + 1], text[MEM_LINE_MAX];
-		struct kp_memory_row r = {0};
+		struct kp_store_memory_row r = {0};
 		int worked = c->outcome == KP_OUTCOME_CORRECT && c->reward > par->reward + p->noise_band;
 
 		snprintf(key, sizeof(key), "%s: %s", tool, title);
@@ -238,7 +238,7 @@ static int learn_recommendations(const struct kp_memory *m, const struct kp_tree
 }
 
 /* The code-search snippets shown so far (CODE_PATH rows not yet judged), as kp_cs_ref lines. */
-static int collect_shown(const struct kp_memory_row *r, void *ud)
+static int collect_shown(const struct kp_store_memory_row *r, void *ud)
 {
 	if (r->kind == KP_MEM_CODE_PATH && r->outcome == KP_MEMO_UNKNOWN && r->text)
 		kp_strvec_push(ud, r->text);
@@ -260,7 +260,7 @@ static int learn_snippets(const struct kp_memory *m, const struct kp_tree *t, co
 		return 0;
 	rc = kp_store_memory_each(m->run, NULL, collect_shown, &shown, err);
 	for (size_t i = 0; i < shown.n && !rc; i++) {
-		struct kp_memory_row r = {0};
+		struct kp_store_memory_row r = {0};
 		char text[MEM_LINE_MAX];
 		if (kp_strvec_find(&done, shown.v[i]) >= 0 || !kp_cs_ref_used(shown.v[i], child_source) ||
 		    kp_cs_ref_used(shown.v[i], parent_source))
@@ -302,7 +302,7 @@ int kp_memory_dead_end(const struct kp_memory *m, const struct kp_tree *t, int i
 {
 	const struct kp_tnode *n = &t->n[idx];
 	char key[MEM_KEY_MAX + 1], text[MEM_LINE_MAX], sig[MEM_KEY_MAX + 1];
-	struct kp_memory_row r = {0};
+	struct kp_store_memory_row r = {0};
 
 	if (summary && *summary)
 		snprintf(key, sizeof(key), "%s", summary);
@@ -332,7 +332,7 @@ int kp_memory_code_paths(const struct kp_memory *m, const struct kp_search_child
 	int rc = 0;
 	for (size_t i = 0; i < res->nqueries && !rc; i++) {
 		char text[MEM_LINE_MAX];
-		struct kp_memory_row r = {0};
+		struct kp_store_memory_row r = {0};
 		if (!res->queries[i].query || !res->queries[i].result)
 			continue;
 		snprintf(text, sizeof(text), "%s", res->queries[i].result);
@@ -350,8 +350,8 @@ int kp_memory_code_paths(const struct kp_memory *m, const struct kp_search_child
 /* ---- rendering ------------------------------------------------------------------------------------------ */
 
 struct mem_entry {
-	enum kp_memory_kind kind;
-	enum kp_memory_outcome outcome;
+	enum kp_store_memory_kind kind;
+	enum kp_store_memory_outcome outcome;
 	char *key, *text;
 	double gain;
 	int tries, wins;
@@ -364,7 +364,7 @@ struct mem_list {
 	size_t n, alloc;
 };
 
-static int collect(const struct kp_memory_row *r, void *ud)
+static int collect(const struct kp_store_memory_row *r, void *ud)
 {
 	struct mem_list *l = ud;
 	for (size_t i = 0; i < l->n; i++) /* the same lesson from the run and the shared store: once */

@@ -505,7 +505,7 @@ int kp_store_exchanges_each(struct kp_store *s, long node, int (*fn)(const struc
 
 /* ---- search memory ------------------------------------------------------------------------------------ */
 
-int kp_store_memory_add(struct kp_store *s, struct kp_memory_row *r, struct kp_error *err)
+int kp_store_memory_add(struct kp_store *s, struct kp_store_memory_row *r, struct kp_error *err)
 {
 	sqlite3_stmt *st;
 	int rc = kp_fault(KP_FAULT_SQLITE_WRITE, "saving search memory", err);
@@ -545,8 +545,8 @@ int kp_store_memory_add(struct kp_store *s, struct kp_memory_row *r, struct kp_e
 	return rc;
 }
 
-int kp_store_memory_each(struct kp_store *s, const char *family, int (*fn)(const struct kp_memory_row *r, void *ud),
-			 void *ud, struct kp_error *err)
+int kp_store_memory_each(struct kp_store *s, const char *family,
+			 int (*fn)(const struct kp_store_memory_row *r, void *ud), void *ud, struct kp_error *err)
 {
 	sqlite3_stmt *st;
 	int rc = kp__store_prepare(s, "SELECT id, kind, outcome, family, key, text, gain, IFNULL(node_id, 0), run, "
@@ -556,10 +556,10 @@ int kp_store_memory_each(struct kp_store *s, const char *family, int (*fn)(const
 		return rc;
 	kp__store_bind_text(st, 1, family);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct kp_memory_row r = {
+		struct kp_store_memory_row r = {
 			.id = (long)sqlite3_column_int64(st, 0),
-			.kind = (enum kp_memory_kind)sqlite3_column_int(st, 1),
-			.outcome = (enum kp_memory_outcome)sqlite3_column_int(st, 2),
+			.kind = (enum kp_store_memory_kind)sqlite3_column_int(st, 1),
+			.outcome = (enum kp_store_memory_outcome)sqlite3_column_int(st, 2),
 			.family = (const char *)sqlite3_column_text(st, 3),
 			.key = (const char *)sqlite3_column_text(st, 4),
 			.text = (const char *)sqlite3_column_text(st, 5),

@@ -126,12 +126,12 @@ const char *kp_dead_reason_text(enum kp_dead_reason r)
 	return r >= 0 && r < KP_DEAD_COUNT ? dead_texts[r] : "unknown";
 }
 
-const char *kp_memory_kind_name(enum kp_memory_kind k)
+const char *kp_store_memory_kind_name(enum kp_store_memory_kind k)
 {
 	return k >= 0 && k < KP_MEM_KIND_COUNT ? memory_kind_names[k] : "unknown";
 }
 
-const char *kp_memory_outcome_name(enum kp_memory_outcome o)
+const char *kp_store_memory_outcome_name(enum kp_store_memory_outcome o)
 {
 	switch (o) {
 	case KP_MEMO_WORKED:

@@ -42,7 +42,7 @@ struct mem_count {
 	long n;
 };
 
-static int count_mem(const struct kp_memory_row *r, void *ud)
+static int count_mem(const struct kp_store_memory_row *r, void *ud)
 {
 	struct mem_count *m = ud;
 	m->n += (int)r->kind == m->kind && (m->outcome < 0 || (int)r->outcome == m->outcome);

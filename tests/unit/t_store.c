@@ -438,17 +438,18 @@ struct seen {
 	double gain;
 };
 
-static int gain_of(const struct kp_memory_row *r, void *ud)
+static int gain_of(const struct kp_store_memory_row *r, void *ud)
 {
 	((struct seen *)ud)->gain = r->gain;
 	return 0;
 }
 
-static int count_mem(const struct kp_memory_row *r, void *ud)
+static int count_mem(const struct kp_store_memory_row *r, void *ud)
 {
 	struct seen *s = ud;
 	s->n++;
-	snprintf(s->last, sizeof(s->last), "%s/%s/%d/%d", kp_memory_kind_name(r->kind), r->key, r->tries, r->wins);
+	snprintf(s->last, sizeof(s->last), "%s/%s/%d/%d", kp_store_memory_kind_name(r->kind), r->key, r->tries,
+		 r->wins);
 	return 0;
 }
 
@@ -610,7 +611,7 @@ static void test_memory_upsert(void **state)
 {
 	struct fixture *f = *state;
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_memory_row r = {0};
+	struct kp_store_memory_row r = {0};
 	struct seen s = {0};
 
 	r.kind = KP_MEM_RECOMMENDATION;
