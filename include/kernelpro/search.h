@@ -416,14 +416,6 @@ int kp_search_tuning_fill(const struct kp_tune_space *s, const struct kp_tune_re
 /* Whether a tuner's error is about the version (a note: nothing to tune) rather than the evaluation. */
 int kp_search_tune_note_error(int code);
 
-/*
- * Reads a verdict document (`kernelpro eval --json`: status, runtime.median_ms, ref_runtime.median_ms,
- * speedup, log or message; optionally energy_j, feedback, findings, stage1, hardware, profile) into
- * `out` (initialised by the caller). A correct verdict must carry a speedup. `what` names the source.
- */
-int kp_search_eval_parse(const char *what, const char *text, size_t len, struct kp_search_eval *out,
-			 struct kp_error *err);
-
 /* ---- Search memory ---------------------------------------------------------------------------------- */
 
 /* Where memory is read from and written to: the run's database and optionally a shared one. */

@@ -64,6 +64,15 @@ int kp_exec_evaluator_new(struct kp_search_evaluator **out, const char *const *a
  */
 void kp_exec_evaluator_set_gpu(struct kp_search_evaluator *ev, int gpu);
 
+/*
+ * Reads a verdict document, as the exec evaluator reads its program's output (`kernelpro eval
+ * --json`: status, runtime.median_ms, ref_runtime.median_ms, speedup, log or message; optionally
+ * energy_j, feedback, findings, stage1, hardware, profile) into `out` (initialised by the caller).
+ * A correct verdict must carry a speedup. `what` names the source.
+ */
+int kp_exec_verdict_parse(const char *what, const char *text, size_t len, struct kp_search_eval *out,
+			  struct kp_error *err);
+
 /* ---- Reactive orchestration: tools answered on request ------------------------------------------ */
 
 struct kp_reactive_opts {

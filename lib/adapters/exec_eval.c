@@ -43,8 +43,8 @@ static char *str_or_null(const json_t *o, const char *key)
 	return s ? kp_xstrdup(s) : NULL;
 }
 
-int kp_search_eval_parse(const char *what, const char *text, size_t len, struct kp_search_eval *out,
-			 struct kp_error *err)
+int kp_exec_verdict_parse(const char *what, const char *text, size_t len, struct kp_search_eval *out,
+			  struct kp_error *err)
 {
 	json_t *v = NULL;
 	const char *status;
@@ -124,7 +124,7 @@ static int run_one(struct exec_eval *e, const char *file, const char *role, long
 		goto out;
 	}
 	/* The verdict is what it printed, whatever its exit status (a failing candidate may exit 1). */
-	rc = kp_search_eval_parse(what, c.out.buf, c.out.len, out, err);
+	rc = kp_exec_verdict_parse(what, c.out.buf, c.out.len, out, err);
 	out->wall_s = kp_now() - t0;
 out:
 	kp_child_release(&c);

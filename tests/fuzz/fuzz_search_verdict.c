@@ -1,7 +1,7 @@
 /* libFuzzer target: verdict documents read by the search (the exec evaluator's output). */
 #include "base/setup.h"
 
-#include "kernelpro/search.h"
+#include "kernelpro/search_backends.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kp_search_eval e;
 	struct kp_error err = KP_ERROR_INIT;
 	kp_search_eval_init(&e);
-	kp_search_eval_parse("fuzz.json", (const char *)data, size, &e, &err);
+	kp_exec_verdict_parse("fuzz.json", (const char *)data, size, &e, &err);
 	kp_search_eval_release(&e);
 	return 0;
 }

@@ -11,7 +11,7 @@
 #include "kp_test.h"
 #include "kernelpro/eval.h"
 #include "kernelpro/json.h"
-#include "kernelpro/search.h"
+#include "kernelpro/search_backends.h"
 #include "kernelpro/task.h"
 
 static void numbers_refused(double t, double sd, double ref, double sp, double e, const char *want)
@@ -57,7 +57,7 @@ static void test_exec_evaluator_refuses_absurd_numbers(void **state)
 		struct kp_search_eval e;
 		struct kp_error err = KP_ERROR_INIT;
 		kp_search_eval_init(&e);
-		if (kp_search_eval_parse("exec evaluator", bad[i], strlen(bad[i]), &e, &err) != KP_EPARSE)
+		if (kp_exec_verdict_parse("exec evaluator", bad[i], strlen(bad[i]), &e, &err) != KP_EPARSE)
 			fail_msg("accepted %s", bad[i]);
 		assert_non_null(strstr(kp_error_msg(&err), "is not a measurement"));
 		kp_search_eval_release(&e);

@@ -15,7 +15,7 @@ static int parse_golden(const char *name, struct kp_search_eval *out, struct kp_
 	snprintf(rel, sizeof(rel), "tests/golden/search/%s", name);
 	kp_test_read(rel, &b);
 	kp_search_eval_init(out);
-	rc = kp_search_eval_parse(name, b.buf, b.len, out, err);
+	rc = kp_exec_verdict_parse(name, b.buf, b.len, out, err);
 	kp_buf_release(&b);
 	return rc;
 }
@@ -69,7 +69,7 @@ static void test_parse_refusals(void **state)
 		struct kp_search_eval e;
 		struct kp_error err = KP_ERROR_INIT;
 		kp_search_eval_init(&e);
-		assert_true(kp_search_eval_parse("fake harness", bad[i], strlen(bad[i]), &e, &err) < 0);
+		assert_true(kp_exec_verdict_parse("fake harness", bad[i], strlen(bad[i]), &e, &err) < 0);
 		assert_non_null(strstr(kp_error_msg(&err), "fake harness"));
 		kp_search_eval_release(&e);
 	}
