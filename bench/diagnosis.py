@@ -42,7 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 HIGH_SPEEDUP_PCT = 40.0  # an ncu rule estimate this large counts as 'high', as our severities do
 
-# Nsight Compute rule -> the canonical tool id that covers the same ground (DESIGN.md section 5).
+# Nsight Compute rule -> the canonical tool id that covers the same ground (docs/internals/design.md, "Tools").
 RULE_TOOL = {
     "AchievedOccupancy": "occupancy",
     "TheoreticalOccupancy": "occupancy",

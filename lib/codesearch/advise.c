@@ -19,7 +19,7 @@ struct tool_queries {
 	const char *queries[4];
 };
 
-/* Tool ids are DESIGN.md's; sol_gap (the roofline distance) names no technique, so it has none. */
+/* Tool ids are the registry's (docs/internals/design.md, "Tools"); sol_gap (the roofline distance) names no technique, so it has none. */
 static const struct tool_queries map[] = {
     {"tensor_cores",
      {"SM90 64x128x16 F32BF16BF16 SS GMMA", "make_tma_atom SM90_TMA_LOAD",

@@ -12,8 +12,8 @@ enum { PT_DOUBLE = 0, PT_INT = 1, PT_CHOICE = 2 };
 #define OFF(f) offsetof(struct kp_search_params, f)
 
 /*
- * The defaults come from the design notes (research/mcts-and-energy.md §5) and were checked with
- * the search simulator (bench/search-sim): docs/search.md gives the figures.
+ * The defaults were chosen and checked with the search simulator (bench/search_sim.c): docs/search.md
+ * gives the figures, docs/internals/design.md ("Search") the reasons.
  */
 static const struct kp_search_param_desc params[] = {
 	{"search", PT_CHOICE, OFF(algo), KP_SEARCH_MCTS, 0, 2, "mcts|greedy|beam",

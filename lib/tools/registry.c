@@ -1,6 +1,6 @@
 /*
- * The one table of built-in tools, in the order of DESIGN.md §5, with the
- * Stage-1 classes that select each one proactively.
+ * The one table of built-in tools, in the order of docs/internals/design.md ("Tools"), with
+ * the Stage-1 classes that select each one proactively.
  */
 #include "base/setup.h"
 
@@ -19,11 +19,11 @@ extern const struct kp_tool kp_tool_sol_gap, kp_tool_coalescing, kp_tool_vector_
 #define ANY (KP_CLASS_BIT(KP_BOUND_MIXED) | KP_CLASS_BIT(KP_BOUND_UNKNOWN))
 
 /*
- * DESIGN.md §5, plus four pairings: bank_conflicts for memory (the labelled
- * H200 transpose is memory-bound through L1), coalescing and cache_reuse for
- * compute (the labelled naive GEMMs are classed compute, and their fix is
- * coalescing or tiling), and grid_waves for compute (a tail wave costs most
- * when every block computes for long).
+ * docs/internals/design.md ("Tools"), with its four pairings: bank_conflicts
+ * for memory (the labelled H200 transpose is memory-bound through L1),
+ * coalescing and cache_reuse for compute (the labelled naive GEMMs are classed
+ * compute, and their fix is coalescing or tiling), and grid_waves for compute
+ * (a tail wave costs most when every block computes for long).
  */
 static const struct {
 	const struct kp_tool *tool;

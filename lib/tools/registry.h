@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-/* KP_CLASS_BIT set of the classes that select built-in i proactively (DESIGN.md §5). */
+/* KP_CLASS_BIT set of the classes that select built-in i proactively (docs/internals/design.md, "Tools"). */
 unsigned kp_builtin_tool_classes(size_t i);
 
 #endif

@@ -10,7 +10,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPORA = [os.path.join(ROOT, "bench", "corpus2"), os.path.join(ROOT, "bench", "corpus-dev")]
-# The canonical tool ids (DESIGN.md section 5, `kernelpro tools list`).
+# The canonical tool ids (docs/internals/design.md, "Tools"; `kernelpro tools list`).
 TOOLS = {"sol_gap", "coalescing", "vector_width", "cache_reuse", "occupancy", "warp_stalls", "bank_conflicts",
          "tensor_cores", "pipe_balance", "divergence", "grid_waves", "local_memory", "instruction_mix", "atomics",
          "launch_overhead"}

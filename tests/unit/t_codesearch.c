@@ -313,7 +313,7 @@ static void test_open_errors(void **state)
 
 static void test_query_map(void **state)
 {
-	/* DESIGN.md's tool ids: every one with a CUTLASS technique has queries; sol_gap names none. */
+	/* The registry's tool ids (docs/internals/design.md): every one with a CUTLASS technique has queries; sol_gap names none. */
 	static const char *const tools[] = {
 	    "coalescing",     "vector_width",    "cache_reuse",  "occupancy",      "warp_stalls",
 	    "bank_conflicts", "tensor_cores",    "pipe_balance", "divergence",     "grid_waves",

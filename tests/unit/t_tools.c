@@ -46,7 +46,7 @@ static void test_declared_metrics_and_empty_input(void **state)
 	for (size_t i = 0; i < KP_ARRAY_SIZE(canonical); i++) {
 		const struct kp_tool *t = kp_builtin_tool_find(canonical[i]);
 		assert_non_null(t);
-		assert_ptr_equal(kp_builtin_tool_at(i), t); /* registry order = DESIGN.md order */
+		assert_ptr_equal(kp_builtin_tool_at(i), t); /* registry order = docs/internals/design.md order */
 		assert_true(t->description && *t->description && t->details && strlen(t->details) > 80);
 		for (const struct kp_threshold *th = t->thresholds; th && th->name; th++)
 			assert_true(th->doc && *th->doc);
