@@ -83,6 +83,8 @@ static const struct kp_opt calibrate_opts[] = {
 	KP_OPT_TABLE_END,
 };
 
+/* Over 80 lines: the checks before measuring (the program, a GPU here, its model), the run, and storing
+ * the result, each failure with its own message and exit code, through one cleanup path. */
 static int run_calibrate(struct kp_cli *cli, const struct kp_args *args)
 {
 	struct kp_error err = KP_ERROR_INIT;

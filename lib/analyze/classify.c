@@ -155,6 +155,8 @@ static double ubusy(const struct kp_stage1 *s, int i)
 	return i >= 0 ? s->units[i].busy : 0;
 }
 
+/* Over 80 lines: the classification rules in the order they are tried, each with the reason it
+ * writes; one ordered rule list is easier to check against docs/analyze.md than several functions. */
 void kp__stage1_classify(struct kp_stage1 *o, const struct kp_stage1_thresholds *t, int have_flops)
 {
 	double sm = ubusy(o, o->sm_unit), mem = ubusy(o, o->mem_unit);

@@ -315,13 +315,42 @@ int kp_cs_index_path(const char *version, struct kp_buf *out, struct kp_error *e
 	return rc;
 }
 
+static int set_meta_count(sqlite3 *db, const char *key, long n, struct kp_error *err)
+{
+	char num[32];
+	snprintf(num, sizeof(num), "%ld", n);
+	return set_meta(db, key, num, err);
+}
+
+/* The new index's database at `path`: no journal (a failed build is thrown away), the schema, the
+ * two inserts; one transaction open. */
+static int open_db(struct builder *b, const char *path, struct kp_error *err)
+{
+	if (sqlite3_open_v2(path, &b->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		return db_fail(b->db, "creating the database", err);
+	if (sqlite3_exec(b->db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;", NULL, NULL,
+	                 NULL) != SQLITE_OK ||
+	    sqlite3_exec(b->db, schema, NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(b->db, "creating the schema (does this SQLite have FTS5?)", err);
+	if (sqlite3_prepare_v2(b->db,
+	                       "INSERT INTO entries(kind, name, path, line, end_line, summary, snippet) "
+	                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	                       -1, &b->ins_entry, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+	        b->db,
+	        "INSERT INTO fts(rowid, name, words, path, summary, body) VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1,
+	        &b->ins_fts, NULL) != SQLITE_OK)
+		return db_fail(b->db, "preparing inserts", err);
+	return 0;
+}
+
 /* Builds into a temporary file beside db_path, then renames it into place. `dirs`: {abs, rel} pairs. */
 static int build(const char *root, const char *const (*dirs)[2], size_t ndirs, const char *version,
                  const char *db_path, struct kp_cs_stats *st_out, struct kp_error *err)
 {
 	struct builder b = {0};
 	struct kp_cs_stats st = {0};
-	struct kp_buf tmp = KP_BUF_INIT, dir = KP_BUF_INIT, num = KP_BUF_INIT;
+	struct kp_buf tmp = KP_BUF_INIT, dir = KP_BUF_INIT;
 	double t0 = kp_now();
 	const char *slash;
 	int fd, rc = 0;
@@ -340,45 +369,19 @@ static int build(const char *root, const char *const (*dirs)[2], size_t ndirs, c
 		goto out;
 	}
 	close(fd);
-	if (sqlite3_open_v2(tmp.buf, &b.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		rc = db_fail(b.db, "creating the database", err);
+	if ((rc = open_db(&b, tmp.buf, err)))
 		goto out;
-	}
-	if (sqlite3_exec(b.db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;", NULL, NULL, NULL) !=
-	        SQLITE_OK ||
-	    sqlite3_exec(b.db, schema, NULL, NULL, NULL) != SQLITE_OK) {
-		rc = db_fail(b.db, "creating the schema (does this SQLite have FTS5?)", err);
-		goto out;
-	}
-	if (sqlite3_prepare_v2(b.db,
-	                       "INSERT INTO entries(kind, name, path, line, end_line, summary, snippet) "
-	                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	                       -1, &b.ins_entry, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(
-	        b.db,
-	        "INSERT INTO fts(rowid, name, words, path, summary, body) VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1,
-	        &b.ins_fts, NULL) != SQLITE_OK) {
-		rc = db_fail(b.db, "preparing inserts", err);
-		goto out;
-	}
 	b.root = root;
 	b.st = &st;
 	for (size_t i = 0; i < ndirs && !rc; i++)
 		rc = walk(&b, dirs[i][0], dirs[i][1], 0, err);
 	if (rc)
 		goto out;
-	kp_buf_addf(&num, "%ld", st.files);
 	if ((rc = set_meta(b.db, "schema", SCHEMA_VERSION, err)) ||
 	    (rc = set_meta(b.db, "version", version, err)) || (rc = set_meta(b.db, "root", root, err)) ||
-	    (rc = set_meta(b.db, "files", num.buf, err)))
-		goto out;
-	kp_buf_reset(&num);
-	kp_buf_addf(&num, "%ld", st.examples);
-	if ((rc = set_meta(b.db, "examples", num.buf, err)))
-		goto out;
-	kp_buf_reset(&num);
-	kp_buf_addf(&num, "%ld", st.symbols);
-	if ((rc = set_meta(b.db, "symbols", num.buf, err)))
+	    (rc = set_meta_count(b.db, "files", st.files, err)) ||
+	    (rc = set_meta_count(b.db, "examples", st.examples, err)) ||
+	    (rc = set_meta_count(b.db, "symbols", st.symbols, err)))
 		goto out;
 	if (sqlite3_exec(b.db, "COMMIT; INSERT INTO fts(fts) VALUES('optimize');", NULL, NULL, NULL) !=
 	    SQLITE_OK) {
@@ -412,7 +415,6 @@ out:
 		unlink(tmp.buf);
 	kp_buf_release(&tmp);
 	kp_buf_release(&dir);
-	kp_buf_release(&num);
 	return rc;
 }
 

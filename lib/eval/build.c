@@ -251,6 +251,9 @@ static void safe_name(const char *name, char *out, size_t n)
 	out[k] = '\0';
 }
 
+/* Over 80 lines: one build in order (flags and key, the cache hit, a fresh directory, nvcc, the rename)
+ * with one cleanup path for everything it holds; split up, each step would pass the key, the paths
+ * and the child on. */
 int kp_build_so(const struct kp_toolchain *tc, const char *src, size_t len, const char *name,
 		const char *include_dir, const char *const *extras, size_t nextras, double timeout_s,
 		struct kp_build *b, struct kp_error *err)

@@ -94,6 +94,8 @@ static int may_use_cutlass(const char *cand_path)
 	return named;
 }
 
+/* Over 80 lines: the adapter's configuration written field by field (task, limits, build, checks,
+ * environment): a list the adapter reads back, not logic. */
 int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_verdict *v, struct kp_error *err)
 {
 	const struct kp_eval_opts *o = x->o;

@@ -107,6 +107,7 @@ static void read_conditions(const json_t *r, struct kp_verdict *v)
 		v->tf32_cand = json_is_true(json_object_get(tf, "candidate"));
 }
 
+/* Over 80 lines: one field of the harness's result after another into the verdict; a list, not logic. */
 int kp_harness_apply(const struct kp_harness_out *h, const struct kp_child *c, struct kp_verdict *v,
 		     struct kp_error *err)
 {

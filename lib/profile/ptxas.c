@@ -130,6 +130,8 @@ static int is_entry(const void *f)
 	return ((const struct kp_ptxas_func *)f)->entry;
 }
 
+/* Over 80 lines: one pass over ptxas's lines, one branch per kind of line, sharing the entry and the
+ * properties block being read; it reads best as one dispatch. */
 int kp_ptxas_parse(struct kp_ptxas *px, const char *what, const char *text, size_t len, struct kp_error *err)
 {
 	struct ptxas_priv *p;

@@ -352,6 +352,8 @@ static void copy_token(const char *s, char *out, size_t n)
 	out[k] = '\0';
 }
 
+/* Over 80 lines: one pass over the lines with one branch per kind of line (function, arch, section,
+ * end marker, instruction), all sharing the current function; it reads best as one dispatch. */
 static int parse_text(struct kp_sass *s, struct sass_priv *p, const char *what, char *text, size_t len,
 		      struct kp_error *err)
 {

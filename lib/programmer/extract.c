@@ -268,6 +268,9 @@ static void join_entries(const char *const *entries, char *out, size_t n)
 	}
 }
 
+/* Over 80 lines: the refusals come in the order a reply goes wrong (empty, NUL byte, still reasoning,
+ * cut-off block, another language, missing entry points, marker, elisions), each with the message the
+ * model gets; kept in one place so that order stays visible. */
 int kp_prog_extract(const char *reply, size_t len, enum kp_cand_format format, const char *const *entry_points,
 		    int truncated, struct kp_buf *code, char *reason, size_t reason_len)
 {

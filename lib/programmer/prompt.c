@@ -50,6 +50,8 @@ static size_t shown_len(const struct line *l)
 	return (l->len > LOG_LINE_MAX ? LOG_LINE_MAX + 4 : l->len) + 1;
 }
 
+/* Over 80 lines: lines found, then kept by one budget in order of worth (cut markers, the first errors
+ * with their context, the tail), then emitted; the three passes share the line table. */
 void kp_prog_trim_log(const char *log, size_t max_chars, struct kp_buf *out)
 {
 	struct line *lines = NULL;

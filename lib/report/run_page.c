@@ -340,6 +340,8 @@ static void tree_legend(struct kp_svg *S, const int *seen)
 	kp_svg_text(S, x + 16, 20, 's', "legend", "best version");
 }
 
+/* Over 80 lines: the layout, the edges and the nodes share the layout's arrays and the page's
+ * geometry (slot, row, margins); drawn apart, each part would take all of them. */
 static void search_tree(struct run_page *P)
 {
 	struct tree_layout L = {0};

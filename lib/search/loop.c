@@ -210,6 +210,9 @@ static int dispatch(struct loop *L, enum kp_search_end *blocked, struct kp_error
 /*
  * The steps: commit finished requests, send new ones while the budget allows, evaluate saved
  * candidates one at a time, until something ends the session. Sets *end; returns 0 or an error.
+ * Over 80 lines: the order of the branches is the loop's policy (collect, dispatch, the GPU thread,
+ * held requests, the tune action, evaluations, speculative profiles, waiting), and it is read in one
+ * place; each branch only calls out.
  */
 static int steps(struct loop *L, enum kp_search_end *end, struct kp_error *err)
 {

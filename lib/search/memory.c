@@ -455,6 +455,8 @@ static void render_lineage(const struct kp_memory *m, const struct kp_tree *t, i
 	}
 }
 
+/* Over 80 lines: the weights by kind and mode, then the same kinds' rendering rules, side by side in
+ * two switches over one list, so that what is ranked and what is shown are read together. */
 int kp_memory_render(const struct kp_memory *m, const struct kp_tree *t, int parent, enum kp_prog_mode mode,
 		     const char *parent_log, size_t max_bytes, struct kp_buf *out, struct kp_error *err)
 {

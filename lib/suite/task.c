@@ -319,6 +319,9 @@ static char *make_record(const struct sched_task *st, const char *dir, const cha
 	return text;
 }
 
+/* Over 80 lines: one attempt as the scheduler records it (started, under the lock; the run; its end
+ * state, counters and note, under the lock again); the states decided in the middle (busy, interrupted,
+ * fatal) are read by every line after them. */
 void kp__task_run(struct slot *sl, struct sched_task *st)
 {
 	struct sched *S = sl->S;

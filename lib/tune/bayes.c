@@ -164,6 +164,8 @@ static int by_speed(const void *pa, const void *pb)
 	return memcmp(&a->p, &b->p, sizeof(a->p));
 }
 
+/* Over 80 lines: one numerical procedure (standardise the observations, fit the GP, pick by expected
+ * improvement with the kriging believer) over arrays that live exactly as long as it does. */
 size_t kp__tune_bayes_pick(const struct kp_tune_space *s, const struct tune_obs *all, size_t nall,
                            const uint64_t *cands, size_t ncands, size_t want, uint64_t *out)
 {

@@ -191,6 +191,8 @@ static size_t punct_len(const char *s, size_t avail)
 	return 1;
 }
 
+/* Over 80 lines: a lexer's main loop, one branch per token class over one cursor; as a single loop
+ * it can be read against the language it lexes. */
 int kp__tune_lex_cuda(const char *src, size_t start, size_t end, int line0, struct tok_list *out,
                       struct kp_error *err)
 {

@@ -471,6 +471,8 @@ out:
 	return rc;
 }
 
+/* Over 80 lines: the checks of the options, the untuned point first, then the strategy's rounds and
+ * the result; the run state (struct run) is shared, the order is the contract. */
 int kp_tune_run(const struct kp_tune_space *s, const struct kp_tune_opts *o,
                 const struct kp_tune_evaluator *ev, const struct kp_tune_cache *cache,
                 struct kp_tune_result *r, struct kp_error *err)
