@@ -455,8 +455,33 @@ static void render_lineage(const struct kp_memory *m, const struct kp_tree *t, i
 	}
 }
 
-/* Over 80 lines: the weights by kind and mode, then the same kinds' rendering rules, side by side in
- * two switches over one list, so that what is ranked and what is shown are read together. */
+/* An entry's relevance to a request of `mode` (sig: the parent's error signature): kind first (by mode),
+ * then evidence. */
+static double relevance(const struct mem_entry *e, enum kp_prog_mode mode, const char *sig)
+{
+	double kind_w;
+	switch (e->kind) {
+	case KP_MEM_COMPILE_FIX:
+		kind_w = mode == KP_PROG_DEBUG ? 100 + 50 * overlap(sig, e->key) : 1;
+		break;
+	case KP_MEM_RECOMMENDATION:
+		kind_w = mode == KP_PROG_DEBUG ? 5 : 60;
+		break;
+	case KP_MEM_DEAD_END:
+		kind_w = mode == KP_PROG_DEBUG ? 10 : 50;
+		break;
+	case KP_MEM_API_USAGE:
+		kind_w = 30;
+		break;
+	case KP_MEM_CODE_PATH:
+		kind_w = e->outcome == KP_MEMO_WORKED && mode != KP_PROG_DEBUG ? 40 : 20;
+		break;
+	default:
+		kind_w = 20;
+	}
+	return kind_w + (e->outcome == KP_MEMO_WORKED ? 2 : 0) + (e->tries > 9 ? 9 : e->tries) * 0.1;
+}
+
 int kp_memory_render(const struct kp_memory *m, const struct kp_tree *t, int parent, enum kp_prog_mode mode,
 		     const char *parent_log, size_t max_bytes, struct kp_buf *out, struct kp_error *err)
 {
@@ -472,31 +497,8 @@ int kp_memory_render(const struct kp_memory *m, const struct kp_tree *t, int par
 	if (rc)
 		goto out;
 	error_signature(parent_log, sig, sizeof(sig));
-	for (size_t i = 0; i < l.n; i++) {
-		struct mem_entry *e = &l.e[i];
-		/* Relevance: kind first (by mode), then evidence. */
-		double kind_w;
-		switch (e->kind) {
-		case KP_MEM_COMPILE_FIX:
-			kind_w = mode == KP_PROG_DEBUG ? 100 + 50 * overlap(sig, e->key) : 1;
-			break;
-		case KP_MEM_RECOMMENDATION:
-			kind_w = mode == KP_PROG_DEBUG ? 5 : 60;
-			break;
-		case KP_MEM_DEAD_END:
-			kind_w = mode == KP_PROG_DEBUG ? 10 : 50;
-			break;
-		case KP_MEM_API_USAGE:
-			kind_w = 30;
-			break;
-		case KP_MEM_CODE_PATH:
-			kind_w = e->outcome == KP_MEMO_WORKED && mode != KP_PROG_DEBUG ? 40 : 20;
-			break;
-		default:
-			kind_w = 20;
-		}
-		e->score = kind_w + (e->outcome == KP_MEMO_WORKED ? 2 : 0) + (e->tries > 9 ? 9 : e->tries) * 0.1;
-	}
+	for (size_t i = 0; i < l.n; i++)
+		l.e[i].score = relevance(&l.e[i], mode, sig);
 	if (l.n)
 		qsort(l.e, l.n, sizeof(*l.e), by_score);
 	render_lineage(m, t, parent, max_bytes, out);
