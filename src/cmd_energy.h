@@ -21,4 +21,9 @@ void kp_energy_cmd_task_release(void);
 
 void kp_energy_print_measurements(struct kp_cli *cli, const struct kp_energy_measurement *m, size_t n);
 
+/* An ncu raw page (--csv --page raw --print-units base) from `path` into `r` (initialised by the caller);
+ * 0, or an exit code after printing the error (cmd_energy_model.c). */
+struct kp_ncu_report;
+int kp_energy_cmd_parse_ncu(struct kp_cli *cli, const char *path, struct kp_ncu_report *r);
+
 #endif
