@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "ask_ctx.h"
 #include "cli.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/hw.h"
@@ -12,8 +13,6 @@
 #include "kernelpro/task.h"
 #include "kernelpro/task_kind.h"
 #include "llm_opts.h"
-
-#define INPUT_CAP (4u << 20)
 
 static const struct kp_opt ask_opts[] = {
 	{"mode", 'm', KP_OPT_CHOICE, "initial|debug|optimize", "which prompt to build", "initial"},
@@ -58,124 +57,6 @@ static const struct kp_opt ask_opts[] = {
 	KP_OPT_TABLE_END,
 };
 
-/* The file named by option `name`, read into `b`; NULL when the option was not given. */
-static const char *opt_file(const struct kp_args *a, const char *name, struct kp_buf *b, struct kp_error *err,
-			    int *rc)
-{
-	const char *path = kp_arg_str(a, name);
-	if (!path || *rc)
-		return NULL;
-	*rc = kp_read_file(path, INPUT_CAP, b, err);
-	if (*rc)
-		kp_error_prefix(err, "--%s", name);
-	return *rc ? NULL : b->buf;
-}
-
-enum { F_TASK, F_REF, F_STAGE1, F_HW, F_PARENT, F_CLOG, F_RLOG, F_FEEDBACK, F_MEMORY, F_CODESEARCH, F_N };
-
-/*
- * What --task and --gpu give: the task loaded (task->path set when given), its text, the GPU line.
- * A file option given too replaces that part.
- */
-struct ask_sources {
-	struct kp_task task;
-	struct kp_buf task_text;
-	struct kp_buf hardware;
-};
-
-static int load_sources(const struct kp_args *a, struct ask_sources *s, struct kp_error *err)
-{
-	struct kp_hw hw;
-	int rc;
-
-	if (kp_arg_str(a, "task")) {
-		if ((rc = kp_task_load(&s->task, kp_arg_str(a, "task"), err))) {
-			kp_error_prefix(err, "--task");
-			return rc;
-		}
-		kp_task_describe(&s->task, &s->task_text);
-	}
-	if (kp_arg_str(a, "gpu")) {
-		if ((rc = kp_hw_load(&hw, kp_arg_str(a, "gpu"), 0, err))) {
-			kp_error_prefix(err, "--gpu");
-			return rc;
-		}
-		kp_hw_describe(&hw, &s->hardware);
-	}
-	return 0;
-}
-
-static const char *either(const char *given, const struct kp_buf *derived)
-{
-	return given ? given : derived->len ? derived->buf : NULL;
-}
-
-static int build_ctx(const struct kp_args *a, const struct ask_sources *src, struct kp_prog_ctx *c,
-		     struct kp_buf *files, const char **entries, struct kp_error *err)
-{
-	const struct kp_task *t = src->task.path ? &src->task : NULL;
-	static const char *const names[F_N] = {"task-text", "reference",   "stage1", "hardware", "parent",
-					       "compile-log", "runtime-log", "feedback", "memory",   "codesearch"};
-	const char *v[F_N];
-	const char *fmt = kp_arg_str(a, "format"), *fail = kp_arg_str(a, "failure");
-	const struct kp_strvec *ent = kp_arg_list(a, "entry");
-	int rc = 0;
-
-	kp_prog_ctx_init(c);
-	for (int i = 0; i < F_N; i++)
-		v[i] = opt_file(a, names[i], &files[i], err, &rc);
-	if (rc)
-		return rc;
-	kp_prog_mode_parse(kp_arg_str(a, "mode"), &c->mode);
-	if (fmt)
-		kp_cand_format_parse(fmt, &c->format);
-	else if (t)
-		kp_cand_format_parse(kp_task_kind_info(t->kind)->format, &c->format);
-	else if ((kp_arg_str(a, "reference") && kp_ends_with(kp_arg_str(a, "reference"), ".py")) ||
-		 (kp_arg_str(a, "parent") && kp_ends_with(kp_arg_str(a, "parent"), ".py")))
-		c->format = KP_CAND_TORCH;
-	c->task_name = kp_arg_str(a, "task-name") ? kp_arg_str(a, "task-name") : t ? t->name : NULL;
-	c->task_text = either(v[F_TASK], &src->task_text);
-	c->reference_code = v[F_REF] ? v[F_REF] : t ? t->source : NULL;
-	c->stage1_text = v[F_STAGE1];
-	c->hardware_text = either(v[F_HW], &src->hardware);
-	c->parent_code = v[F_PARENT];
-	c->compile_log = v[F_CLOG];
-	c->runtime_log = v[F_RLOG];
-	c->feedback_text = v[F_FEEDBACK];
-	c->memory_text = v[F_MEMORY];
-	c->codesearch_text = v[F_CODESEARCH];
-	c->instructions = kp_arg_str(a, "instructions");
-	c->reject_reason = kp_arg_str(a, "reject-reason");
-	c->wrong.where = kp_arg_str(a, "where");
-	c->wrong.max_abs_err = kp_arg_num(a, "max-abs-err", NAN);
-	c->wrong.max_rel_err = kp_arg_num(a, "max-rel-err", NAN);
-	c->wrong.atol = kp_arg_num(a, "atol", NAN);
-	c->wrong.rtol = kp_arg_num(a, "rtol", NAN);
-	c->wrong.mismatched = kp_arg_int(a, "mismatched", -1);
-	c->wrong.total = kp_arg_int(a, "total", -1);
-	c->reference_time_s = kp_arg_num(a, "reference-ms", NAN) / 1e3;
-	c->parent_time_s = kp_arg_num(a, "parent-ms", NAN) / 1e3;
-	c->best_time_s = kp_arg_num(a, "best-ms", NAN) / 1e3;
-	c->tag = "ask";
-	if (ent && ent->n) {
-		for (size_t i = 0; i < ent->n && i < 15; i++)
-			entries[i] = ent->v[i];
-		c->entry_points = entries;
-	}
-	if (c->mode == KP_PROG_DEBUG) {
-		for (int f = KP_PROG_FAIL_COMPILE; fail && f <= KP_PROG_FAIL_REJECTED; f++)
-			if (!strcmp(fail, kp_prog_failure_name((enum kp_prog_failure)f)))
-				c->failure = (enum kp_prog_failure)f;
-		if (!c->failure)
-			c->failure = c->compile_log			    ? KP_PROG_FAIL_COMPILE
-				     : c->reject_reason			    ? KP_PROG_FAIL_REJECTED
-				     : isfinite(c->wrong.max_abs_err) || c->wrong.where ? KP_PROG_FAIL_WRONG_OUTPUT
-											 : KP_PROG_FAIL_RUNTIME;
-	}
-	return 0;
-}
-
 static void print_dry(struct kp_cli *cli, const struct kp_buf *sys, const struct kp_buf *user)
 {
 	if (cli->json) {
@@ -214,8 +95,8 @@ static void print_result(struct kp_cli *cli, const struct kp_llm_config *cfg, co
 
 /* Everything one ask holds; released in one place. */
 struct ask {
-	struct kp_buf files[F_N];
-	struct ask_sources src;
+	struct kp_buf files[KP_ASK_NFILES];
+	struct kp_ask_sources src;
 	struct kp_prog_ctx ctx;
 	const char *entries[16];
 	struct kp_llm_config cfg;
@@ -227,7 +108,7 @@ static void ask_init(struct ask *A)
 {
 	memset(A, 0, sizeof(*A));
 	kp_task_init(&A->src.task);
-	for (int i = 0; i < F_N; i++)
+	for (int i = 0; i < KP_ASK_NFILES; i++)
 		kp_buf_init(&A->files[i], 0);
 	kp_llm_config_init(&A->cfg);
 }
@@ -237,7 +118,7 @@ static void ask_release(struct ask *A)
 	kp_programmer_free(A->pg);
 	kp_llm_free(A->llm);
 	kp_llm_config_release(&A->cfg);
-	for (int i = 0; i < F_N; i++)
+	for (int i = 0; i < KP_ASK_NFILES; i++)
 		kp_buf_release(&A->files[i]);
 	kp_task_release(&A->src.task);
 	kp_buf_release(&A->src.task_text);
@@ -254,7 +135,8 @@ static int read_inputs(struct kp_cli *cli, const struct kp_args *args, struct as
 		kp_cli_error(cli, "give the GPU once: --gpu KEY or --hardware FILE");
 		return KP_EXIT_USAGE;
 	}
-	if (load_sources(args, &A->src, &err) || build_ctx(args, &A->src, c, A->files, A->entries, &err))
+	if (kp_ask_sources_load(args, &A->src, &err) ||
+	    kp_ask_ctx_build(args, &A->src, c, A->files, A->entries, &err))
 		return kp_cli_fail(cli, &err);
 	if (c->mode != KP_PROG_INITIAL && !c->parent_code) {
 		kp_cli_error(cli, "--mode %s needs --parent FILE (the code to %s)", kp_prog_mode_name(c->mode),
