@@ -3,10 +3,10 @@
 
 #include <math.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "diagnose.h"
+#include "tracer_run.h"
 #include "kernelpro/analyze.h"
 #include "kernelpro/child.h"
 #include "kernelpro/device.h"
@@ -34,46 +34,6 @@ static const struct kp_opt profile_opts[] = {
 	{"source-counters", 0, KP_OPT_FLAG, NULL, "with --tools: the SourceCounters section too (excess sectors; slower)", NULL},
 	KP_OPT_TABLE_END,
 };
-
-/* Runs the program once under the tracer library; the trace lands in dir/trace.json. */
-static int run_tracer(struct kp_cli *cli, const struct kp_args *args, const char *dir, char **trace_path,
-		      struct kp_error *err)
-{
-	struct kp_child c = KP_CHILD_INIT;
-	struct kp_buf out = KP_BUF_INIT, log = KP_BUF_INIT;
-	char *lib = kp_find_libexec("libkp_tracer.so"), how[128];
-	int rc = 0;
-	*trace_path = NULL;
-	if (!lib)
-		return kp_error_set(err, KP_ENOTOOL,
-				    "the tracer library libkp_tracer.so was not built (build with nvcc present: 'make')");
-	kp_path_join(&out, dir, "trace.json");
-	kp_path_join(&log, dir, "tracer.log");
-	unlink(out.buf);
-	for (size_t i = 0; i < kp_arg_npos(args); i++)
-		kp_strvec_push(&c.args, kp_arg_pos(args, i));
-	kp_strvec_pushf(&c.env, "CUDA_INJECTION64_PATH=%s", lib);
-	kp_strvec_pushf(&c.env, "KP_TRACE_OUT=%s", out.buf);
-	c.timeout_ms = kp_arg_int(args, "timeout", 600) * 1000;
-	c.merge_stderr = 1;
-	if ((rc = kp_child_run(&c, err)))
-		goto done;
-	kp_write_file_atomic(log.buf, c.out.buf, c.out.len, NULL);
-	if (!kp_child_ok(&c))
-		kp_cli_warn(cli, "the traced program %s (output in %s)", kp_child_describe(&c, how, sizeof(how)), log.buf);
-	if (!kp_path_exists(out.buf)) {
-		rc = kp_error_set(err, KP_ECHILD, "the tracer wrote no trace (is the program a CUDA program? output in %s)",
-				  log.buf);
-		goto done;
-	}
-	*trace_path = kp_buf_detach(&out, NULL);
-done:
-	kp_buf_release(&out);
-	kp_buf_release(&log);
-	kp_child_release(&c);
-	free(lib);
-	return rc;
-}
 
 /* --metrics: the user's extra names, comma-separated or repeated, each once. */
 static void add_extra_metrics(struct kp_strvec *m, const struct kp_strvec *extra)
@@ -274,7 +234,7 @@ static int run_profile(struct kp_cli *cli, const struct kp_args *args)
 		goto out;
 	}
 	if (want_trace || !ncu_ok) {
-		if (run_tracer(cli, args, dir, &trace, &terr) == 0) {
+		if (kp_cli_run_tracer(cli, args, dir, &trace, &terr) == 0) {
 			kp_json_set(m, "trace", status_json("ok", NULL, 0));
 		} else if (terr.code == KP_ECANCELED) {
 			kp_json_set(m, "trace", status_json("stopped", &terr, 0));

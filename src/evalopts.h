@@ -54,4 +54,8 @@ int kp_evalopts_from_args(struct kp_cli *cli, const struct kp_args *a, struct kp
 /* "0.412 ms" style: three significant digits, unit chosen by size. */
 const char *kp_fmt_ms(double ms, char *buf, size_t n);
 
+/* `eval --explain-checks`: the check table for people (or as JSON with --json); an exit code
+ * (src/eval_checks.c). */
+int kp_cli_explain_checks(struct kp_cli *cli);
+
 #endif
