@@ -113,8 +113,6 @@ layer_cycles() {
 # Everything after loading asks the kind's row (include/kernelpro/task_kind.h) instead, so a new
 # kind is a row, not a hunt (docs/internals/adding.md).
 kind_comparisons() {
-	for f in "$1"/lib/*/*.[ch] "$1"/src/*.[ch] "$1"/include/kernelpro/*.h; do
-		case $f in "$1"/lib/task/*) continue ;; esac
-		grep -HnE 'KP_TASK_[A-Z0-9_]+[[:space:]]*[!=]=|[!=]=[[:space:]]*KP_TASK_|case[[:space:]]+KP_TASK_' "$f"
-	done | sed "s|^$1/||"
+	grep -HnE 'KP_TASK_[A-Z0-9_]+[[:space:]]*[!=]=|[!=]=[[:space:]]*KP_TASK_|case[[:space:]]+KP_TASK_' \
+		"$1"/lib/*/*.[ch] "$1"/src/*.[ch] "$1"/include/kernelpro/*.h | sed "s|^$1/||" | grep -v '^lib/task/'
 }

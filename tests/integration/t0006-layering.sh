@@ -66,6 +66,25 @@ obj="$KP_BUILD/obj/lib"
 [ -d "$obj/llm" ] || skip "no object files under $obj"
 command -v nm >/dev/null || skip "no nm"
 
+# A public header declares only what the folder that owns it defines (docs/internals/headers.md):
+# its functions are in that folder's objects, or static inline in the header itself.
+checked=0
+awk '/^\| `kernelpro\//{split($0, c, "|"); h = c[2]; gsub(/[ `]/, "", h); o = c[3]; gsub(/ /, "", o); print h, o}' \
+	"$KP_ROOT/docs/internals/headers.md" >owners
+while read -r h o; do
+	[ "$o" = "—" ] && continue
+	defs="defs.$(basename "$o")"
+	[ -e "$defs" ] || nm --defined-only "$KP_BUILD/obj/$o"/*.o 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u >"$defs"
+	grep -oE '^[a-z][a-z0-9_ *]*[ *]kp_[a-z0-9_]+\(' "$KP_ROOT/include/$h" | grep -oE 'kp_[a-z0-9_]+\($' |
+		tr -d '(' | sort -u >decls
+	checked=$((checked + $(wc -l <decls)))
+	for fn in $(comm -23 decls "$defs"); do
+		grep -q "static inline.*[ *]$fn(" "$KP_ROOT/include/$h" ||
+			fail "$h declares $fn, which $o (its folder) does not define"
+	done
+done <owners
+[ "$checked" -gt 500 ] || fail "only $checked declarations checked: is the header index read?"
+
 # LLM backends reach only the core (core.c, wire.c, redact.c), never llm.c or the backend table:
 # llm.c reaches them through that table, so there is no cycle between them.
 defined() { for o in "$@"; do nm --defined-only "$obj/llm/$o.o" | awk '{print $3}'; done | sort -u; }
