@@ -1,5 +1,5 @@
 """kernelpro.build for CUTLASS/CuTe sources (the fast path): the same flags, arch and cache key as the
-C side (lib/codesearch kp_cutlass_build_flags + lib/eval kp_build_key, checked in
+C side (lib/hw/cutlass.c kp_cutlass_build_flags + lib/eval kp_build_key, checked in
 tests/unit/t_codesearch.c), and a clear error when no CUTLASS was found."""
 
 import os
