@@ -4,10 +4,18 @@
 # tree that breaks each rule and see it refuse that tree.
 
 # The rules: a folder, then the only folders it may include from (lib/base is always allowed, and a
-# folder absent here may include anything that makes no cycle).
+# folder absent here may include anything that makes no cycle). The foundations stand alone; the
+# model's side never sees evaluation; the search core is an algorithm over its interfaces
+# (docs/internals/adapters.md); reports draw from the run view and suites, never from a database.
 LAYER_RULES='
 lib/base:
+lib/hw:
+lib/task:
+lib/store:
+lib/llm:
+lib/programmer: lib/llm
 lib/search: lib/store lib/tune lib/task lib/codesearch
+lib/report: lib/run lib/suite
 '
 # Only these may include the search's adapters (lib/adapters): what wires a session, and the CLI.
 LAYER_ADAPTER_USERS='lib/run src'
