@@ -55,6 +55,13 @@ METRICS=$(cat bench/corpus2/metrics.txt bench/corpus-real/tools-metrics.txt 2>/d
 	echo "metrics requested explicitly: $(printf '%s' "$METRICS" | tr ',' '\n' | wc -l)"
 } >"$C/env.txt" 2>&1
 
+# 0. The issue-31 development corpus (our own kernels, bench/corpus-dev31), compiled while the
+#    model-written kernels build; profiled after them, alone on the GPU.
+NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo "$CUDA/bin/nvcc")}
+mkdir -p "$C/dev31"
+"$NVCC" -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$TMP/dev31" bench/corpus-dev31/kernels.cu 2>"$C/dev31/ptxas.txt" &
+dev31_pid=$!
+
 # 1. Builds and checks, in parallel (16 cores; each load_inline runs two compilers, so the CPU is the limit).
 build_s=$((total * 165 / 380))
 say "building and checking $(ls .real/kernels | wc -l) kernels (at most $build_s s)"
@@ -67,6 +74,37 @@ for d in "$C"/builds/*/; do
 	grep -E '^ptxas (info|warning)|bytes stack frame' "$d/build.log" >"$d/ptxas.txt" 2>/dev/null
 	rm -rf "$d/ext"/*.o "$d/ext"/*.ninja "$d/ext"/.ninja_*
 done
+
+# exports REPORT DIR: the pages, in the background while the GPU moves on (each ends by export_end)
+exports() {
+	(
+		imp() {
+			t=$(left $export_end)
+			[ "$t" -gt 0 ] || { echo "export skipped (deadline): $*"; return 124; }
+			LC_ALL=C timeout "$t" "$NCU" --import "$rep" --csv "$@"
+		}
+		rep=$1 d=$2
+		imp --page raw --print-units base >"$d/ncu_raw.csv" 2>>"$d/export.log"
+		imp --page details >"$d/ncu_details.csv" 2>>"$d/export.log"
+		imp --page raw --print-units base --print-metric-instances values >"$d/ncu_raw_instances.csv" 2>>"$d/export.log"
+		imp --page source --print-source sass >"$d/ncu_source_sass.csv" 2>>"$d/export.log"
+		imp --page source --print-source cuda,sass >"$d/ncu_source_cuda_sass.csv" 2>>"$d/export.log"
+		echo "exports done" >>"$d/export.log"
+	) &
+}
+
+wait $dev31_pid && [ -x "$TMP/dev31" ] || say "FAILED: nvcc bench/corpus-dev31/kernels.cu (see dev31/ptxas.txt)"
+if [ -x "$TMP/dev31" ]; then
+	"$CUOBJDUMP" -sass "$TMP/dev31" >"$C/dev31/sass.txt" 2>>"$LOG"
+	t0=$(date +%s)
+	timeout 30 "$TMP/dev31" all >"$C/dev31/plain-run.log" 2>&1
+	say "plain run dev31: exit $? in $(($(date +%s) - t0)) s"
+	t0=$(date +%s)
+	env LC_ALL=C timeout 90 "$NCU" --clock-control none --set full --metrics "$METRICS" --import-source yes \
+		--force-overwrite --export "$TMP/dev31" "$TMP/dev31" all >"$C/dev31/program.log" 2>&1
+	say "ncu dev31: exit $? in $(($(date +%s) - t0)) s"
+	[ -f "$TMP/dev31.ncu-rep" ] && exports "$TMP/dev31.ncu-rep" "$C/dev31"
+fi
 
 # 2. ncu, one collection per group of kernels (a timeout loses one group, not all).
 ok=$(cat "$C/builds/ok.txt" 2>/dev/null)
@@ -102,19 +140,7 @@ for f in "$TMP"/group.*; do
 		say "ncu group $g (set full only): exit $?"
 	fi
 	[ -f "$TMP/g$g.ncu-rep" ] || { say "FAILED: no report for group $g"; continue; }
-	(
-		imp() {
-			t=$(left $export_end)
-			[ "$t" -gt 0 ] || { echo "export skipped (deadline): $*"; return 124; }
-			LC_ALL=C timeout "$t" "$NCU" --import "$TMP/g$g.ncu-rep" --csv "$@"
-		}
-		imp --page raw --print-units base >"$d/ncu_raw.csv" 2>>"$d/export.log"
-		imp --page details >"$d/ncu_details.csv" 2>>"$d/export.log"
-		imp --page raw --print-units base --print-metric-instances values >"$d/ncu_raw_instances.csv" 2>>"$d/export.log"
-		imp --page source --print-source sass >"$d/ncu_source_sass.csv" 2>>"$d/export.log"
-		imp --page source --print-source cuda,sass >"$d/ncu_source_cuda_sass.csv" 2>>"$d/export.log"
-		echo "exports done" >>"$d/export.log"
-	) &
+	exports "$TMP/g$g.ncu-rep" "$d"
 done
 say "waiting for the page exports"
 wait
