@@ -13,12 +13,14 @@
 
 #include "tools/tool_util.h"
 
-enum { T_MAX_TENSOR, T_MIN_AI, T_MIN_LOADS };
+enum { T_MAX_TENSOR, T_MIN_AI, T_MIN_LOADS, T_MAX_DRAM };
 
 static const struct kp_threshold thresholds[] = {
 	{"max_tensor_pct", 10, "%", "tensor pipe busier than this: the kernel already uses tensor cores"},
 	{"min_ai", 16, "FLOP/B", "FP32 FLOPs per DRAM byte at or above this: the operands are reused like a matrix product's"},
 	{"min_loads_per_ffma", 0.02, "", "operand loads (global+shared) per FFMA at or above this: a dot-product loop, not register-only math"},
+	{"max_dram_pct", 50, "%", "a product the SASS confirms also counts at a quarter of min_ai when DRAM is below this busy: "
+				  "the traffic is the untiled loop re-reading its inputs, not a memory-bound product"},
 	{NULL, 0, NULL, NULL},
 };
 
@@ -41,7 +43,7 @@ static const struct kp_tool_metric metrics[] = {
 enum mm_kind { MM_FP32, MM_HFMA2, MM_WIDENED };
 
 struct mm {
-	double flops32, flops16, flops, flops_tc, dram, ai, loads_per_ffma, tensor_pct;
+	double flops32, flops16, flops, flops_tc, dram, ai, loads_per_ffma, tensor_pct, dram_pct;
 	enum mm_kind kind;
 	int hmma_only; /* SASS: mma.sync on an sm_90 kernel without wgmma */
 	const struct kp_sass_shape *shape; /* the hot loop from the SASS text; NULL: counters only */
@@ -78,6 +80,9 @@ static void measure(const struct kp_tool_input *m, struct mm *x)
 	else
 		x->loads_per_ffma = NAN;
 	x->tensor_pct = kp_tool_metric(m, KP_M_PIPE_TENSOR);
+	x->dram_pct = kp_tool_metric(m, KP_M_DRAM_PCT);
+	if (isnan(x->dram_pct))
+		x->dram_pct = 100; /* unknown: only the measured intensity decides */
 	x->shape = m->shape && m->shape->found && m->shape->ffma ? m->shape : NULL;
 	x->kind = MM_FP32;
 	if (x->shape && 2 * x->shape->hfma2 > x->shape->ffma)
@@ -92,10 +97,18 @@ static void measure(const struct kp_tool_input *m, struct mm *x)
 
 static int matrix_on_ffma(const struct mm *x, const double *t)
 {
-	if (x->tensor_pct > t[T_MAX_TENSOR] || x->flops_tc > x->flops || !(x->ai >= t[T_MIN_AI]))
+	int reused = x->ai >= t[T_MIN_AI];
+	if (x->tensor_pct > t[T_MAX_TENSOR] || x->flops_tc > x->flops)
 		return 0;
-	if (x->shape) /* the SASS shows what the FFMAs do: only a product's belong on tensor cores */
-		return kp_sass_shape_is_product(x->shape);
+	if (x->shape) { /* the SASS shows what the FFMAs do: only a product's belong on tensor cores */
+		/* A product tiled only 16x16 re-reads its inputs from DRAM (a few FLOP per byte) while DRAM
+		   stays far from busy: the measured intensity undercounts the product's. */
+		if (!reused && x->ai >= t[T_MIN_AI] / 4 && x->dram_pct < t[T_MAX_DRAM])
+			reused = 1;
+		return reused && kp_sass_shape_is_product(x->shape);
+	}
+	if (!reused)
+		return 0;
 	return isnan(x->loads_per_ffma) || x->loads_per_ffma >= t[T_MIN_LOADS];
 }
 
