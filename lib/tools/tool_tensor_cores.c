@@ -148,32 +148,38 @@ static const char *const kind_title[] = {
 static void rec_loop(struct kp_finding *f, const struct mm *x)
 {
 	static const char *const atom[] = {
-		[MM_FP32] = "nvcuda::wmma 16x16x8 TF32 fragments (precision::tf32) or mma.sync.aligned.m16n8k8 TF32, "
-			    "and on sm_90 WGMMA (CuTe's SM90_64x128x8_F32TF32TF32_SS_TN atom",
-		[MM_HFMA2] = "nvcuda::wmma 16x16x16 half fragments with a float accumulator or mma.sync.aligned."
-			     "m16n8k16.f32.f16.f16.f32, and on sm_90 WGMMA (CuTe's SM90_64x128x16_F32F16F16_SS atom",
-		[MM_WIDENED] = "nvcuda::wmma 16x16x16 fragments of the 16-bit type (half or __nv_bfloat16) with a "
-			       "float accumulator or mma.sync.aligned.m16n8k16.f32.bf16.bf16.f32, and on sm_90 WGMMA "
-			       "(CuTe's SM90_64x128x16_F32BF16BF16_SS atom",
+		[MM_FP32] = "nvcuda::wmma 16x16x8 TF32 fragments or mma.sync m16n8k8 TF32, on sm_90 WGMMA (CuTe's "
+			    "SM90_64x128x8_F32TF32TF32_SS_TN",
+		[MM_HFMA2] = "nvcuda::wmma 16x16x16 half fragments with a float accumulator or mma.sync "
+			     "m16n8k16.f32.f16.f16.f32, on sm_90 WGMMA (CuTe's SM90_64x128x16_F32F16F16_SS",
+		[MM_WIDENED] = "nvcuda::wmma 16x16x16 fragments of the 16-bit type (half, __nv_bfloat16) with a float "
+			       "accumulator or mma.sync m16n8k16.f32.bf16.bf16.f32, on sm_90 WGMMA (CuTe's "
+			       "SM90_64x128x16_F32BF16BF16_SS",
 	};
 	const struct kp_sass_shape *sh = x->shape;
+	struct kp_buf use = KP_BUF_INIT;
 	const char *from = !sh ? "memory" : sh->ldg && sh->lds ? "global and shared memory"
 					     : sh->lds      ? "shared memory"
-							    : "global memory";
+					     : sh->ldg      ? "global memory"
+							    : "memory";
 	if (!sh) {
-		kp_finding_rec(f, "Compute the product with tensor cores: %s, fed by TMA; CUTLASS 3 collective MMA "
-				  "or kernelpro's CUTLASS/CuTe code search for a worked example), accumulating in FP32",
+		kp_finding_rec(f, "Compute the product with tensor cores: %s fed by TMA; CUTLASS 3's collective MMA "
+				  "and kernelpro's CUTLASS/CuTe code search have worked examples), accumulating in FP32",
 			       atom[x->kind]);
 		return;
 	}
-	kp_finding_rec(f, "Compute the product with tensor cores: the hot %s at SASS 0x%lx-0x%lx issues %u %s per "
-			  "pass, %u of them multiplying two values just loaded from %s, each used by %.1f FMA(s) (no "
-			  "reuse in registers%s); stage A and B tiles in shared memory and replace the %s with %s, fed by "
-			  "TMA; CUTLASS 3 collective MMA or kernelpro's CUTLASS/CuTe code search for a worked example), "
-			  "accumulating in FP32",
+	const char *widen = x->kind == MM_WIDENED ? "; every 16-bit value widened to FP32 first" : "";
+	if (sh->reuse < 1.5)
+		kp_buf_addf(&use, "each used once (no reuse in registers%s)", widen);
+	else
+		kp_buf_addf(&use, "each used by %.1f FMAs%s", sh->reuse, widen);
+	kp_finding_rec(f, "Compute the product with tensor cores: the hot %s at SASS 0x%lx-0x%lx issues %u %s per pass, "
+			  "%u of them multiplying two values just loaded from %s, %s; stage A and B tiles in shared "
+			  "memory and replace the %s with %s fed by TMA; CUTLASS 3's collective MMA and kernelpro's "
+			  "CUTLASS/CuTe code search have worked examples), accumulating in FP32",
 		       sh->in_loop ? "loop" : "code", sh->begin, sh->end, sh->ffma, x->kind == MM_HFMA2 ? "HFMA2s" : "FFMAs",
-		       sh->dot_ffma, from, sh->reuse, x->kind == MM_WIDENED ? ", and each 16-bit value is widened to FP32 first" : "",
-		       x->kind == MM_HFMA2 ? "HFMA2 loop" : "FFMA loop", atom[x->kind]);
+		       sh->dot_ffma, from, use.buf, x->kind == MM_HFMA2 ? "HFMA2 loop" : "FFMA loop", atom[x->kind]);
+	kp_buf_release(&use);
 }
 
 static void analyze_ffma(const struct kp_tool_input *m, const struct mm *x, const double *t, struct kp_findings *out)
