@@ -16,8 +16,11 @@
 #                        profile directory per kernel from them)
 #   env.txt, log.txt     the GPU, versions, every step and its time
 # $OUT/real-summary.txt is the log. Every step runs under a deadline (KP_REAL_DEADLINE_S, default 380 s
-# in all: builds at most 165 s, collection until 330 s, exports until 370 s); what does not fit is
-# skipped, said so in the log, and the files are still written.
+# in all: builds at most KP_REAL_BUILD_S, default 165 s, collection until 330 s, exports until 370 s);
+# what does not fit is skipped, said so in the log, and the files are still written.
+#   KP_REAL_IDS="l1p54 l1p62"   only these kernels of the selection (default: all, in selection order)
+#   KP_REAL_DEV31=0             skip bench/corpus-dev31 (already captured)
+# On the H200 (2026-12-01) 16 parallel load_inline builds took ~100 s each: 165 s fits one round of 16.
 set -u
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/out}
@@ -58,17 +61,22 @@ METRICS=$(cat bench/corpus2/metrics.txt bench/corpus-real/tools-metrics.txt 2>/d
 # 0. The issue-31 development corpus (our own kernels, bench/corpus-dev31), compiled while the
 #    model-written kernels build; profiled after them, alone on the GPU.
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo "$CUDA/bin/nvcc")}
-mkdir -p "$C/dev31"
-"$NVCC" -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$TMP/dev31" bench/corpus-dev31/kernels.cu 2>"$C/dev31/ptxas.txt" &
-dev31_pid=$!
+dev31_pid=
+if [ "${KP_REAL_DEV31:-1}" != 0 ]; then
+	mkdir -p "$C/dev31"
+	"$NVCC" -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$TMP/dev31" bench/corpus-dev31/kernels.cu 2>"$C/dev31/ptxas.txt" &
+	dev31_pid=$!
+fi
 
 # 1. Builds and checks, in parallel (16 cores; each load_inline runs two compilers, so the CPU is the limit).
-build_s=$((total * 165 / 380))
-say "building and checking $(ls .real/kernels | wc -l) kernels (at most $build_s s)"
-"$TORCHPY" bench/corpus-real/capture.py build-all "$C/builds" --jobs 16 --deadline "$build_s" >>"$LOG" 2>&1
+build_s=${KP_REAL_BUILD_S:-$((total * 165 / 380))}
+ids=${KP_REAL_IDS:-}
+say "building and checking ${ids:-all $(ls .real/kernels | wc -l)} kernels (at most $build_s s)"
+# shellcheck disable=SC2086
+"$TORCHPY" bench/corpus-real/capture.py build-all "$C/builds" $ids --jobs 16 --deadline "$build_s" >>"$LOG" 2>&1
 say "builds done: $(wc -l <"$C/builds/ok.txt" 2>/dev/null || echo 0) kernels build and match their task's Model"
 for d in "$C"/builds/*/; do
-	id=$(basename "$d")
+	[ -d "$d" ] || continue
 	so=$(ls "$d"ext/*.so 2>/dev/null | head -1)
 	[ -n "$so" ] && "$CUOBJDUMP" -sass "$so" >"$d/sass.txt" 2>>"$LOG"
 	grep -E '^ptxas (info|warning)|bytes stack frame' "$d/build.log" >"$d/ptxas.txt" 2>/dev/null
@@ -93,8 +101,10 @@ exports() {
 	) &
 }
 
-wait $dev31_pid && [ -x "$TMP/dev31" ] || say "FAILED: nvcc bench/corpus-dev31/kernels.cu (see dev31/ptxas.txt)"
-if [ -x "$TMP/dev31" ]; then
+if [ -n "$dev31_pid" ]; then
+	wait $dev31_pid && [ -x "$TMP/dev31" ] || say "FAILED: nvcc bench/corpus-dev31/kernels.cu (see dev31/ptxas.txt)"
+fi
+if [ -n "$dev31_pid" ] && [ -x "$TMP/dev31" ]; then
 	"$CUOBJDUMP" -sass "$TMP/dev31" >"$C/dev31/sass.txt" 2>>"$LOG"
 	t0=$(date +%s)
 	timeout 30 "$TMP/dev31" all >"$C/dev31/plain-run.log" 2>&1
@@ -107,7 +117,7 @@ if [ -x "$TMP/dev31" ]; then
 fi
 
 # 2. ncu, one collection per group of kernels (a timeout loses one group, not all).
-ok=$(cat "$C/builds/ok.txt" 2>/dev/null)
+ok=$(cat "$C/builds/ok.txt" 2>/dev/null || true)
 n=$(printf '%s\n' "$ok" | awk 'NF' | wc -l)
 per=$(((n + 2) / 3))
 [ "$per" -ge 1 ] || per=1
