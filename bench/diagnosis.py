@@ -445,6 +445,9 @@ def score_corpus(kp, corpus, out):
         if k.get("dir") and k["dir"] not in dirs:
             dirs.append(k["dir"])
     for d in dirs:
+        if not os.path.exists(os.path.join(corpus.kernels_dir, d, "ncu_raw.csv")):
+            sc.notes.append("%s: labelled, not captured yet" % d)
+            continue
         sass = os.path.join(corpus.sass_root, d, "sass.txt") if corpus.sass_root else None
         if sass and not os.path.exists(sass):
             sc.notes.append("%s: no SASS at %s (bench/corpus-real/prepare.py + split.py): counters only" % (d, sass))
