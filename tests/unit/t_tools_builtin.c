@@ -302,6 +302,18 @@ static void test_occupancy(void **state)
 
 	/* theoretical occupancy from the block limits: 1 block of 8 warps of the SM's 64 */
 	assert_non_null(strstr(f->title, "12% of the SM's warp slots"));
+	/* a unit 30% busy: more warps help only up to min_occupancy_pct, within the headroom */
+	assert_non_null(strstr(f->gain_basis, "scaled by the occupancy shortfall"));
+	assert_true(f->gain < 0.5);
+	/* latency-bound (nothing above 12% busy) with the registers capping the warps: more warps keep
+	   helping until a unit or the SM fills: 75% of the cycles are latency, 1 - 12.5% of it goes */
+	kp_fx_set(&fx, SM, 10);
+	kp_fx_set(&fx, MEM, 12);
+	kp_fx_set(&fx, DRAM, 8);
+	f = fired("occupancy");
+	assert_non_null(strstr(f->gain_basis, "until the busiest unit (12%)"));
+	assert_true(fabs(f->gain - 0.75 * (1 - 0.125)) < 1e-9);
+	assert_int_equal(f->severity, KP_SEV_CRITICAL);
 
 	kp_fx_init(&fx, full, 1024, 256);
 	silent("occupancy");
