@@ -23,12 +23,19 @@ role whose regular expression matches ncu's kernel name, and is scored with that
     python3 bench/diagnosis.py                     # the shared H200 probe corpus (tests/golden/h200-probe)
     python3 bench/diagnosis.py --corpus bench/corpus --capture bench/corpus/h200   # one corpus
     python3 bench/diagnosis.py --corpus bench/corpus-dev --capture CAPTURE/dev     # modules: CAPTURE/dev-NAME
-    python3 bench/diagnosis.py --all               # probe, issue-4, held-out and dev corpora side by side
+    python3 bench/diagnosis.py --corpus bench/corpus-real --capture bench/corpus-real/h200 --sass-root .real/corpus-real
+    python3 bench/diagnosis.py --all               # every corpus below, side by side
     python3 bench/diagnosis.py --all --capture-root DIR --json scores.json
 
 --all reads the issue-19 corpora from --capture-root (default bench/corpus2/h200, the unpacked
 corpus2-capture of bench/gpu-capture-corpus2.sh): directories heldout, heldout-MODULE, dev,
-dev-MODULE. A corpus with no capture yet is listed as such. No GPU is needed.
+dev-MODULE; and issue 31's from the repository: bench/corpus-dev31/h200 and bench/corpus-real/h200
+(one directory per model-written kernel, labels with a 'dir'; their SASS from .real/corpus-real when
+bench/corpus-real/split.py put it there, else the tools run on counters alone and a note says so).
+A corpus with no capture yet is listed as such. No GPU is needed.
+
+Top 1: a label's expect_top1, else any of its expect_top2, must be the first finding (ncu: the rule
+with the largest estimated speedup).
 """
 import argparse
 import csv
@@ -135,10 +142,13 @@ def ncu_classes(details):
     return out
 
 
-def analyze(kp, capture, extra):
-    """`kernelpro analyze --json` on a saved profile directory: {launch_id: launch}."""
+def analyze(kp, capture, extra, sass=None):
+    """`kernelpro analyze --json` on a saved profile directory: {launch_id: launch}. sass: a SASS file
+    kept outside the directory (the real-kernel corpus keeps third-party SASS out of the repository)."""
     argv = [kp, "analyze", "--json", capture]
-    if not os.path.exists(os.path.join(capture, "sass.txt")) and os.path.exists(
+    if sass:
+        argv += ["--sass", sass]
+    elif not os.path.exists(os.path.join(capture, "sass.txt")) and os.path.exists(
             os.path.join(capture, "ncu_source_sass.csv")):
         argv += ["--sass", os.path.join(capture, "ncu_source_sass.csv")]  # library kernels: ncu's SASS
     res = subprocess.run(argv + extra, capture_output=True, text=True)
@@ -170,6 +180,12 @@ def top2(findings):
     return [f["tool"] for f in findings[:2]]
 
 
+def top1_set(label):
+    """What must rank first: the label's expect_top1, else any of its expect_top2 (the one or two
+    causes an expert would fix first)."""
+    return set(label.get("expect_top1") or label.get("expect_top2") or [])
+
+
 def score_item(label, pro, allt, rules, ncu_cls, energy=None):
     """One labelled launch: our proactive and all-tools findings and ncu's rules against the label."""
     expect = set(label.get("expect_top2", []))
@@ -190,6 +206,9 @@ def score_item(label, pro, allt, rules, ncu_cls, energy=None):
     }
     for k in ("pro", "all", "ncu"):
         row["hit_" + k] = bool(expect & set(row["top2_" + k])) if expect else None
+    first = top1_set(label)
+    for k in ("pro", "all", "ncu"):
+        row["hit1_" + k] = bool(row["top2_" + k][:1] and row["top2_" + k][0] in first) if first else None
     row["near_bad_ours"] = ["%s %s" % (f["severity"], f["tool"]) for f in pro["findings"]
                             if row["near"] and f["severity"] in ("high", "critical")]
     row["near_bad_ncu"] = ["%s %.0f%%" % (n, sp) for sp, n, _, _ in rl
@@ -207,7 +226,8 @@ def score_item(label, pro, allt, rules, ncu_cls, energy=None):
 
 def summarize(rows):
     """Totals of one corpus's scored rows."""
-    s = {"items": len(rows), "planted": 0, "hit_pro": 0, "hit_all": 0, "hit_ncu": 0, "classed": 0,
+    s = {"items": len(rows), "planted": 0, "hit_pro": 0, "hit_all": 0, "hit_ncu": 0, "hit1_pro": 0, "hit1_all": 0,
+         "hit1_ncu": 0, "classed": 0,
          "class_ours": 0, "class_ncu": 0, "n_ours": 0, "n_ncu": 0, "over3": 0, "near": 0, "near_bad_ours": 0,
          "near_bad_ncu": 0, "forbid": 0, "forbid_fired": 0, "energy": 0, "energy_hit": 0}
     for r in rows:
@@ -215,11 +235,14 @@ def summarize(rows):
             s["planted"] += 1
             s["hit_pro"] += r["hit_pro"]
             s["hit_all"] += r["hit_all"]
+            s["hit1_pro"] += r.get("hit1_pro", r["hit_pro"])
+            s["hit1_all"] += r.get("hit1_all", r["hit_all"])
             continue
         if r["hit_pro"] is not None:
             s["planted"] += 1
             for k in ("pro", "all", "ncu"):
                 s["hit_" + k] += r["hit_" + k]
+                s["hit1_" + k] += bool(r.get("hit1_" + k))
         if r["class_label"]:
             s["classed"] += 1
             s["class_ours"] += r["class_ours"] == r["class_label"]
@@ -252,8 +275,9 @@ def mark(v):
 class Corpus:
     """A labels file with where its kernels' capture and its modules' captures are."""
 
-    def __init__(self, name, labels_path, kernels_dir, module_dir=None, trace=None):
+    def __init__(self, name, labels_path, kernels_dir, module_dir=None, trace=None, sass_root=None):
         self.name = name
+        self.sass_root = sass_root
         self.labels_path = labels_path
         with open(labels_path) as f:
             self.labels = json.load(f)
@@ -290,6 +314,9 @@ class Scorer:
         n = self.notes
         if row["hit_pro"] is False:
             n.append("%s: planted %s; proactive top 2: %s" % (name, fmt_list(row["expect"]), fmt_list(row["top2_pro"])))
+        elif row.get("hit1_pro") is False:
+            n.append("%s: planted %s in the top 2 but not first: %s" % (
+                name, fmt_list(row["expect"]), fmt_list(row["top2_pro"])))
         if row["class_label"] and row["class_ours"] != row["class_label"]:
             n.append("%s: class %s, labelled %s" % (name, row["class_ours"], row["class_label"]))
         if row["near_bad_ours"]:
@@ -301,25 +328,25 @@ class Scorer:
         if "energy_hit" in row:
             n.append("%s with --energy: %s" % (name, mark(row["energy_hit"])))
 
-    def run_dir(self, capture, need_energy):
+    def run_dir(self, capture, need_energy, sass=None):
         """Our analyses (proactive, all tools, energy) and ncu's rules and classes for one profile directory."""
-        pro, doc = analyze(self.kp, capture, [])
-        allt, _ = analyze(self.kp, capture, ["--all-tools"])
-        energy = analyze(self.kp, capture, ["--energy"])[0] if need_energy else {}
+        pro, doc = analyze(self.kp, capture, [], sass)
+        allt, _ = analyze(self.kp, capture, ["--all-tools"], sass)
+        energy = analyze(self.kp, capture, ["--energy"], sass)[0] if need_energy else {}
         details_path = os.path.join(capture, "ncu_details.csv")
         details = read_details(details_path) if os.path.exists(details_path) else []
         if not details:
             self.notes.append("%s: no ncu_details.csv: Nsight Compute's rules not scored there" % capture)
         return pro, allt, energy, ncu_rules(details), ncu_classes(details), doc
 
-    def kernels(self, labels, capture):
+    def kernels(self, labels, capture, sass=None):
         if not labels:
             return
         if not os.path.exists(os.path.join(capture or "", "ncu_raw.csv")):
             self.notes.append("kernels: no capture at %s yet" % capture)
             return
         need_energy = any(k.get("expect_any_with_energy") for k in labels)
-        pro, allt, energy, rules, ncls, _ = self.run_dir(capture, need_energy)
+        pro, allt, energy, rules, ncls, _ = self.run_dir(capture, need_energy, sass)
         for k in labels:
             lau = pick_launch(k, pro)
             if lau is None:
@@ -344,7 +371,9 @@ class Scorer:
                 continue
             got = top2(json.loads(res.stdout).get("findings", []))
             ok = bool(set(k["expect"]) & set(got))
-            self.rows.append({"item": k["name"], "trace_only": True, "hit_pro": ok, "hit_all": ok, "top2_pro": got})
+            ok1 = bool(got[:1] and got[0] in set(k["expect"]))
+            self.rows.append({"item": k["name"], "trace_only": True, "hit_pro": ok, "hit_all": ok, "top2_pro": got,
+                              "hit1_pro": ok1, "hit1_all": ok1})
             print("%-*s %-16s %-32s %-4s %-32s %-4s %-30s %-4s" % (
                 W, k["name"] + " (trace)", "-", fmt_list(got), mark(ok), fmt_list(got), mark(ok),
                 "(ncu does not see launches)", "-"), file=self.out)
@@ -410,7 +439,21 @@ def score_corpus(kp, corpus, out):
         W, "kernel", "class ours/ncu", "ours: top 2 (proactive)", "hit", "ours: top 2 (all tools)", "hit",
         "ncu rules: top 2 by speedup", "hit", "#us", "#ncu"), file=out)
     sc = Scorer(kp, out)
-    sc.kernels(corpus.labels.get("kernels", []), corpus.kernels_dir)
+    kernels = corpus.labels.get("kernels", [])
+    dirs = []  # labels with a 'dir' (the real-kernel corpus): one profile directory per kernel
+    for k in kernels:
+        if k.get("dir") and k["dir"] not in dirs:
+            dirs.append(k["dir"])
+    for d in dirs:
+        if not os.path.exists(os.path.join(corpus.kernels_dir, d, "ncu_raw.csv")):
+            sc.notes.append("%s: labelled, not captured yet" % d)
+            continue
+        sass = os.path.join(corpus.sass_root, d, "sass.txt") if corpus.sass_root else None
+        if sass and not os.path.exists(sass):
+            sc.notes.append("%s: no SASS at %s (bench/corpus-real/prepare.py + split.py): counters only" % (d, sass))
+            sass = None
+        sc.kernels([k for k in kernels if k.get("dir") == d], os.path.join(corpus.kernels_dir, d), sass)
+    sc.kernels([k for k in kernels if not k.get("dir")], corpus.kernels_dir)
     sc.traced(corpus.labels.get("not_in_ncu_csv", []), corpus.trace)
     for m in corpus.labels.get("modules", []):
         sc.module(m, corpus.module_dir(m["name"]))
@@ -425,6 +468,8 @@ def print_summary(s, out):
     n = max(s["scored"], 1)
     print("planted bottleneck in our top 2: %s proactive, %s all tools; Nsight Compute's top 2: %s" % (
         pct(s["hit_pro"], s["planted"]), pct(s["hit_all"], s["planted"]), pct(s["hit_ncu"], s["planted"])), file=out)
+    print("planted bottleneck ranked first: %s proactive, %s all tools; Nsight Compute's first: %s" % (
+        pct(s["hit1_pro"], s["planted"]), pct(s["hit1_all"], s["planted"]), pct(s["hit1_ncu"], s["planted"])), file=out)
     print("class right: ours %s, Nsight Compute (SOLBottleneck) %s" % (
         pct(s["class_ours"], s["classed"]), pct(s["class_ncu"], s["classed"])), file=out)
     print("findings per kernel: ours %.2f (%d kernels with more than 3), Nsight Compute %.2f (OPT/WRN results)" % (
@@ -440,19 +485,20 @@ def print_summary(s, out):
 def side_by_side(results, out):
     print("== side by side", file=out)
     head = ("corpus", "scored", "planted: ours pro", "ours all", "ncu", "class: ours", "ncu", "findings ours/ncu",
-            ">3", "near-roof high ours/ncu", "forbidden fired")
-    print("%-22s %6s %-17s %-17s %-17s %-17s %-17s %-17s %3s %-23s %s" % head, file=out)
+            ">3", "near-roof high ours/ncu", "forbidden fired", "first: ours pro / ncu")
+    print("%-22s %6s %-17s %-17s %-17s %-17s %-17s %-17s %3s %-23s %-15s %s" % head, file=out)
     for name, s, why in results:
         if s is None:
             print("%-22s %6s (%s)" % (name, "-", why), file=out)
             continue
         n = max(s["scored"], 1)
-        print("%-22s %6d %-17s %-17s %-17s %-17s %-17s %-17s %3d %-23s %s" % (
+        print("%-22s %6d %-17s %-17s %-17s %-17s %-17s %-17s %3d %-23s %-15s %s" % (
             name, s["scored"], pct(s["hit_pro"], s["planted"]), pct(s["hit_all"], s["planted"]),
             pct(s["hit_ncu"], s["planted"]), pct(s["class_ours"], s["classed"]), pct(s["class_ncu"], s["classed"]),
             "%.2f / %.2f" % (s["n_ours"] / n, s["n_ncu"] / n), s["over3"],
             "%d/%d of %d" % (s["near_bad_ours"], s["near_bad_ncu"], s["near"]),
-            "%d of %d" % (s["forbid_fired"], s["forbid"]) if s["forbid"] else "-"), file=out)
+            "%d of %d" % (s["forbid_fired"], s["forbid"]) if s["forbid"] else "-",
+            "%s / %s" % (pct(s["hit1_pro"], s["planted"]), pct(s["hit1_ncu"], s["planted"]))), file=out)
     print("targets (issue 19): planted in top 2 >= 90%, class right >= 90%, <= 3 findings per kernel, "
           "no high/critical on near-roofline kernels", file=out)
 
@@ -469,6 +515,11 @@ def corpora_all(capture_root):
     for name, sub, lab in (("held-out (corpus2)", "heldout", "corpus2"), ("dev (corpus-dev)", "dev", "corpus-dev")):
         sets.append(Corpus(name, os.path.join(HERE, lab, "labels.json"), os.path.join(capture_root, sub),
                            module_dir=lambda m, sub=sub: os.path.join(capture_root, "%s-%s" % (sub, m))))
+    # issue 31: our development kernels, and the model-written kernels (SASS kept in ignored .real/)
+    sets.append(Corpus("dev31 (corpus-dev31)", os.path.join(HERE, "corpus-dev31", "labels.json"),
+                       os.path.join(HERE, "corpus-dev31", "h200")))
+    sets.append(Corpus("real (corpus-real)", os.path.join(HERE, "corpus-real", "labels.json"),
+                       os.path.join(HERE, "corpus-real", "h200"), sass_root=os.path.join(ROOT, ".real", "corpus-real")))
     return sets
 
 
@@ -483,6 +534,8 @@ def main(argv=None):
     ap.add_argument("--all", action="store_true", help="every corpus, side by side")
     ap.add_argument("--capture-root", default=os.path.join(HERE, "corpus2", "h200"),
                     help="with --all: the unpacked corpus2-capture (heldout, dev, heldout-MODULE, dev-MODULE)")
+    ap.add_argument("--sass-root", help="SASS kept outside the captures: DIR/<label's dir>/sass.txt "
+                    "(the real-kernel corpus: .real/corpus-real)")
     ap.add_argument("--json", help="also write every scored row and the totals to this file")
     a = ap.parse_args(argv)
     out = sys.stdout
@@ -491,7 +544,8 @@ def main(argv=None):
     else:
         capture = a.capture or a.corpus
         corpora = [Corpus(os.path.basename(os.path.normpath(a.corpus)), os.path.join(a.corpus, "labels.json"),
-                          capture, module_dir=lambda m: os.path.normpath(capture) + "-" + m, trace=a.trace)]
+                          capture, module_dir=lambda m: os.path.normpath(capture) + "-" + m, trace=a.trace,
+                          sass_root=a.sass_root)]
     results, dump = [], {}
     for c in corpora:
         try:

@@ -116,6 +116,12 @@ double kp_ncu_unit_factor(const char *unit, const char **base_unit);
 char *kp_kernel_name_key(const char *name);
 /* Only the mangled reader: NULL when `mangled` is not a name it understands. */
 char *kp_demangle_qualname(const char *mangled);
+/*
+ * 1 when two names of one kernel (mangled or as ncu demangles it) have the same template
+ * arguments, read where both are builtin types ("_Z1kIfEv..." and "void k<float>(...)"): tells
+ * AT_DISPATCH's float and double instances apart. 0 when they differ or either cannot be read.
+ */
+int kp_kernel_template_args_equal(const char *a, const char *b);
 
 /* ---- SASS ---------------------------------------------------------------------------------- */
 

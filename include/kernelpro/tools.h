@@ -125,8 +125,8 @@ struct kp_tool_info;
  * (the source was not collected); `profile` itself is never NULL.
  */
 /*
- * The shape of a kernel's FP32 work from its SASS (lib/tools/sass_shape.c): the hot inner loop
- * (the innermost backward branch with the most FFMAs, executed counts deciding when the SASS
+ * The shape of a kernel's FP32 and FP16 work from its SASS (lib/tools/sass_shape.c): the hot inner
+ * loop (the innermost backward branch with the most FFMAs/HFMA2s, executed counts deciding when the SASS
  * came from ncu's source page; the whole function when nothing loops) and what its FFMAs do.
  * A dot product (`acc += a[i] * b[j]`) multiplies two values loaded in the loop by different
  * loads and adds a running sum; a recurrence or polynomial multiplies the running value, a
@@ -138,10 +138,13 @@ struct kp_sass_shape {
 	unsigned nloops;         /* backward branches in the function */
 	unsigned ninstr;
 	unsigned long begin, end;/* the region's first and last instruction addresses */
-	unsigned ffma;           /* FFMAs in the region */
+	unsigned ffma;           /* FFMAs and HFMA2s in the region (the FMAs of a product on the CUDA cores) */
+	unsigned hfma2;          /* of which HFMA2 (two FP16 lanes each) */
 	unsigned accumulating;   /* of which add the result of an earlier FMA (a running sum) */
 	unsigned dot_ffma;       /* of which multiply two values from two different loads of the loop */
+	unsigned widened;        /* of those, how many read a 16-bit load widened to FP32 (HADD2.F32, bf16 shifts) */
 	unsigned loads;          /* load instructions in the region */
+	unsigned ldg, lds;       /* of which from global memory, from shared memory (LDS, LDSM) */
 	double reuse;            /* FFMAs each loaded multiplicand feeds, on average (register tiling) */
 };
 

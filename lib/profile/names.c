@@ -280,3 +280,67 @@ char *kp_kernel_name_key(const char *name)
 	}
 	return r;
 }
+
+/* ---- Template arguments, to tell instantiations of one kernel apart ------------------------ */
+
+static const struct {
+	char code;
+	const char *name;
+} builtin[] = {
+	{'f', "float"}, {'d', "double"}, {'i', "int"}, {'j', "unsigned int"}, {'l', "long"},
+	{'m', "unsigned long"}, {'x', "long long"}, {'y', "unsigned long long"}, {'s', "short"},
+	{'t', "unsigned short"}, {'c', "char"}, {'a', "signed char"}, {'h', "unsigned char"}, {'b', "bool"},
+};
+
+/* "_Z16maxpool2d_kernelIfEvPKT_..." -> "float": an unqualified name's template arguments, builtin types only. */
+static int mangled_args(const char *s, struct kp_buf *out)
+{
+	char *e;
+	unsigned long n;
+	if (strncmp(s, "_Z", 2) || !isdigit((unsigned char)s[2]))
+		return 0;
+	n = strtoul(s + 2, &e, 10);
+	if (strnlen(e, n) < n || e[n] != 'I')
+		return 0;
+	for (s = e + n + 1; *s && *s != 'E'; s++) {
+		size_t i;
+		for (i = 0; i < KP_ARRAY_SIZE(builtin) && builtin[i].code != *s; i++)
+			;
+		if (i == KP_ARRAY_SIZE(builtin))
+			return 0;
+		kp_buf_addf(out, "%s%s", out->len ? "," : "", builtin[i].name);
+	}
+	return *s == 'E' && out->len;
+}
+
+/* "void argmin_kernel<float>(const T1 *, ...)" -> "float": the first top-level <...>, spaces after commas dropped. */
+static int demangled_args(const char *s, struct kp_buf *out)
+{
+	const char *open = strchr(s, '<'), *paren = strchr(s, '(');
+	int depth = 0;
+	if (!open || (paren && paren < open))
+		return 0;
+	for (s = open + 1; *s; s++) {
+		if (*s == '<')
+			depth++;
+		else if (*s == '>' && depth-- == 0)
+			return out->len > 0;
+		if (*s == ' ' && out->len && out->buf[out->len - 1] == ',')
+			continue;
+		kp_buf_addf(out, "%c", *s);
+	}
+	return 0;
+}
+
+int kp_kernel_template_args_equal(const char *a, const char *b)
+{
+	struct kp_buf x = KP_BUF_INIT, y = KP_BUF_INIT;
+	int same;
+	if (!a || !b)
+		return 0;
+	same = (mangled_args(a, &x) || demangled_args(a, &x)) && (mangled_args(b, &y) || demangled_args(b, &y)) &&
+	       !strcmp(x.buf, y.buf);
+	kp_buf_release(&x);
+	kp_buf_release(&y);
+	return same;
+}

@@ -278,6 +278,19 @@ const struct kp_ptxas_func *kp_ptxas_find_launch(const struct kp_ptxas *px, cons
 			f = kp_nameidx_unique(&p->by_key, key, arch);
 		if (!f)
 			f = kp_nameidx_unique(&p->by_key, key, NULL);
+		for (size_t i = 0; !f && l->kernel && i < px->nfuncs; i++) { /* instances apart by template arguments */
+			const struct kp_ptxas_func *c = &px->funcs[i];
+			if (c->key && !strcmp(c->key, key) && (k == 3 || !c->arch || !strcmp(c->arch, arch)) &&
+			    kp_kernel_template_args_equal(c->mangled, l->kernel)) {
+				for (size_t j = i + 1; j < px->nfuncs && c; j++)
+					if (px->funcs[j].key && !strcmp(px->funcs[j].key, key) &&
+					    (k == 3 || !px->funcs[j].arch || !strcmp(px->funcs[j].arch, arch)) &&
+					    kp_kernel_template_args_equal(px->funcs[j].mangled, l->kernel))
+						c = NULL; /* two match: ambiguous */
+				f = c;
+				break;
+			}
+		}
 	}
 	free(key);
 	return f;

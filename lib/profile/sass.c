@@ -674,6 +674,24 @@ const struct kp_sass_func *kp_sass_find(const struct kp_sass *s, const char *nam
 	return f;
 }
 
+/* Several instances share the key (AT_DISPATCH's float and double): the one of the launch's
+   architecture whose template arguments are the launch's; NULL unless exactly one. */
+static const struct kp_sass_func *by_template_args(const struct kp_sass *s, const char *key, const char *arch,
+						   const char *kernel)
+{
+	const struct kp_sass_func *hit = NULL;
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		const struct kp_sass_func *f = &s->funcs[i];
+		if (!f->key || strcmp(f->key, key) || (arch[0] && f->arch && strcmp(f->arch, arch)) ||
+		    !kp_kernel_template_args_equal(f->mangled, kernel))
+			continue;
+		if (hit)
+			return NULL;
+		hit = f;
+	}
+	return hit;
+}
+
 const struct kp_sass_func *kp_sass_find_launch(const struct kp_sass *s, const struct kp_launch *l)
 {
 	const struct sass_priv *p;
@@ -703,6 +721,8 @@ const struct kp_sass_func *kp_sass_find_launch(const struct kp_sass *s, const st
 			f = kp_nameidx_unique(&p->by_key, key, arch);
 		if (!f)
 			f = kp_nameidx_unique(&p->by_key, key, NULL);
+		if (!f && l->kernel)
+			f = by_template_args(s, key, arch, l->kernel);
 	}
 	free(key);
 	return f;

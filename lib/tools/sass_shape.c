@@ -13,7 +13,7 @@
 
 #include "kernelpro/tools.h"
 
-enum def_kind { D_NONE = 0, D_LOAD, D_FMA, D_MOVE, D_OTHER };
+enum def_kind { D_NONE = 0, D_LOAD, D_FMA, D_MOVE, D_CONV, D_OTHER };
 
 struct sinstr {
 	unsigned long addr;
@@ -259,15 +259,38 @@ static int has_mod(const char *op, const char *mod)
 	return 0;
 }
 
-static int is_ffma(const char *op)
+/* The multiply-adds a matrix product's inner loop is made of on the CUDA cores: FFMA, and HFMA2
+   (two FP16 lanes; HFMA2.MMA is the same operation issued to another pipe) that multiplies two
+   registers: ptxas also materializes constants with "HFMA2.MMA Rd, -RZ, RZ, imm, imm". */
+static int is_ffma(const struct sinstr *in)
 {
-	return base_is(op, "FFMA");
+	if (base_is(in->op, "FFMA"))
+		return 1;
+	return base_is(in->op, "HFMA2") && in->nopnd >= 3 && reg_of(in->opnd[1]) >= 0 && reg_of(in->opnd[2]) >= 0;
 }
 
 static int is_load(const char *op)
 {
 	return base_is(op, "LDS") || base_is(op, "LDG") || base_is(op, "LDSM") || base_is(op, "LD") ||
 	       base_is(op, "LDL");
+}
+
+/*
+ * A 16-bit value widened to FP32 on its way from a load to an FFMA: HADD2.F32 (FP16 -> FP32),
+ * F2F, PRMT (unpacking), and bf16's shift into the upper half (SHF.L.U32 x, 0x10; IMAD.U32 x,
+ * 0x10000; IMAD.SHL.U32 x, 0x10; LOP3.LUT x & 0xffff0000). Other shifts and multiplies are
+ * address arithmetic and stay D_OTHER.
+ */
+static int is_widening(const struct sinstr *in)
+{
+	const char *op = in->op, *k = in->nopnd > 2 ? in->opnd[2] : "";
+	if ((base_is(op, "HADD2") && has_mod(op, "F32")) || base_is(op, "F2F") || base_is(op, "PRMT"))
+		return 1;
+	if (base_is(op, "SHF") && has_mod(op, "L") && !strcmp(k, "0x10"))
+		return 1;
+	if (base_is(op, "IMAD") && has_mod(op, "U32") && (!strcmp(k, "0x10000") || (has_mod(op, "SHL") && !strcmp(k, "0x10"))))
+		return 1;
+	return base_is(op, "LOP3") && !strcmp(k, "0xffff0000");
 }
 
 static enum def_kind kind_of(const char *op)
@@ -301,7 +324,8 @@ static int move_source(const struct sinstr *in)
 
 struct origin {
 	enum def_kind kind;
-	long at; /* the defining instruction, -1 when defined before the region */
+	long at;     /* the defining instruction, -1 when defined before the region */
+	int widened; /* a load's 16-bit value reached the reader through a widening conversion */
 };
 
 /*
@@ -311,7 +335,7 @@ struct origin {
  */
 static struct origin origin_of(const struct reader *r, size_t b, size_t e, int loop, size_t i, int reg, int depth)
 {
-	struct origin o = {D_NONE, -1};
+	struct origin o = {D_NONE, -1, 0};
 	if (reg < 0)
 		return o;
 	for (size_t k = i; k-- > b;)
@@ -327,9 +351,19 @@ static struct origin origin_of(const struct reader *r, size_t b, size_t e, int l
 			}
 	if (o.at < 0)
 		return o;
-	o.kind = kind_of(r->v[o.at].op);
+	o.kind = is_widening(&r->v[o.at]) ? D_CONV : kind_of(r->v[o.at].op);
 	if (o.kind == D_MOVE && depth < 4)
 		return origin_of(r, b, e, loop, (size_t)o.at, move_source(&r->v[o.at]), depth + 1);
+	if (o.kind == D_CONV && depth < 4) { /* the widened value's origin: the first register operand from a load */
+		const struct sinstr *cv = &r->v[o.at];
+		for (int k = 1; k < cv->nopnd && k < 4; k++) {
+			struct origin src = origin_of(r, b, e, loop, (size_t)o.at, reg_of(cv->opnd[k]), depth + 1);
+			if (src.kind == D_LOAD) {
+				src.widened = 1;
+				return src;
+			}
+		}
+	}
 	return o;
 }
 
@@ -354,7 +388,7 @@ static double ffma_weight(const struct reader *r, size_t b, size_t e)
 {
 	double w = 0;
 	for (size_t i = b; i <= e; i++)
-		if (is_ffma(r->v[i].op))
+		if (is_ffma(&r->v[i]))
 			w += r->v[i].executed >= 0 ? r->v[i].executed : 1;
 	return w;
 }
@@ -413,11 +447,16 @@ static void analyze_region(const struct reader *r, size_t b, size_t e, int loop,
 	for (size_t i = b; i <= e; i++) {
 		const struct sinstr *in = &r->v[i];
 		struct origin x, y, c;
-		if (is_load(in->op))
+		if (is_load(in->op)) {
 			s->loads++;
-		if (!is_ffma(in->op) || in->nopnd < 4)
+			s->ldg += base_is(in->op, "LDG");
+			s->lds += base_is(in->op, "LDS") || base_is(in->op, "LDSM");
+		}
+		if (!is_ffma(in) || in->nopnd < 4)
 			continue;
 		s->ffma++;
+		if (base_is(in->op, "HFMA2"))
+			s->hfma2++;
 		x = origin_of(r, b, e, loop, i, reg_of(in->opnd[1]), 0);
 		y = origin_of(r, b, e, loop, i, reg_of(in->opnd[2]), 0);
 		c = origin_of(r, b, e, loop, i, reg_of(in->opnd[3]), 0);
@@ -425,6 +464,7 @@ static void analyze_region(const struct reader *r, size_t b, size_t e, int loop,
 			s->accumulating++;
 		if (x.kind == D_LOAD && y.kind == D_LOAD && x.at != y.at && c.kind == D_FMA) {
 			s->dot_ffma++;
+			s->widened += x.widened || y.widened;
 			count_use(m, &nm, KP_ARRAY_SIZE(m), x.at, reg_of(in->opnd[1]));
 			count_use(m, &nm, KP_ARRAY_SIZE(m), y.at, reg_of(in->opnd[2]));
 		}

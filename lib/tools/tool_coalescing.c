@@ -87,9 +87,22 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 	kp_tool_evidence(f, KP_M_BPS_ST, c.bps_st, t[T_MIN_BPS], "B");
 	kp_tool_evidence(f, KP_M_L2_SECTORS, c.total, NAN, "");
 	kp_tool_evidence(f, KP_M_L2_SECTORS_IDEAL, c.ideal, NAN, "");
-	kp_finding_rec(f, "Map threadIdx.x to the contiguous (fastest-varying) index of every global array: "
-			  "for row-major A[r*N + c], consecutive threads must differ in c, not r (swap the roles of "
-			  "threadIdx.x and threadIdx.y if they are reversed)");
+	{
+		/* what this kernel's accesses look like: sectors per warp request against a coalesced access */
+		double sec = kp_tool_metric(m, bad_ld ? KP_M_GLD_SECTORS : KP_M_GST_SECTORS);
+		double req = kp_tool_metric(m, bad_ld ? KP_M_GLD_REQUESTS : KP_M_GST_REQUESTS);
+		char per[96] = "";
+		if (sec > 0 && req > 0)
+			snprintf(per, sizeof(per), ", %.1f sectors per warp request where 4 would do for 4-byte elements",
+				 sec / req);
+		kp_finding_rec(f, "Map threadIdx.x to the contiguous (fastest-varying) index of every global array: this "
+				  "kernel's %s use %.1f of each 32-byte sector%s, so a warp's lanes are %s apart; for "
+				  "row-major A[r*N + c], consecutive threads must differ in c, not r (swap the roles of "
+				  "threadIdx.x and threadIdx.y if they are reversed; a thread that walks its own row or "
+				  "chunk with k++ is the same mistake: let the lanes take consecutive k)",
+			       bad_ld && bad_st ? "loads and stores" : bad_st ? "stores" : "loads", worst, per,
+			       worst <= 4.5 ? "at least a sector" : "several elements");
+	}
 	kp_finding_rec(f, "If the strided order is inherent (transpose, gather, column access), stage through "
 			  "shared memory: load a 32x32 tile with coalesced reads, __syncthreads(), read it back in the "
 			  "strided order from the tile (declared [32][33] to avoid bank conflicts), write coalesced");

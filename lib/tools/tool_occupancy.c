@@ -8,11 +8,13 @@
 
 #include "tools/tool_util.h"
 
-enum { T_MIN_OCC, T_GAP };
+enum { T_MIN_OCC, T_GAP, T_LATENCY_BUSY };
 
 static const struct kp_threshold thresholds[] = {
 	{"min_occupancy_pct", 50, "%", "theoretical (or achieved) occupancy below this share of the SM's warp slots fires"},
 	{"max_gap_pts", 20, "%", "achieved below theoretical by more than this (and below min_occupancy_pct) is reported"},
+	{"latency_busy", 0.3, "", "busiest unit below this share of its peak: latency-bound, so a resource-limited occupancy "
+				   "is weighed up to a full SM, not only up to min_occupancy_pct"},
 	{NULL, 0, NULL, NULL},
 };
 
@@ -143,7 +145,7 @@ static void recommend_limit(struct kp_finding *f, const struct kp_tool_input *m,
 static int analyze(const struct kp_tool_input *m, const double *t, struct kp_findings *out)
 {
 	double theo = theoretical(m), ach = kp_tool_metric(m, KP_M_WARPS_ACTIVE), blocks;
-	double headroom = kp_tool_headroom(m), lat = latency_share(m), occ, gain;
+	double headroom = kp_tool_headroom(m), lat = latency_share(m), occ, gain, busy;
 	const char *lim = limiter(m, &blocks);
 	struct kp_finding *f;
 
@@ -170,6 +172,17 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 		kp_finding_explained_by(f, "grid_waves");
 	}
 	kp_finding_evidence(f, "warp cycles stalled on latency more warps could hide", lat * 100, NAN, "%");
+	busy = 1.0 - headroom;
+	if (theo < t[T_MIN_OCC] && lim && strcmp(lim, "warps") && busy < t[T_LATENCY_BUSY]) {
+		/* Latency-bound with a resource the kernel sets (registers, shared memory, block size) capping
+		   the warps: more warps keep helping until a unit saturates or the SM is full, well past
+		   min_occupancy_pct. Time scales down by the warp growth: at most 1 - max(busiest, occ/100). */
+		gain = lat * (1.0 - fmax(busy, occ / 100.0));
+		kp_finding_gain(f, gain, "the latency share, as more resident warps overlap it until the busiest unit "
+					 "(%.0f%%) or the SM's warp slots fill",
+				100 * busy);
+		return 0;
+	}
 	/* More warps only hide latency: at most the headroom, times the latency share, times how far below
 	   the target occupancy the kernel is. */
 	gain = headroom * lat * fmax(0.0, 1.0 - occ / t[T_MIN_OCC]);

@@ -79,9 +79,12 @@ static int analyze(const struct kp_tool_input *m, const double *t, struct kp_fin
 	kp_finding_evidence(f, "warp cycles waiting on global memory", w.wait_share * 100, t[T_WAIT_SHARE] * 100, "%");
 	if (s->counts[KP_SASS_LDG_32])
 		kp_finding_evidence(f, "LDG.E (32-bit) instructions (SASS)", s->counts[KP_SASS_LDG_32], NAN, "");
-	kp_finding_rec(f, "Load and store 16 bytes per thread: reinterpret_cast<const float4*>(in)[i] and "
+	kp_finding_rec(f, "Load and store 16 bytes per thread: %.0f of this kernel's %.0f global load/store "
+			  "instructions move 4 bytes (one element per thread per access) while warps wait on memory "
+			  "%.0f%% of their cycles; use reinterpret_cast<const float4*>(in)[i] and "
 			  "reinterpret_cast<float4*>(out)[i] (int4/uint4/__half2x4 for other types) when the pointers "
-			  "are 16-byte aligned; finish the last n %% 4 elements with a scalar loop");
+			  "are 16-byte aligned, and finish the last n %% 4 elements with a scalar loop",
+		       w.scalar, w.total, w.wait_share * 100);
 	kp_finding_rec(f, "Give each thread several independent elements (a grid-stride loop unrolled 4x, or 4 "
 			  "consecutive elements per thread) so more loads are in flight before the first one returns");
 	kp_finding_rec(f, "Declare read-only inputs const float* __restrict__ so the compiler may emit "

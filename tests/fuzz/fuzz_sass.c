@@ -1,4 +1,4 @@
-/* libFuzzer target: the SASS parser (cuobjdump, nvdisasm, ncu source page) and the name reader. */
+/* libFuzzer target: the SASS parser (cuobjdump, nvdisasm, ncu source page), the name reader and the launch join. */
 #include "base/setup.h"
 
 #include "kernelpro/profile.h"
@@ -13,8 +13,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(key);
 	key = kp_demangle_qualname(name);
 	free(key);
-	if (kp_sass_parse(&s, "fuzz.sass", (const char *)data, size, &err) == 0)
+	(void)kp_kernel_template_args_equal(name, name);
+	(void)kp_kernel_template_args_equal(name, "void k<float>(T1 *)");
+	if (kp_sass_parse(&s, "fuzz.sass", (const char *)data, size, &err) == 0) {
+		struct kp_launch l = {0};
 		kp_sass_find(&s, name);
+		l.kernel = name; /* the launch join, template-argument tie-break included */
+		l.cc = "9.0";
+		kp_sass_find_launch(&s, &l);
+	}
 	free(name);
 	kp_sass_release(&s);
 	return 0;

@@ -167,6 +167,33 @@ static void test_strict_numbers(void **state)
 	}
 }
 
+/* AT_DISPATCH's float and double instances share the key; the launch's template argument picks one. */
+static void test_template_instances(void **state)
+{
+	const char *text = "ptxas info    : Compiling entry function '_Z8argmin_kIfEvPKT_Pli' for 'sm_90'\n"
+			   "ptxas info    : Used 32 registers, used 0 barriers\n"
+			   "ptxas info    : Compiling entry function '_Z8argmin_kIdEvPKT_Pli' for 'sm_90'\n"
+			   "ptxas info    : Used 40 registers, used 0 barriers\n";
+	struct kp_ptxas p = KP_PTXAS_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_launch l = {0};
+	const struct kp_ptxas_func *f;
+	KP_ASSERT_OK(kp_ptxas_parse(&p, "two.txt", text, strlen(text), &err), &err);
+	assert_null(kp_ptxas_find(&p, "argmin_k")); /* by the key alone: ambiguous */
+	l.cc = "9.0";
+	l.kernel = "void argmin_k<float>(const T1 *, long *, int)";
+	f = kp_ptxas_find_launch(&p, &l);
+	assert_non_null(f);
+	assert_int_equal(f->registers, 32);
+	l.kernel = "void argmin_k<double>(const T1 *, long *, int)";
+	f = kp_ptxas_find_launch(&p, &l);
+	assert_non_null(f);
+	assert_int_equal(f->registers, 40);
+	l.kernel = "void argmin_k<int>(const T1 *, long *, int)";
+	assert_null(kp_ptxas_find_launch(&p, &l));
+	kp_ptxas_release(&p);
+}
+
 static void test_join(void **state)
 {
 	struct kp_ptxas p = KP_PTXAS_INIT;
@@ -198,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_bad_and_truncated),
 		cmocka_unit_test(test_strict_numbers),
 		cmocka_unit_test(test_join),
+		cmocka_unit_test(test_template_instances),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

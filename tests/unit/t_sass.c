@@ -321,6 +321,47 @@ static void test_name_key(void **state)
 	}
 }
 
+/* AT_DISPATCH instantiates a kernel for float and double: ncu's name tells them apart, the key does not. */
+static void test_template_args(void **state)
+{
+	static const char *const mf = "_Z16maxpool2d_kernelIfEvPKT_PS0_iiiiiiiiii";
+	static const char *const md = "_Z16maxpool2d_kernelIdEvPKT_PS0_iiiiiiiiii";
+	static const char *const nf = "void maxpool2d_kernel<float>(const T1 *, T1 *, int, int)";
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_sass s = KP_SASS_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_launch l = {0};
+	const struct kp_sass_func *f;
+	assert_int_equal(kp_kernel_template_args_equal(mf, nf), 1);
+	assert_int_equal(kp_kernel_template_args_equal(md, nf), 0);
+	assert_int_equal(kp_kernel_template_args_equal(nf, mf), 1);
+	assert_int_equal(kp_kernel_template_args_equal("_Z1kIfiEvPT_", "void k<float, int>(T1 *)"), 1);
+	assert_int_equal(kp_kernel_template_args_equal("_Z1kIfiEvPT_", "void k<float, long>(T1 *)"), 0);
+	assert_int_equal(kp_kernel_template_args_equal("_Z1kPf", "k(float *)"), 0);                  /* none */
+	assert_int_equal(kp_kernel_template_args_equal("_Z1kIN3c104HalfEEvPT_", "void k<c10::Half>(T1 *)"), 0);
+	assert_int_equal(kp_kernel_template_args_equal(NULL, nf), 0);
+	assert_int_equal(kp_kernel_template_args_equal("_Z999kIfE", nf), 0);                          /* cut short */
+	/* the join: two instances share the key "maxpool2d_kernel"; the launch's <float> picks one */
+	kp_buf_addf(&b, "\tcode for sm_90\n\t\tFunction : %s\n        /*0000*/ FADD R1, R2, R3 ;\n"
+			"\t\t..........\n\t\tFunction : %s\n        /*0000*/ DADD R2, R2, R4 ;\n"
+			"        /*0010*/ DADD R2, R2, R4 ;\n\t\t..........\n",
+		    mf, md);
+	KP_ASSERT_OK(kp_sass_parse(&s, "two.sass", b.buf, b.len, &err), &err);
+	l.kernel = nf;
+	l.cc = "9.0";
+	f = kp_sass_find_launch(&s, &l);
+	assert_non_null(f);
+	assert_string_equal(f->mangled, mf);
+	l.kernel = "void maxpool2d_kernel<double>(const T1 *, T1 *, int, int)";
+	f = kp_sass_find_launch(&s, &l);
+	assert_non_null(f);
+	assert_string_equal(f->mangled, md);
+	l.kernel = "void maxpool2d_kernel<c10::Half>(const T1 *, T1 *, int, int)";
+	assert_null(kp_sass_find_launch(&s, &l)); /* neither: still ambiguous, nothing guessed */
+	kp_sass_release(&s);
+	kp_buf_release(&b);
+}
+
 static void test_unknown_arch_and_truncation(void **state)
 {
 	struct kp_buf b = KP_BUF_INIT;
@@ -417,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_cuobjdump_fixture), cmocka_unit_test(test_nvdisasm_agrees),
 		cmocka_unit_test(test_ncu_source),        cmocka_unit_test(test_join_launches),
 		cmocka_unit_test(test_demangle),          cmocka_unit_test(test_name_key),
+		cmocka_unit_test(test_template_args),
 		cmocka_unit_test(test_unknown_arch_and_truncation), cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_classify),          cmocka_unit_test(test_lookups_match_a_scan),
 	};

@@ -1,6 +1,6 @@
 /*
  * Unit tests: the SASS loop shape (lib/tools/sass_shape.c) on real dumps: dot products (GEMMs,
- * SpMV) against FMA chains that are not products (Horner, register recurrences, a stencil with
+ * SpMV; FP16 on HFMA2, FP16/BF16 widened to FFMA) against FMA chains that are not products (Horner, register recurrences, a stencil with
  * constant weights), the same kernel in the three SASS formats, and odd input; and the
  * tensor_cores tool following the shape rather than the FLOPs per byte.
  */
@@ -64,6 +64,46 @@ static void test_dev_kernels(void **state)
 	kp_buf_release(&b);
 }
 
+/* Issue 31: FP16 and BF16 products on the CUDA cores (HFMA2; halves or bf16 widened to FP32 before
+   the FFMA) are products; an HFMA2 polynomial, a constant-weight HFMA2 stencil and half row dot
+   products without a running FMA sum are not (bench/corpus-dev31, ptxas 13.0, sm_90). */
+static void test_half_kernels(void **state)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_sass_shape s;
+	read_text("tests/golden/tools/sass_shapes_fp16.txt", &b);
+	/* acc = __hfma2(__half2half2(a[k]), b[k], acc), unrolled 16 ways: every HFMA2 a dot FMA of two LDGs */
+	shape(&b, "_Z14hgemm_naive_h2PK6__halfPK7__half2PS2_iii", &s);
+	assert_true(s.in_loop);
+	assert_true(s.ffma >= 16 && s.hfma2 == s.ffma);
+	assert_int_equal(s.dot_ffma, s.ffma);
+	assert_int_equal(s.widened, 0);
+	assert_true(s.ldg > 0 && s.lds == 0);
+	assert_true(kp_sass_shape_is_product(&s));
+	/* acc += __half2float(a) * __half2float(b): each FFMA reads two HADD2.F32 conversions of LDG.U16s */
+	shape(&b, "_Z18hgemm_naive_f32accPK6__halfS1_Pfiii", &s);
+	assert_true(s.in_loop && s.hfma2 == 0 && s.ffma >= 16);
+	assert_int_equal(s.dot_ffma, s.ffma);
+	assert_int_equal(s.widened, s.dot_ffma);
+	assert_true(kp_sass_shape_is_product(&s));
+	/* a direct bf16 convolution: SHF.L.U32 x, 0x10 and IMAD.U32 x, 0x10000 widen both operands */
+	shape(&b, "_Z19bf16_conv3x3_directPK13__nv_bfloat16S1_Pfiiiii", &s);
+	assert_true(s.dot_ffma > 0 && s.widened == s.dot_ffma);
+	assert_true(kp_sass_shape_is_product(&s));
+	/* p = __hfma2(p, x, c): the running value times a value loaded before the loop */
+	shape(&b, "_Z13h2_poly_chainPK7__half2PS_i", &s);
+	assert_true(s.hfma2 > 0 && s.dot_ffma == 0);
+	assert_false(kp_sass_shape_is_product(&s));
+	/* s = __hfma2(a[i + t], w_t, s): a loaded value times an immediate */
+	shape(&b, "_Z16h2_stencil_constPK7__half2PS_i", &s);
+	assert_int_equal(s.dot_ffma, 0);
+	assert_false(kp_sass_shape_is_product(&s));
+	/* HMUL2 then FADDs: no FMA accumulates a product */
+	shape(&b, "_Z14h2_rowdot_warpPK7__half2S1_Pfii", &s);
+	assert_false(kp_sass_shape_is_product(&s));
+	kp_buf_release(&b);
+}
+
 /* sgemm_naive of the probe as cuobjdump, nvdisasm and ncu's source page print it: one shape. */
 static void test_three_formats(void **state)
 {
@@ -99,6 +139,10 @@ static void test_odd_input(void **state)
 		" /*0020*/ FFMA R4, R2, R3, R4 ;\n /*0030*/ BRA 0x0 ;\n",                               /* a one-loop dot */
 		"\"Kernel Name\",\"k\",\n\"Address\",\"Source\"\n\"0x10\",\"  FFMA R1, R1, R1, R1\",\"x\"\n",
 		"Function : k\n /*zz*/ FFMA R1 ;\n /*0000*/ 1234 ;\n /*0000*/\n",
+		/* ptxas's constant move "HFMA2.MMA R2, -RZ, RZ, 0, 1.5" is no multiply; a widened dot is one */
+		"Function : k\n /*0000*/ HFMA2.MMA R2, -RZ, RZ, 0, 1.5 ;\n /*0010*/ LDG.E.U16 R3, [R0] ;\n"
+		" /*0020*/ LDG.E.U16 R5, [R0+0x2] ;\n /*0030*/ HADD2.F32 R6, -RZ, R3.H0_H0 ;\n"
+		" /*0040*/ SHF.L.U32 R7, R5, 0x10, RZ ;\n /*0050*/ FFMA R4, R6, R7, R4 ;\n /*0060*/ BRA 0x0 ;\n",
 	};
 	for (size_t i = 0; i < KP_ARRAY_SIZE(texts); i++)
 		kp_sass_shape_read(&s, texts[i], strlen(texts[i]), "k");
@@ -109,12 +153,15 @@ static void test_odd_input(void **state)
 	assert_int_equal(kp_sass_shape_read(&s, NULL, 0, "k"), 0);
 	assert_int_equal(kp_sass_shape_read(&s, texts[3], strlen(texts[3]), "k"), 1);
 	assert_false(s.in_loop);
+	assert_int_equal(kp_sass_shape_read(&s, texts[7], strlen(texts[7]), "k"), 1);
+	assert_true(s.in_loop && s.ffma == 1 && s.hfma2 == 0 && s.dot_ffma == 1 && s.widened == 1);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dev_kernels),
+		cmocka_unit_test(test_half_kernels),
 		cmocka_unit_test(test_three_formats),
 		cmocka_unit_test(test_odd_input),
 	};

@@ -302,6 +302,18 @@ static void test_occupancy(void **state)
 
 	/* theoretical occupancy from the block limits: 1 block of 8 warps of the SM's 64 */
 	assert_non_null(strstr(f->title, "12% of the SM's warp slots"));
+	/* a unit 30% busy: more warps help only up to min_occupancy_pct, within the headroom */
+	assert_non_null(strstr(f->gain_basis, "scaled by the occupancy shortfall"));
+	assert_true(f->gain < 0.5);
+	/* latency-bound (nothing above 12% busy) with the registers capping the warps: more warps keep
+	   helping until a unit or the SM fills: 75% of the cycles are latency, 1 - 12.5% of it goes */
+	kp_fx_set(&fx, SM, 10);
+	kp_fx_set(&fx, MEM, 12);
+	kp_fx_set(&fx, DRAM, 8);
+	f = fired("occupancy");
+	assert_non_null(strstr(f->gain_basis, "until the busiest unit (12%)"));
+	assert_true(fabs(f->gain - 0.75 * (1 - 0.125)) < 1e-9);
+	assert_int_equal(f->severity, KP_SEV_CRITICAL);
 
 	kp_fx_init(&fx, full, 1024, 256);
 	silent("occupancy");
@@ -394,11 +406,43 @@ static void test_tensor_cores(void **state)
 		shape = (struct kp_sass_shape){.found = 1, .in_loop = 1, .ffma = 16, .accumulating = 16, .dot_ffma = 16,
 					       .loads = 32, .reuse = 1};
 		f = fired("tensor_cores");
-		assert_non_null(strstr(f->cause, "16 of its 16 FFMAs add the product of two values"));
+		assert_non_null(strstr(f->cause, "16 of its 16 FMAs add the product of two values"));
+		assert_non_null(strstr(f->title, "FP32 work runs on FFMA"));
+		/* the first Do line is about this loop: its SASS range, its loads, the missing reuse */
+		assert_non_null(strstr(f->recs.v[0], "the hot loop at SASS 0x"));
+		assert_non_null(strstr(f->recs.v[0], "16 of them multiplying two values just loaded from memory"));
+		assert_non_null(strstr(f->recs.v[0], "each used once (no reuse in registers)"));
+		assert_non_null(strstr(f->recs.v[0], "TF32"));
 		/* a dot product whose data is not reused (SpMV, GEMV): the intensity rules it out */
 		s1->flops_fp32 = 0.25 * s1->dram_bytes;
 		silent("tensor_cores");
+		/* a 16x16-tiled GEMM re-reading its inputs from DRAM (8 FLOP/B) while DRAM is 21% busy counts;
+		   the same intensity with DRAM busy (a memory-bound product) does not */
+		s1->flops_fp32 = 8.0 * s1->dram_bytes;
+		kp_fx_set(&fx, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", 21);
+		fired("tensor_cores");
+		kp_fx_set(&fx, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", 85);
+		silent("tensor_cores");
 		s1->flops_fp32 = 17179869184.0;
+		/* FP16 on HFMA2: the HFMA FLOPs count, the FP16 MMA is named */
+		shape = (struct kp_sass_shape){.found = 1, .in_loop = 1, .ffma = 16, .hfma2 = 16, .accumulating = 16,
+					       .dot_ffma = 16, .loads = 32, .ldg = 32, .reuse = 1};
+		s1->flops_fp32 = 0;
+		kp_fx_set(&fx, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", 17179869184.0 / 4);
+		f = fired("tensor_cores");
+		assert_non_null(strstr(f->title, "FP16 work runs on HFMA2"));
+		assert_non_null(strstr(f->recs.v[0], "16 HFMA2s per pass"));
+		assert_non_null(strstr(f->recs.v[0], "m16n8k16.f32.f16.f16.f32"));
+		assert_non_null(strstr(f->recs.v[0], "from global memory"));
+		/* BF16 widened to FP32 FFMA */
+		shape.hfma2 = 0;
+		shape.widened = 16;
+		s1->flops_fp32 = 17179869184.0;
+		kp_fx_set(&fx, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", 0);
+		f = fired("tensor_cores");
+		assert_non_null(strstr(f->title, "16-bit inputs widened to FP32 FFMA"));
+		assert_non_null(strstr(f->recs.v[0], "every 16-bit value widened to FP32 first"));
+		assert_non_null(strstr(f->recs.v[0], "F32BF16BF16"));
 		fx.in.shape = NULL;
 	}
 
