@@ -107,6 +107,12 @@ static const struct kp_check_info checks[] = {
 	{"input_memo", D, R, BOTH, "results do not follow new input values at the same addresses",
 	 "The inputs are refilled in place with new random values and the candidate runs again on the same "
 	 "buffers: a result cached by pointer or by a sample of the values comes back stale."},
+	{"timed_output", D, R, KB, "a timed call's output differs from the reference's",
+	 "Every timed call gets inputs of its own (drawn outside the timed region; rotated among 3 sets when "
+	 "the task's inputs are drawn on the CPU), so a result cached by the inputs' content, or computed "
+	 "once and copied, cannot pay; the outputs of 3 timed calls picked at random are compared with the "
+	 "reference's on the same inputs. A candidate right in the trials but wrong while timed is "
+	 "refused. A false alarm is a kernel whose result depends on how often it was called."},
 	{"inputs_modified", D, R, BOTH, "the candidate changed its inputs",
 	 "Inputs are compared bit for bit before and after each candidate call (the candidate gets its own "
 	 "copies, so the reference never sees a change). Raised only when the reference leaves its inputs "
