@@ -31,7 +31,7 @@ struct rule {
 
 #define B "(^|[^A-Za-z0-9_])" /* a word boundary before */
 #define BD "(^|[^A-Za-z0-9_.])" /* ... that is not an attribute access either */
-#define BM "(^|[^A-Za-z0-9_.>])" /* ... nor a C++ member call (x.clone(), p->fork()) */
+#define BM "(^|[^A-Za-z0-9_.>:]|[^A-Za-z0-9_]::)" /* ... nor a member or namespace function (x.clone(), torch::clone()) */
 #define E "([^A-Za-z0-9_]|$)"
 #define SP "[[:space:]]*"
 
@@ -318,26 +318,30 @@ static const char *canonical_op(const char *name, size_t n, char *tmp, size_t tm
 
 struct opset {
 	const char *op[MAX_OPS];
-	int line[MAX_OPS];
+	int line[MAX_OPS];  /* the first call's */
+	int count[MAX_OPS]; /* how many calls: a reference with two max-pools keeps one if only one is replaced */
 	size_t n;
 };
 
 static void opset_add(struct opset *s, const char *op, int line)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->op[i] == op)
+		if (s->op[i] == op) {
+			s->count[i]++;
 			return;
+		}
 	if (s->n < MAX_OPS) {
 		s->op[s->n] = op;
+		s->count[s->n] = 1;
 		s->line[s->n++] = line;
 	}
 }
 
-static int opset_has(const struct opset *s, const char *op)
+static int opset_count(const struct opset *s, const char *op)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->op[i] == op)
-			return 1;
+			return s->count[i];
 	return 0;
 }
 
@@ -480,14 +484,17 @@ static void torch_op_checks(struct scan *sc, const struct kp_pysrc *cand, const 
 		cxx_ops(stripped.buf, cand->strs[i].line, &cops);
 		kp_buf_release(&stripped);
 	}
-	for (size_t i = 0; i < rops.n; i++)
-		if (opset_has(&cops, rops.op[i]))
-			for (size_t j = 0; j < cops.n; j++)
-				if (cops.op[j] == rops.op[i])
-					opset_add(&shared, cops.op[j], cops.line[j]);
+	int all_kept = rops.n > 0; /* every reference op still called, each as often as the reference calls it */
+	for (size_t i = 0; i < rops.n; i++) {
+		if (opset_count(&cops, rops.op[i]) < rops.count[i])
+			all_kept = 0;
+		for (size_t j = 0; j < cops.n; j++)
+			if (cops.op[j] == rops.op[i])
+				opset_add(&shared, cops.op[j], cops.line[j]);
+	}
 	for (size_t i = 0; i < shared.n && i < 8; i++)
 		kp_buf_addf(&names, "%s%s (line %d)", i ? ", " : "", shared.op[i], shared.line[i]);
-	if (rops.n && shared.n == rops.n && check_allowed(sc, "torch_fallback")) {
+	if (all_kept && check_allowed(sc, "torch_fallback")) {
 		struct hits *h = hits_for(sc, "torch_fallback");
 		h->n++;
 		if (h->ev.len)

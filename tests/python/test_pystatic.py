@@ -107,8 +107,11 @@ class ReachTest(unittest.TestCase):
     def test_input_generator_called_from_init_or_import(self):
         cheat = HONEST.replace("self.divide_by = divide_by", "self.divide_by = divide_by\n        self.x = get_inputs()")
         self.assertEqual(len(self.analyze(cheat)["reads_reference"]), 1)
-        cheat = HONEST + "\nPRE = get_init_inputs()\n"
-        self.assertEqual(len(self.analyze(cheat)["reads_reference"]), 1)
+        # a test block without a __main__ guard runs its own copy at import, unseeded: not ModelNew's
+        self.assertEqual(self.analyze(HONEST + "\nPRE = get_init_inputs()\n")["reads_reference"], [])
+        cheat = HONEST + "\nfrom kp_task import get_inputs as g\n"
+        self.assertEqual([e["what"] for e in self.analyze(cheat)["reads_reference"]],
+                         ["imports the task's get_inputs"])
 
     def test_input_generator_through_a_helper(self):
         cheat = HONEST.replace("return ext.div_cuda(x, self.divide_by)", "return self.peek(x)") + '''

@@ -113,7 +113,7 @@ static void test_python_rules(void **state)
 	expect_refused(&kb_task, KERNEL "y = y.as_subclass(L)\n", "lazy_tensor");
 	expect_refused(&kb_task, KERNEL "y = x.half()\n", "precision");
 	expect_refused(&kb_task, KERNEL "torch.backends.cuda.matmul.allow_tf32 = True\n", "precision timer_patch");
-	expect_refused(&kb_task, KERNEL "x = get_inputs()\n", "reads_reference");
+	expect_refused(&kb_task, KERNEL "from kp_task import get_inputs\n", "reads_reference");
 	expect_refused(&kb_task, KERNEL "class ModelNew(Model):\n    x = 1\n", "torch_fallback");
 	expect_refused(&kb_task, "import torch\nclass ModelNew:\n    x = 1\n", "no_kernel");
 	/* Triton kernels count as kernels. */
@@ -235,11 +235,12 @@ static void test_judges_what_runs(void **state)
 	expect_refused(&t, KERNEL EXT "import torch\nimport torch.nn as nn\n" DIV_INIT
 			   "    def forward(self, x):\n        return self.norm(self.conv(x)) / self.d\n" COPIED,
 		       "torch_fallback");
-	/* The input generator called from forward, from __init__, or at import. */
+	/* The input generator called from forward or __init__ (its own copy run at import is not ModelNew's). */
 	expect_refused(&t, KERNEL EXT "import torch\nimport torch.nn as nn\n" DIV_INIT
 			   "    def forward(self, x):\n        return ext.div(get_inputs()[0], self.d)\n" COPIED,
 		       "reads_reference");
-	expect_refused(&t, KERNEL "import torch\n" COPIED "X = get_inputs()\n", "reads_reference");
+	expect_refused(&t, KERNEL "import torch\n" COPIED "X = get_inputs()\n", "none");
+	expect_refused(&t, KERNEL "import torch\n" DIV_INIT "        self.x = get_inputs()\n" COPIED, "reads_reference");
 	/* Model's forward inherited, or reached through super(). */
 	expect_refused(&t, KERNEL "class ModelNew(Model):\n    def forward(self, x):\n        return super().forward(x)\n",
 		       "torch_fallback");
@@ -256,6 +257,8 @@ static void test_judges_what_runs(void **state)
 		       "none");
 	expect_refused(&t, "K = r\"\"\"\n__global__ void k() {}\nint f() { return clone(fn, stack, 0, 0); }\n\"\"\"\n",
 		       "threads");
+	expect_refused(&t, "K = r\"\"\"\n__global__ void k() {}\ntorch::Tensor f(torch::Tensor x) { return torch::clone(x); }\n\"\"\"\n",
+		       "none");
 	/* Without the parser (KERNELPRO_PYSTATIC=off) the text rules stand in and say so. */
 	{
 		struct kp_buf got = KP_BUF_INIT;
@@ -268,6 +271,21 @@ static void test_judges_what_runs(void **state)
 		kp_verdict_release(&v);
 		kp_buf_release(&got);
 	}
+	kp_task_release(&t);
+	kp_test_tmpdir_remove(dir);
+	/* Two max-pools in the reference, one replaced: not every call of the reference still runs. */
+	load_task_text(&t,
+		       "import torch.nn as nn\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+		       "        self.p1 = nn.MaxPool3d(2)\n        self.p2 = nn.MaxPool3d(2)\n"
+		       "    def forward(self, x):\n        return self.p2(self.p1(x))\n" COPIED,
+		       &dir);
+	expect_refused(&t, KERNEL EXT "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+			   "        self.p1 = ext\n        self.p2 = nn.MaxPool3d(2)\n"
+			   "    def forward(self, x):\n        return self.p2(self.p1.f(x))\n",
+		       "none");
+	expect_refused(&t, KERNEL "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+			   "        self.p = nn.MaxPool3d(2)\n    def forward(self, x):\n        return self.p(self.p(x))\n",
+		       "torch_fallback");
 	kp_task_release(&t);
 	kp_test_tmpdir_remove(dir);
 }

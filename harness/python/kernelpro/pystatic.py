@@ -8,7 +8,7 @@ A check must rest on what runs, not on what the file merely contains: models cop
 forward never runs. So the facts are about code reached from ModelNew.forward (methods through self
 and super(), functions and classes of the file, modules assigned in __init__ when they are called,
 an autograd Function's forward through .apply), plus, for reads_reference, every method of ModelNew
-and the code the import runs at module level (not `if __name__ == "__main__":` blocks).
+and imports of the task's names.
 
 analyze(task_src, cand_src) returns a dict (docs/internals/eval.md, "Static checks"):
   "ok"            False when the candidate does not parse ("error" says why: the import will fail)
@@ -106,12 +106,18 @@ class _Module:
         # Names bound to a built extension (`ext = load_inline(...)`, also self.ext = ...): calling into
         # one runs the candidate's own code, whatever its functions are called.
         self.ext_names = set()
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Assign) and _builds(node.value):
+        assigns = [n for n in ast.walk(self.tree) if isinstance(n, ast.Assign)]
+        for node in assigns:
+            if _builds(node.value):
                 for t in node.targets:
                     if isinstance(t, ast.Name):
                         self.ext_names.add(t.id)
                     elif isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        self.ext_names.add("self." + t.attr)
+        for node in assigns:  # self.pool = pool_ext (a module-level extension kept as an attribute)
+            if isinstance(node.value, ast.Name) and node.value.id in self.ext_names:
+                for t in node.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                         self.ext_names.add("self." + t.attr)
 
     def bases(self, cls):
@@ -399,40 +405,30 @@ def _evidence(mod, node, what):
 
 
 def _reads_reference(mod, reach):
-    """Calls of the task's input generator or its Model from code ModelNew runs: what forward reaches,
-    every method of ModelNew (its __init__ too), and what the import runs at module level."""
+    """Calls of the input generator (the task's, or a copy in the file) from code ModelNew runs: what
+    forward reaches and every method of ModelNew (its __init__ too: the harness has seeded the
+    generators by then), and imports of the task's names anywhere. A copy run at import (a model's
+    test block without a __main__ guard) is not ModelNew's: it draws from a generator nobody seeded."""
     found, seen = [], set()
     cls = mod.classes.get("ModelNew")
-    nodes = [n for n, _ in reach.calls]
     extra = _Reach(mod, cls, True)
     if cls is not None:
         for node in cls.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 extra.add_function(node, cls)
-    for stmt in _module_level(mod):
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Call):
-                nodes.append(n)
-                ch = _chain(n.func)
-                if ch and ch[-1] in mod.funcs and len(ch) == 1:
-                    extra.add_function(mod.funcs[ch[-1]])
     extra.run()
-    nodes += [n for n, _ in extra.calls]
-    scopes = [stmt for stmt in _module_level(mod)] + ([cls] if cls is not None else [])
-    for scope in scopes:
-        for n in ast.walk(scope):
-            if isinstance(n, ast.ImportFrom):
-                for a in n.names:
-                    if a.name in INPUT_FUNCS + ("Model",):
-                        found.append(_evidence(mod, n, "imports the task's %s" % a.name))
-    for n in nodes:
+    for n in ast.walk(mod.tree):
+        if isinstance(n, ast.ImportFrom):
+            for a in n.names:
+                if a.name in INPUT_FUNCS + ("Model",):
+                    found.append(_evidence(mod, n, "imports the task's %s" % a.name))
+    for n in [c for c, _ in reach.calls] + [c for c, _ in extra.calls]:
         if id(n) in seen:
             continue
         seen.add(id(n))
         ch = _chain(n.func)
-        last = ch[-1] if ch else None
-        if last in INPUT_FUNCS:
-            found.append(_evidence(mod, n, "calls the task's input generator %s()" % last))
+        if ch and ch[-1] in INPUT_FUNCS:
+            found.append(_evidence(mod, n, "calls the task's input generator %s()" % ch[-1]))
     found.sort(key=lambda e: e["line"])
     return found
 
