@@ -111,6 +111,13 @@ class Adapter(Correctness, Timing):
     def finish(self, status, message, log=""):
         faulthandler.cancel_dump_traceback_later()
         r = self.result
+        ev = dict(r.get("runtime_evidence") or {})  # what the candidate ran: one object in the verdict
+        for key in ("timing_inputs", "lazy_build_s"):
+            if key in r:
+                ev[key] = r[key]
+        if ev:
+            ev.setdefault("recorded", False)
+            r["runtime_evidence"] = ev
         r["status"] = status
         r["message"] = message
         r["log"] = util.excerpt(log, 8000) if log else None

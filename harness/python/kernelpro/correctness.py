@@ -16,7 +16,9 @@ the result reports as correctness_parts (docs/eval.md, "Where the time goes").
 """
 
 import contextlib
+import os
 
+from . import evidence
 from . import inputs as kin
 from . import outcheck
 from .util import DTYPE_NAMES, FAIL, REFUSE, WARN, Stop, dtype_name, unravel
@@ -92,16 +94,67 @@ class Correctness:
         return self.parts.part(name) if self.parts is not None else _NO_PART
 
     # --- running -------------------------------------------------------------------------------
+    recorder = None  # kernelpro.evidence.Recorder while the first trial records each side's first call
+    records = None
+    evidence_why = None
+
     def call(self, model, args, who):
+        side = "reference" if model is self.ref else "candidate"
         try:
-            with self.part("reference" if model is self.ref else "candidate"):
-                out = model(*args)
+            with self.part(side):
+                if self.recorder is not None and side not in self.records:
+                    out = self.recorded_call(side, model, args)
+                else:
+                    out = model(*args)
                 self._sync(self.dev)
         except Stop:
             raise
         except BaseException as e:
             raise self.runtime_stop("running %s" % who, e)
         return out
+
+    def recorded_call(self, side, model, args):
+        """One call under the evidence recorder. When recording fails the call runs again plainly: an
+        error of the model's own then surfaces as usual, one of the recorder's only ends the record."""
+        try:
+            out, self.records[side] = self.recorder.record(lambda: model(*args))
+            return out
+        except Stop:
+            raise
+        except BaseException as e:
+            self.recorder = None
+            self.evidence_why = "recording %s's call failed: %s: %s" % (side, type(e).__name__, str(e)[:200])
+        return model(*args)
+
+    def start_evidence(self):
+        """The recorder for the first trial (docs/eval.md, "Runtime evidence"); off with
+        KERNELPRO_EVIDENCE=off, and in prepared runs (a profiler of its own is attached there)."""
+        self.records = {}
+        if os.environ.get("KERNELPRO_EVIDENCE") == "off":
+            self.evidence_why = "switched off (KERNELPRO_EVIDENCE=off)"
+            return
+        if os.environ.get("CUDA_INJECTION64_PATH"):  # compute-sanitizer, ncu or nsys holds CUPTI
+            self.evidence_why = "another CUDA tool is attached (CUDA_INJECTION64_PATH)"
+            return
+        try:
+            self.recorder = evidence.Recorder(self.torch, lambda: self._sync(self.dev))
+        except evidence.Recorder.Unavailable as e:
+            self.evidence_why = "no recorder here: %s" % e
+
+    def judge_evidence(self):
+        """After the first trial: the record into the result, and the checks that rest on it."""
+        self.recorder = None
+        recs = self.records or {}
+        if "candidate" not in recs or "reference" not in recs:
+            self.result["runtime_evidence"] = {"recorded": False,
+                                               "why": self.evidence_why or "the first trial recorded nothing"}
+            return
+        with open(self.cfg["candidate"], encoding="utf-8") as f:
+            defined = evidence.candidate_kernels(f.read())
+        self.result["runtime_evidence"] = evidence.summary(recs, defined)
+        check, msg = evidence.judge(recs, defined)
+        if check is not None:
+            self.flag(check, REFUSE, msg)
 
     def copy(self, args):
         with self.part("inputs"):
@@ -290,6 +343,8 @@ class Correctness:
         stats = []
         prev = []
         self.result["trials_run"] = 0
+        if not prepared:
+            self.start_evidence()
         with t.no_grad():
             for i, s in enumerate(seeds):
                 x = self.inputs.make(s)
@@ -315,6 +370,8 @@ class Correctness:
                                     "correctness trial %d of %d, inputs from seed %d" % (i + 1, n, s), detail, check)
                 passed += 1
                 prev = outs
+                if i == 0 and not prepared:
+                    self.judge_evidence()
                 with self.part("intact"):
                     self.check_intact("while running ModelNew")
             self.result["trials_passed"] = passed
