@@ -5,7 +5,7 @@
 #   bench/real-output-judge.sh [-j JOBS] [-p PER_PROBLEM] [-n MAX] [-- EVAL_ARGS...]
 # -j: evaluations at once (default 1: timing checks such as host_time need an idle GPU; more is for
 #     --no-timing runs, whose builds then overlap), -p: kernels per (level, problem) (default all),
-# -n: at most that many kernels. EVAL_ARGS go to every `kernelpro eval` (e.g. --no-timing,
+# -n: that many kernels, evenly spaced over the list (every level and run gets its share). EVAL_ARGS go to every `kernelpro eval` (e.g. --no-timing,
 #     --tolerance-mode kernelbench-v0.1, --worker). Without a GPU only the static checks give verdicts.
 # Writes each verdict and judge.json under $OUT (default: a temporary directory).
 set -eu

@@ -43,7 +43,9 @@ def cases(corpus, per_problem, limit):
             kernel = os.path.join(corpus, "runs", run, "%s_kernel.py" % e["evaluation_id"])
             out.append(("%s/%s" % (run, e["evaluation_id"]), tasks[key], kernel))
     out.sort(key=lambda c: (c[0].split("/")[1], c[0]))
-    return out[:limit] if limit else out
+    if limit and limit < len(out):  # evenly spaced over the sorted list: every level and run has its share
+        out = [out[(i * len(out)) // limit] for i in range(limit)]
+    return out
 
 
 def reason(v):
