@@ -94,9 +94,11 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         futs = [ex.submit(evaluate, a.kp, a.eval_args, *c, a.out) for c in todo]
         rows = []
-        for fut in futs:
+        for fut in concurrent.futures.as_completed(futs):  # as they finish: a cut run keeps what ended
             r = fut.result()
             rows.append(r)
+            with open(os.path.join(a.out, "judge.json"), "w") as f:
+                json.dump(rows, f, indent=1)
             tag = "agree" if r["status"] == "correct" else "DISAGREE" if r["status"] != "no_verdict" else "-"
             extra = "" if r["status"] == "correct" else " %s: %s" % (r["check"], r["message"])
             sp = " %.2fx" % r["speedup"] if isinstance(r.get("speedup"), (int, float)) else ""

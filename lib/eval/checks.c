@@ -22,8 +22,8 @@ static const struct kp_check_info checks[] = {
 	 "do not count), plus torch::/at:: calls inside its C++ strings. When the candidate still calls "
 	 "every one of them, each as often as the reference, nothing was replaced. Running Model's own "
 	 "forward (inherited, super().forward, an instance called) is refused the same way. At run time "
-	 "the first trial's record (runtime_evidence) refuses it too when no kernel of the candidate's own "
-	 "launched and every ATen op of the reference ran as often. False alarm: a candidate that keeps "
+	 "the first trial's kernels' record (runtime_evidence, KERNELPRO_EVIDENCE=kernels) refuses it too "
+	 "when no kernel of the candidate's own launched and every ATen op of the reference ran as often. False alarm: a candidate that keeps "
 	 "every op and adds its own kernel on top; --allow torch_fallback to accept it."},
 	{"torch_ops", S, W, KB, "the candidate keeps some of the reference's PyTorch compute ops",
 	 "Same analysis as torch_fallback, when only part of the reference's ops remain (a common, honest "
@@ -32,9 +32,9 @@ static const struct kp_check_info checks[] = {
 	{"no_kernel", S, R, KB, "the candidate defines no CUDA or Triton kernel",
 	 "A KernelBench candidate must contain at least one __global__ function (in a load_inline or "
 	 "fast-path source string) or @triton.jit kernel. Without one it can only be a PyTorch rewrite, "
-	 "which is not what is being measured. At run time, when the first trial's record shows that none "
-	 "of its kernels launched and only PyTorch's did, it is refused the same way (kernels defined as a "
-	 "decoy)."},
+	 "which is not what is being measured. At run time, when the first trial's kernels' record "
+	 "(KERNELPRO_EVIDENCE=kernels) shows that none of its kernels launched and only PyTorch's did, it "
+	 "is refused the same way (kernels defined as a decoy)."},
 	{"host_compute", S, R, KB, "a Triton candidate computes with PyTorch around its kernels",
 	 "In a Triton candidate (docs/triton.md) the Python around the launches, everything outside the "
 	 "@triton.jit functions, may allocate (torch.empty, empty_like, zeros), reshape (view, reshape, "
@@ -116,11 +116,12 @@ static const struct kp_check_info checks[] = {
 	 "The inputs are refilled in place with new random values and the candidate runs again on the same "
 	 "buffers: a result cached by pointer or by a sample of the values comes back stale."},
 	{"timed_output", D, R, KB, "a timed call's output differs from the reference's",
-	 "Every timed call gets inputs of its own (drawn outside the timed region; rotated among 3 sets when "
-	 "the task's inputs are drawn on the CPU), so a result cached by the inputs' content, or computed "
-	 "once and copied, cannot pay; the outputs of 3 timed calls picked at random are compared with the "
-	 "reference's on the same inputs. A candidate right in the trials but wrong while timed is "
-	 "refused. A false alarm is a kernel whose result depends on how often it was called."},
+	 "Before each timed call the candidate's input buffers get new values (drawn outside the timed "
+	 "region; copied from 3 sets when the task's inputs are drawn on the CPU), so a result cached by "
+	 "the inputs' content cannot pay; the outputs of 3 timed calls picked at random are compared with "
+	 "the reference's on the same inputs. A candidate right in the trials but wrong while timed (a "
+	 "result cached by address) is refused. A false alarm is a kernel whose result depends on how "
+	 "often it was called."},
 	{"inputs_modified", D, R, BOTH, "the candidate changed its inputs",
 	 "Inputs are compared bit for bit before and after each candidate call (the candidate gets its own "
 	 "copies, so the reference never sees a change). Raised only when the reference leaves its inputs "

@@ -77,6 +77,13 @@ class JudgeTest(unittest.TestCase):
         r = rec([CONV], ["max_pool3d_with_indices"], [CONV], {"max_pool3d_with_indices": 2})
         self.assertEqual(evidence.judge(r, set())[0], "no_kernel")
 
+    def test_ops_alone_refuse_nothing(self):
+        r = rec([], ["mm", "relu"], [], ["mm", "relu"])
+        r["candidate"]["kernels"] = r["reference"]["kernels"] = None
+        self.assertEqual(evidence.judge(r, self.defined), (None, None))
+        s = evidence.summary(r, self.defined)
+        self.assertEqual((s["kernels"], s["own_kernels"], s["aten_ops"]), (None, None, {"mm": 1, "relu": 1}))
+
     def test_summary_is_bounded(self):
         r = rec(["k%d" % i for i in range(40)], ["mm"] * 3, [], ["mm"])
         s = evidence.summary(r, set())

@@ -60,7 +60,7 @@ class Adapter(timing.Timing):
 
     def __init__(self, gpu, cand):
         self.gpu = gpu
-        self.torch = types.SimpleNamespace(no_grad=contextlib.nullcontext, int64="int64",
+        self.torch = types.SimpleNamespace(no_grad=contextlib.nullcontext, int64="int64", Tensor=type("T", (), {}),
                                            empty=lambda *a, **k: types.SimpleNamespace(fill_=lambda v: None),
                                            cuda=types.SimpleNamespace(empty_cache=lambda: None))
         self.cfg = {"warmup": 1, "trials": 20, "discard_first": 1, "l2_flush": True, "time_reference": False}

@@ -1,8 +1,9 @@
-"""Timing on inputs the candidate has not seen (issue 28): every timed call gets inputs of its own
-(rotated among timing.ROTATE_CPU sets when drawn on the CPU), and the outputs of timing.CHECKED_CALLS
-timed calls are compared with the reference's (timed_output). A content-keyed cache (the H200's
-35.9x "speedup": a fingerprint of the inputs, a copy when it matches) never hits, and one that answers
-from its cache regardless is refused. The timing phase on a stand-in GPU; no torch needed."""
+"""Timing on inputs the candidate has not seen (issue 28): before every timed call of the candidate its
+input buffers get new values (copied from timing.ROTATE_CPU sets when drawn on the CPU), at the same
+addresses, and the outputs of timing.CHECKED_CALLS timed calls are compared with the reference's
+(timed_output). A content-keyed cache (the H200's 35.9x "speedup": a fingerprint of the inputs, a
+copy when it matches) never hits in a timed call, a pointer-keyed one that answers regardless is
+refused. The timing phase on a stand-in GPU; no torch needed."""
 
 import contextlib
 import os
@@ -22,11 +23,27 @@ class Event:
         pass
 
 
+class Box:
+    """A one-number tensor: the buffer keeps its identity when refilled (copy_), as a tensor its address."""
+
+    def __init__(self, v):
+        self.v, self.shape = v, ()
+
+    def copy_(self, other):
+        self.v = other.v
+
+    def __eq__(self, other):
+        return isinstance(other, Box) and other.v == self.v
+
+    def __repr__(self):
+        return "Box(%r)" % self.v
+
+
 class Adapter(timing.Timing):
     """What the timing phase uses, with inputs that are one number per seed."""
 
     def __init__(self, cand, on_cpu=False, trials=20):
-        self.torch = types.SimpleNamespace(no_grad=contextlib.nullcontext, int64="int64",
+        self.torch = types.SimpleNamespace(no_grad=contextlib.nullcontext, int64="int64", Tensor=Box,
                                            empty=lambda *a, **k: types.SimpleNamespace(fill_=lambda v: None),
                                            cuda=types.SimpleNamespace(empty_cache=lambda: None))
         self.cfg = {"warmup": 2, "trials": trials, "discard_first": 1, "l2_flush": True, "seed": 42}
@@ -40,14 +57,14 @@ class Adapter(timing.Timing):
 
         def make(seed):
             self.draws.append(seed)
-            return [float(seed % 100003)]
+            return [Box(float(seed % 100003))]
         self.inputs = types.SimpleNamespace(make=make, on_cpu=on_cpu)
         self.cand = cand
-        self.ref = lambda x: 2.0 * x
+        self.ref = lambda x: Box(2.0 * x.v)
         self.ref_mutates = False
 
     def private(self, x):
-        return list(x)
+        return x
 
     def outputs(self, out, who):
         return [out]
@@ -72,18 +89,21 @@ class Adapter(timing.Timing):
 
 
 class ContentCache:
-    """kb_content_cache.py's idea on numbers: a fingerprint of the input; a hit returns the stored
-    result without computing. `stale`: answer from the cache whatever the fingerprint says."""
+    """kb_content_cache.py's idea on numbers: a fingerprint of the input's value; a hit returns the
+    stored result without computing. `stale`: key on the buffer (its identity, an address) instead,
+    so refilled buffers get the old answer."""
 
     def __init__(self, stale=False):
         self.key, self.value, self.hits, self.misses, self.stale = None, None, 0, 0, stale
+        self.timed = False  # counting only while timed calls run
 
     def __call__(self, x):
-        if self.key is not None and (self.stale or self.key == x):
-            self.hits += 1
+        key = id(x) if self.stale else x.v
+        if self.key == key:
+            self.hits += self.timed
             return self.value
-        self.misses += 1
-        self.key, self.value = x, 2.0 * x
+        self.misses += self.timed
+        self.key, self.value = key, Box(2.0 * x.v)
         return self.value
 
 
@@ -96,17 +116,29 @@ def run(ad):
 
 
 class TimingInputsTest(unittest.TestCase):
+    def timed_only(self, ad, cache):
+        """Counts the cache's hits in the timed calls only (not the warm-ups or host-timed calls)."""
+        orig = ad._record
+
+        def record(ev):
+            cache.timed = not cache.timed  # start event on, end event off
+            return orig(ev)
+        ad._record = record
+        ad.host_trials = lambda fn, n=0: 0.0  # host-timed calls reuse the buffers as they are (test_host_time)
+
     def test_every_timed_call_gets_fresh_inputs(self):
         cache = ContentCache()
         ad = Adapter(cache)
+        self.timed_only(ad, cache)
         self.assertEqual(run(ad), "correct", ad.flags)
-        self.assertEqual(cache.hits, 0)  # the cache never pays
+        self.assertEqual(cache.hits, 0)  # the cache never pays in a timed call
+        self.assertEqual(cache.misses, 21)
         self.assertEqual(ad.result["timing_inputs"]["mode"], "fresh")
         self.assertEqual(len(ad.result["timing_inputs"]["checked"]), timing.CHECKED_CALLS)
-        # the first draw (host_time's inputs), the candidate's warm-ups and timed calls, the reference's
-        self.assertEqual(len(set(ad.draws[1:1 + 2 + 21])), 2 + 21)
+        # the timing's own set, then one draw per timed call of the candidate, each from its own seed
+        self.assertEqual(len(set(ad.draws[1:22])), 21)
 
-    def test_a_cache_that_answers_regardless_is_refused(self):
+    def test_a_pointer_keyed_cache_is_refused(self):
         ad = Adapter(ContentCache(stale=True))
         self.assertEqual(run(ad), "cheat_suspected")
         self.assertEqual(ad.flags[-1][0], "timed_output")
@@ -115,6 +147,7 @@ class TimingInputsTest(unittest.TestCase):
     def test_cpu_inputs_rotate(self):
         cache = ContentCache()
         ad = Adapter(cache, on_cpu=True)
+        self.timed_only(ad, cache)
         self.assertEqual(run(ad), "correct", ad.flags)
         self.assertEqual(ad.result["timing_inputs"], {"mode": "rotated", "sets": timing.ROTATE_CPU,
                                                       "checked": ad.result["timing_inputs"]["checked"]})

@@ -377,7 +377,8 @@ static int check_file(const char *rel, const char *expect_override)
 static void test_corpus(void **state)
 {
 	static const char *const dirs[] = {"tests/adversarial/kernelbench", "tests/adversarial/native",
-					   "tests/adversarial/degenerate", "tests/adversarial/triton"};
+					   "tests/adversarial/degenerate", "tests/adversarial/triton",
+					   "tests/adversarial/evidence"};
 	int files = 0, bad = 0;
 	for (size_t d = 0; d < KP_ARRAY_SIZE(dirs); d++) {
 		DIR *dir = opendir(kp_test_path(dirs[d]));

@@ -127,17 +127,20 @@ class Correctness:
         return model(*args)
 
     def start_evidence(self):
-        """The recorder for the first trial (docs/eval.md, "Runtime evidence"); off with
-        KERNELPRO_EVIDENCE=off, and in prepared runs (a profiler of its own is attached there)."""
+        """The recorder for the first trial (docs/eval.md, "Runtime evidence"): the ATen ops; the kernels
+        too with KERNELPRO_EVIDENCE=kernels; nothing with KERNELPRO_EVIDENCE=off, and in prepared runs
+        (a profiler of its own is attached there)."""
         self.records = {}
-        if os.environ.get("KERNELPRO_EVIDENCE") == "off":
+        want = os.environ.get("KERNELPRO_EVIDENCE", "ops")
+        if want == "off":
             self.evidence_why = "switched off (KERNELPRO_EVIDENCE=off)"
             return
-        if os.environ.get("CUDA_INJECTION64_PATH"):  # compute-sanitizer, ncu or nsys holds CUPTI
-            self.evidence_why = "another CUDA tool is attached (CUDA_INJECTION64_PATH)"
-            return
+        kernels = want == "kernels"
+        if kernels and os.environ.get("CUDA_INJECTION64_PATH"):  # compute-sanitizer, ncu or nsys holds CUPTI
+            self.evidence_why = "kernels not recorded: another CUDA tool is attached (CUDA_INJECTION64_PATH)"
+            kernels = False
         try:
-            self.recorder = evidence.Recorder(self.torch, lambda: self._sync(self.dev))
+            self.recorder = evidence.Recorder(self.torch, lambda: self._sync(self.dev), kernels=kernels)
         except evidence.Recorder.Unavailable as e:
             self.evidence_why = "no recorder here: %s" % e
 
@@ -152,6 +155,9 @@ class Correctness:
         with open(self.cfg["candidate"], encoding="utf-8") as f:
             defined = evidence.candidate_kernels(f.read())
         self.result["runtime_evidence"] = evidence.summary(recs, defined)
+        if recs["candidate"].get("kernels") is None:
+            self.result["runtime_evidence"]["why"] = self.evidence_why or \
+                "kernels not recorded (KERNELPRO_EVIDENCE=kernels records them: ~5 s more per evaluation)"
         check, msg = evidence.judge(recs, defined)
         if check is not None:
             self.flag(check, REFUSE, msg)

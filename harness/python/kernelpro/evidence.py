@@ -1,7 +1,8 @@
 """Runtime evidence (issue 28): what ModelNew.forward executed in one correctness trial, recorded rather
 than guessed from its text. A TorchDispatchMode counts the ATen ops each model runs (calls from C++
-extensions included: they go through the dispatcher too) and torch.profiler names the CUDA kernels
-each launches. From the two records:
+extensions included: they go through the dispatcher too), always; with KERNELPRO_EVIDENCE=kernels
+torch.profiler also names the CUDA kernels each launches (its first start cost 4.5-6 s of every
+evaluation on the H200, so it is not the default). From the two records:
 
 * a kernel "of the candidate's own" is one whose name is a __global__ or @triton.jit function of its
   source, or one neither the reference launched nor PyTorch's own (at::native) kernels include (a
@@ -11,7 +12,8 @@ each launches. From the two records:
 * no_kernel (refuse): no kernel of its own ran, and the ops differ (kernels defined but never launched;
   the work done by other PyTorch ops).
 
-Nothing is concluded when the record could not be made (no profiler, CUPTI unavailable, an error
+Both need the kernels' record: with the ATen ops alone nothing is refused (a candidate may call every
+op of the reference and a kernel of its own). Nothing is concluded when the record could not be made (no profiler, CUPTI unavailable, an error
 while recording): the verdict's runtime_evidence says why. The pure parts (names, the judgement)
 are unit-tested without torch (tests/python/test_evidence.py)."""
 
@@ -85,6 +87,8 @@ def judge(rec, defined):
     """(check, message) that the record refuses, or (None, None). rec: {"candidate": {"ops", "kernels"},
     "reference": {...}} with Counters/dicts of names."""
     cand, ref = rec["candidate"], rec["reference"]
+    if cand.get("kernels") is None or ref.get("kernels") is None:
+        return None, None  # no kernels' record: the ops alone prove nothing
     mine = own_kernels(cand["kernels"], defined, ref["kernels"])
     if mine:
         return None, None
@@ -105,29 +109,34 @@ def summary(rec, defined):
     def top(counter):
         return dict(collections.Counter(counter).most_common(MAX_LISTED))
     cand, ref = rec["candidate"], rec["reference"]
-    return {"recorded": True,
-            "kernels": top(cand["kernels"]), "own_kernels": sorted(set(own_kernels(cand["kernels"], defined,
-                                                                                     ref["kernels"])))[:MAX_LISTED],
-            "aten_ops": top(compute_ops(cand["ops"])), "reference_kernels": top(ref["kernels"]),
-            "reference_aten_ops": top(compute_ops(ref["ops"]))}
+    out = {"recorded": True, "aten_ops": top(compute_ops(cand["ops"])),
+           "reference_aten_ops": top(compute_ops(ref["ops"])), "kernels": None, "own_kernels": None,
+           "reference_kernels": None}
+    if cand.get("kernels") is not None and ref.get("kernels") is not None:
+        out.update(kernels=top(cand["kernels"]), reference_kernels=top(ref["kernels"]),
+                   own_kernels=sorted(set(own_kernels(cand["kernels"], defined, ref["kernels"])))[:MAX_LISTED])
+    return out
 
 
 class Recorder:
-    """Records one call of a model: record(fn) -> (fn's result, {"ops": Counter, "kernels": Counter});
-    raises Unavailable when the profiler or the dispatch mode cannot be used here."""
+    """Records one call of a model: record(fn) -> (fn's result, {"ops": Counter, "kernels": Counter or
+    None}); `kernels`: also run torch.profiler for the kernels' names. Raises Unavailable when the
+    dispatch mode (or the profiler) cannot be used here."""
 
     class Unavailable(Exception):
         pass
 
-    def __init__(self, torch, sync):
+    def __init__(self, torch, sync, kernels=False):
         self.t = torch
         self.sync = sync
+        self._profile = None
         try:
-            from torch.profiler import ProfilerActivity, profile
             from torch.utils._python_dispatch import TorchDispatchMode
+            if kernels:
+                from torch.profiler import ProfilerActivity, profile
+                self._profile, self._cuda = profile, ProfilerActivity.CUDA
         except Exception as e:
             raise Recorder.Unavailable("%s: %s" % (type(e).__name__, e))
-        self._profile, self._cuda = profile, ProfilerActivity.CUDA
 
         class Ops(TorchDispatchMode):
             def __init__(self):
@@ -141,6 +150,11 @@ class Recorder:
 
     def record(self, fn):
         mode = self._Ops()
+        if self._profile is None:
+            with mode:
+                out = fn()
+            self.sync()
+            return out, {"ops": mode.ops, "kernels": None}
         with self._profile(activities=[self._cuda]) as prof:
             with mode:
                 out = fn()

@@ -20,16 +20,18 @@ from .util import REFUSE, Stop
 
 HOST_TRIALS = 20
 HOST_CONFIRM = 100  # calls of each kind in the second measurement, which a refusal must survive
-# Inputs of the timed calls (issue 28): a result cached by the inputs' content (a device-side
-# fingerprint, no host sync) must not pay. On the GPU every timed call gets inputs of its own, drawn
-# from get_inputs() with a seed of its own outside the timed region (~2 ms for 6 GiB on the H200);
-# drawn on the CPU (seconds each), they rotate among ROTATE_CPU sets, which defeats a cache of fewer
-# entries. The outputs of CHECKED_CALLS timed calls, picked at random, are compared with the
-# reference's on the same inputs (check timed_output).
+# Inputs of the candidate's timed calls (issue 28): a result cached by the inputs' content (a
+# device-side fingerprint, no host sync) must not pay. Before each timed call, outside its events, the
+# same input buffers are refilled with new values: drawn from get_inputs() with a seed of the call's
+# own on the GPU, or copied from one of ROTATE_CPU sets drawn once when the task's inputs are drawn on
+# the CPU (seconds each; a cache of fewer entries never hits). The buffers keep their addresses, as
+# the one input set of before did (a first version drew new tensors for every call and put the small
+# task's medians 17.9% apart on the H200). The outputs of CHECKED_CALLS timed calls, picked at random,
+# are compared with the reference's on the same inputs (check timed_output). The reference, warm-ups
+# and host-timed calls run on the buffers as they are: nothing is gained by caching there.
 ROTATE_CPU = 3
 CHECKED_CALLS = 3
 TIMING_SEED = 0x71ED  # xor'ed into each timed call's seed: no correctness trial's
-HOST_BASE = 1 << 20  # source() index of the first host-timed call: no timed call's
 
 
 def timing_seed(seed, k):
@@ -68,15 +70,9 @@ class Timing:
         h1 = self._perf()
         return (h1 - h0) * 1e3 - self._elapsed(start, end)
 
-    def host_trials(self, model, args, source=None, n=HOST_TRIALS):
-        """The median of n host_gap()s of model, on args or (with source) on inputs of each call's own,
-        drawn before its clock starts."""
-        gaps = []
-        for i in range(n):
-            x = args if source is None else source(HOST_BASE + i)
-            gaps.append(self.host_gap(lambda: model(*x)))
-            x = None
-        return util.stats(gaps)["median_ms"]
+    def host_trials(self, fn, n=HOST_TRIALS):
+        """The median of n host_gap()s of fn."""
+        return util.stats([self.host_gap(fn) for _ in range(n)])["median_ms"]
 
     def hidden_time(self, fn, n):
         """n calls of fn and n of a call that does nothing, alternately, each timed by host_gap: (the
@@ -92,17 +88,26 @@ class Timing:
         return med(diffs), med(gaps), med(bases)
 
     def input_source(self, seed):
-        """source(k): the inputs of timed call k (k < 0: the warm-ups), made outside the timed region;
-        and what it does, for the result's `timing_inputs`."""
-        if not self.inputs.on_cpu:
-            return (lambda k: self.inputs.make(timing_seed(seed, k))), {"mode": "fresh", "sets": None}
-        sets = [self.inputs.make(timing_seed(seed, i)) for i in range(ROTATE_CPU)]
-        # A reference that writes into its inputs would change a set for its next use: a copy each time.
-        return (lambda k: self.private(sets[k % len(sets)])), {"mode": "rotated", "sets": len(sets)}
+        """refill(args, k): new values for timed call k written into the tensors of args, outside the
+        timed region; and what it does, for the result's `timing_inputs`."""
+        t = self.torch
 
-    def time_model(self, model, args, who, source=None, check_at=()):
-        """KernelBench's cuda_event method; then host-timed calls for the host_time check (on `args`).
-        With `source`, timed call k runs on source(k) (input_source), drawn before its events; the
+        def into(args, fresh):
+            for a, f in zip(args, fresh):
+                if isinstance(a, t.Tensor) and isinstance(f, t.Tensor) and a.shape == f.shape:
+                    a.copy_(f)
+        if not self.inputs.on_cpu:
+            def refill(args, k):
+                fresh = self.inputs.make(timing_seed(seed, k))
+                into(args, fresh)
+                del fresh  # freed before the next call's draw: one extra set at a time
+            return refill, {"mode": "fresh", "sets": None}
+        sets = [self.inputs.make(timing_seed(seed, i)) for i in range(ROTATE_CPU)]
+        return (lambda args, k: into(args, sets[k % len(sets)])), {"mode": "rotated", "sets": len(sets)}
+
+    def time_model(self, model, args, who, refill=None, check_at=()):
+        """KernelBench's cuda_event method; then host-timed calls for the host_time check. With
+        `refill` (input_source), args get new values before each timed call, outside its events; the
         outputs of the calls in `check_at` are compared with the reference's (check_timed)."""
         t = self.torch
         warmup = int(self.cfg.get("warmup", 3))
@@ -113,36 +118,27 @@ class Timing:
         times = []
         try:
             with t.no_grad():
-                x = args
-                for w in range(warmup):
-                    if source is not None:
-                        x = None
-                        x = source(-1 - w)
-                    model(*x)
+                for _ in range(warmup):
+                    model(*args)
                     self._sync(self.dev)
-                x = None
                 t.cuda.empty_cache()
                 for k in range(trials + discard):
-                    if source is not None:
-                        x = None  # freed before the next draw: one set at a time
-                        x = source(k)
-                    else:
-                        x = args
+                    if refill is not None:
+                        refill(args, k)
                     self._sync(self.dev)
                     start, end = Event(enable_timing=True), Event(enable_timing=True)
                     if flush:
                         self.clear_l2()
                     self._record(start)
-                    out = model(*x)
+                    out = model(*args)
                     self._record(end)
                     self._sync(self.dev)
                     if k >= discard:
                         times.append(self._elapsed(start, end))
                     if k in check_at:
-                        self.check_timed(out, x, k, who)
+                        self.check_timed(out, args, k, who)
                     out = None
-                x = None
-                gap = self.host_trials(model, args, source)
+                gap = self.host_trials(lambda: model(*args))
         except Stop:
             raise
         except BaseException as e:
@@ -168,7 +164,7 @@ class Timing:
         self.make_flush()
         seed = int(self.cfg.get("seed", 42))
         inputs = self.inputs.make(seed)
-        source, how = self.input_source(seed)
+        refill, how = self.input_source(seed)
         self.result["timing_inputs"] = dict(how, checked=[])
         if self.cfg.get("time_candidate", True):
             trials = int(self.cfg.get("trials", 100)) + int(self.cfg.get("discard_first", 1))
@@ -176,12 +172,12 @@ class Timing:
                 sorted(random.Random(seed ^ TIMING_SEED).sample(range(trials), min(CHECKED_CALLS, trials)))
             # The candidate passed inputs_modified, so it leaves them as they are unless the reference
             # writes into its own (then each side gets a copy, as before).
-            st, gap = self.time_model(self.cand, self.private(inputs), "ModelNew", source, check_at)
+            st, gap = self.time_model(self.cand, self.private(inputs), "ModelNew", refill, check_at)
             self.check_intact("during timing")
             self.check_host_time(st["median_ms"], self.private(inputs))
             self.result["runtime"] = st
         if self.cfg.get("time_reference", True):
-            st, _ = self.time_model(self.ref, self.private(inputs), "the reference", source)
+            st, _ = self.time_model(self.ref, self.private(inputs), "the reference")
             self.result["ref_runtime"] = st
         return inputs
 
@@ -290,9 +286,8 @@ class Timing:
             if compiled is None:
                 t._dynamo.reset()
                 compiled = t.compile(self.ref, backend="inductor", mode="default")
-            source, _ = self.input_source(int(self.cfg.get("seed", 42)))
             cst, _ = self.time_model(compiled, kin.clone(t, inputs) if self.ref_mutates else inputs,
-                                     "torch.compile(reference)", source)
+                                     "torch.compile(reference)")
             self.result["compiled_runtime"] = cst
         except Stop as e:
             self.result["compile_error"] = e.message
