@@ -114,7 +114,8 @@ def main():
                             by["no_verdict"]))
     print("statically refused: %d of %d (%.1f%%)" % (static, len(rows), 100.0 * static / max(1, len(rows))))
     if judged:
-        print("disagreement rate: %.1f%% of the %d with a verdict" % (100.0 * (judged - by["correct"]) / judged, judged))
+        print("disagreement rate: %.1f%% of the %d with a verdict"
+              % (100.0 * (judged - by["correct"]) / judged, judged))
     with open(os.path.join(a.out, "judge.json"), "w") as f:
         json.dump(rows, f, indent=1)
 

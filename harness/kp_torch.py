@@ -124,7 +124,8 @@ class Adapter(Correctness, Timing):
         r["phase"] = self.cur_phase if status != "correct" else "done"
         end = time.monotonic()
         marks = self.timeline + [("end", end)]
-        r["timeline"] = ", ".join("%s %.2f" % (marks[i][0], marks[i + 1][1] - marks[i][1]) for i in range(len(marks) - 1))
+        r["timeline"] = ", ".join("%s %.2f" % (marks[i][0], marks[i + 1][1] - marks[i][1])
+                                  for i in range(len(marks) - 1))
         self.parts = None
         if self.corr_parts is not None:  # where the correctness phase's seconds went (docs/eval.md)
             i = [m[0] for m in marks].index("correctness")

@@ -105,7 +105,8 @@ class ReachTest(unittest.TestCase):
         self.assertEqual([e["what"] for e in r["reads_reference"]], ["calls the task's input generator get_inputs()"])
 
     def test_input_generator_called_from_init_or_import(self):
-        cheat = HONEST.replace("self.divide_by = divide_by", "self.divide_by = divide_by\n        self.x = get_inputs()")
+        cheat = HONEST.replace("self.divide_by = divide_by",
+                               "self.divide_by = divide_by\n        self.x = get_inputs()")
         self.assertEqual(len(self.analyze(cheat)["reads_reference"]), 1)
         # a test block without a __main__ guard runs its own copy at import, unseeded: not ModelNew's
         self.assertEqual(self.analyze(HONEST + "\nPRE = get_init_inputs()\n")["reads_reference"], [])

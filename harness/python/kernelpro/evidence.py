@@ -13,9 +13,9 @@ evaluation on the H200, so it is not the default). From the two records:
   the work done by other PyTorch ops).
 
 Both need the kernels' record: with the ATen ops alone nothing is refused (a candidate may call every
-op of the reference and a kernel of its own). Nothing is concluded when the record could not be made (no profiler, CUPTI unavailable, an error
-while recording): the verdict's runtime_evidence says why. The pure parts (names, the judgement)
-are unit-tested without torch (tests/python/test_evidence.py)."""
+op of the reference and a kernel of its own). Nothing is concluded when the record could not be made
+(no profiler, CUPTI unavailable, an error while recording): the verdict's runtime_evidence says why.
+The pure parts (names, the judgement) are unit-tested without torch (tests/python/test_evidence.py)."""
 
 import collections
 import re

@@ -478,7 +478,8 @@ def analyze(task_src, cand_src):
     except (SyntaxError, ValueError):
         ref_ops = []
     reach = _reach(cand, "ModelNew", False)
-    return {"ok": True, "ref_ops": sorted(ref_ops, key=lambda o: o[1]), "cand_ops": sorted(reach.ops, key=lambda o: o[1]),
+    return {"ok": True, "ref_ops": sorted(ref_ops, key=lambda o: o[1]),
+            "cand_ops": sorted(reach.ops, key=lambda o: o[1]),
             "reads_reference": _reads_reference(cand, reach), "fallback": _fallback(cand, reach),
             "lazy_build": _lazy_build(cand, reach)}
 
