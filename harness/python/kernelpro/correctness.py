@@ -21,6 +21,7 @@ import os
 from . import evidence
 from . import inputs as kin
 from . import outcheck
+from .state import AdapterState
 from .util import DTYPE_NAMES, FAIL, REFUSE, WARN, Stop, dtype_name, unravel
 
 POISON_NAN = 0xFF   # every byte 0xFF: NaN in f16/bf16/f32/f64, -1 in integers
@@ -81,7 +82,7 @@ def elementwise(t, r, o, atol, rtol, step=COMPARE_STEP):
     return res
 
 
-class Correctness:
+class Correctness(AdapterState):
     """Mixed into the adapter (kp_torch.Adapter): uses its torch, cfg, result, flag(), set_seed(), inputs
     (kernelpro.inputs.InputMaker), ref and cand."""
 

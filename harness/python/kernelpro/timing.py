@@ -16,6 +16,7 @@ import time
 
 from . import inputs as kin
 from . import util
+from .state import AdapterState
 from .util import REFUSE, Stop
 
 HOST_TRIALS = 20
@@ -39,7 +40,7 @@ def timing_seed(seed, k):
     return ((int(seed) * 1000003 + 7919 * (k + 8)) ^ TIMING_SEED) & 0xFFFFFFFF
 
 
-class Timing:
+class Timing(AdapterState):
     """Mixed into the adapter (kp_torch.Adapter)."""
 
     _flush = None
