@@ -57,6 +57,16 @@ def reason(v):
     return v.get("status"), v.get("message") or ""
 
 
+def holds_up(check, kernel):
+    """Whether a refusal's reason can be confirmed from the file alone: no_kernel on a file with no
+    __global__ function and no Triton kernel. Everything else is for a reader to judge ("review")."""
+    if check != "no_kernel":
+        return "review"
+    with open(kernel, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    return "review" if "__global__" in text or "triton.jit" in text else "holds up: the file defines no kernel"
+
+
 def evaluate(kp, args, label, task, kernel, outdir):
     t0 = time.monotonic()
     p = subprocess.run([kp, "eval", "--json"] + args + [task, kernel], capture_output=True, text=True)
@@ -72,6 +82,7 @@ def evaluate(kp, args, label, task, kernel, outdir):
     check, msg = reason(v) if v.get("status") != "correct" else (None, "")
     kernels = ((v.get("runtime_evidence") or {}).get("kernels") or [])[:4]
     return {"label": label, "status": v.get("status"), "phase": v.get("phase"), "check": check,
+            "holds": holds_up(check, kernel) if check else None,
             "message": " ".join(msg.split())[:300], "speedup": v.get("speedup"), "seconds": secs,
             "kernels": kernels}
 
@@ -101,6 +112,8 @@ def main():
                 json.dump(rows, f, indent=1)
             tag = "agree" if r["status"] == "correct" else "DISAGREE" if r["status"] != "no_verdict" else "-"
             extra = "" if r["status"] == "correct" else " %s: %s" % (r["check"], r["message"])
+            if r.get("holds"):
+                extra += " (%s)" % r["holds"]
             sp = " %.2fx" % r["speedup"] if isinstance(r.get("speedup"), (int, float)) else ""
             print("%-8s KernelBench=correct kernelpro=%s%s%s  [%s]" % (tag, r["status"], sp, extra, r["label"]))
             sys.stdout.flush()
@@ -113,6 +126,8 @@ def main():
                             ", ".join("%s %d" % kv for kv in checks.most_common()) or "none", static,
                             by["no_verdict"]))
     print("statically refused: %d of %d (%.1f%%)" % (static, len(rows), 100.0 * static / max(1, len(rows))))
+    review = [r for r in rows if (r.get("holds") or "").startswith("review")]
+    print("refusals or failures to review (not confirmed from the file alone): %d" % len(review))
     if judged:
         print("disagreement rate: %.1f%% of the %d with a verdict"
               % (100.0 * (judged - by["correct"]) / judged, judged))
