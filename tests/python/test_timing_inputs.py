@@ -153,6 +153,16 @@ class TimingInputsTest(unittest.TestCase):
                                                       "checked": ad.result["timing_inputs"]["checked"]})
         self.assertEqual(cache.hits, 0)  # a one-entry cache misses on every call of a rotation of 3
 
+    def test_an_input_that_cannot_be_written_keeps_its_values(self):
+        class Expanded(Box):  # as torch.randn(n).expand(m, n): copy_ into it raises
+            def copy_(self, other):
+                raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                                   "refers to a single memory location")
+        ad = Adapter(lambda x: Box(2.0 * x.v))
+        ad.inputs.make = lambda seed: [Expanded(1.0)]
+        self.assertEqual(run(ad), "correct", ad.flags)
+        self.assertIn("more than one element", ad.result["timing_inputs"]["kept"]["0"])
+
     def test_switched_off(self):
         ad = Adapter(ContentCache(stale=True))
         ad.checks_off = {"timed_output"}

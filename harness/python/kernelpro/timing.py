@@ -92,19 +92,24 @@ class Timing(AdapterState):
         """refill(args, k): new values for timed call k written into the tensors of args, outside the
         timed region; and what it does, for the result's `timing_inputs`."""
         t = self.torch
+        how = {"mode": "fresh", "sets": None}
 
         def into(args, fresh):
-            for a, f in zip(args, fresh):
+            for i, (a, f) in enumerate(zip(args, fresh)):
                 if isinstance(a, t.Tensor) and isinstance(f, t.Tensor) and a.shape == f.shape:
-                    a.copy_(f)
+                    try:
+                        a.copy_(f)
+                    except RuntimeError as e:  # an expanded input (stride 0) cannot be written: it keeps its values
+                        how.setdefault("kept", {})[str(i)] = util.first_line(e)[:120]
         if not self.inputs.on_cpu:
             def refill(args, k):
                 fresh = self.inputs.make(timing_seed(seed, k))
                 into(args, fresh)
                 del fresh  # freed before the next call's draw: one extra set at a time
-            return refill, {"mode": "fresh", "sets": None}
+            return refill, how
         sets = [self.inputs.make(timing_seed(seed, i)) for i in range(ROTATE_CPU)]
-        return (lambda args, k: into(args, sets[k % len(sets)])), {"mode": "rotated", "sets": len(sets)}
+        how.update(mode="rotated", sets=len(sets))
+        return (lambda args, k: into(args, sets[k % len(sets)])), how
 
     def time_model(self, model, args, who, refill=None, check_at=()):
         """KernelBench's cuda_event method; then host-timed calls for the host_time check. With
@@ -166,7 +171,8 @@ class Timing(AdapterState):
         seed = int(self.cfg.get("seed", 42))
         inputs = self.inputs.make(seed)
         refill, how = self.input_source(seed)
-        self.result["timing_inputs"] = dict(how, checked=[])
+        how["checked"] = []
+        self.result["timing_inputs"] = how  # the same dict: `kept` lands in it as inputs are refilled
         if self.cfg.get("time_candidate", True):
             trials = int(self.cfg.get("trials", 100)) + int(self.cfg.get("discard_first", 1))
             check_at = () if "timed_output" in self.checks_off else \
