@@ -91,7 +91,7 @@ int kp_pyfacts_run(struct kp_pyfacts *f, const char *python, const char *task_sr
 {
 	struct kp_child c = KP_CHILD_INIT;
 	char *script = kp_find_data(HELPER), *req = NULL;
-	json_t *obj = json_object();
+	json_t *obj = json_object(), *task_j, *cand_j;
 	char how[128];
 	int rc;
 
@@ -103,11 +103,19 @@ int kp_pyfacts_run(struct kp_pyfacts *f, const char *python, const char *task_sr
 						   "or set KERNELPRO_HOME to the directory holding harness/");
 		goto out;
 	}
-	kp_json_set(obj, "task", json_string(task_src ? task_src : ""));
-	kp_json_set(obj, "candidate", json_stringn(cand, cand_len));
+	task_j = json_string(task_src ? task_src : "");
+	cand_j = json_stringn(cand, cand_len);
+	if (!task_j || !cand_j) { /* not UTF-8: Python cannot import it either */
+		rc = kp_error_set(err, KP_EPARSE, "the %s is not UTF-8 text", cand_j ? "task" : "candidate");
+		json_decref(task_j);
+		json_decref(cand_j);
+		goto out;
+	}
+	kp_json_set(obj, "task", task_j);
+	kp_json_set(obj, "candidate", cand_j);
 	req = json_dumps(obj, JSON_COMPACT);
-	if (!req) { /* not UTF-8: the candidate cannot be imported either */
-		rc = kp_error_set(err, KP_EPARSE, "the candidate or the task is not UTF-8 text");
+	if (!req) {
+		rc = kp_error_set(err, KP_EPARSE, "the static checks' request could not be written");
 		goto out;
 	}
 	kp_strvec_pushl(&c.args, python && *python ? python : "python3", "-I", "-B", script, NULL);
