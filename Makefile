@@ -73,6 +73,7 @@ CUDA_BINS :=
 demo: all
 	@KP=$(KP_BIN) tools/demo.sh
 
+.PHONY: check-python
 .PHONY: demo all lib test check unit integration golden gpu-test gpu-bundle deps fuzz clean help format \
 	format-check install
 all: $(KP_BIN) $(LIBKP) $(if $(HAVE_NVCC),$(CUDA_BINS),)
@@ -128,8 +129,13 @@ integration: all $(FAKE_CUDA) $(BUILD)/tests/t_slurm
 test: unit integration
 
 # ASan + UBSan build of everything, with the strict warnings (tests included), in its own build directory.
-check:
+check: check-python
 	$(MAKE) BUILD=$(BUILD)/san SANITIZE=1 DEVELOPER=1 CFLAGS='-O1 -g' test
+
+# Python: ruff (ruff.toml) over the harness and its tests, mypy (mypy.ini) over the harness; a tool
+# that is not installed is reported as skipped.
+check-python:
+	@tools/check-python.sh
 
 # GPU tests: on a machine with a GPU. Without one, each reports itself skipped.
 # On the GPU machine, run against a carried bundle: make gpu-test GPU_BUILD=dist/gpu

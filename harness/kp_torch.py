@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.join(HERE, "python"))
 
 from kernelpro import build as kbuild  # noqa: E402
 from kernelpro import inputs as kin  # noqa: E402
+from kernelpro import pystatic  # noqa: E402
 from kernelpro import sandbox  # noqa: E402
 from kernelpro import triton_check  # noqa: E402
 from kernelpro import util  # noqa: E402
@@ -49,8 +50,24 @@ _unravel = util.unravel
 PRELOAD = ("torch", "torch.nn", "torch.nn.functional", "torch.utils.flop_counter",
            "importlib.util", "ctypes", "kernelpro.fast")
 WARM_SEED = 0x7A1A  # xor'ed into the seed for warm_triton's inputs: no trial's or timing's
+LAZY_SEED = 0x1A2B  # the same for warm_lazy_build's
+LAZY_MIN_S = 30.0  # the lazy build's limit when the import used (nearly) all of the build limit
 # The warm worker's FLOP-counter warm-up (warm()): an N x N matmul on the CPU, 2 N^3 FLOPs counted.
 FLOP_WARM_N = 8
+
+
+def is_build_failure(e):
+    """Whether an exception is a failed extension build: kernelpro.fast's BuildError, or one raised
+    inside torch.utils.cpp_extension ("Error building extension 'x'", "Ninja is required ...", the
+    compiler's CalledProcessError), not the candidate's own code failing after a build."""
+    if isinstance(e, kbuild.BuildError):
+        return True
+    tb = e.__traceback__
+    while tb is not None:
+        if os.path.basename(tb.tb_frame.f_code.co_filename) == "cpp_extension.py":
+            return True
+        tb = tb.tb_next
+    return "Error building extension" in str(e)
 
 
 class Adapter(Correctness, Timing):
@@ -94,13 +111,21 @@ class Adapter(Correctness, Timing):
     def finish(self, status, message, log=""):
         faulthandler.cancel_dump_traceback_later()
         r = self.result
+        ev = dict(r.get("runtime_evidence") or {})  # what the candidate ran: one object in the verdict
+        for key in ("timing_inputs", "lazy_build_s"):
+            if key in r:
+                ev[key] = r[key]
+        if ev:
+            ev.setdefault("recorded", False)
+            r["runtime_evidence"] = ev
         r["status"] = status
         r["message"] = message
         r["log"] = util.excerpt(log, 8000) if log else None
         r["phase"] = self.cur_phase if status != "correct" else "done"
         end = time.monotonic()
         marks = self.timeline + [("end", end)]
-        r["timeline"] = ", ".join("%s %.2f" % (marks[i][0], marks[i + 1][1] - marks[i][1]) for i in range(len(marks) - 1))
+        r["timeline"] = ", ".join("%s %.2f" % (marks[i][0], marks[i + 1][1] - marks[i][1])
+                                  for i in range(len(marks) - 1))
         self.parts = None
         if self.corr_parts is not None:  # where the correctness phase's seconds went (docs/eval.md)
             i = [m[0] for m in marks].index("correctness")
@@ -303,6 +328,42 @@ class Adapter(Correctness, Timing):
             self.call(self.cand, x, "ModelNew for the first time (compiling its Triton kernels)")
         del x
 
+    def warm_lazy_build(self, src):
+        """A candidate whose forward() builds its extension (load_inline, cpp_extension.load or load_cuda
+        reached from forward: kernelpro.pystatic.lazy_build) is called once here, in a phase of its own
+        under what is left of the build limit, before the sandbox's lock: the build starts processes
+        (ninja, nvcc, the host compiler), which from the lock on nothing may. Its seconds are build time
+        (`build_s`, `lazy_build_s`), a failed build is a compile_error with the compiler's log, and its
+        outputs are not looked at. Returns whether it called the candidate."""
+        sites = pystatic.lazy_build(src)
+        if not sites:
+            return False
+        limit = float(self.limits.get("build", 300) or 300)
+        self.limits["lazy_build"] = max(limit - float(self.result.get("build_s") or 0.0), LAZY_MIN_S)
+        self.phase("lazy_build", "lazy_build")
+        seed = int(self.cfg.get("seed", 42)) ^ LAZY_SEED
+        x = self.inputs.make(seed)
+        where = "line %d: %s" % (sites[0]["line"], sites[0]["text"])
+        t0 = time.monotonic()
+        try:
+            with self.torch.no_grad():
+                self.set_seed(seed)
+                self.cand(*x)
+                self._sync(self.dev)
+        except Stop:
+            raise
+        except BaseException as e:
+            if is_build_failure(e):
+                raise Stop("compile_error", "building the extension forward() builds (%s) failed: %s"
+                           % (where, _first_line(e)), (getattr(e, "log", None) or "") + "\n" + util.format_exception(e))
+            raise self.runtime_stop("running ModelNew for the first time (it builds its extension there)", e)
+        dt = time.monotonic() - t0
+        self.result["lazy_build_s"] = dt
+        self.result["build_s"] = float(self.result.get("build_s") or 0.0) + dt
+        self.check_intact("after ModelNew's first call (its lazy build)")
+        del x
+        return True
+
     def runtime_stop(self, what, e):
         text = "%s: %s" % (type(e).__name__, _first_line(e))
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
@@ -358,7 +419,8 @@ class Adapter(Correctness, Timing):
             return self.finish("compiled", "built")
         self.phase("load", "check")
         self.build_candidate()
-        self.warm_triton(src)
+        if not self.warm_lazy_build(src):
+            self.warm_triton(src)
         self.phase("correctness", "check")  # in mode "run" one compared trial (Correctness.correctness)
         try:
             self.correctness()

@@ -262,6 +262,8 @@ struct kp_verdict {
 
 	json_t *sandbox;          /* what the evaluation child's sandbox enforced (docs/eval.md, "The
 				   * sandbox"): the harness's "sandbox" object; NULL when it reported none */
+	json_t *evidence;         /* what the candidate ran (docs/eval.md, "Runtime evidence"): the adapter's
+				   * "runtime_evidence" object; NULL when it reported none */
 };
 
 void kp_verdict_init(struct kp_verdict *v);

@@ -15,13 +15,16 @@
 static const struct kp_check_info checks[] = {
 	/* --- static: read the candidate before anything is built -------------------------------- */
 	{"torch_fallback", S, R, KB, "the candidate calls every PyTorch compute op of the reference",
-	 "Collects the compute operations the reference's Python code uses (torch.matmul, F.relu, nn.Conv2d, "
-	 "x.softmax, the @ operator, ... normalised to one name each) and the ones the candidate uses, in "
-	 "its Python code and as torch::/at:: calls inside its C++ strings. When the candidate still calls "
-	 "all of them, nothing was replaced: it is the reference again, perhaps wrapped around a kernel "
-	 "that does nothing. Subclassing or instantiating Model is refused the same way. False alarm: a "
-	 "candidate that calls an op only for a tiny side computation; switch it off with --allow "
-	 "torch_fallback."},
+	 "Reads both sources with Python's parser (nothing runs) and collects the compute operations the "
+	 "code reached from Model.forward and from ModelNew.forward calls (torch.matmul, F.relu, a called "
+	 "nn.Conv2d module, x.softmax, the operators + - * / @ **, ... normalised to one name each; "
+	 "modules built in __init__ but never called, an autograd Function's backward and shape arithmetic "
+	 "do not count), plus torch::/at:: calls inside its C++ strings. When the candidate still calls "
+	 "every one of them, each as often as the reference, nothing was replaced. Running Model's own "
+	 "forward (inherited, super().forward, an instance called) is refused the same way. At run time "
+	 "the first trial's kernels' record (runtime_evidence, KERNELPRO_EVIDENCE=kernels) refuses it too "
+	 "when no kernel of the candidate's own launched and every ATen op of the reference ran as often. False alarm: a candidate that keeps "
+	 "every op and adds its own kernel on top; --allow torch_fallback to accept it."},
 	{"torch_ops", S, W, KB, "the candidate keeps some of the reference's PyTorch compute ops",
 	 "Same analysis as torch_fallback, when only part of the reference's ops remain (a common, honest "
 	 "strategy in fused level-2 tasks: keep the convolution, fuse the epilogue). Recorded so that "
@@ -29,7 +32,9 @@ static const struct kp_check_info checks[] = {
 	{"no_kernel", S, R, KB, "the candidate defines no CUDA or Triton kernel",
 	 "A KernelBench candidate must contain at least one __global__ function (in a load_inline or "
 	 "fast-path source string) or @triton.jit kernel. Without one it can only be a PyTorch rewrite, "
-	 "which is not what is being measured."},
+	 "which is not what is being measured. At run time, when the first trial's kernels' record "
+	 "(KERNELPRO_EVIDENCE=kernels) shows that none of its kernels launched and only PyTorch's did, it "
+	 "is refused the same way (kernels defined as a decoy)."},
 	{"host_compute", S, R, KB, "a Triton candidate computes with PyTorch around its kernels",
 	 "In a Triton candidate (docs/triton.md) the Python around the launches, everything outside the "
 	 "@triton.jit functions, may allocate (torch.empty, empty_like, zeros), reshape (view, reshape, "
@@ -52,7 +57,8 @@ static const struct kp_check_info checks[] = {
 	 "given (fast path and native ABI) or on torch.cuda.current_stream() (where Triton launches)."},
 	{"threads", S, R, BOTH, "the candidate starts threads or processes",
 	 "threading, multiprocessing, concurrent.futures, os.fork, subprocess, std::thread, pthread_create, "
-	 "std::async, OpenMP; system, popen, exec*, posix_spawn in CUDA sources. Background work can finish "
+	 "std::async, OpenMP; system, popen, exec*, posix_spawn in CUDA sources (as functions: x.clone() "
+	 "and torch::clone() are not clone(2)). Background work can finish "
 	 "outside the timed window, and a process escapes the evaluation (the sandbox refuses it at run time "
 	 "too: process_spawn)."},
 	{"timer_patch", S, R, KB, "the candidate assigns to torch, time or CUDA event attributes",
@@ -87,7 +93,9 @@ static const struct kp_check_info checks[] = {
 	 "-use_fast_math / --use_fast_math approximate division, square roots and transcendentals. "
 	 "Allowed when the tolerance holds; recorded because results move closer to its edge."},
 	{"reads_reference", S, R, BOTH, "the candidate reaches for the reference",
-	 "KernelBench: uses get_inputs/get_init_inputs or imports the task module. Native: dlopen/dlsym or "
+	 "KernelBench: calls get_inputs/get_init_inputs from code ModelNew runs (forward and what it "
+	 "reaches, any of its methods), or imports them or Model from the task; defining or copying them, "
+	 "or a test block that runs its own copy at import, is not refused. Native: dlopen/dlsym or "
 	 "names the reference library, so it could call the reference (or read its outputs) instead of "
 	 "computing."},
 
@@ -107,6 +115,13 @@ static const struct kp_check_info checks[] = {
 	{"input_memo", D, R, BOTH, "results do not follow new input values at the same addresses",
 	 "The inputs are refilled in place with new random values and the candidate runs again on the same "
 	 "buffers: a result cached by pointer or by a sample of the values comes back stale."},
+	{"timed_output", D, R, KB, "a timed call's output differs from the reference's",
+	 "Before each timed call the candidate's input buffers get new values (drawn outside the timed "
+	 "region; copied from 3 sets when the task's inputs are drawn on the CPU), so a result cached by "
+	 "the inputs' content cannot pay; the outputs of 3 timed calls picked at random are compared with "
+	 "the reference's on the same inputs. A candidate right in the trials but wrong while timed (a "
+	 "result cached by address) is refused. A false alarm is a kernel whose result depends on how "
+	 "often it was called."},
 	{"inputs_modified", D, R, BOTH, "the candidate changed its inputs",
 	 "Inputs are compared bit for bit before and after each candidate call (the candidate gets its own "
 	 "copies, so the reference never sees a change). Raised only when the reference leaves its inputs "

@@ -147,6 +147,10 @@ int kp_harness_apply(const struct kp_harness_out *h, const struct kp_child *c, s
 		}
 	}
 	set_str(&v->timeline, kp_json_str(r, "timeline", NULL));
+	if (json_is_object(json_object_get(r, "runtime_evidence"))) {
+		json_decref(v->evidence);
+		v->evidence = json_deep_copy(json_object_get(r, "runtime_evidence"));
+	}
 	kp_time_parts_from_json(v, json_object_get(r, "correctness_parts"));
 	v->compiled = kp_json_bool(r, "compiled", v->compiled) ? 1 : 0;
 	v->trials_run = (int)kp_json_int(r, "trials_run", 0);

@@ -7,6 +7,7 @@
 #include <regex.h>
 
 #include "eval/srcscan.h"
+#include "eval/static_py.h"
 #include "eval/static_triton.h"
 #include "kernelpro/eval.h"
 #include "kernelpro/str.h"
@@ -30,6 +31,7 @@ struct rule {
 
 #define B "(^|[^A-Za-z0-9_])" /* a word boundary before */
 #define BD "(^|[^A-Za-z0-9_.])" /* ... that is not an attribute access either */
+#define BM "(^|[^A-Za-z0-9_.>:]|[^A-Za-z0-9_]::)" /* ... nor a member or namespace function (x.clone(), torch::clone()) */
 #define E "([^A-Za-z0-9_]|$)"
 #define SP "[[:space:]]*"
 
@@ -56,8 +58,8 @@ static const struct rule rules[] = {
 	{"threads", IN_PY, 0, "os\\.(fork|forkpty|spawn[a-z]*|posix_spawn[a-z]*|system|popen)" SP "\\(",
 	 "starts a process"},
 	{"threads", IN_CUDA, 0, "std::(thread|jthread|async)" E, "starts a host thread"},
-	{"threads", IN_CUDA, 0, B "(pthread_create|fork|vfork|clone)" SP "\\(", "starts a host thread or process"},
-	{"threads", IN_CUDA, 0, B "(system|popen|execv[pe]*|execl[pe]?|fexecve|posix_spawnp?)" SP "\\(",
+	{"threads", IN_CUDA, 0, BM "(pthread_create|fork|vfork|clone)" SP "\\(", "starts a host thread or process"},
+	{"threads", IN_CUDA, 0, BM "(system|popen|execv[pe]*|execl[pe]?|fexecve|posix_spawnp?)" SP "\\(",
 	 "starts a process"},
 	{"threads", IN_CUDA, 0, "#" SP "pragma" SP "omp", "OpenMP"},
 
@@ -132,6 +134,7 @@ static const struct rule native_rules[] = {
 
 #undef B
 #undef BD
+#undef BM
 #undef E
 #undef SP
 
@@ -148,6 +151,9 @@ struct hits {
 struct scan {
 	const struct kp_task *task;
 	const struct kp_eval_opts *opts;
+	const struct kp_pyfacts *facts; /* the Python parser's, for Python candidates; NULL: text rules */
+	const char *no_facts;           /* why there are none (said in the text rules' evidence) */
+	char why[640];
 	struct hits *hits;
 	size_t nhits, alloc;
 };
@@ -244,7 +250,7 @@ static void scan_text(struct scan *sc, unsigned where, const char *text, int lin
 {
 	pthread_once(&compiled_once, compile_all);
 	apply_rules(sc, rules, compiled_rules, KP_ARRAY_SIZE(rules), where, text, line0);
-	if (kp_task_kind_info(sc->task->kind)->python)
+	if (kp_task_kind_info(sc->task->kind)->python && !sc->facts)
 		apply_rules(sc, kb_rules, compiled_kb, KP_ARRAY_SIZE(kb_rules), where, text, line0);
 	else
 		apply_rules(sc, native_rules, compiled_native, KP_ARRAY_SIZE(native_rules), where, text, line0);
@@ -264,7 +270,7 @@ static const char *const compute_ops[] = {
 	"clamp", "dropout", "crossentropy", "mseloss", "kldiv", "huberloss", "smoothl1loss",
 	"tripletmarginloss", "cosinesimilarity", "hingeembeddingloss", "scaleddotproductattention",
 	"multiheadattention", "lstm", "gru", "rnn", "embedding", "diag", "tril", "triu", "var", "std", "max",
-	"min", "exp", "log", "sqrt", "rsqrt", "abs", "pow", "reciprocal",
+	"min", "exp", "log", "sqrt", "rsqrt", "abs", "pow", "reciprocal", "add", "sub", "mul", "div",
 };
 
 /* Spellings that mean the same operation. */
@@ -278,6 +284,7 @@ static const struct {
 	{"clip", "clamp"}, {"dropout1d", "dropout"}, {"dropout2d", "dropout"}, {"dropout3d", "dropout"},
 	{"swish", "silu"}, {"crossentropyloss", "crossentropy"}, {"kldivloss", "kldiv"}, {"mseloss", "mseloss"},
 	{"cosinesimilarityloss", "cosinesimilarity"}, {"maximum", "max"}, {"minimum", "min"},
+	{"subtract", "sub"}, {"multiply", "mul"}, {"divide", "div"}, {"truediv", "div"},
 };
 
 /* Lowercase without underscores, then through the alias table; NULL when not a compute op. */
@@ -311,26 +318,30 @@ static const char *canonical_op(const char *name, size_t n, char *tmp, size_t tm
 
 struct opset {
 	const char *op[MAX_OPS];
-	int line[MAX_OPS];
+	int line[MAX_OPS];  /* the first call's */
+	int count[MAX_OPS]; /* how many calls: a reference with two max-pools keeps one if only one is replaced */
 	size_t n;
 };
 
 static void opset_add(struct opset *s, const char *op, int line)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->op[i] == op)
+		if (s->op[i] == op) {
+			s->count[i]++;
 			return;
+		}
 	if (s->n < MAX_OPS) {
 		s->op[s->n] = op;
+		s->count[s->n] = 1;
 		s->line[s->n++] = line;
 	}
 }
 
-static int opset_has(const struct opset *s, const char *op)
+static int opset_count(const struct opset *s, const char *op)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->op[i] == op)
-			return 1;
+			return s->count[i];
 	return 0;
 }
 
@@ -438,7 +449,18 @@ static void cxx_ops(const char *text, int line0, struct opset *s)
 	}
 }
 
-/* `cand_code`: the candidate's Python (a Triton candidate's host code: tl.sum is not torch.sum). */
+static void facts_ops(const struct kp_pyop *ops, size_t n, struct opset *s)
+{
+	for (size_t i = 0; i < n; i++) {
+		char tmp[64];
+		const char *op = canonical_op(ops[i].name, strlen(ops[i].name), tmp, sizeof(tmp));
+		if (op)
+			opset_add(s, op, ops[i].line);
+	}
+}
+
+/* `cand_code`: the candidate's Python (a Triton candidate's host code: tl.sum is not torch.sum); with
+ * the parser's facts, the ops reached from the two forwards instead. */
 static void torch_op_checks(struct scan *sc, const struct kp_pysrc *cand, const char *cand_code)
 {
 	struct kp_pysrc ref;
@@ -447,25 +469,32 @@ static void torch_op_checks(struct scan *sc, const struct kp_pysrc *cand, const 
 
 	kp_pysrc_parse(&ref, sc->task->source ? sc->task->source : "",
 		       sc->task->source ? strlen(sc->task->source) : 0);
-	/* a Triton task: the reference's own kernels are not PyTorch ops */
-	if (kp__static_triton_candidate(&ref))
-		kp__static_triton_host_code(ref.code.buf, &ref_host);
-	py_ops(ref_host.len ? ref_host.buf : ref.code.buf, &rops);
-	py_ops(cand_code, &cops);
+	if (sc->facts) { /* what Model.forward and ModelNew.forward reach (Triton kernels are not reached) */
+		facts_ops(sc->facts->ref_ops, sc->facts->nref, &rops);
+		facts_ops(sc->facts->cand_ops, sc->facts->ncand, &cops);
+	} else {
+		if (kp__static_triton_candidate(&ref)) /* a Triton task: the reference's own kernels are not PyTorch ops */
+			kp__static_triton_host_code(ref.code.buf, &ref_host);
+		py_ops(ref_host.len ? ref_host.buf : ref.code.buf, &rops);
+		py_ops(cand_code, &cops);
+	}
 	for (size_t i = 0; i < cand->nstrs; i++) {
 		struct kp_buf stripped = KP_BUF_INIT;
 		kp_csrc_strip(&stripped, cand->strs[i].text, strlen(cand->strs[i].text));
 		cxx_ops(stripped.buf, cand->strs[i].line, &cops);
 		kp_buf_release(&stripped);
 	}
-	for (size_t i = 0; i < rops.n; i++)
-		if (opset_has(&cops, rops.op[i]))
-			for (size_t j = 0; j < cops.n; j++)
-				if (cops.op[j] == rops.op[i])
-					opset_add(&shared, cops.op[j], cops.line[j]);
+	int all_kept = rops.n > 0; /* every reference op still called, each as often as the reference calls it */
+	for (size_t i = 0; i < rops.n; i++) {
+		if (opset_count(&cops, rops.op[i]) < rops.count[i])
+			all_kept = 0;
+		for (size_t j = 0; j < cops.n; j++)
+			if (cops.op[j] == rops.op[i])
+				opset_add(&shared, cops.op[j], cops.line[j]);
+	}
 	for (size_t i = 0; i < shared.n && i < 8; i++)
 		kp_buf_addf(&names, "%s%s (line %d)", i ? ", " : "", shared.op[i], shared.line[i]);
-	if (rops.n && shared.n == rops.n && check_allowed(sc, "torch_fallback")) {
+	if (all_kept && check_allowed(sc, "torch_fallback")) {
 		struct hits *h = hits_for(sc, "torch_fallback");
 		h->n++;
 		if (h->ev.len)
@@ -526,17 +555,59 @@ static const char *fix_hint(const char *check)
 	return NULL;
 }
 
+/* The Python parser's facts (static_py.c), unless KERNELPRO_PYSTATIC=off (fuzzing the text rules) or
+ * it cannot run: then the text rules stand in, and their reads_reference evidence says why. */
+static int python_facts(struct scan *sc, struct kp_pyfacts *f, const char *src, size_t len)
+{
+	struct kp_error e = KP_ERROR_INIT;
+	const char *off = getenv("KERNELPRO_PYSTATIC");
+	if (off && !strcmp(off, "off")) {
+		sc->no_facts = "KERNELPRO_PYSTATIC=off";
+		return 0;
+	}
+	if (kp_pyfacts_run(f, sc->opts ? sc->opts->python : NULL, sc->task->source, src, len, &e)) {
+		snprintf(sc->why, sizeof(sc->why), "the Python parser could not run: %s", e.msg);
+		sc->no_facts = sc->why;
+		return 0;
+	}
+	return 1; /* one that does not parse has no facts: its import fails, a compile_error, not ours */
+}
+
+static void facts_evidence(struct scan *sc)
+{
+	static const struct {
+		const char *check;
+		size_t off;
+	} lists[] = {
+		{"reads_reference", offsetof(struct kp_pyfacts, reads)},
+		{"torch_fallback", offsetof(struct kp_pyfacts, fallback)},
+	};
+	for (size_t k = 0; k < KP_ARRAY_SIZE(lists); k++) {
+		const struct kp_pyev_list *l = (const void *)((const char *)sc->facts + lists[k].off);
+		if (!check_allowed(sc, lists[k].check))
+			continue;
+		for (size_t i = 0; i < l->n; i++)
+			add_evidence(sc, lists[k].check, l->ev[i].line, l->ev[i].what, l->ev[i].text,
+				     strlen(l->ev[i].text));
+	}
+}
+
 int kp_eval_static(const struct kp_task *task, const char *src, size_t len, const struct kp_eval_opts *o,
 		   struct kp_verdict *v, struct kp_error *err)
 {
 	struct scan sc = {.task = task, .opts = o};
 	struct kp_buf log = KP_BUF_INIT, msg = KP_BUF_INIT;
-	int refused = 0;
+	struct kp_pyfacts facts;
+	int refused = 0, is_py = kp_task_kind_info(task->kind)->python;
 
-	if (kp_task_kind_info(task->kind)->python) {
+	if (is_py) {
 		struct kp_pysrc p;
 		struct kp_buf host = KP_BUF_INIT;
+		if (python_facts(&sc, &facts, src, len))
+			sc.facts = &facts;
 		kp_pysrc_parse(&p, src, len);
+		if (sc.facts)
+			facts_evidence(&sc);
 		scan_text(&sc, IN_PY, p.code.buf, 1);
 		if (kp__static_triton_candidate(&p)) {
 			kp__static_triton_host_code(p.code.buf, &host);
@@ -566,9 +637,11 @@ int kp_eval_static(const struct kp_task *task, const char *src, size_t len, cons
 	}
 
 	for (size_t i = 0; i < sc.nhits; i++) {
-		const struct hits *h = &sc.hits[i];
+		struct hits *h = &sc.hits[i];
 		const struct kp_check_info *ci = kp_check_find(h->check);
 		const char *hint = fix_hint(h->check);
+		if (!sc.facts && sc.no_facts && is_py && !strcmp(h->check, "reads_reference"))
+			kp_buf_addf(&h->ev, " (a text match: %s)", sc.no_facts);
 		kp_verdict_flag(v, h->check, ci->severity, "%s%s", h->ev.buf,
 				h->n > MAX_EVIDENCE ? " (and more)" : "");
 		if (ci->severity == KP_SEV_REFUSE) {

@@ -81,6 +81,7 @@ void kp_verdict_release(struct kp_verdict *v)
 		free(v->flags[i].message);
 	free(v->flags);
 	json_decref(v->sandbox);
+	json_decref(v->evidence);
 	kp_verdict_init(v);
 }
 
@@ -326,6 +327,7 @@ json_t *kp_verdict_to_json(const struct kp_verdict *v)
 	kp_json_set(secs, "correctness_parts", parts_json(v));
 	kp_json_set(o, "seconds", secs);
 	kp_json_set(o, "sandbox", v->sandbox ? json_deep_copy(v->sandbox) : json_null());
+	kp_json_set(o, "runtime_evidence", v->evidence ? json_deep_copy(v->evidence) : json_null());
 	return o;
 }
 
@@ -515,6 +517,8 @@ int kp_verdict_from_json(struct kp_verdict *v, const json_t *j, struct kp_error 
 	kp_time_parts_from_json(v, json_object_get(secs, "correctness_parts"));
 	if (json_is_object(json_object_get(j, "sandbox")))
 		v->sandbox = json_deep_copy(json_object_get(j, "sandbox"));
+	if (json_is_object(json_object_get(j, "runtime_evidence")))
+		v->evidence = json_deep_copy(json_object_get(j, "runtime_evidence"));
 	return 0;
 }
 

@@ -20,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *src = kp_xstrndup((const char *)data, size); /* candidates are text: stop at a NUL */
 	size_t n = strlen(src);
 
+	setenv("KERNELPRO_PYSTATIC", "off", 1); /* the text rules; fuzz_pyfacts.c takes the parser's reply */
 	kp_eval_opts_init(&o);
 	kp_task_init(&t);
 	t.kind = KP_TASK_KERNELBENCH;

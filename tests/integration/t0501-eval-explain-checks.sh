@@ -4,7 +4,7 @@
 
 expect_exit 0 "$KP" eval --explain-checks
 for id in torch_fallback try_fallback streams threads timer_patch lazy_tensor precision reads_reference \
-	output_poison output_alias repeat_mismatch input_memo inputs_modified host_time below_floor \
+	output_poison output_alias repeat_mismatch input_memo timed_output inputs_modified host_time below_floor \
 	constant_output partial_match relative_error scaled_inputs flop_floor; do
 	contains out "$id  ("
 done

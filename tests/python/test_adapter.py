@@ -16,7 +16,8 @@ import kp_torch  # noqa: E402
 def run(stdin):
     p = subprocess.run([sys.executable, "-B", ADAPTER], input=stdin.encode(), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=60)
-    return p.returncode, [json.loads(line) for line in p.stdout.decode().splitlines() if line.strip()], p.stderr.decode()
+    lines = [json.loads(line) for line in p.stdout.decode().splitlines() if line.strip()]
+    return p.returncode, lines, p.stderr.decode()
 
 
 def have_torch():

@@ -371,7 +371,8 @@ class ForkSafetyTest(WorkerCase):
 
     def test_nvml_counting_does_not_poison(self):
         # The worker counts devices through NVML (PYTORCH_NVML_BASED_CUDA_CHECK=1): no fork handler.
-        _, ready = self.start(adapter=FORK_ADAPTER, env=self.torch_env(FAKE_PRELOAD="is_available", FAKE_TORCH_NVML="1"))
+        _, ready = self.start(adapter=FORK_ADAPTER,
+                              env=self.torch_env(FAKE_PRELOAD="is_available", FAKE_TORCH_NVML="1"))
         self.assertFalse(ready["hello"]["fork_probe"]["bad_fork"])
         self.assertEqual(ready["hello"]["cuda_calls"], [])
 

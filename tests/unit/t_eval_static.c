@@ -113,7 +113,7 @@ static void test_python_rules(void **state)
 	expect_refused(&kb_task, KERNEL "y = y.as_subclass(L)\n", "lazy_tensor");
 	expect_refused(&kb_task, KERNEL "y = x.half()\n", "precision");
 	expect_refused(&kb_task, KERNEL "torch.backends.cuda.matmul.allow_tf32 = True\n", "precision timer_patch");
-	expect_refused(&kb_task, KERNEL "x = get_inputs()\n", "reads_reference");
+	expect_refused(&kb_task, KERNEL "from kp_task import get_inputs\n", "reads_reference");
 	expect_refused(&kb_task, KERNEL "class ModelNew(Model):\n    x = 1\n", "torch_fallback");
 	expect_refused(&kb_task, "import torch\nclass ModelNew:\n    x = 1\n", "no_kernel");
 	/* Triton kernels count as kernels. */
@@ -172,12 +172,14 @@ static void test_warnings_and_allow(void **state)
 		KP_ASSERT_OK(kp_write_file_atomic(p.buf, ref, strlen(ref), &err), &err);
 		kp_task_init(&t);
 		KP_ASSERT_OK(kp_task_load(&t, p.buf, &err), &err);
-		run_static(&t, KERNEL "def forward(x):\n    return relu_kernel(x @ x)\n", NULL, &got, &v);
+		run_static(&t, KERNEL "class ModelNew:\n    def forward(self, x):\n        return relu_kernel(x @ x)\n", NULL,
+			   &got, &v);
 		assert_string_equal(got.buf, "none");
 		assert_non_null(kp_verdict_find_flag(&v, "torch_ops"));
 		assert_non_null(strstr(kp_verdict_find_flag(&v, "torch_ops")->message, "matmul"));
 		kp_verdict_release(&v);
-		run_static(&t, KERNEL "def forward(x):\n    return F.relu(torch.mm(x, x))\n", NULL, &got, &v);
+		run_static(&t, KERNEL "class ModelNew:\n    def forward(self, x):\n        return F.relu(torch.mm(x, x))\n",
+			   NULL, &got, &v);
 		assert_string_equal(got.buf, "torch_fallback");
 		kp_verdict_release(&v);
 		/* at::matmul from C++ counts too. */
@@ -190,6 +192,102 @@ static void test_warnings_and_allow(void **state)
 		kp_test_tmpdir_remove(dir);
 	}
 	kp_buf_release(&got);
+}
+
+/* What real model output looks like (issue 28): each pattern honest, then cheating. The checks judge
+ * what ModelNew.forward reaches, read by the Python parser (harness/kp_pystatic.py). */
+#define DIV_TASK                                                                                           \
+	"import torch\nimport torch.nn as nn\nclass Model(nn.Module):\n    def __init__(self, d):\n"            \
+	"        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n"                                 \
+	"        self.norm = nn.InstanceNorm2d(8)\n        self.d = d\n    def forward(self, x):\n"            \
+	"        return self.norm(self.conv(x)) / self.d\n"                                                    \
+	"def get_inputs():\n    return [torch.rand(2, 3, 8, 8)]\ndef get_init_inputs():\n    return [2.0]\n"
+#define DIV_INIT                                                                                           \
+	"class ModelNew(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"                \
+	"        self.conv = nn.Conv2d(3, 8, 3)\n        self.norm = nn.InstanceNorm2d(8)\n"                  \
+	"        self.unused = nn.ReLU()\n        self.d = d\n"
+#define EXT "ext = load_inline(name='e', cpp_sources='', cuda_sources=K, functions=['div', 'f'])\n"
+#define COPIED "def get_inputs():\n    return [torch.rand(2, 3, 8, 8)]\ndef get_init_inputs():\n    return [2.0]\n"
+
+static void load_task_text(struct kp_task *t, const char *text, char **dir)
+{
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_buf p = KP_BUF_INIT;
+	*dir = kp_test_tmpdir();
+	kp_path_join(&p, *dir, "task.py");
+	KP_ASSERT_OK(kp_write_file_atomic(p.buf, text, strlen(text), &err), &err);
+	kp_task_init(t);
+	KP_ASSERT_OK(kp_task_load(t, p.buf, &err), &err);
+	kp_buf_release(&p);
+}
+
+static void test_judges_what_runs(void **state)
+{
+	struct kp_task t;
+	char *dir;
+	load_task_text(&t, DIV_TASK, &dir);
+	/* The task's functions copied, an nn.ReLU() never called, the division done by the kernel. */
+	expect_refused(&t, KERNEL EXT "import torch\nimport torch.nn as nn\n" DIV_INIT
+			   "    def forward(self, x):\n        return ext.div(self.norm(self.conv(x)), self.d)\n" COPIED
+			   "if __name__ == \"__main__\":\n    print(ModelNew(*get_init_inputs())(*get_inputs()))\n",
+		       "none");
+	/* ... but the division left to PyTorch: every op of the reference still runs. */
+	expect_refused(&t, KERNEL EXT "import torch\nimport torch.nn as nn\n" DIV_INIT
+			   "    def forward(self, x):\n        return self.norm(self.conv(x)) / self.d\n" COPIED,
+		       "torch_fallback");
+	/* The input generator called from forward or __init__ (its own copy run at import is not ModelNew's). */
+	expect_refused(&t, KERNEL EXT "import torch\nimport torch.nn as nn\n" DIV_INIT
+			   "    def forward(self, x):\n        return ext.div(get_inputs()[0], self.d)\n" COPIED,
+		       "reads_reference");
+	expect_refused(&t, KERNEL "import torch\n" COPIED "X = get_inputs()\n", "none");
+	expect_refused(&t, KERNEL "import torch\n" DIV_INIT "        self.x = get_inputs()\n" COPIED, "reads_reference");
+	/* Model's forward inherited, or reached through super(). */
+	expect_refused(&t, KERNEL "class ModelNew(Model):\n    def forward(self, x):\n        return super().forward(x)\n",
+		       "torch_fallback");
+	expect_refused(&t, KERNEL EXT "class ModelNew(Model):\n    def forward(self, x):\n        return ext.f(x)\n", "none");
+	/* Code only an autograd Function's backward runs is not forward's. */
+	expect_refused(&t, KERNEL EXT "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+			   "        return ext.f(x)\n    @staticmethod\n    def backward(ctx, g):\n"
+			   "        return torch.conv2d(g, g) + torch.instance_norm(g) / 2\n"
+			   "class ModelNew(nn.Module):\n    def forward(self, x):\n        return F.apply(x)\n",
+		       "none");
+	/* A tensor's clone() in the C++ wrapper is not the clone system call. */
+	expect_refused(&t, "K = r\"\"\"\n__global__ void k() {}\ntorch::Tensor f(torch::Tensor x) { auto y = x.clone(); "
+			   "auto z = p->clone(); return y; }\n\"\"\"\n",
+		       "none");
+	expect_refused(&t, "K = r\"\"\"\n__global__ void k() {}\nint f() { return clone(fn, stack, 0, 0); }\n\"\"\"\n",
+		       "threads");
+	expect_refused(&t, "K = r\"\"\"\n__global__ void k() {}\ntorch::Tensor f(torch::Tensor x) { return torch::clone(x); }\n\"\"\"\n",
+		       "none");
+	/* Without the parser (KERNELPRO_PYSTATIC=off) the text rules stand in and say so. */
+	{
+		struct kp_buf got = KP_BUF_INIT;
+		struct kp_verdict v;
+		setenv("KERNELPRO_PYSTATIC", "off", 1);
+		run_static(&t, KERNEL COPIED, NULL, &got, &v);
+		unsetenv("KERNELPRO_PYSTATIC");
+		assert_string_equal(got.buf, "reads_reference");
+		assert_non_null(strstr(kp_verdict_find_flag(&v, "reads_reference")->message, "a text match"));
+		kp_verdict_release(&v);
+		kp_buf_release(&got);
+	}
+	kp_task_release(&t);
+	kp_test_tmpdir_remove(dir);
+	/* Two max-pools in the reference, one replaced: not every call of the reference still runs. */
+	load_task_text(&t,
+		       "import torch.nn as nn\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+		       "        self.p1 = nn.MaxPool3d(2)\n        self.p2 = nn.MaxPool3d(2)\n"
+		       "    def forward(self, x):\n        return self.p2(self.p1(x))\n" COPIED,
+		       &dir);
+	expect_refused(&t, KERNEL EXT "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+			   "        self.p1 = ext\n        self.p2 = nn.MaxPool3d(2)\n"
+			   "    def forward(self, x):\n        return self.p2(self.p1.f(x))\n",
+		       "none");
+	expect_refused(&t, KERNEL "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+			   "        self.p = nn.MaxPool3d(2)\n    def forward(self, x):\n        return self.p(self.p(x))\n",
+		       "torch_fallback");
+	kp_task_release(&t);
+	kp_test_tmpdir_remove(dir);
 }
 
 static void test_evidence_has_line_numbers(void **state)
@@ -279,7 +377,8 @@ static int check_file(const char *rel, const char *expect_override)
 static void test_corpus(void **state)
 {
 	static const char *const dirs[] = {"tests/adversarial/kernelbench", "tests/adversarial/native",
-					   "tests/adversarial/degenerate", "tests/adversarial/triton"};
+					   "tests/adversarial/degenerate", "tests/adversarial/triton",
+					   "tests/adversarial/evidence"};
 	int files = 0, bad = 0;
 	for (size_t d = 0; d < KP_ARRAY_SIZE(dirs); d++) {
 		DIR *dir = opendir(kp_test_path(dirs[d]));
@@ -366,7 +465,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_python_rules),	   cmocka_unit_test(test_cuda_rules),
 		cmocka_unit_test(test_fp16_task_allows_half), cmocka_unit_test(test_warnings_and_allow),
-		cmocka_unit_test(test_evidence_has_line_numbers), cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_evidence_has_line_numbers), cmocka_unit_test(test_judges_what_runs),
+		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_examples_pass),	   cmocka_unit_test(test_pysrc),
 		cmocka_unit_test(test_csrc),
 	};

@@ -264,7 +264,9 @@ static void test_harness_result(void **state)
 			  "\"flops\":2e9,\"in_bytes\":1024,\"out_bytes\":512,\"reference\":\"eager PyTorch\","
 			  "\"precision\":{\"reference\":\"f32\",\"candidate\":\"f32\"},"
 			  "\"tf32\":{\"reference\":false,\"candidate\":false},"
-			  "\"scaled_trial\":{\"status\":\"skipped\",\"scale\":64,\"reason\":\"NaN\"}}}\n";
+			  "\"scaled_trial\":{\"status\":\"skipped\",\"scale\":64,\"reason\":\"NaN\"},"
+			  "\"runtime_evidence\":{\"recorded\":true,\"kernels\":{\"void k(float*)\":1},"
+			  "\"own_kernels\":[\"void k(float*)\"]}}}\n";
 	struct kp_harness_out h;
 	struct kp_child c;
 	struct kp_verdict v;
@@ -289,6 +291,15 @@ static void test_harness_result(void **state)
 	assert_true(v.tf32_ref == 0 && v.tf32_cand == 0);
 	assert_string_equal(v.scaled.status, "skipped");
 	assert_string_equal(v.scaled.reason, "NaN");
+	/* The kernels it launched reach the verdict, and its JSON. */
+	assert_non_null(v.evidence);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(v.evidence, "own_kernels"), 0)),
+			    "void k(float*)");
+	{
+		json_t *j = kp_verdict_to_json(&v);
+		assert_true(json_is_true(json_object_get(json_object_get(j, "runtime_evidence"), "recorded")));
+		json_decref(j);
+	}
 	kp_verdict_release(&v);
 	kp_child_release(&c);
 	kp_harness_release(&h);

@@ -235,7 +235,7 @@ def _safe_name(name):
 
 # Builds started (or finished) in this process, by key: the prebuilds the adapter starts before
 # importing torch are picked up here by kernelpro.fast.load_cuda.
-_registry = {}
+_registry: dict = {}
 
 
 def start(tc, source, name="kernel", flags=None, timeout=300):

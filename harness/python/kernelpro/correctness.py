@@ -16,9 +16,12 @@ the result reports as correctness_parts (docs/eval.md, "Where the time goes").
 """
 
 import contextlib
+import os
 
+from . import evidence
 from . import inputs as kin
 from . import outcheck
+from .state import AdapterState
 from .util import DTYPE_NAMES, FAIL, REFUSE, WARN, Stop, dtype_name, unravel
 
 POISON_NAN = 0xFF   # every byte 0xFF: NaN in f16/bf16/f32/f64, -1 in integers
@@ -79,7 +82,7 @@ def elementwise(t, r, o, atol, rtol, step=COMPARE_STEP):
     return res
 
 
-class Correctness:
+class Correctness(AdapterState):
     """Mixed into the adapter (kp_torch.Adapter): uses its torch, cfg, result, flag(), set_seed(), inputs
     (kernelpro.inputs.InputMaker), ref and cand."""
 
@@ -92,16 +95,73 @@ class Correctness:
         return self.parts.part(name) if self.parts is not None else _NO_PART
 
     # --- running -------------------------------------------------------------------------------
+    recorder = None  # kernelpro.evidence.Recorder while the first trial records each side's first call
+    records = None
+    evidence_why = None
+
     def call(self, model, args, who):
+        side = "reference" if model is self.ref else "candidate"
         try:
-            with self.part("reference" if model is self.ref else "candidate"):
-                out = model(*args)
+            with self.part(side):
+                if self.recorder is not None and side not in self.records:
+                    out = self.recorded_call(side, model, args)
+                else:
+                    out = model(*args)
                 self._sync(self.dev)
         except Stop:
             raise
         except BaseException as e:
             raise self.runtime_stop("running %s" % who, e)
         return out
+
+    def recorded_call(self, side, model, args):
+        """One call under the evidence recorder. When recording fails the call runs again plainly: an
+        error of the model's own then surfaces as usual, one of the recorder's only ends the record."""
+        try:
+            out, self.records[side] = self.recorder.record(lambda: model(*args))
+            return out
+        except Stop:
+            raise
+        except BaseException as e:
+            self.recorder = None
+            self.evidence_why = "recording %s's call failed: %s: %s" % (side, type(e).__name__, str(e)[:200])
+        return model(*args)
+
+    def start_evidence(self):
+        """The recorder for the first trial (docs/eval.md, "Runtime evidence"): the ATen ops; the kernels
+        too with KERNELPRO_EVIDENCE=kernels; nothing with KERNELPRO_EVIDENCE=off, and in prepared runs
+        (a profiler of its own is attached there)."""
+        self.records = {}
+        want = os.environ.get("KERNELPRO_EVIDENCE", "ops")
+        if want == "off":
+            self.evidence_why = "switched off (KERNELPRO_EVIDENCE=off)"
+            return
+        kernels = want == "kernels"
+        if kernels and os.environ.get("CUDA_INJECTION64_PATH"):  # compute-sanitizer, ncu or nsys holds CUPTI
+            self.evidence_why = "kernels not recorded: another CUDA tool is attached (CUDA_INJECTION64_PATH)"
+            kernels = False
+        try:
+            self.recorder = evidence.Recorder(self.torch, lambda: self._sync(self.dev), kernels=kernels)
+        except evidence.Recorder.Unavailable as e:
+            self.evidence_why = "no recorder here: %s" % e
+
+    def judge_evidence(self):
+        """After the first trial: the record into the result, and the checks that rest on it."""
+        self.recorder = None
+        recs = self.records or {}
+        if "candidate" not in recs or "reference" not in recs:
+            self.result["runtime_evidence"] = {"recorded": False,
+                                               "why": self.evidence_why or "the first trial recorded nothing"}
+            return
+        with open(self.cfg["candidate"], encoding="utf-8") as f:
+            defined = evidence.candidate_kernels(f.read())
+        self.result["runtime_evidence"] = evidence.summary(recs, defined)
+        if recs["candidate"].get("kernels") is None:
+            self.result["runtime_evidence"]["why"] = self.evidence_why or \
+                "kernels not recorded (KERNELPRO_EVIDENCE=kernels records them: ~5 s more per evaluation)"
+        check, msg = evidence.judge(recs, defined)
+        if check is not None:
+            self.flag(check, REFUSE, msg)
 
     def copy(self, args):
         with self.part("inputs"):
@@ -290,6 +350,8 @@ class Correctness:
         stats = []
         prev = []
         self.result["trials_run"] = 0
+        if not prepared:
+            self.start_evidence()
         with t.no_grad():
             for i, s in enumerate(seeds):
                 x = self.inputs.make(s)
@@ -315,6 +377,8 @@ class Correctness:
                                     "correctness trial %d of %d, inputs from seed %d" % (i + 1, n, s), detail, check)
                 passed += 1
                 prev = outs
+                if i == 0 and not prepared:
+                    self.judge_evidence()
                 with self.part("intact"):
                     self.check_intact("while running ModelNew")
             self.result["trials_passed"] = passed

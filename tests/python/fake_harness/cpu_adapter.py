@@ -140,7 +140,7 @@ class CpuAdapter(kp_torch.Adapter):
         self.result["trials_run"] = self.result["trials_passed"] = 1
         self.check_intact("while running ModelNew")
 
-    def time_model(self, model, args, who):
+    def time_model(self, model, args, who, refill=None, check_at=()):
         self.call(model, args, who)
         ms = float(os.environ.get("KP_STANDIN_MS", "1") if who == "ModelNew" else 1.0)
         st = {"median_ms": ms, "mean_ms": ms, "std_ms": 0.0, "min_ms": ms, "max_ms": ms, "trials": 1}

@@ -67,8 +67,9 @@ def main(t_start=None, cold=False):
         sys.stdout.flush()
         os._exit(int(cfg.get("code", 3)))
     seen = secrets_seen()
-    result({"status": "correct", "message": "fake pid=%d ppid=%d%s%s" % (os.getpid(), os.getppid(), " cold" if cold else "",
-                                                                        " secrets=" + ",".join(seen) if seen else ""),
+    result({"status": "correct",
+            "message": "fake pid=%d ppid=%d%s%s" % (os.getpid(), os.getppid(), " cold" if cold else "",
+                                                    " secrets=" + ",".join(seen) if seen else ""),
             "flags": [], "trials_run": 1, "trials_passed": 1,
             "pid": os.getpid(), "pgid": os.getpgid(0), "ppid": os.getppid(), "cwd": os.getcwd(),
             "foo": os.environ.get("FOO"), "argv": sys.argv,

@@ -1,0 +1,178 @@
+"""Timing on inputs the candidate has not seen (issue 28): before every timed call of the candidate its
+input buffers get new values (copied from timing.ROTATE_CPU sets when drawn on the CPU), at the same
+addresses, and the outputs of timing.CHECKED_CALLS timed calls are compared with the reference's
+(timed_output). A content-keyed cache (the H200's 35.9x "speedup": a fingerprint of the inputs, a
+copy when it matches) never hits in a timed call, a pointer-keyed one that answers regardless is
+refused. The timing phase on a stand-in GPU; no torch needed."""
+
+import contextlib
+import os
+import sys
+import types
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
+
+from kernelpro import timing  # noqa: E402
+from kernelpro.util import REFUSE, Stop  # noqa: E402
+
+
+class Event:
+    def __init__(self, enable_timing=False):
+        pass
+
+
+class Box:
+    """A one-number tensor: the buffer keeps its identity when refilled (copy_), as a tensor its address."""
+
+    def __init__(self, v):
+        self.v, self.shape = v, ()
+
+    def copy_(self, other):
+        self.v = other.v
+
+    def __eq__(self, other):
+        return isinstance(other, Box) and other.v == self.v
+
+    def __repr__(self):
+        return "Box(%r)" % self.v
+
+
+class Adapter(timing.Timing):
+    """What the timing phase uses, with inputs that are one number per seed."""
+
+    def __init__(self, cand, on_cpu=False, trials=20):
+        self.torch = types.SimpleNamespace(no_grad=contextlib.nullcontext, int64="int64", Tensor=Box,
+                                           empty=lambda *a, **k: types.SimpleNamespace(fill_=lambda v: None),
+                                           cuda=types.SimpleNamespace(empty_cache=lambda: None))
+        self.cfg = {"warmup": 2, "trials": trials, "discard_first": 1, "l2_flush": True, "seed": 42}
+        self.dev = "cuda:0"
+        self.result, self.flags, self.checks_off = {}, [], set()
+        self.saved = {"torch.cuda.Event": Event}
+        self._record = self._sync = lambda *a: None
+        self._perf = lambda: 0.0
+        self._elapsed = lambda a, b: 1.0
+        self.draws = []
+
+        def make(seed):
+            self.draws.append(seed)
+            return [Box(float(seed % 100003))]
+        self.inputs = types.SimpleNamespace(make=make, on_cpu=on_cpu)
+        self.cand = cand
+        self.ref = lambda x: Box(2.0 * x.v)
+        self.ref_mutates = False
+
+    def private(self, x):
+        return x
+
+    def outputs(self, out, who):
+        return [out]
+
+    def compare(self, ref_outs, outs, trial, where):
+        ok = ref_outs == outs
+        return ok, "" if ok else "got %r, expected %r" % (outs, ref_outs), None, None
+
+    def check_intact(self, when):
+        pass
+
+    def check_host_time(self, event_ms, args):
+        pass
+
+    def flag(self, check, severity, message):
+        self.flags.append((check, message))
+        if severity == REFUSE:
+            raise Stop("cheat_suspected", message)
+
+    def runtime_stop(self, what, e):
+        return Stop("runtime_error", "%s: %s" % (what, e))
+
+
+class ContentCache:
+    """kb_content_cache.py's idea on numbers: a fingerprint of the input's value; a hit returns the
+    stored result without computing. `stale`: key on the buffer (its identity, an address) instead,
+    so refilled buffers get the old answer."""
+
+    def __init__(self, stale=False):
+        self.key, self.value, self.hits, self.misses, self.stale = None, None, 0, 0, stale
+        self.timed = False  # counting only while timed calls run
+
+    def __call__(self, x):
+        key = id(x) if self.stale else x.v
+        if self.key == key:
+            self.hits += self.timed
+            return self.value
+        self.misses += self.timed
+        self.key, self.value = key, Box(2.0 * x.v)
+        return self.value
+
+
+def run(ad):
+    try:
+        ad.timing()
+        return "correct"
+    except Stop as s:
+        return s.status
+
+
+class TimingInputsTest(unittest.TestCase):
+    def timed_only(self, ad, cache):
+        """Counts the cache's hits in the timed calls only (not the warm-ups or host-timed calls)."""
+        orig = ad._record
+
+        def record(ev):
+            cache.timed = not cache.timed  # start event on, end event off
+            return orig(ev)
+        ad._record = record
+        ad.host_trials = lambda fn, n=0: 0.0  # host-timed calls reuse the buffers as they are (test_host_time)
+
+    def test_every_timed_call_gets_fresh_inputs(self):
+        cache = ContentCache()
+        ad = Adapter(cache)
+        self.timed_only(ad, cache)
+        self.assertEqual(run(ad), "correct", ad.flags)
+        self.assertEqual(cache.hits, 0)  # the cache never pays in a timed call
+        self.assertEqual(cache.misses, 21)
+        self.assertEqual(ad.result["timing_inputs"]["mode"], "fresh")
+        self.assertEqual(len(ad.result["timing_inputs"]["checked"]), timing.CHECKED_CALLS)
+        # the timing's own set, then one draw per timed call of the candidate, each from its own seed
+        self.assertEqual(len(set(ad.draws[1:22])), 21)
+
+    def test_a_pointer_keyed_cache_is_refused(self):
+        ad = Adapter(ContentCache(stale=True))
+        self.assertEqual(run(ad), "cheat_suspected")
+        self.assertEqual(ad.flags[-1][0], "timed_output")
+        self.assertIn("differs from the reference on the same inputs", ad.flags[-1][1])
+
+    def test_cpu_inputs_rotate(self):
+        cache = ContentCache()
+        ad = Adapter(cache, on_cpu=True)
+        self.timed_only(ad, cache)
+        self.assertEqual(run(ad), "correct", ad.flags)
+        self.assertEqual(ad.result["timing_inputs"], {"mode": "rotated", "sets": timing.ROTATE_CPU,
+                                                      "checked": ad.result["timing_inputs"]["checked"]})
+        self.assertEqual(cache.hits, 0)  # a one-entry cache misses on every call of a rotation of 3
+
+    def test_an_input_that_cannot_be_written_keeps_its_values(self):
+        class Expanded(Box):  # as torch.randn(n).expand(m, n): copy_ into it raises
+            def copy_(self, other):
+                raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                                   "refers to a single memory location")
+        ad = Adapter(lambda x: Box(2.0 * x.v))
+        ad.inputs.make = lambda seed: [Expanded(1.0)]
+        self.assertEqual(run(ad), "correct", ad.flags)
+        self.assertIn("more than one element", ad.result["timing_inputs"]["kept"]["0"])
+
+    def test_switched_off(self):
+        ad = Adapter(ContentCache(stale=True))
+        ad.checks_off = {"timed_output"}
+        self.assertEqual(run(ad), "correct")
+        self.assertEqual(ad.result["timing_inputs"]["checked"], [])
+
+    def test_seeds_differ_from_each_other(self):
+        seeds = {timing.timing_seed(42, k) for k in range(-3, 101)}
+        self.assertEqual(len(seeds), 104)
+
+
+if __name__ == "__main__":
+    unittest.main()
