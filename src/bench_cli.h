@@ -54,4 +54,36 @@ int kp_bench_cli_run(struct bench_state *B, int created);
 int kp_bench_cli_slurm(struct bench_state *B, int existing);
 void kp_bench_cli_close_slots(struct bench_state *B);
 
+/* bench_kernels.c: bench --kernels (docs/rejudge.md). */
+#define KP_BENCH_KERNELS_OPTS                                                                                \
+	{"kernels",                                                                                          \
+	 0,                                                                                                  \
+	 KP_OPT_LIST,                                                                                        \
+	 "DIR|GLOB|LIST",                                                                                    \
+	 "re-judge existing kernels (no model, no search): KernelBench-named files, a glob, or a list file " \
+	 "of 'KERNEL TASK' lines",                                                                           \
+	 NULL},                                                                                              \
+	    {"tasks",                                                                                        \
+	     0,                                                                                              \
+	     KP_OPT_STR,                                                                                     \
+	     "DIR",                                                                                          \
+	     "with --kernels: the KernelBench tasks (a checkout, its KernelBench/ or a levelN folder)",      \
+	     NULL},                                                                                          \
+	    {"samples",                                                                                      \
+	     0,                                                                                              \
+	     KP_OPT_CHOICE,                                                                                  \
+	     "all|best",                                                                                     \
+	     "with --kernels: every sample, or per problem the one its recorded verdicts call fastest "      \
+	     "correct",                                                                                      \
+	     "all"},                                                                                         \
+	{                                                                                                    \
+		"recorded", 0, KP_OPT_STR, "FILE",                                                           \
+		    "with --kernels: the eval_results.json to compare with (default: the one beside the "    \
+		    "kernels)",                                                                              \
+		    NULL                                                                                     \
+	}
+int kp_bench_cli_kernels(struct bench_state *B);
+int kp_bench_cli_kernel_session(const struct kp_args *a, struct kp_runopts_parts *p,
+                                const struct kp_bench_task_info *t, struct kp_run_session *s);
+
 #endif

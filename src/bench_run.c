@@ -18,6 +18,8 @@ static int session_hook(struct kp_bench_slot *slot, const struct kp_bench_task_i
 	struct slot_parts *P = slot->user;
 	int rc;
 
+	if (t->kernel) /* bench --kernels: no model, no profiling */
+		return kp_bench_cli_kernel_session(B->args, &P->parts, t, s);
 	kp_llm_config_release(&P->llm);
 	/* The command line's model (none: the run's own), with a list file's per-task model over it. */
 	if ((rc = kp_cli_llm_config(B->args, NULL, &P->llm, err)))

@@ -41,6 +41,7 @@ static const struct kp_opt bench_opts[] = {
      "write SUITE's results and report from its shards and exit (2: incomplete)", NULL},
     {"report", 0, KP_OPT_FLAG, NULL, "write SUITE's results and report and exit", NULL},
     {"list-tasks", 0, KP_OPT_FLAG, NULL, "print the tasks the sources name and exit (makes no suite)", NULL},
+    KP_BENCH_KERNELS_OPTS,
     {"search", 0, KP_OPT_CHOICE, "mcts|greedy|beam", "search algorithm", NULL},
     {"objective", 0, KP_OPT_CHOICE, "speed|speed+energy", "speed, or speed with energy breaking ties", NULL},
     {"parallel", 'j', KP_OPT_INT, "N:1..64", "programmer requests in flight per task (replay in order: 1)",
@@ -111,6 +112,10 @@ static int run_bench(struct kp_cli *cli, const struct kp_args *args)
 
 	B.shards = 0;
 	kp_eval_opts_init(&B.eval);
+	if (kp_arg_list(args, "kernels") && kp_arg_list(args, "kernels")->n) {
+		rc = kp_bench_cli_kernels(&B); /* src/bench_kernels.c */
+		goto out;
+	}
 	if (kp_arg_flag(args, "list-tasks")) {
 		rc = kp_arg_npos(args) ? kp_bench_cli_list_tasks(&B)
 		                       : kp_bench_cli_usage(cli, "--list-tasks needs TASKS");
