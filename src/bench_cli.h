@@ -83,6 +83,7 @@ void kp_bench_cli_close_slots(struct bench_state *B);
 		    NULL                                                                                     \
 	}
 int kp_bench_cli_kernels(struct bench_state *B);
+void kp_bench_cli_print_rejudge(FILE *o, const json_t *rejudge);
 int kp_bench_cli_kernel_session(const struct kp_args *a, struct kp_runopts_parts *p,
                                 const struct kp_bench_task_info *t, struct kp_run_session *s);
 

@@ -6,7 +6,10 @@
  */
 #include "base/setup.h"
 
+#include <math.h>
+
 #include "bench_cli.h"
+#include "kernelpro/json.h"
 #include "kernelpro/rejudge.h"
 #include "kernelpro/str.h"
 
@@ -152,4 +155,54 @@ int kp_bench_cli_kernel_session(const struct kp_args *a, struct kp_runopts_parts
 	s->shared_memory = NULL;
 	s->parallel = 1;
 	return 0;
+}
+
+static void side_line(FILE *o, const char *label, const json_t *side)
+{
+	const json_t *fp = json_object_get(side, "fast_p");
+	fprintf(o, "%-9s correct %lld/%lld", label, kp_json_int(side, "correct", 0),
+	        kp_json_int(side, "kernels", 0));
+	for (int i = 0; i < KP_SUITE_NP; i++) {
+		double v = kp_json_num(fp, kp_suite_p_key(i), NAN);
+		if (isnan(v))
+			fprintf(o, "  fast_%g -", kp_suite_p[i]);
+		else
+			fprintf(o, "  fast_%g %.2f", kp_suite_p[i], v);
+	}
+	if (isnan(kp_json_num(side, "geomean_correct", NAN)))
+		fprintf(o, "  geomean -  (%s)\n", kp_json_str(side, "against", ""));
+	else
+		fprintf(o, "  geomean %.3gx  (%s)\n", kp_json_num(side, "geomean_correct", NAN),
+		        kp_json_str(side, "against", ""));
+}
+
+/* One line per kernel (what its run recorded, what kernelpro says, why they differ), then the figures. */
+void kp_bench_cli_print_rejudge(FILE *o, const json_t *rj)
+{
+	const json_t *rows = json_object_get(rj, "kernels"), *sum = json_object_get(rj, "summary");
+	fprintf(o, "%-34s %-14s %-15s %-5s %s\n", "kernel", "recorded", "kernelpro", "agree",
+	        "why (kernelpro)");
+	for (size_t i = 0; i < json_array_size(rows); i++) {
+		const json_t *x = json_array_get(rows, i), *r = json_object_get(x, "recorded"),
+		             *k = json_object_get(x, "kernelpro"), *agree = json_object_get(x, "agree");
+		const char *check = kp_json_str(k, "check", NULL), *msg = kp_json_str(k, "message", NULL);
+		fprintf(o, "%-34.34s %-14s %-15s %-5s", kp_json_str(x, "name", "?"),
+		        kp_json_str(r, "outcome", "-"),
+		        kp_json_str(k, "outcome", kp_json_str(x, "state", "-")),
+		        json_is_true(agree)    ? "yes"
+		        : json_is_false(agree) ? "NO"
+		                               : "-");
+		if (json_is_false(agree) || (!k && kp_json_str(x, "reason", NULL)))
+			fprintf(o, " %s%s%.160s", check ? check : "", check && msg ? ": " : "",
+			        msg ? msg : kp_json_str(x, "reason", ""));
+		fputc('\n', o);
+	}
+	fprintf(o,
+	        "agree on correctness: %lld of %lld compared (%lld recorded correct and refused here, %lld "
+	        "the other way)\n",
+	        kp_json_int(sum, "agree", 0), kp_json_int(sum, "compared", 0),
+	        kp_json_int(sum, "recorded_correct_kernelpro_not", 0),
+	        kp_json_int(sum, "kernelpro_correct_recorded_not", 0));
+	side_line(o, "recorded", json_object_get(sum, "recorded"));
+	side_line(o, "kernelpro", json_object_get(sum, "kernelpro"));
 }

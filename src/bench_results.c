@@ -61,6 +61,8 @@ static void print_results(struct bench_state *B, const struct kp_suite *s, const
 		    kp_suite_baseline_name(b), st->fast_p[0], st->fast_p[1], st->fast_p[2], st->fast_p[3],
 		    st->geomean_correct, st->geomean_all, st->n);
 	}
+	if (s->rejudge) /* bench --kernels: beside the recorded verdicts */
+		kp_bench_cli_print_rejudge(o, s->rejudge);
 	fprintf(o, "results: %s/results.json, results.csv, kernels/; report: %s/report.html\n", B->dir.buf,
 	        B->dir.buf);
 }

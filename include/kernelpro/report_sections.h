@@ -11,9 +11,9 @@
 #include "kernelpro/buf.h"
 #include "kernelpro/error.h"
 
-/* <section id="rejudge">: agreement, fast_p and geomean under both, one row per kernel. Appends. */
+/* <section id="s-rejudge">: agreement, fast_p and geomean under both, one row per kernel. Appends. */
 void kp_report_rejudge_section(struct kp_buf *out, const json_t *rejudge);
-/* <section id="compare">: the figures and one row per task. Appends. */
+/* <section id="s-compare">: the figures and one row per task. Appends. */
 void kp_report_compare_section(struct kp_buf *out, const json_t *compare);
 /* A whole page holding kp_report_compare_section. Appends. */
 int kp_report_compare_html(const json_t *compare, struct kp_buf *out, struct kp_error *err);
