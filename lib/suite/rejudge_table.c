@@ -120,12 +120,13 @@ static json_t *side_json(const struct side *s, const char *against)
 	kp_json_set(o, "kernels", json_integer(s->n));
 	kp_json_set(o, "correct", json_integer(s->correct));
 	kp_json_set(o, "with_baseline", json_integer(s->with_base));
-	/* fast_0 is the correctness rate over every kernel judged; above 0 only kernels whose speedup
-	 * could be known count (KernelBench leaves a task without a baseline out). */
+	/* fast_0 is the correctness rate over every kernel judged; above 0 the kernels whose speedup is
+	 * known, failures included (KernelBench's denominator), and unknown when no correct kernel has one. */
 	for (int p = 0; p < KP_SUITE_NP; p++) {
 		double d = p == 0 ? (double)s->n : (double)s->with_base;
 		double v = p == 0 ? (double)s->correct : (double)s->above[p];
-		kp_json_set(fp, kp_suite_p_key(p), kp_json_real(d > 0 ? v / d : NAN));
+		int unknown = p > 0 && s->correct && !s->timed;
+		kp_json_set(fp, kp_suite_p_key(p), kp_json_real(d > 0 && !unknown ? v / d : NAN));
 	}
 	kp_json_set(o, "fast_p", fp);
 	kp_json_set(o, "geomean_correct", kp_json_real(s->timed ? exp(s->log_sum / (double)s->timed) : NAN));
@@ -165,7 +166,7 @@ static json_t *row_json(const struct kp_suitedb_task *t, const struct kp_bench_t
 		kp_json_set(rj, "error_kind", r.error_kind ? json_string(r.error_kind) : NULL);
 		kp_json_set(rj, "message", r.message ? json_string(r.message) : NULL);
 		kp_json_set(rj, "hardware", r.hardware ? json_string(r.hardware) : NULL);
-		side_add(sr, 1, r.correct, sp, r.ref_ms > 0);
+		side_add(sr, 1, r.correct, sp, !r.correct || r.ref_ms > 0);
 	}
 	if (j.have) {
 		int ok = j.outcome == KP_OUTCOME_CORRECT;
