@@ -1,0 +1,66 @@
+#!/bin/sh
+# Where a load_inline build's time goes, step by step, as torch's ninja file runs them (torch 2.15's
+# flags): the g++ step on main.cpp plain and with kernelpro's precompiled torch/extension.h (and what
+# building that header costs once), and the nvcc step on cuda.cu under `nvcc -time` (each phase).
+# Runs wherever g++, nvcc and torch's headers are: TORCH_INCLUDE=.../torch/include (a torch wheel's
+# include/ is enough: see docs/rejudge.md, "Measuring builds"); PYTHON_INCLUDE (default: this python's).
+# Usage: bench/inline-build-breakdown.sh OUTDIR   (writes OUTDIR/breakdown.txt and nvcc-time.csv)
+set -eu
+out=${1:?usage: inline-build-breakdown.sh OUTDIR}
+mkdir -p "$out"
+TI=${TORCH_INCLUDE:?set TORCH_INCLUDE to torch/include}
+PI=${PYTHON_INCLUDE:-$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')}
+CUDA_INC=${CUDA_HOME:-/usr/local/cuda}/include
+NVCC=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
+ARCH=${ARCH:-90}
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+# A KernelBench-style ReLU candidate, as load_inline writes it out.
+cat >"$w/main.cpp" <<'CPP'
+#include <torch/extension.h>
+torch::Tensor relu_cuda(torch::Tensor x);
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+m.def("relu_cuda", torch::wrap_pybind_function(relu_cuda), "relu_cuda");
+}
+CPP
+cat >"$w/cuda.cu" <<'CU'
+#include <torch/types.h>
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <torch/extension.h>
+__global__ void relu_kernel(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+torch::Tensor relu_cuda(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    int n = x.numel();
+    relu_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;
+}
+CU
+common="-DTORCH_API_INCLUDE_EXTENSION_H -isystem $TI -isystem $TI/torch/csrc/api/include -isystem $CUDA_INC -isystem $PI"
+cflags="$common -fPIC -std=c++20"
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+{
+echo "machine: $(uname -n), $(nproc) cores; $(g++ --version | head -1); $($NVCC --version | tail -1)"
+echo "torch headers: $TI"
+t0=$(now); g++ -DTORCH_EXTENSION_NAME=relu_a $cflags -c "$w/main.cpp" -o "$w/main.o"; t1=$(now)
+echo "g++ main.cpp, plain:                       $(secs $t0 $t1) s"
+mkdir -p "$w/pch"
+printf '#include <torch/extension.h>\n' >"$w/pch/kp_torch_extension.h"
+t0=$(now); g++ -x c++-header $cflags "$w/pch/kp_torch_extension.h" -o "$w/pch/kp_torch_extension.h.gch"; t1=$(now)
+echo "the precompiled header, built once:        $(secs $t0 $t1) s ($(du -m "$w/pch/kp_torch_extension.h.gch" | cut -f1) MB)"
+t0=$(now); g++ -DTORCH_EXTENSION_NAME=relu_b $cflags -include "$w/pch/kp_torch_extension.h" -Winvalid-pch \
+	-c "$w/main.cpp" -o "$w/main2.o" 2>"$w/pch.err"; t1=$(now)
+echo "g++ main.cpp with it (another module name): $(secs $t0 $t1) s$( [ -s "$w/pch.err" ] && echo " WARNING: $(head -1 "$w/pch.err")")"
+t0=$(now)
+"$NVCC" -DTORCH_EXTENSION_NAME=relu_a $common -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__ \
+	-D__CUDA_NO_BFLOAT16_CONVERSIONS__ -D__CUDA_NO_HALF2_OPERATORS__ --expt-relaxed-constexpr \
+	-gencode=arch=compute_$ARCH,code=compute_$ARCH -gencode=arch=compute_$ARCH,code=sm_$ARCH \
+	--compiler-options '-fPIC' -std=c++20 -time "$out/nvcc-time.csv" -c "$w/cuda.cu" -o "$w/cuda.o"
+t1=$(now)
+echo "nvcc cuda.cu:                              $(secs $t0 $t1) s; its phases (nvcc -time, ms):"
+awk -F, 'NR > 1 { gsub(/"/, ""); printf "  %-28s %10.0f\n", $2, $NF }' "$out/nvcc-time.csv"
+} | tee "$out/breakdown.txt"
