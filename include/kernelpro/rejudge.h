@@ -35,7 +35,8 @@ struct kp_rejudge_opts {
  * text) and its recorded verdict: SOURCE is a folder (its files named
  * level_L_problem_P_sample_S_kernel.py, or _solution_S_kernel.py; any other file is skipped), a
  * glob of such files, or a list file (one `KERNEL TASK [name=NAME]` per line, paths relative to
- * it, `#` comments). Each task is levelL/P_*.py under o->tasks. The run name is the kernel's file
+ * it, `#` comments; with o->results, the verdicts of its KernelBench-named kernels). Each task is
+ * levelL/P_*.py under o->tasks. The run name is the kernel's file
  * name without `_kernel.py` (a list file: name=, else the file's stem). Entries come in level,
  * problem, sample order. Errors (nothing is added): KP_ENOENT for a source or task that is not
  * there, naming it; KP_EPARSE for a malformed eval_results.json or list line, naming the entry.

@@ -331,6 +331,30 @@ static void abs_path(struct kp_buf *out, const char *base, const char *p)
 	kp_buf_release(&j);
 }
 
+/* --recorded for a list file: the verdicts of its kernels named by KernelBench's convention. */
+static int list_recorded(struct found_list *f, size_t from, const struct kp_rejudge_opts *o,
+                         struct kp_error *err)
+{
+	struct kp_recorded_set rs;
+	int have = 0, rc;
+	if (!o->results)
+		return 0;
+	kp_recorded_set_init(&rs);
+	if (!(rc = results_for(".", o, &rs, &have, err)) && have)
+		for (size_t i = from; i < f->n; i++) {
+			const struct kp_recorded *r =
+			    f->v[i].level
+			        ? kp_recorded_find(&rs, f->v[i].level, f->v[i].problem, f->v[i].sample)
+			        : NULL;
+			json_t *j = r ? kp_recorded_to_json(r) : NULL;
+			if (j && !kp_recorded_from_json(&f->v[i].rec, j, err))
+				f->v[i].have_rec = 1;
+			json_decref(j);
+		}
+	kp_recorded_set_release(&rs);
+	return rc;
+}
+
 /* A list file: `KERNEL TASK [name=NAME]` per line. */
 static int add_list(struct found_list *f, const char *file, struct kp_error *err)
 {
@@ -498,8 +522,8 @@ int kp_rejudge_add_source(struct kp_bench_list *l, const char *source, const str
 		rc = add_dir(&f, source, o, err);
 	else if (!kp_rejudge_parse_name(source, &(int){0}, &(int){0}, &(int){0}))
 		rc = add_glob(&f, source, o, err); /* one kernel: a glob of itself */
-	else
-		rc = add_list(&f, source, err);
+	else if (!(rc = add_list(&f, source, err)))
+		rc = list_recorded(&f, 0, o, err);
 	if (!rc && !f.n)
 		rc = kp_error_set(err, KP_ENOENT,
 		                  "no kernel in '%s': kernels are named level_L_problem_P_sample_S_kernel.py "
