@@ -5,7 +5,7 @@
 #   2 first      candidate B, the shared precompiled torch/extension.h built by this candidate
 #   3 warm       candidate A again, uncached build, the precompiled header already there: its verdict
 #                must equal 1's (status, trials, refusing checks)
-#   4 wrong      a wrong-output load_inline candidate both ways: the same verdict
+#   4 wrong      a wrong-output load_inline candidate both ways: the same verdict (WRONG=0: skipped)
 #   5 parallel   N distinct candidates evaluated at once (cold, builds in parallel): candidates/minute
 #   6 rejudge    (when CORPUS is set: a KernelBench run directory and its tasks) bench --kernels on it
 #   bench/inline-build-gpu.sh OUT [N]   (N default 4; CORPUS_RUN=DIR CORPUS_TASKS=DIR for step 6,
@@ -54,8 +54,10 @@ evaluate() {
 evaluate plain "$w/plain" "KERNELPRO_INLINE_CACHE=0" "$w/a.py"
 evaluate first "$w/shared" "" "$w/b.py"
 evaluate warm "$w/shared" "" "$w/a.py"
-evaluate wrong-plain "$w/plain" "KERNELPRO_INLINE_CACHE=0" "$w/wrong.py"
-evaluate wrong-warm "$w/shared" "" "$w/wrong.py"
+if [ "${WRONG:-1}" = 1 ]; then
+	evaluate wrong-plain "$w/plain" "KERNELPRO_INLINE_CACHE=0" "$w/wrong.py"
+	evaluate wrong-warm "$w/shared" "" "$w/wrong.py"
+fi
 "$py" - "$out" <<'PY' | tee -a "$out/summary.txt"
 import json, os, sys
 out = sys.argv[1]
@@ -67,6 +69,8 @@ def key(d):
     return (d["status"], c.get("trials_run"), c.get("trials_passed"),
             sorted(f["check"] for f in d.get("flags", []) if f["severity"] != "warn"))
 for a, b in (("plain", "warm"), ("wrong-plain", "wrong-warm")):
+    if not os.path.exists(os.path.join(out, b + ".json")):
+        continue
     same = key(v(a)) == key(v(b))
     print("%s vs %s: %s %s" % (a, b, "same verdict" if same else "VERDICTS DIFFER", key(v(a)) if same else (key(v(a)), key(v(b)))))
 for label in ("plain", "first", "warm"):

@@ -182,7 +182,8 @@ const struct kp_cmd kp_cmd_bench = {
     .name = "bench",
     .summary =
         "Optimize a whole suite (a KernelBench level, a folder, a list) on every GPU, with fast_p results",
-    .usage = "[options] TASKS... | SUITE --resume|--status|--merge|--report | TASKS...|SUITE --slurm",
+    .usage = "[options] TASKS... | SUITE --resume|--status|--merge|--report | TASKS...|SUITE --slurm | "
+             "--kernels DIR|GLOB|LIST --tasks DIR",
     .description =
         "TASKS: a KernelBench level directory, a folder of tasks (.py files and native task directories),\n"
         "a glob, a task, or a list file (one task per line: PATH [evals=N time=D tokens=N cost=USD llm=SPEC\n"
