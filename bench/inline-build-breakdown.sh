@@ -41,26 +41,38 @@ torch::Tensor relu_cuda(torch::Tensor x) {
 CU
 common="-DTORCH_API_INCLUDE_EXTENSION_H -isystem $TI -isystem $TI/torch/csrc/api/include -isystem $CUDA_INC -isystem $PI"
 cflags="$common -fPIC -std=c++20"
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+# run CMD...: runs it and prints "W s wall, C s CPU" (CPU: user + system of it and its children; on a
+# shared machine wall time swells with the other jobs, CPU time much less).
+run() {
+	python3 -c '
+import resource, subprocess, sys, time
+t = time.monotonic()
+rc = subprocess.run(sys.argv[1:]).returncode
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.1f s wall, %.1f s CPU" % (time.monotonic() - t, r.ru_utime + r.ru_stime))
+sys.exit(rc)' "$@"
+}
 {
 echo "machine: $(uname -n), $(nproc) cores; $(g++ --version | head -1); $($NVCC --version | tail -1)"
 echo "torch headers: $TI"
-t0=$(now); g++ -DTORCH_EXTENSION_NAME=relu_a $cflags -c "$w/main.cpp" -o "$w/main.o"; t1=$(now)
-echo "g++ main.cpp, plain:                       $(secs $t0 $t1) s"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "g++ main.cpp, plain:                        $(run g++ -DTORCH_EXTENSION_NAME=relu_a $cflags -c "$w/main.cpp" -o "$w/main.o")"
 mkdir -p "$w/pch"
 printf '#include <torch/extension.h>\n' >"$w/pch/kp_torch_extension.h"
-t0=$(now); g++ -x c++-header $cflags "$w/pch/kp_torch_extension.h" -o "$w/pch/kp_torch_extension.h.gch"; t1=$(now)
-echo "the precompiled header, built once:        $(secs $t0 $t1) s ($(du -m "$w/pch/kp_torch_extension.h.gch" | cut -f1) MB)"
-t0=$(now); g++ -DTORCH_EXTENSION_NAME=relu_b $cflags -include "$w/pch/kp_torch_extension.h" -Winvalid-pch \
-	-c "$w/main.cpp" -o "$w/main2.o" 2>"$w/pch.err"; t1=$(now)
-echo "g++ main.cpp with it (another module name): $(secs $t0 $t1) s$( [ -s "$w/pch.err" ] && echo " WARNING: $(head -1 "$w/pch.err")")"
-t0=$(now)
-"$NVCC" -DTORCH_EXTENSION_NAME=relu_a $common -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__ \
+t=$(run g++ -x c++-header $cflags "$w/pch/kp_torch_extension.h" -o "$w/pch/kp_torch_extension.h.gch")
+echo "the precompiled header, built once:         $t ($(du -m "$w/pch/kp_torch_extension.h.gch" | cut -f1) MB)"
+t=$(run g++ -DTORCH_EXTENSION_NAME=relu_a $cflags -include "$w/pch/kp_torch_extension.h" -Winvalid-pch -H \
+	-c "$w/main.cpp" -o "$w/main2.o" 2>"$w/pch.err")
+used=$(grep -c "^! .*kp_torch_extension.h.gch" "$w/pch.err")
+echo "g++ main.cpp with it:                       $t; the .gch used: $([ "$used" -ge 1 ] && echo yes || echo NO)$(grep -m1 -i "warning" "$w/pch.err" | sed 's/^/; /')"
+objdump -d --no-show-raw-insn "$w/main.o" | tail -n +4 >"$w/plain.dis"
+objdump -d --no-show-raw-insn "$w/main2.o" | tail -n +4 >"$w/pch.dis"
+echo "machine code of main.o both ways:           $(cmp -s "$w/plain.dis" "$w/pch.dis" && echo identical || echo DIFFERENT)"
+echo "nvcc cuda.cu:                               $(run "$NVCC" -DTORCH_EXTENSION_NAME=relu_a $common -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__ \
 	-D__CUDA_NO_BFLOAT16_CONVERSIONS__ -D__CUDA_NO_HALF2_OPERATORS__ --expt-relaxed-constexpr \
 	-gencode=arch=compute_$ARCH,code=compute_$ARCH -gencode=arch=compute_$ARCH,code=sm_$ARCH \
-	--compiler-options '-fPIC' -std=c++20 -time "$out/nvcc-time.csv" -c "$w/cuda.cu" -o "$w/cuda.o"
-t1=$(now)
-echo "nvcc cuda.cu:                              $(secs $t0 $t1) s; its phases (nvcc -time, ms):"
-awk -F, 'NR > 1 { gsub(/"/, ""); printf "  %-28s %10.0f\n", $2, $NF }' "$out/nvcc-time.csv"
+	--compiler-options '-fPIC' -std=c++20 -time "$out/nvcc-time.csv" -c "$w/cuda.cu" -o "$w/cuda.o")"
+echo "  its phases (nvcc -time, ms of wall time):"
+awk -F, 'NR > 1 { gsub(/"/, ""); printf "    %-28s %10.0f\n", $2, $NF }' "$out/nvcc-time.csv"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$out/breakdown.txt"

@@ -5,7 +5,8 @@
  *
  *   kernelbench      {"P": [{"sample_id": S, "compiled", "correctness", "metadata", "runtime", ...}]}
  *   kernelbench-v0   {"P": {"sample_id": S, "compiled", "correctness", "metadata", "runtime", ...}}
- *   list             [{"evaluation_id": "level_L_problem_P_sample_S" (or _solution_S), "compiled", ...}]
+ *   list             [{"evaluation_id": "level_L_problem_P_sample_S" (or _solution_S, _epoch_E_sample_S),
+ * ...}]
  *
  * Times are milliseconds as KernelBench records them (the mean of its timed trials); its -1 for
  * "not timed" becomes NAN.
@@ -25,6 +26,7 @@
 struct kp_recorded {
 	int level;         /* 0: the file does not say (the caller's level applies) */
 	int problem_id;    /* >= 1 */
+	int epoch;         /* a run that samples in rounds: level_L_problem_P_epoch_E_sample_S; else 0 */
 	int sample_id;     /* >= 0 */
 	int compiled;      /* 0 or 1 */
 	int correct;       /* 0 or 1 */
@@ -57,12 +59,12 @@ void kp_recorded_set_release(struct kp_recorded_set *s);
 int kp_recorded_parse(struct kp_recorded_set *s, const char *text, size_t len, int level, const char *what,
                       struct kp_error *err);
 
-/* The entry for (level, problem, sample): a level 0 entry matches any level. NULL when none. */
+/* The entry for (level, problem, epoch, sample): a level 0 entry matches any level. NULL when none. */
 const struct kp_recorded *kp_recorded_find(const struct kp_recorded_set *s, int level, int problem_id,
-                                           int sample_id);
+                                           int epoch, int sample_id);
 
 /* The verdict as kernelpro keeps it (new reference), and back (kp_recorded_init'ed by the caller):
- * {"level", "problem_id", "sample_id", "compiled", "correct", "runtime_ms", "ref_ms", "error_kind",
+ * {"level", "problem_id", "epoch", "sample_id", "compiled", "correct", "runtime_ms", "ref_ms", "error_kind",
  *  "message", "hardware"}, null for what is not known. */
 json_t *kp_recorded_to_json(const struct kp_recorded *r);
 int kp_recorded_from_json(struct kp_recorded *r, const json_t *o, struct kp_error *err);

@@ -33,7 +33,7 @@ struct kp_rejudge_opts {
 /*
  * Adds the kernels SOURCE names to l, each as a task whose settings carry the kernel (its path and
  * text) and its recorded verdict: SOURCE is a folder (its files named
- * level_L_problem_P_sample_S_kernel.py, or _solution_S_kernel.py; any other file is skipped), a
+ * level_L_problem_P_sample_S_kernel.py, or _solution_S / _epoch_E_sample_S; any other file is skipped), a
  * glob of such files, or a list file (one `KERNEL TASK [name=NAME]` per line, paths relative to
  * it, `#` comments; with o->results, the verdicts of its KernelBench-named kernels). Each task is
  * levelL/P_*.py under o->tasks. The run name is the kernel's file
@@ -45,9 +45,10 @@ int kp_rejudge_add_source(struct kp_bench_list *l, const char *source, const str
                           struct kp_error *err);
 
 /*
- * "level_1_problem_3_sample_0_kernel.py" (a path's last part; _solution_ too) -> 0 with the ids, or -1.
+ * "level_1_problem_3_sample_0_kernel.py" (a path's last part; _solution_S and _epoch_E_sample_S too)
+ * -> 0 with the ids (epoch 0 when the name has none), or -1.
  */
-int kp_rejudge_parse_name(const char *file, int *level, int *problem, int *sample);
+int kp_rejudge_parse_name(const char *file, int *level, int *problem, int *epoch, int *sample);
 
 /*
  * The side-by-side document of a re-judged suite (new reference in *out, NULL when no task of s

@@ -71,18 +71,25 @@ static int parse_id(const char *s, size_t n)
 	return v <= MAX_ID ? (int)v : -1;
 }
 
-/* "level_1_problem_3_sample_0" (or _solution_0): 0, or -1 when it is not that. */
-static int parse_name(const char *name, int *level, int *problem, int *sample)
+/* "level_1_problem_3_sample_0" (or _solution_0, _epoch_2_sample_0): 0, or -1 when it is not that. */
+static int parse_name(const char *name, int *level, int *problem, int *epoch, int *sample)
 {
 	const char *p = name, *e;
 	int *dst[3] = {level, problem, sample};
 	const char *const word[3] = {"level_", "_problem_", NULL};
 
+	*epoch = 0;
 	for (int i = 0; i < 3; i++) {
 		if (i < 2) {
 			if (strncmp(p, word[i], strlen(word[i])))
 				return -1;
 			p += strlen(word[i]);
+		} else if (!strncmp(p, "_epoch_", 7)) {
+			for (e = p + 7; isdigit((unsigned char)*e); e++)
+				;
+			if ((*epoch = parse_id(p + 7, (size_t)(e - p - 7))) < 0 || strncmp(e, "_sample_", 8))
+				return -1;
+			p = e + 8;
 		} else if (!strncmp(p, "_sample_", 8)) {
 			p += 8;
 		} else if (!strncmp(p, "_solution_", 10)) {
@@ -178,9 +185,9 @@ static int sample_of(const json_t *o, const char *where, int *sample, struct kp_
 
 static int add(struct kp_recorded_set *s, struct kp_recorded *r, const char *where, struct kp_error *err)
 {
-	if (kp_recorded_find(s, r->level, r->problem_id, r->sample_id))
-		return kp_error_set(err, KP_EPARSE, "%s: problem %d sample %d is recorded twice", where,
-		                    r->problem_id, r->sample_id);
+	if (kp_recorded_find(s, r->level, r->problem_id, r->epoch, r->sample_id))
+		return kp_error_set(err, KP_EPARSE, "%s: problem %d epoch %d sample %d is recorded twice",
+		                    where, r->problem_id, r->epoch, r->sample_id);
 	if (s->n == s->alloc) {
 		s->alloc = s->alloc ? s->alloc * 2 : 64;
 		s->v = kp_xrealloc(s->v, s->alloc * sizeof(*s->v));
@@ -259,10 +266,11 @@ static int parse_list(struct kp_recorded_set *s, const json_t *doc, const char *
 		if (!json_is_object(o))
 			return kp_error_set(err, KP_EPARSE, "%s: an entry must be an object", where);
 		kp_recorded_init(&r);
-		if (!id || parse_name(id, &r.level, &r.problem_id, &r.sample_id) || r.problem_id < 1)
+		if (!id || parse_name(id, &r.level, &r.problem_id, &r.epoch, &r.sample_id) ||
+		    r.problem_id < 1)
 			rc = kp_error_set(err, KP_EPARSE,
 			                  "%s: 'evaluation_id' must name the kernel as "
-			                  "level_L_problem_P_sample_S (or _solution_S)",
+			                  "level_L_problem_P_sample_S (or _solution_S, _epoch_E_sample_S)",
 			                  where);
 		else if (!(rc = read_entry(o, where, &r, err)))
 			rc = add(s, &r, where, err);
@@ -299,11 +307,11 @@ int kp_recorded_parse(struct kp_recorded_set *s, const char *text, size_t len, i
 }
 
 const struct kp_recorded *kp_recorded_find(const struct kp_recorded_set *s, int level, int problem_id,
-                                           int sample_id)
+                                           int epoch, int sample_id)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		const struct kp_recorded *r = &s->v[i];
-		if (r->problem_id == problem_id && r->sample_id == sample_id &&
+		if (r->problem_id == problem_id && r->sample_id == sample_id && r->epoch == epoch &&
 		    (!r->level || !level || r->level == level))
 			return r;
 	}
@@ -320,6 +328,7 @@ json_t *kp_recorded_to_json(const struct kp_recorded *r)
 	json_t *o = json_object();
 	kp_json_set(o, "level", r->level ? json_integer(r->level) : NULL);
 	kp_json_set(o, "problem_id", json_integer(r->problem_id));
+	kp_json_set(o, "epoch", json_integer(r->epoch));
 	kp_json_set(o, "sample_id", json_integer(r->sample_id));
 	kp_json_set(o, "compiled", json_boolean(r->compiled));
 	kp_json_set(o, "correct", json_boolean(r->correct));
@@ -346,6 +355,7 @@ int kp_recorded_from_json(struct kp_recorded *r, const json_t *o, struct kp_erro
 		                    "a recorded verdict needs problem_id, compiled and correct");
 	r->level = (int)kp_json_int(o, "level", 0);
 	r->problem_id = (int)kp_json_int(o, "problem_id", 0);
+	r->epoch = (int)kp_json_int(o, "epoch", 0);
 	r->sample_id = (int)kp_json_int(o, "sample_id", 0);
 	r->compiled = kp_json_bool(o, "compiled", 0);
 	r->correct = kp_json_bool(o, "correct", 0);

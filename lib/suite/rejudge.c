@@ -63,9 +63,10 @@ static int digits(const char **p, int *out)
 	return 0;
 }
 
-int kp_rejudge_parse_name(const char *file, int *level, int *problem, int *sample)
+int kp_rejudge_parse_name(const char *file, int *level, int *problem, int *epoch, int *sample)
 {
 	const char *p = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	*epoch = 0;
 	if (strncmp(p, "level_", 6))
 		return -1;
 	p += 6;
@@ -74,6 +75,11 @@ int kp_rejudge_parse_name(const char *file, int *level, int *problem, int *sampl
 	p += 9;
 	if (digits(&p, problem))
 		return -1;
+	if (!strncmp(p, "_epoch_", 7)) {
+		p += 7;
+		if (digits(&p, epoch) || strncmp(p, "_sample_", 8))
+			return -1;
+	}
 	if (!strncmp(p, "_sample_", 8))
 		p += 8;
 	else if (!strncmp(p, "_solution_", 10))
@@ -91,7 +97,7 @@ int kp_rejudge_parse_name(const char *file, int *level, int *problem, int *sampl
 /* A kernel found, before it becomes a task. */
 struct found {
 	char *kernel, *task, *name;
-	int level, problem, sample;
+	int level, problem, epoch, sample;
 	struct kp_recorded rec;
 	int have_rec;
 };
@@ -192,10 +198,10 @@ static int add_named(struct found_list *f, const char *path, const struct kp_rec
 {
 	struct kp_buf task = KP_BUF_INIT;
 	char real[PATH_MAX];
-	int level, problem, sample, rc;
+	int level, problem, epoch, sample, rc;
 	struct found *e;
 
-	if (kp_rejudge_parse_name(path, &level, &problem, &sample))
+	if (kp_rejudge_parse_name(path, &level, &problem, &epoch, &sample))
 		return 0;
 	if ((rc = find_task(o->tasks, level, problem, &task, err)))
 		goto out;
@@ -204,10 +210,11 @@ static int add_named(struct found_list *f, const char *path, const struct kp_rec
 	e->task = kp_buf_detach(&task, NULL);
 	e->level = level;
 	e->problem = problem;
+	e->epoch = epoch;
 	e->sample = sample;
 	set_name_from_file(e);
 	if (rs) {
-		const struct kp_recorded *r = kp_recorded_find(rs, level, problem, sample);
+		const struct kp_recorded *r = kp_recorded_find(rs, level, problem, epoch, sample);
 		if (r) {
 			json_t *j = kp_recorded_to_json(r);
 			kp_recorded_from_json(&e->rec, j, err);
@@ -343,9 +350,9 @@ static int list_recorded(struct found_list *f, size_t from, const struct kp_reju
 	if (!(rc = results_for(".", o, &rs, &have, err)) && have)
 		for (size_t i = from; i < f->n; i++) {
 			const struct kp_recorded *r =
-			    f->v[i].level
-			        ? kp_recorded_find(&rs, f->v[i].level, f->v[i].problem, f->v[i].sample)
-			        : NULL;
+			    f->v[i].level ? kp_recorded_find(&rs, f->v[i].level, f->v[i].problem,
+			                                     f->v[i].epoch, f->v[i].sample)
+			                  : NULL;
 			json_t *j = r ? kp_recorded_to_json(r) : NULL;
 			if (j && !kp_recorded_from_json(&f->v[i].rec, j, err))
 				f->v[i].have_rec = 1;
@@ -400,8 +407,8 @@ static int add_list(struct found_list *f, const char *file, struct kp_error *err
 				e->name = kp_xstrdup(words.v[2] + 5);
 			else
 				set_name_from_file(e);
-			if (kp_rejudge_parse_name(e->kernel, &e->level, &e->problem, &e->sample))
-				e->level = e->problem = e->sample = 0;
+			if (kp_rejudge_parse_name(e->kernel, &e->level, &e->problem, &e->epoch, &e->sample))
+				e->level = e->problem = e->epoch = e->sample = 0;
 			if (!kp_path_exists(e->kernel) || !kp_path_exists(e->task))
 				rc = kp_error_set(err, KP_ENOENT, "%s:%zu: '%s' not found", file, i + 1,
 				                  kp_path_exists(e->kernel) ? e->task : e->kernel);
@@ -424,6 +431,8 @@ static int found_cmp(const void *pa, const void *pb)
 		return a->level < b->level ? -1 : 1;
 	if (a->problem != b->problem)
 		return a->problem < b->problem ? -1 : 1;
+	if (a->epoch != b->epoch)
+		return a->epoch < b->epoch ? -1 : 1;
 	if (a->sample != b->sample)
 		return a->sample < b->sample ? -1 : 1;
 	return strcmp(a->kernel, b->kernel);
@@ -520,7 +529,7 @@ int kp_rejudge_add_source(struct kp_bench_list *l, const char *source, const str
 		rc = kp_error_set(err, KP_ENOENT, "kernels '%s' not found", source);
 	else if (S_ISDIR(st.st_mode))
 		rc = add_dir(&f, source, o, err);
-	else if (!kp_rejudge_parse_name(source, &(int){0}, &(int){0}, &(int){0}))
+	else if (!kp_rejudge_parse_name(source, &(int){0}, &(int){0}, &(int){0}, &(int){0}))
 		rc = add_glob(&f, source, o, err); /* one kernel: a glob of itself */
 	else if (!(rc = add_list(&f, source, err)))
 		rc = list_recorded(&f, 0, o, err);

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    !(isnan(r->runtime_ms) || r->runtime_ms >= 0) ||
 			    !(isnan(r->ref_ms) || r->ref_ms >= 0) ||
 			    (r->message && strlen(r->message) > KP_RECORDED_MSG_MAX) ||
-			    kp_recorded_find(&s, r->level, r->problem_id, r->sample_id) != r)
+			    kp_recorded_find(&s, r->level, r->problem_id, r->epoch, r->sample_id) != r)
 				abort();
 			kp_recorded_init(&back);
 			j = kp_recorded_to_json(r);

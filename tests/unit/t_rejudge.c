@@ -64,15 +64,16 @@ static void test_outcomes_and_find(void **state)
 	kp_test_read("tests/golden/rejudge/kernelbench.json", &text);
 	KP_ASSERT_OK(kp_recorded_parse(&s, text.buf, text.len, 0, "t", &err), &err);
 	assert_int_equal(s.n, 4);
-	assert_non_null(r = kp_recorded_find(&s, 1, 2, 0));
+	assert_non_null(r = kp_recorded_find(&s, 1, 2, 0, 0));
 	assert_string_equal(kp_recorded_outcome(r), "correct");
 	assert_true(fabs(r->runtime_ms - 3.07) < 1e-12);
 	assert_true(isnan(r->ref_ms));
-	assert_string_equal(kp_recorded_outcome(kp_recorded_find(&s, 1, 2, 1)), "wrong_output");
-	assert_string_equal(kp_recorded_outcome(kp_recorded_find(&s, 1, 4, 0)), "compile_error");
-	assert_string_equal(kp_recorded_outcome(kp_recorded_find(&s, 1, 10, 3)), "runtime_error");
-	assert_null(kp_recorded_find(&s, 1, 10, 0));
-	assert_true(isnan(kp_recorded_find(&s, 1, 2, 1)->runtime_ms)); /* -1: not timed */
+	assert_string_equal(kp_recorded_outcome(kp_recorded_find(&s, 1, 2, 0, 1)), "wrong_output");
+	assert_string_equal(kp_recorded_outcome(kp_recorded_find(&s, 1, 4, 0, 0)), "compile_error");
+	assert_string_equal(kp_recorded_outcome(kp_recorded_find(&s, 1, 10, 0, 3)), "runtime_error");
+	assert_null(kp_recorded_find(&s, 1, 10, 0, 0));
+	assert_null(kp_recorded_find(&s, 1, 10, 1, 3));                   /* another epoch's sample 3 */
+	assert_true(isnan(kp_recorded_find(&s, 1, 2, 0, 1)->runtime_ms)); /* -1: not timed */
 	kp_recorded_set_release(&s);
 	kp_buf_release(&text);
 }
@@ -107,6 +108,12 @@ static void test_malformed(void **state)
 	    "true}]",
 	    "[{\"evaluation_id\": \"level_1_problem_3_sample_0_kernel\", \"compiled\": true, "
 	    "\"correctness\": true}]",
+	    "[{\"evaluation_id\": \"level_1_problem_3_epoch_x_sample_0\", \"compiled\": true, "
+	    "\"correctness\": true}]",
+	    "[{\"evaluation_id\": \"level_1_problem_2_epoch_0_sample_1\", \"compiled\": true, "
+	    "\"correctness\": true},"
+	    " {\"evaluation_id\": \"level_1_problem_2_epoch_0_sample_1\", \"compiled\": true, "
+	    "\"correctness\": false}]",
 	    "[3]",
 	    NULL,
 	};
@@ -128,18 +135,26 @@ static void test_malformed(void **state)
 
 static void test_names(void **state)
 {
-	int l, p, s;
-	assert_int_equal(kp_rejudge_parse_name("run/level_1_problem_3_sample_0_kernel.py", &l, &p, &s), 0);
+	int l, p, e, s;
+	assert_int_equal(kp_rejudge_parse_name("run/level_1_problem_3_sample_0_kernel.py", &l, &p, &e, &s),
+	                 0);
 	assert_true(l == 1 && p == 3 && s == 0);
-	assert_int_equal(kp_rejudge_parse_name("level_2_problem_100_solution_12_kernel.py", &l, &p, &s), 0);
-	assert_true(l == 2 && p == 100 && s == 12);
-	assert_int_equal(kp_rejudge_parse_name("level_1_problem_3_sample_0_response.txt", &l, &p, &s), -1);
-	assert_int_equal(kp_rejudge_parse_name("level_1_problem_3_sample_0_kernel.py.bak", &l, &p, &s), -1);
-	assert_int_equal(kp_rejudge_parse_name("level_0_problem_3_sample_0_kernel.py", &l, &p, &s), -1);
-	assert_int_equal(kp_rejudge_parse_name("level_1_problem__sample_0_kernel.py", &l, &p, &s), -1);
-	assert_int_equal(kp_rejudge_parse_name("level_1_problem_99999999999_sample_0_kernel.py", &l, &p, &s),
+	assert_int_equal(kp_rejudge_parse_name("level_2_problem_100_solution_12_kernel.py", &l, &p, &e, &s),
+	                 0);
+	assert_true(l == 2 && p == 100 && e == 0 && s == 12);
+	assert_int_equal(
+	    kp_rejudge_parse_name("level_1_problem_2_epoch_3_sample_4_kernel.py", &l, &p, &e, &s), 0);
+	assert_true(l == 1 && p == 2 && e == 3 && s == 4);
+	assert_int_equal(kp_rejudge_parse_name("level_1_problem_2_epoch_3_kernel.py", &l, &p, &e, &s), -1);
+	assert_int_equal(kp_rejudge_parse_name("level_1_problem_3_sample_0_response.txt", &l, &p, &e, &s),
 	                 -1);
-	assert_int_equal(kp_rejudge_parse_name("3_Swish.py", &l, &p, &s), -1);
+	assert_int_equal(kp_rejudge_parse_name("level_1_problem_3_sample_0_kernel.py.bak", &l, &p, &e, &s),
+	                 -1);
+	assert_int_equal(kp_rejudge_parse_name("level_0_problem_3_sample_0_kernel.py", &l, &p, &e, &s), -1);
+	assert_int_equal(kp_rejudge_parse_name("level_1_problem__sample_0_kernel.py", &l, &p, &e, &s), -1);
+	assert_int_equal(
+	    kp_rejudge_parse_name("level_1_problem_99999999999_sample_0_kernel.py", &l, &p, &e, &s), -1);
+	assert_int_equal(kp_rejudge_parse_name("3_Swish.py", &l, &p, &e, &s), -1);
 }
 
 /* ---- pairing on a small run directory --------------------------------------------------------------- */
