@@ -8,13 +8,13 @@
 #   4 wrong      a wrong-output load_inline candidate both ways: the same verdict (WRONG=0: skipped)
 #   5 parallel   N distinct candidates evaluated at once (cold, builds in parallel): candidates/minute
 #   6 rejudge    (when CORPUS is set: a KernelBench run directory and its tasks) bench --kernels on it
-#   bench/inline-build-gpu.sh OUT [N]   (N default 4; CORPUS_RUN=DIR CORPUS_TASKS=DIR for step 6,
+#   bench/inline-build-gpu.sh OUT [N]   (N default $INLINE_PARALLEL, else 4; WRONG=0 skips step 4; CORPUS_RUN=DIR CORPUS_TASKS=DIR for step 6,
 #                                       CORPUS_MAX=K kernels of it by a list file)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/env.sh"
-out=${1:?usage: bench/inline-build-gpu.sh OUT [N]}
-n=${2:-4}
+out=${1:-${OUT:?usage: bench/inline-build-gpu.sh OUT [N] (or OUT in the environment, as tools/gpu-run.sh sets it)}}
+n=${2:-${INLINE_PARALLEL:-4}}
 mkdir -p "$out"
 task="$root/examples/kernelbench/swish_scale.py"
 src="$root/examples/kernelbench/swish_scale_inline.py"
