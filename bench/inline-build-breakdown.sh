@@ -13,7 +13,7 @@ PI=${PYTHON_INCLUDE:-$(python3 -c 'import sysconfig; print(sysconfig.get_paths()
 CUDA_INC=${CUDA_HOME:-/usr/local/cuda}/include
 NVCC=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
 ARCH=${ARCH:-90}
-w=$(mktemp -d)
+w=$(mktemp -d "$out/work.XXXXXX") # inside OUT: a shared /tmp may be cleaned under it
 trap 'rm -rf "$w"' EXIT
 # A KernelBench-style ReLU candidate, as load_inline writes it out.
 cat >"$w/main.cpp" <<'CPP'

@@ -121,7 +121,8 @@ static json_t *side_json(const struct side *s, const char *against)
 	kp_json_set(o, "correct", json_integer(s->correct));
 	kp_json_set(o, "with_baseline", json_integer(s->with_base));
 	/* fast_0 is the correctness rate over every kernel judged; above 0 the kernels whose speedup is
-	 * known, failures included (KernelBench's denominator), and unknown when no correct kernel has one. */
+	 * known, failures included (KernelBench's denominator), and unknown when no correct kernel has one.
+	 */
 	for (int p = 0; p < KP_SUITE_NP; p++) {
 		double d = p == 0 ? (double)s->n : (double)s->with_base;
 		double v = p == 0 ? (double)s->correct : (double)s->above[p];
