@@ -73,6 +73,6 @@ echo "nvcc cuda.cu:                               $(run "$NVCC" -DTORCH_EXTENSIO
 	-gencode=arch=compute_$ARCH,code=compute_$ARCH -gencode=arch=compute_$ARCH,code=sm_$ARCH \
 	--compiler-options '-fPIC' -std=c++20 -time "$out/nvcc-time.csv" -c "$w/cuda.cu" -o "$w/cuda.o")"
 echo "  its phases (nvcc -time, ms of wall time):"
-awk -F, 'NR > 1 { gsub(/"/, ""); printf "    %-28s %10.0f\n", $2, $NF }' "$out/nvcc-time.csv"
+awk -F, 'NR > 1 { gsub(/"/, ""); printf "    %-28s %10.0f\n", $2, $(NF - 1) }' "$out/nvcc-time.csv"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$out/breakdown.txt"
