@@ -4,7 +4,8 @@
 # building that header costs once), and the nvcc step on cuda.cu under `nvcc -time` (each phase).
 # Runs wherever g++, nvcc and torch's headers are: TORCH_INCLUDE=.../torch/include (a torch wheel's
 # include/ is enough: see docs/rejudge.md, "Measuring builds"); PYTHON_INCLUDE (default: this python's).
-# Usage: bench/inline-build-breakdown.sh OUTDIR   (writes OUTDIR/breakdown.txt and nvcc-time.csv)
+# Usage: bench/inline-build-breakdown.sh OUTDIR   (writes OUTDIR/breakdown.txt and nvcc-time.csv; LIGHT=1 also
+# times nvcc on the same cuda.cu without its own #include <torch/extension.h>)
 set -eu
 out=${1:?usage: inline-build-breakdown.sh OUTDIR}
 mkdir -p "$out"
@@ -74,5 +75,15 @@ echo "nvcc cuda.cu:                               $(run "$NVCC" -DTORCH_EXTENSIO
 	--compiler-options '-fPIC' -std=c++20 -time "$out/nvcc-time.csv" -c "$w/cuda.cu" -o "$w/cuda.o")"
 echo "  its phases (nvcc -time, ms of wall time):"
 awk -F, 'NR > 1 { gsub(/"/, ""); printf "    %-28s %10.0f\n", $2, $(NF - 1) }' "$out/nvcc-time.csv"
+if [ "${LIGHT:-0}" = 1 ]; then
+	# The same cuda.cu without its own #include <torch/extension.h> (load_inline's torch/types.h is all
+	# this wrapper needs): what lighter headers would save, where a wrapper allows them.
+	grep -v '^#include <torch/extension.h>' "$w/cuda.cu" >"$w/cuda_light.cu"
+	echo "nvcc cuda.cu with torch/types.h alone:      $(run "$NVCC" -DTORCH_EXTENSION_NAME=relu_a $common -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__ \
+		-D__CUDA_NO_BFLOAT16_CONVERSIONS__ -D__CUDA_NO_HALF2_OPERATORS__ --expt-relaxed-constexpr \
+		-gencode=arch=compute_$ARCH,code=compute_$ARCH -gencode=arch=compute_$ARCH,code=sm_$ARCH \
+		--compiler-options '-fPIC' -std=c++20 -time "$out/nvcc-light-time.csv" -c "$w/cuda_light.cu" -o "$w/cuda_light.o")"
+	awk -F, 'NR > 1 { gsub(/"/, ""); printf "    %-28s %10.0f\n", $2, $(NF - 1) }' "$out/nvcc-light-time.csv"
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$out/breakdown.txt"
