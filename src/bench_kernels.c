@@ -108,7 +108,8 @@ static int new_kernels_suite(struct bench_state *B, const struct kp_bench_list *
 			rc = kp_cli_fail(B->cli, &err);
 	}
 	if (!rc && !B->cli->json && B->cli->verbosity >= 0)
-		fprintf(B->cli->err, "kernelpro: suite %s: %zu kernels to re-judge\n", B->dir.buf, l->n);
+		fprintf(B->cli->err, "kernelpro: suite %s: %zu %s to re-judge\n", B->dir.buf, l->n,
+		        l->n == 1 ? "kernel" : "kernels");
 out:
 	kp_run_settings_release(&rs);
 	return rc;
