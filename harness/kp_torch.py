@@ -30,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "python"))
 
 from kernelpro import build as kbuild  # noqa: E402
+from kernelpro import inline_cache  # noqa: E402
 from kernelpro import inputs as kin  # noqa: E402
 from kernelpro import pystatic  # noqa: E402
 from kernelpro import sandbox  # noqa: E402
@@ -274,6 +275,7 @@ class Adapter(Correctness, Timing):
 
         path = self.cfg["candidate"]
         t0 = time.monotonic()
+        self.result["inline_cache"] = inline_cache.install_for(path, self.tc.cache)
         try:
             spec = importlib.util.spec_from_file_location("kp_candidate", path)
             mod = importlib.util.module_from_spec(spec)

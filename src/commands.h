@@ -10,6 +10,7 @@
 	X(runs)        \
 	X(show)        \
 	X(report)      \
+	X(compare)     \
 	X(eval)        \
 	X(baseline)    \
 	X(tune)        \

@@ -38,6 +38,11 @@ struct kp_bench_task_settings {
 	unsigned which; /* the KP_RUN_LIMIT_* given */
 	char *llm;      /* the model for this task, as --llm names it (replay directories made absolute) */
 	char *name;     /* the task's run directory name */
+	/* A re-judged kernel (bench --kernels, docs/rejudge.md): the run's one version is this file's
+	 * source, frozen in suite.db, and `recorded` the verdict its own run recorded (JSON), or NULL. */
+	char *kernel;        /* the file, absolute */
+	char *kernel_source; /* its text when the suite was made */
+	char *recorded;      /* kp_recorded_to_json's text */
 };
 
 struct kp_bench_entry {
@@ -52,6 +57,8 @@ struct kp_bench_list {
 
 void kp_bench_list_init(struct kp_bench_list *l);
 void kp_bench_list_release(struct kp_bench_list *l);
+/* Appends one task (path absolute) with a copy of its settings (NULL: the suite's). */
+void kp_bench_list_push(struct kp_bench_list *l, const char *path, const struct kp_bench_task_settings *set);
 
 /*
  * Adds the tasks SOURCE names, in order: a KernelBench .py file or a native task directory (one
@@ -148,6 +155,7 @@ struct kp_bench_task_info {
 	const struct kp_task *task; /* loaded */
 	const char *llm;            /* the task's own model (list file), or NULL */
 	int resumed;                /* its run existed: the session continues it */
+	const char *kernel;         /* a re-judged kernel's file (bench --kernels: no model), or NULL */
 };
 
 struct kp_bench_hooks {

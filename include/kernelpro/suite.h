@@ -111,6 +111,7 @@ struct kp_suite {
 	struct kp_suite_task *v;
 	size_t n, alloc;
 	struct kp_suite_summary sum; /* valid after kp_suite_compute */
+	json_t *rejudge; /* a re-judged suite's side-by-side document (kp_rejudge_table), or NULL; owned */
 };
 
 /* ---- Lifecycle ----------------------------------------------------------------------------------- */

@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "kernelpro/report_sections.h"
 #include "report/report_int.h"
 
 static const char *const base_cls[KP_SUITE_NBASE] = {"eager", "compile"};
@@ -398,6 +399,8 @@ int kp_report_suite_html(const struct kp_suite *s, struct kp_buf *out, struct kp
 	    "suspected.");
 	task_table(out, s);
 	kp_html_section_end(out);
+	if (s->rejudge) /* bench --kernels: lib/report/rejudge_page.c */
+		kp_report_rejudge_section(out, s->rejudge);
 end:
 	kp_html_end(out);
 	kp_buf_release(&title);

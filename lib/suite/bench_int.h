@@ -46,6 +46,10 @@ void kp__bench_run_dir(struct kp_buf *out, const char *dir, const char *name);
 void kp__bench_task_settings(const struct kp_suitedb_task *t, struct kp_bench_task_settings *set);
 void kp__bench_task_settings_release(struct kp_bench_task_settings *set);
 
+/* rejudge.c: a re-judged kernel's settings (kernel, kernel_source, recorded) into and out of the JSON. */
+void kp__bench_kernel_settings_to_json(const struct kp_bench_task_settings *set, json_t *o);
+void kp__bench_kernel_settings_from_json(struct kp_bench_task_settings *set, const json_t *o);
+
 /* What a baseline is measured with (lib/suite/baseline.c). */
 struct kp__bench_baseline_req {
 	const struct kp_task *task;

@@ -10,6 +10,7 @@
 
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
+#include "kernelpro/rejudge.h"
 #include "kernelpro/run.h"
 #include "kernelpro/str.h"
 #include "suite/bench_int.h"
@@ -246,6 +247,8 @@ int kp_bench_collect(const char *dir, struct kp_suite *s, struct kp_bench_collec
 	}
 	if (!rc)
 		rc = kp_suite_compute(s, err);
+	if (!rc && !s->rejudge) /* bench --kernels: the recorded verdicts beside kernelpro's */
+		rc = kp_rejudge_table(dir, s, &s->rejudge, err);
 out:
 	rows_release(&R);
 	kp_bench_close(b);

@@ -71,6 +71,7 @@ void kp_suite_release(struct kp_suite *s)
 		kp_suite_task_release(&s->v[i]);
 	free(s->v);
 	free(s->name);
+	json_decref(s->rejudge);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -137,6 +137,8 @@ json_t *kp_suite_to_json(const struct kp_suite *s)
 	for (size_t i = 0; i < s->n; i++)
 		json_array_append_new(tasks, kp_suite_task_to_json(&s->v[i]));
 	kp_json_set(o, "tasks", tasks);
+	if (s->rejudge) /* bench --kernels: beside the recorded verdicts (docs/rejudge.md) */
+		kp_json_set(o, "rejudge", json_incref(s->rejudge));
 	return o;
 }
 
@@ -267,6 +269,8 @@ int kp_suite_from_json(struct kp_suite *s, const json_t *doc, struct kp_error *e
 		}
 		kp_suite_add(s, &t);
 	}
+	if (json_is_object(json_object_get(doc, "rejudge")) && !s->rejudge)
+		s->rejudge = json_incref(json_object_get(doc, "rejudge"));
 	return kp_suite_compute(s, err);
 }
 

@@ -173,7 +173,7 @@ static char *task_settings_text(const struct kp_bench_task_settings *set)
 {
 	json_t *o;
 	char *t;
-	if (!set->which && !set->llm)
+	if (!set->which && !set->llm && !set->kernel)
 		return NULL;
 	o = json_object();
 	if (set->which) {
@@ -182,6 +182,7 @@ static char *task_settings_text(const struct kp_bench_task_settings *set)
 		kp_json_set(o, "budget", kp_search_budget_to_json(&b));
 	}
 	kp_json_set(o, "llm", set->llm ? json_string(set->llm) : NULL);
+	kp__bench_kernel_settings_to_json(set, o);
 	t = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	return t;
@@ -202,6 +203,7 @@ void kp__bench_task_settings(const struct kp_suitedb_task *t, struct kp_bench_ta
 	}
 	if (kp_json_str(o, "llm", NULL))
 		set->llm = kp_xstrdup(kp_json_str(o, "llm", NULL));
+	kp__bench_kernel_settings_from_json(set, o);
 	json_decref(o);
 }
 
@@ -209,6 +211,9 @@ void kp__bench_task_settings_release(struct kp_bench_task_settings *set)
 {
 	free(set->llm);
 	free(set->name);
+	free(set->kernel);
+	free(set->kernel_source);
+	free(set->recorded);
 	memset(set, 0, sizeof(*set));
 }
 

@@ -237,7 +237,7 @@ static int drive(struct slot *sl, struct sched_task *st, const char *dir, struct
 		goto out;
 	write_baseline(st, dir);
 	if (o->hooks && o->hooks->session) {
-		struct kp_bench_task_info info = {st->t->idx, st->t->name, &task, set.llm, !created};
+		struct kp_bench_task_info info = {st->t->idx, st->t->name, &task, set.llm, !created, set.kernel};
 		if ((rc = o->hooks->session(&sl->pub, &info, &s, o->ud, err))) {
 			*setup = 1;
 			goto out;
@@ -245,6 +245,8 @@ static int drive(struct slot *sl, struct sched_task *st, const char *dir, struct
 		hooked = 1;
 	}
 	s.task = &task;
+	s.from_source = set.kernel_source; /* a re-judged kernel: the run's one version */
+	s.from_name = set.kernel;
 	s.eval = &sl->pub.eval;
 	s.evaluator_spec = o->evaluator;
 	s.argv_text = o->argv_text;

@@ -29,6 +29,9 @@ static void settings_release(struct kp_bench_task_settings *s)
 {
 	free(s->llm);
 	free(s->name);
+	free(s->kernel);
+	free(s->kernel_source);
+	free(s->recorded);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -42,7 +45,9 @@ void kp_bench_list_release(struct kp_bench_list *l)
 	kp_bench_list_init(l);
 }
 
-static void list_push(struct kp_bench_list *l, const char *path, const struct kp_bench_task_settings *set)
+#define DUP(s) ((s) ? kp_xstrdup(s) : NULL)
+
+void kp_bench_list_push(struct kp_bench_list *l, const char *path, const struct kp_bench_task_settings *set)
 {
 	struct kp_bench_entry *e;
 	if (l->n == l->alloc) {
@@ -54,8 +59,11 @@ static void list_push(struct kp_bench_list *l, const char *path, const struct kp
 	e->path = kp_xstrdup(path);
 	if (set) {
 		e->set = *set;
-		e->set.llm = set->llm ? kp_xstrdup(set->llm) : NULL;
-		e->set.name = set->name ? kp_xstrdup(set->name) : NULL;
+		e->set.llm = DUP(set->llm);
+		e->set.name = DUP(set->name);
+		e->set.kernel = DUP(set->kernel);
+		e->set.kernel_source = DUP(set->kernel_source);
+		e->set.recorded = DUP(set->recorded);
 	}
 }
 
@@ -143,7 +151,7 @@ static int add_task(struct kp_bench_list *l, const char *path, const struct kp_b
 		return kp_error_set(err, KP_ENOENT, "task '%s': %s", path, strerror(errno));
 	if (kp_ends_with(real, "/task.json"))
 		real[strlen(real) - strlen("/task.json")] = '\0';
-	list_push(l, real, set);
+	kp_bench_list_push(l, real, set);
 	free(real);
 	return 0;
 }
@@ -457,7 +465,7 @@ static int resolve_line(const char *path, const struct kp_bench_task_settings *s
 
 static int push_line(const char *path, const struct kp_bench_task_settings *set, long line, void *ud)
 {
-	list_push(ud, path, set);
+	kp_bench_list_push(ud, path, set);
 	return 0;
 }
 

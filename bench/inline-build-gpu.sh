@@ -1,0 +1,112 @@
+#!/bin/sh
+# load_inline builds on the GPU host (issue 29), source to verdict through the warm worker, side by side
+# in one run; every verdict and timing under OUT with the command that made it:
+#   1 plain      candidate A, KERNELPRO_INLINE_CACHE=0 (as load_inline builds it), fresh caches
+#   2 first      candidate B, the shared precompiled torch/extension.h built by this candidate
+#   3 warm       candidate A again, uncached build, the precompiled header already there: its verdict
+#                must equal 1's (status, trials, refusing checks)
+#   4 wrong      a wrong-output load_inline candidate both ways: the same verdict (WRONG=0: skipped)
+#   5 parallel   N distinct candidates evaluated at once (cold, builds in parallel): candidates/minute
+#   6 rejudge    (when CORPUS is set: a KernelBench run directory and its tasks) bench --kernels on it
+#   bench/inline-build-gpu.sh OUT [N]   (N default $INLINE_PARALLEL, else 4; WRONG=0 skips step 4; CORPUS_RUN=DIR CORPUS_TASKS=DIR for step 6,
+#                                       CORPUS_MAX=K kernels of it by a list file)
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/env.sh"
+out=${1:-${OUT:?usage: bench/inline-build-gpu.sh OUT [N] (or OUT in the environment, as tools/gpu-run.sh sets it)}}
+n=${2:-${INLINE_PARALLEL:-4}}
+mkdir -p "$out"
+task="$root/examples/kernelbench/swish_scale.py"
+src="$root/examples/kernelbench/swish_scale_inline.py"
+w=$(mktemp -d "${TMPDIR:-/tmp}/kp-inline-XXXXXX")
+export KERNELPRO_WORKER_DIR="$w/workers"
+mkdir -m 700 "$KERNELPRO_WORKER_DIR"
+stop_workers() {
+	for s in "$KERNELPRO_WORKER_DIR"/*.sock; do
+		[ -S "$s" ] && "$py" -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\"op\": \"shutdown\"}\n")' "$s"
+	done
+}
+trap stop_workers EXIT
+# variant NAME SCALE_EXPR: the example with its module name and one constant changed: another source,
+# so another build (load_inline's directory is keyed by the source).
+variant() {
+	sed -e "s/name=\"kp_swish_scale\"/name=\"kp_swish_$1\"/" -e "s|y\[i\] = scale \* x\[i\]|y[i] = $2 * x[i]|" "$src" >"$w/$1.py"
+}
+variant a "scale"
+variant b "(scale * 1.0f)"
+variant wrong "(scale * 0.5f)"
+now() { date +%s.%N; }
+# evaluate LABEL CACHE_HOME ENV CANDIDATE [worker]: one evaluation, its verdict and wall time recorded
+evaluate() {
+	label=$1 home=$2 envs=$3 cand=$4 mode=${5:---worker}
+	cmd="XDG_CACHE_HOME=$home $envs $KP eval $task $cand $mode --json"
+	t0=$(now)
+	env XDG_CACHE_HOME="$home" $envs "$KP" eval "$task" "$cand" $mode --json >"$out/$label.json" 2>"$out/$label.err"
+	rc=$?
+	t1=$(now)
+	printf '%s\n' "$cmd" >"$out/$label.cmd"
+	awk -v a="$t0" -v b="$t1" -v l="$label" -v rc="$rc" 'BEGIN { printf "%-10s %6.1f s wall (exit %s)\n", l, b - a, rc }' | tee -a "$out/summary.txt"
+}
+{
+	echo "host: $(uname -n), $(nproc) cores; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+	echo "torch: $("$py" -c 'import torch; print(torch.__version__)' 2>&1); g++: $(g++ --version | head -1)"
+} | tee "$out/summary.txt"
+evaluate plain "$w/plain" "KERNELPRO_INLINE_CACHE=0" "$w/a.py"
+evaluate first "$w/shared" "" "$w/b.py"
+evaluate warm "$w/shared" "" "$w/a.py"
+if [ "${WRONG:-1}" = 1 ]; then
+	evaluate wrong-plain "$w/plain" "KERNELPRO_INLINE_CACHE=0" "$w/wrong.py"
+	evaluate wrong-warm "$w/shared" "" "$w/wrong.py"
+fi
+"$py" - "$out" <<'PY' | tee -a "$out/summary.txt"
+import json, os, sys
+out = sys.argv[1]
+def v(label):
+    with open(os.path.join(out, label + ".json")) as f:
+        return json.load(f)
+def key(d):
+    c = d.get("correctness") or {}
+    return (d["status"], c.get("trials_run"), c.get("trials_passed"),
+            sorted(f["check"] for f in d.get("flags", []) if f["severity"] != "warn"))
+for a, b in (("plain", "warm"), ("wrong-plain", "wrong-warm")):
+    if not os.path.exists(os.path.join(out, b + ".json")):
+        continue
+    same = key(v(a)) == key(v(b))
+    print("%s vs %s: %s %s" % (a, b, "same verdict" if same else "VERDICTS DIFFER", key(v(a)) if same else (key(v(a)), key(v(b)))))
+for label in ("plain", "first", "warm"):
+    d = v(label)
+    s = d.get("seconds") or {}
+    print("%-6s status %-12s build %s s, timeline: %s" % (label, d["status"], s.get("build"), d.get("timeline")))
+PY
+# Parallel: N distinct candidates at once, cold (one harness child each: the worker runs one job at a time).
+i=0
+while [ $i -lt "$n" ]; do variant "p$i" "(scale + 0.0f * $i)"; i=$((i + 1)); done
+t0=$(now)
+i=0
+while [ $i -lt "$n" ]; do
+	env XDG_CACHE_HOME="$w/shared" "$KP" eval "$task" "$w/p$i.py" --json >"$out/parallel-$i.json" 2>"$out/parallel-$i.err" &
+	i=$((i + 1))
+done
+wait
+t1=$(now)
+echo "XDG_CACHE_HOME=$w/shared $KP eval $task p\$i.py --json   (i = 0..$((n - 1)), all at once)" >"$out/parallel.cmd"
+awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "parallel   %d candidates in %.1f s: %.1f load_inline candidates per minute\n", n, b - a, n * 60 / (b - a) }' |
+	tee -a "$out/summary.txt"
+grep -h '"status"' "$out"/parallel-*.json | sed 's/^ *//' | sort | uniq -c | tee -a "$out/summary.txt"
+if [ -n "${CORPUS_RUN:-}" ]; then
+	kernels=$CORPUS_RUN
+	if [ -n "${CORPUS_MAX:-}" ]; then
+		"$KP" bench --kernels "$CORPUS_RUN" --tasks "$CORPUS_TASKS" --list-tasks | head -n "$CORPUS_MAX" |
+			awk '{ print $2, $3, "name=" $1 }' >"$w/corpus.txt"
+		kernels="$w/corpus.txt"
+	fi
+	cmd="$KP bench --kernels $kernels --tasks $CORPUS_TASKS --recorded $CORPUS_RUN/eval_results.json --gpus all --no-compile --suites-dir $out/suites --name rejudge"
+	echo "$cmd" >"$out/rejudge.cmd"
+	t0=$(now)
+	XDG_CACHE_HOME="$w/shared" "$KP" bench --kernels "$kernels" --tasks "$CORPUS_TASKS" --recorded "$CORPUS_RUN/eval_results.json" \
+		--gpus all --no-compile --suites-dir "$out/suites" --name rejudge >"$out/rejudge.out" 2>"$out/rejudge.err"
+	t1=$(now)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "rejudge    %.1f s wall\n", b - a }' | tee -a "$out/summary.txt"
+	tail -n 4 "$out/rejudge.out" | tee -a "$out/summary.txt"
+	rm -rf "$out/suites/rejudge/runs" # the runs stay on the GPU machine; results.json and the page come back
+fi

@@ -1,0 +1,211 @@
+"""Faster load_inline builds: torch/extension.h precompiled once and shared by every candidate.
+
+torch.utils.cpp_extension.load_inline writes main.cpp as `#include <torch/extension.h>`, the
+candidate's declarations and the pybind11 module, and g++ parses torch's headers again for every
+candidate (most of that step's time). install() wraps load_inline so that main.cpp is compiled with
+`-include <cache>/pch/<key>/kp_torch_extension.h`, whose precompiled form (.gch beside it) is built
+once per key and then shared by every candidate and process:
+
+  shared   the precompiled torch/extension.h and nothing else (no candidate's code is in it)
+  keyed    by the compiler (its `-v` output), torch's version and include directories, the Python
+           include directory and every flag g++ gets for main.cpp but the module's name
+           (-DTORCH_EXTENSION_NAME, which torch's headers never read), the candidate's extra_cflags
+           and extra_include_paths included: candidates with other flags get their own
+  cleared  by deleting <cache>/pch (kernelpro's build cache: $KERNELPRO_CACHE/builds/pch)
+
+The translation unit is unchanged: main.cpp includes torch/extension.h first anyway (the header has
+`#pragma once`), so pre-including it compiles the same code; and g++ uses a .gch only when it was
+made with compatible options, silently parsing the header otherwise. A header that cannot be
+precompiled is noted (a .failed file with g++'s output) and candidates build as they would
+without. Candidates that ask for torch's own use_pch, or no_implicit_headers, are left alone.
+KERNELPRO_INLINE_CACHE=0 switches it off (for side-by-side measurements). docs/rejudge.md has the
+rules and the measurements.
+
+Pure Python; the torch module is passed in or imported by install(), never at import.
+"""
+
+import fcntl
+import hashlib
+import inspect
+import os
+import shlex
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+
+KEY_VERSION = "kernelpro-inline-pch-v1"
+HEADER = "kp_torch_extension.h"
+HEADER_TEXT = "#include <torch/extension.h>\n"
+PCH_TIMEOUT_S = 600
+
+# What install() did, for the verdict's timeline and the tests: one dict per load_inline call.
+calls = []
+
+
+def enabled():
+    return os.environ.get("KERNELPRO_INLINE_CACHE", "1") != "0"
+
+
+def _compiler(cpp_extension):
+    cxx = cpp_extension.get_cxx_compiler() if hasattr(cpp_extension, "get_cxx_compiler") else "c++"
+    return cxx
+
+
+def _compiler_identity(cxx):
+    try:
+        r = subprocess.run([cxx, "-v"], capture_output=True, text=True, timeout=30, env=dict(os.environ, LC_ALL="C"))
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = r.stdout + r.stderr
+    return text if "gcc version" in text else None  # PCH as g++ makes it; clang's differ
+
+
+def _system_includes(cpp_extension, with_cuda):
+    try:
+        inc = list(cpp_extension.include_paths("cuda" if with_cuda else "cpu"))
+    except TypeError:  # torch < 2.6: include_paths(cuda=...)
+        inc = list(cpp_extension.include_paths(cuda=with_cuda))
+    py = sysconfig.get_path("include", scheme="posix_prefix")
+    if py:
+        inc.append(py)
+    return inc
+
+
+def main_cpp_flags(cpp_extension, extra_cflags, extra_include_paths, with_cuda):
+    """The flags torch's ninja file gives g++ for main.cpp, without -DTORCH_EXTENSION_NAME."""
+    flags = ["-DTORCH_API_INCLUDE_EXTENSION_H"]
+    flags += ["-I" + os.path.abspath(p.strip()) for p in (extra_include_paths or [])]
+    for p in _system_includes(cpp_extension, with_cuda):
+        flags += ["-isystem", p]
+    flags += ["-fPIC", "-std=c++20"]
+    flags += [f.strip() for f in (extra_cflags or [])]
+    return [f for f in flags if f]
+
+
+def pch_key(compiler_id, torch_version, flags):
+    h = hashlib.sha256()
+    for part in [KEY_VERSION, "compiler=" + compiler_id, "torch=" + torch_version, "header=" + HEADER_TEXT]:
+        h.update(part.encode() + b"\n")
+    for f in flags:
+        h.update(("flag=" + f + "\n").encode())
+    return h.hexdigest()
+
+
+class Pch:
+    """One precompiled header in the cache: header (to -include), its .gch, the seconds its build took
+    (0 when it was already there)."""
+
+    def __init__(self, directory):
+        self.dir = directory
+        self.header = os.path.join(directory, HEADER)
+        self.gch = self.header + ".gch"
+        self.failed = os.path.join(directory, "failed.log")
+        self.seconds = 0.0
+        self.built = False
+
+
+def ensure(cache_dir, cxx, compiler_id, torch_version, flags):
+    """The shared precompiled header for these flags, built now when missing (one process builds it,
+    the others wait on its lock), or None when it cannot be had (then candidates build without)."""
+    key = pch_key(compiler_id, torch_version, flags)
+    p = Pch(os.path.join(cache_dir, "pch", key[:32]))
+    if os.path.exists(p.gch):
+        return p
+    if os.path.exists(p.failed):
+        return None
+    os.makedirs(p.dir, exist_ok=True)
+    with open(os.path.join(p.dir, "lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process dies
+        if os.path.exists(p.gch):
+            return p
+        if os.path.exists(p.failed):
+            return None
+        with open(p.header, "w") as f:
+            f.write(HEADER_TEXT)
+        fd, tmp = tempfile.mkstemp(prefix=".gch-", dir=p.dir)
+        os.close(fd)
+        cmd = [cxx, "-x", "c++-header"] + flags + [p.header, "-o", tmp]
+        t0 = time.monotonic()
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=PCH_TIMEOUT_S)
+            ok, log = r.returncode == 0, r.stdout + r.stderr
+        except (OSError, subprocess.SubprocessError) as e:
+            ok, log = False, "%s: %s" % (type(e).__name__, e)
+        p.seconds = time.monotonic() - t0
+        if not ok:
+            os.unlink(tmp)
+            with open(p.failed, "w") as f:
+                f.write(shlex.join(cmd) + "\n" + log)
+            return None
+        os.replace(tmp, p.gch)
+        with open(os.path.join(p.dir, "command"), "w") as f:
+            f.write(shlex.join(cmd) + "\n")
+        p.built = True
+    return p
+
+
+def install(cache_dir, cpp_extension=None, torch_version=None):
+    """Wraps cpp_extension.load_inline (torch.utils.cpp_extension unless given) to use the shared
+    precompiled header. Idempotent; nothing happens when disabled or on another OS."""
+    if not enabled() or not sys.platform.startswith("linux"):
+        return False
+    if cpp_extension is None:
+        import torch.utils.cpp_extension as cpp_extension  # noqa: PLC0415 (only load_inline candidates)
+    if getattr(cpp_extension.load_inline, "_kp_inline_cache", False):
+        return True
+    if torch_version is None:
+        import torch  # noqa: PLC0415
+
+        torch_version = "%s %s" % (torch.__version__, os.path.dirname(torch.__file__))
+    original = cpp_extension.load_inline
+    signature = inspect.signature(original)
+    state = {}
+
+    def load_inline(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        a = bound.arguments
+        note = {"name": a.get("name"), "pch": None, "pch_built_s": 0.0, "why": None}
+        calls.append(note)
+        if a.get("use_pch") or a.get("no_implicit_headers"):
+            note["why"] = "the candidate asks for torch's own precompiled header or no implicit headers"
+            return original(*args, **kwargs)
+        cxx = _compiler(cpp_extension)
+        if "id" not in state:
+            state["id"] = _compiler_identity(cxx)
+        if state["id"] is None:
+            note["why"] = "the C++ compiler is not g++"
+            return original(*args, **kwargs)
+        with_cuda = a.get("with_cuda")
+        if with_cuda is None:
+            with_cuda = bool(a.get("cuda_sources"))
+        extra = a.get("extra_cflags")
+        extra = [extra] if isinstance(extra, str) else list(extra or [])
+        flags = main_cpp_flags(cpp_extension, extra, a.get("extra_include_paths"), with_cuda)
+        p = ensure(cache_dir, cxx, state["id"], torch_version, flags)
+        if p is None:
+            note["why"] = "the precompiled header could not be built (see %s/pch/*/failed.log)" % cache_dir
+            return original(*args, **kwargs)
+        note["pch"] = p.gch
+        note["pch_built_s"] = p.seconds
+        a["extra_cflags"] = extra + ["-include", p.header]
+        return original(*bound.args, **bound.kwargs)
+
+    load_inline._kp_inline_cache = True
+    load_inline.__wrapped__ = original
+    cpp_extension.load_inline = load_inline
+    return True
+
+
+def install_for(candidate_path, build_cache):
+    """The adapter's hook before it imports a candidate: install() when the candidate's source calls
+    load_inline (no other candidate imports torch.utils.cpp_extension). Never raises: a cache that
+    cannot be had leaves the candidate to build as it would without. Returns what was done, or None."""
+    try:
+        with open(candidate_path, encoding="utf-8", errors="replace") as f:
+            if "load_inline" not in f.read():
+                return None
+        return {"installed": install(os.path.join(build_cache, "inline")), "calls": calls}
+    except Exception as e:  # noqa: BLE001 (the candidate's import says what is wrong, if anything is)
+        return {"installed": False, "error": "%s: %s" % (type(e).__name__, e)}

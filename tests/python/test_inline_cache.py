@@ -1,0 +1,199 @@
+"""kernelpro.inline_cache: load_inline's main.cpp gets the shared precompiled torch/extension.h.
+
+The wrapper on a stand-in cpp_extension (what it passes on, what it leaves alone, one build shared,
+a failed build remembered, switched off); and with the real g++ on a stand-in torch/extension.h, the
+same main.cpp compiled with and without the precompiled header gives the same machine code, and g++
+really reads the .gch. No torch needed."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import types
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
+
+from kernelpro import inline_cache  # noqa: E402
+
+FAKE_GXX = """#!/bin/sh
+# A stand-in g++: -v says it is gcc; a header build writes -o (or fails when $FAIL_PCH is set).
+if [ "$1" = "-v" ]; then echo "gcc version 12.2.0 (fake)" >&2; exit 0; fi
+echo "$*" >> "$(dirname "$0")/calls"
+[ -n "${FAIL_PCH:-}" ] && { echo "fatal error: torch/extension.h: No such file" >&2; exit 1; }
+out=""; while [ $# -gt 0 ]; do [ "$1" = "-o" ] && out=$2; shift; done
+echo gch > "$out"
+"""
+
+
+def fake_cpp_extension(cxx, include):
+    seen = []
+
+    def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None,
+                    extra_cuda_cflags=None, extra_include_paths=None, with_cuda=None, use_pch=False,
+                    no_implicit_headers=False, verbose=False):
+        seen.append({"name": name, "extra_cflags": extra_cflags, "extra_cuda_cflags": extra_cuda_cflags,
+                     "use_pch": use_pch})
+        return "module " + name
+
+    m = types.ModuleType("fake_cpp_extension")
+    m.load_inline = load_inline
+    m.include_paths = lambda device_type="cpu": [include, os.path.join(include, "torch/csrc/api/include")]
+    m.get_cxx_compiler = lambda: cxx
+    m.seen = seen
+    return m
+
+
+class WrapperTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.cxx = os.path.join(self.tmp, "g++")
+        with open(self.cxx, "w") as f:
+            f.write(FAKE_GXX)
+        os.chmod(self.cxx, 0o755)
+        self.cache = os.path.join(self.tmp, "cache")
+        self.ext = fake_cpp_extension(self.cxx, os.path.join(self.tmp, "inc"))
+        os.environ.pop("FAIL_PCH", None)
+        os.environ.pop("KERNELPRO_INLINE_CACHE", None)
+        del inline_cache.calls[:]
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+        os.environ.pop("FAIL_PCH", None)
+        os.environ.pop("KERNELPRO_INLINE_CACHE", None)
+
+    def builds(self):
+        p = os.path.join(self.tmp, "calls")
+        if not os.path.exists(p):
+            return []
+        with open(p) as f:
+            return f.read().splitlines()
+
+    def test_precompiled_header_added_and_shared(self):
+        self.assertTrue(inline_cache.install(self.cache, self.ext, torch_version="2.15.0 /t"))
+        self.assertTrue(inline_cache.install(self.cache, self.ext, torch_version="2.15.0 /t"))  # idempotent
+        self.assertEqual(self.ext.load_inline("a", "int f();", cuda_sources="k", extra_cflags=["-O3"]), "module a")
+        self.ext.load_inline(name="b", cpp_sources="int g();", cuda_sources="k", extra_cflags=["-O3"])
+        a, b = self.ext.seen
+        self.assertEqual(a["extra_cflags"][0], "-O3")
+        self.assertEqual(a["extra_cflags"][1], "-include")
+        self.assertTrue(a["extra_cflags"][2].endswith("/" + inline_cache.HEADER))
+        self.assertEqual(a["extra_cflags"], b["extra_cflags"])  # one header for both
+        self.assertIsNone(a["extra_cuda_cflags"])  # nvcc's flags are the candidate's own
+        builds = self.builds()
+        self.assertEqual(len(builds), 1, builds)  # built once, for the first
+        self.assertIn("-x c++-header", builds[0])
+        self.assertIn("-DTORCH_API_INCLUDE_EXTENSION_H", builds[0])
+        self.assertNotIn("TORCH_EXTENSION_NAME", builds[0])
+        self.assertIn("-O3", builds[0])
+        self.assertTrue(os.path.exists(a["extra_cflags"][2] + ".gch"))
+        self.assertGreater(inline_cache.calls[0]["pch_built_s"], 0)
+        self.assertEqual(inline_cache.calls[1]["pch_built_s"], 0)
+
+    def test_other_flags_other_header(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        self.ext.load_inline("a", "x", extra_cflags=["-O3"])
+        self.ext.load_inline("b", "x", extra_cflags=["-O2"])
+        self.ext.load_inline("c", "x", extra_cflags="-O2")  # a string, as some candidates pass it
+        h = [s["extra_cflags"][-1] for s in self.ext.seen]
+        self.assertNotEqual(h[0], h[1])
+        self.assertEqual(h[1], h[2])
+        self.assertEqual(len(self.builds()), 2)
+
+    def test_left_alone(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        self.ext.load_inline("a", "x", use_pch=True, extra_cflags=["-O3"])
+        self.ext.load_inline("b", "x", no_implicit_headers=True)
+        self.assertEqual(self.ext.seen[0]["extra_cflags"], ["-O3"])
+        self.assertIsNone(self.ext.seen[1]["extra_cflags"])
+        self.assertEqual(self.builds(), [])
+
+    def test_failed_build_remembered(self):
+        os.environ["FAIL_PCH"] = "1"
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        self.ext.load_inline("a", "x", extra_cflags=["-O3"])
+        self.ext.load_inline("b", "x", extra_cflags=["-O3"])
+        self.assertEqual([s["extra_cflags"] for s in self.ext.seen], [["-O3"], ["-O3"]])
+        self.assertEqual(len(self.builds()), 1)  # not tried again for every candidate
+        self.assertIn("could not be built", inline_cache.calls[1]["why"])
+        logs = [os.path.join(d, "failed.log") for d, _, fs in os.walk(self.cache) if "failed.log" in fs]
+        self.assertEqual(len(logs), 1)
+        with open(logs[0]) as f:
+            self.assertIn("No such file", f.read())
+
+    def test_switched_off(self):
+        os.environ["KERNELPRO_INLINE_CACHE"] = "0"
+        self.assertFalse(inline_cache.install(self.cache, self.ext, torch_version="v"))
+        self.ext.load_inline("a", "x")
+        self.assertIsNone(self.ext.seen[0]["extra_cflags"])
+
+    def test_install_for_only_load_inline_candidates(self):
+        plain = os.path.join(self.tmp, "plain.py")
+        with open(plain, "w") as f:
+            f.write("import torch\nclass ModelNew(torch.nn.Module):\n    pass\n")
+        self.assertIsNone(inline_cache.install_for(plain, self.cache))
+        self.assertNotIn("torch.utils.cpp_extension", sys.modules)
+
+
+# A stand-in torch/extension.h with enough in it that a compiler's parse of it shows.
+EXTENSION_H = """#pragma once
+#include <vector>
+#include <string>
+#include <map>
+#include <sstream>
+namespace torch {
+struct Tensor { std::vector<float> v; long numel() const { return (long)v.size(); } };
+template <typename T> inline std::string describe(const T &x) { std::ostringstream s; s << x.numel(); return s.str(); }
+inline std::map<std::string, int> registry() { return {{"relu", 1}}; }
+}
+"""
+
+MAIN_CPP = """#include <torch/extension.h>
+torch::Tensor relu(torch::Tensor x) { for (auto &e : x.v) e = e > 0 ? e : 0; return x; }
+int module_init() { return torch::registry()["relu"] + (int)torch::describe(torch::Tensor{}).size(); }
+"""
+
+
+@unittest.skipUnless(shutil.which("g++") and shutil.which("objdump"), "needs g++ and objdump")
+class RealCompilerTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.inc = os.path.join(self.tmp, "include")
+        os.makedirs(os.path.join(self.inc, "torch"))
+        with open(os.path.join(self.inc, "torch", "extension.h"), "w") as f:
+            f.write(EXTENSION_H)
+        self.main = os.path.join(self.tmp, "main.cpp")
+        with open(self.main, "w") as f:
+            f.write(MAIN_CPP)
+        self.ext = fake_cpp_extension("g++", self.inc)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def compile(self, out, extra):
+        flags = inline_cache.main_cpp_flags(self.ext, ["-O3"], None, True)
+        cmd = ["g++", "-DTORCH_EXTENSION_NAME=relu_ext"] + flags + extra + ["-H", "-c", self.main, "-o", out]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        code = subprocess.run(["objdump", "-d", "--no-show-raw-insn", out], capture_output=True, text=True).stdout
+        return code.split("\n", 3)[-1], r.stderr  # past the header naming the file
+
+    def test_same_code_both_ways(self):
+        ident = inline_cache._compiler_identity("g++")
+        self.assertIsNotNone(ident)
+        flags = inline_cache.main_cpp_flags(self.ext, ["-O3"], None, True)
+        p = inline_cache.ensure(os.path.join(self.tmp, "cache"), "g++", ident, "fake", flags)
+        self.assertIsNotNone(p)
+        self.assertTrue(p.built and os.path.getsize(p.gch) > 0)
+        plain, _ = self.compile(os.path.join(self.tmp, "plain.o"), [])
+        pch, trace = self.compile(os.path.join(self.tmp, "pch.o"), ["-include", p.header])
+        self.assertEqual(plain, pch)
+        self.assertIn("! " + p.gch, trace)  # g++ -H marks a precompiled header it used with '!'
+        again = inline_cache.ensure(os.path.join(self.tmp, "cache"), "g++", ident, "fake", flags)
+        self.assertFalse(again.built)  # the second candidate finds it
+
+
+if __name__ == "__main__":
+    unittest.main()
