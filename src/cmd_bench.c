@@ -450,12 +450,11 @@ static void print_results(struct bench_state *B, const struct kp_suite *s, const
 			fprintf(o, "vs %-14s not measured\n", kp_suite_baseline_name(b));
 			continue;
 		}
-		fprintf(
-		    o,
-		    "vs %-14s fast_0 %.2f  fast_1 %.2f  fast_1.5 %.2f  fast_2 %.2f  geomean %.3gx (correct) "
-		    "%.3gx (all)  n=%ld\n",
-		    kp_suite_baseline_name(b), st->fast_p[0], st->fast_p[1], st->fast_p[2], st->fast_p[3],
-		    st->geomean_correct, st->geomean_all, st->n);
+		fprintf(o, "vs %-14s", kp_suite_baseline_name(b));
+		for (int k = 0; k < KP_SUITE_NP; k++)
+			fprintf(o, "%sfast_%g %.2f", k ? "  " : " ", kp_suite_p[k], st->fast_p[k]);
+		fprintf(o, "  geomean %.3gx (correct) %.3gx (all)  n=%ld\n", st->geomean_correct,
+		        st->geomean_all, st->n);
 	}
 	fprintf(o, "results: %s/results.json, results.csv, kernels/; report: %s/report.html\n", B->dir.buf,
 	        B->dir.buf);

@@ -3,6 +3,7 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <time.h>
 
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
@@ -45,6 +46,20 @@ static const struct field fields[] = {
     {"ref_energy_j", F_TIME, OFF(ref_energy_j), 0, 0},
     {"kernel", F_STR, OFF(kernel), 0, 0},
     {"reason", F_STR, OFF(reason), 0, 0},
+    {"improved_node", F_LONG, OFF(improved_node), 0, 0},
+    {"failure_node", F_LONG, OFF(failure_node), 0, 0},
+    {"failure_outcome", F_STR, OFF(failure_outcome), 0, 0},
+    {"failure_check", F_STR, OFF(failure_check), 0, 0},
+    {"failure_message", F_STR, OFF(failure_message), 0, 0},
+    {"best_mean_ms", F_TIME, OFF(best_mean_ms), 0, 0},
+    {"ref_mean_ms", F_TIME, OFF(ref_mean_ms), 0, 0},
+    {"gpu", F_STR, OFF(gpu), 0, 0},
+    {"model", F_STR, OFF(model), 0, 0},
+    {"cost_known", F_BOOL, OFF(cost_known), 0, 0},
+    {"roofline_node", F_LONG, OFF(roofline_node), 0, 0},
+    {"bottleneck", F_STR, OFF(bottleneck), 0, 0},
+    {"ai", F_TIME, OFF(ai), 0, 0},
+    {"roof_share", F_AMOUNT, OFF(roof_share), 0, 0},
 };
 #undef OFF
 
@@ -101,6 +116,51 @@ static json_t *base_json(const struct kp_suite_base_stats *st)
 	return o;
 }
 
+/* The distinct values of one string field over the tasks, in task order. */
+static json_t *distinct(const struct kp_suite *s, size_t off)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < s->n; i++) {
+		const char *v = *(char *const *)((const char *)&s->v[i] + off);
+		int seen = 0;
+		for (size_t j = 0; v && j < json_array_size(a) && !seen; j++)
+			seen = !strcmp(json_string_value(json_array_get(a, j)), v);
+		if (v && !seen)
+			json_array_append_new(a, json_string(v));
+	}
+	return a;
+}
+
+static json_t *context_json(const struct kp_suite *s)
+{
+	json_t *o = json_object();
+	char now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	kp_json_set(o, "kernelpro", json_string(KP_VERSION " (" KP_GIT_REV ")"));
+	kp_json_set(o, "written", json_string(now));
+	kp_json_set(o, "created", kp_json_real(s->ctx.created));
+	kp_json_set(o, "gpus", distinct(s, offsetof(struct kp_suite_task, gpu)));
+	kp_json_set(o, "models", distinct(s, offsetof(struct kp_suite_task, model)));
+	kp_json_set(o, "wall_s", kp_json_real(s->ctx.wall_s));
+	kp_json_set(o, "settings", s->ctx.settings ? json_incref(s->ctx.settings) : NULL);
+	return o;
+}
+
+static json_t *level_json(const struct kp_suite_level *L)
+{
+	json_t *o = json_object(), *bases = json_object();
+	kp_json_set(o, "level", json_integer(L->level));
+	kp_json_set(o, "tasks", json_integer(L->tasks));
+	kp_json_set(o, "correct", json_integer(L->correct));
+	for (int b = 0; b < KP_SUITE_NBASE; b++)
+		kp_json_set(bases, kp_suite_baseline_name(b), base_json(&L->base[b]));
+	kp_json_set(o, "baselines", bases);
+	return o;
+}
+
 json_t *kp_suite_to_json(const struct kp_suite *s)
 {
 	const struct kp_suite_summary *m = &s->sum;
@@ -133,7 +193,15 @@ json_t *kp_suite_to_json(const struct kp_suite *s)
 	kp_json_set(en, "tasks", json_integer(m->energy_tasks));
 	kp_json_set(en, "geomean_ratio", kp_json_real(m->energy_ratio_geomean));
 	kp_json_set(sum, "energy", en);
+	kp_json_set(sum, "cost_unknown", json_integer(m->cost_unknown));
+	{
+		json_t *lv = json_array();
+		for (size_t i = 0; i < m->nlevels; i++)
+			json_array_append_new(lv, level_json(&m->levels[i]));
+		kp_json_set(sum, "levels", lv);
+	}
 	kp_json_set(o, "summary", sum);
+	kp_json_set(o, "context", context_json(s));
 	for (size_t i = 0; i < s->n; i++)
 		json_array_append_new(tasks, kp_suite_task_to_json(&s->v[i]));
 	kp_json_set(o, "tasks", tasks);
@@ -258,6 +326,15 @@ int kp_suite_from_json(struct kp_suite *s, const json_t *doc, struct kp_error *e
 	if (json_is_string(json_object_get(doc, "suite"))) {
 		free(s->name);
 		s->name = kp_xstrdup(kp_json_str(doc, "suite", ""));
+	}
+	if (json_is_object(json_object_get(doc, "context"))) {
+		const json_t *c = json_object_get(doc, "context");
+		s->ctx.wall_s = kp_json_num(c, "wall_s", NAN);
+		s->ctx.created = kp_json_num(c, "created", NAN);
+		if (json_is_object(json_object_get(c, "settings"))) {
+			json_decref(s->ctx.settings);
+			s->ctx.settings = json_deep_copy(json_object_get(c, "settings"));
+		}
 	}
 	for (size_t i = 0; i < json_array_size(tasks); i++) {
 		kp_suite_task_init(&t);
