@@ -411,18 +411,15 @@ out:
 static int write_results(struct bench_state *B, struct kp_suite *s, struct kp_bench_collected *c)
 {
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_buf html = KP_BUF_INIT, path = KP_BUF_INIT;
+	struct kp_buf path = KP_BUF_INIT;
 	int rc = kp_bench_collect(B->dir.buf, s, c, &err);
 
 	if (!rc)
 		rc = kp_suite_write(s, B->dir.buf, &err);
-	if (!rc)
-		rc = kp_report_suite_html(s, &html, &err);
 	if (!rc) {
 		kp_path_join(&path, B->dir.buf, "report.html");
-		rc = kp_write_file_atomic(path.buf, html.buf, html.len, &err);
+		rc = kp_report_suite_write(s, path.buf, &err); /* and each run's page, which it links to */
 	}
-	kp_buf_release(&html);
 	kp_buf_release(&path);
 	return rc ? kp_cli_fail(B->cli, &err) : 0;
 }

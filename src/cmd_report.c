@@ -120,8 +120,7 @@ static int run_report(struct kp_cli *cli, const struct kp_args *args)
 		const char *base = strrchr(path.buf, '/');
 		free(suite.name);
 		suite.name = kp_xstrdup(kind != T_RESULTS_FILE && base && base[1] ? base + 1 : path.buf);
-		if ((rc = load_suite(path.buf, kind, &suite, &err)) ||
-		    (rc = kp_report_suite_html(&suite, &html, &err)))
+		if ((rc = load_suite(path.buf, kind, &suite, &err)))
 			goto fail;
 	}
 	if (export && (rc = kp_suite_write(&suite, export, &err)))
@@ -130,7 +129,9 @@ static int run_report(struct kp_cli *cli, const struct kp_args *args)
 		kp_buf_adds(&out, kp_arg_str(args, "output"));
 	else
 		default_output(path.buf, kind, &out);
-	if ((rc = kp_write_file_atomic(out.buf, html.buf, html.len, &err)))
+	/* A suite's page is written with its runs' pages beside them, which it links to. */
+	if (kind == T_RUN ? (rc = kp_write_file_atomic(out.buf, html.buf, html.len, &err))
+	                  : (rc = kp_report_suite_write(&suite, out.buf, &err)))
 		goto fail;
 	if (cli->json) {
 		doc = json_object();

@@ -156,7 +156,7 @@ struct kp_suite_summary {
  */
 struct kp_suite_context {
 	double wall_s;    /* the suite's wall time (seconds; NAN unknown): not the sum of task times */
-	double created;   /* when the suite was made (Unix seconds; NAN unknown) */
+	char *created;    /* when the suite was made (its recorded UTC stamp); NULL unknown */
 	json_t *settings; /* the suite's settings (search, budget, evaluator, model); NULL unknown */
 };
 

@@ -73,7 +73,7 @@ void kp_suite_init(struct kp_suite *s, const char *name)
 {
 	memset(s, 0, sizeof(*s));
 	s->name = kp_xstrdup(name ? name : "suite");
-	s->ctx.wall_s = s->ctx.created = NAN;
+	s->ctx.wall_s = NAN;
 }
 
 void kp_suite_release(struct kp_suite *s)
@@ -83,6 +83,7 @@ void kp_suite_release(struct kp_suite *s)
 	free(s->v);
 	free(s->name);
 	json_decref(s->ctx.settings);
+	free(s->ctx.created);
 	memset(s, 0, sizeof(*s));
 }
 

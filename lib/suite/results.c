@@ -141,7 +141,7 @@ static json_t *context_json(const struct kp_suite *s)
 	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	kp_json_set(o, "kernelpro", json_string(KP_VERSION " (" KP_GIT_REV ")"));
 	kp_json_set(o, "written", json_string(now));
-	kp_json_set(o, "created", kp_json_real(s->ctx.created));
+	kp_json_set(o, "created", s->ctx.created ? json_string(s->ctx.created) : NULL);
 	kp_json_set(o, "gpus", distinct(s, offsetof(struct kp_suite_task, gpu)));
 	kp_json_set(o, "models", distinct(s, offsetof(struct kp_suite_task, model)));
 	kp_json_set(o, "wall_s", kp_json_real(s->ctx.wall_s));
@@ -330,7 +330,12 @@ int kp_suite_from_json(struct kp_suite *s, const json_t *doc, struct kp_error *e
 	if (json_is_object(json_object_get(doc, "context"))) {
 		const json_t *c = json_object_get(doc, "context");
 		s->ctx.wall_s = kp_json_num(c, "wall_s", NAN);
-		s->ctx.created = kp_json_num(c, "created", NAN);
+		if (!(isfinite(s->ctx.wall_s) && s->ctx.wall_s >= 0))
+			s->ctx.wall_s = NAN;
+		if (json_is_string(json_object_get(c, "created"))) {
+			free(s->ctx.created);
+			s->ctx.created = kp_xstrdup(kp_json_str(c, "created", ""));
+		}
 		if (json_is_object(json_object_get(c, "settings"))) {
 			json_decref(s->ctx.settings);
 			s->ctx.settings = json_deep_copy(json_object_get(c, "settings"));
