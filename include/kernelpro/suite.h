@@ -110,6 +110,8 @@ struct kp_suite_task {
 	char *bottleneck;
 	double ai, roof_share;
 	int cost_known; /* the model's price was known (or the model costs nothing): cost_usd is not a guess */
+	char *problem_file;               /* a KernelBench task's file name ("19_ReLU.py"); NULL otherwise */
+	double base_mean_ms[KP_SUITE_NBASE]; /* the baselines' means, NAN when not recorded */
 };
 
 void kp_suite_task_init(struct kp_suite_task *t);
@@ -219,6 +221,16 @@ void kp_suite_csv(const struct kp_suite *s, struct kp_buf *out);
  * as finished work and skip those kernels.
  */
 int kp_suite_write(struct kp_suite *s, const char *dir, struct kp_error *err);
+/*
+ * kp_suite_write's KernelBench files: DIR/kernelbench/level<L>/eval_results.json (kernelpro's verdict
+ * on each KernelBench task of level L in KernelBench's format, its run_name being "level<L>") and
+ * DIR/kernelbench/baseline_time_torch.json and baseline_time_torch_compile_inductor_default.json (its
+ * results/timing format). KernelBench's scripts/benchmark_eval_analysis.py reads them with
+ * eval_results_dir=DIR/kernelbench baseline_file=DIR/kernelbench/baseline_time_torch.json. Each task's
+ * runtime and baseline use one statistic: the mean when both were recorded, else the median (said
+ * in the entry). Nothing is written for a suite without KernelBench tasks.
+ */
+int kp_suite_write_kernelbench(const struct kp_suite *s, const char *dir, struct kp_error *err);
 
 /* ---- From a run ------------------------------------------------------------------------------------ */
 

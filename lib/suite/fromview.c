@@ -166,6 +166,15 @@ int kp_suite_task_from_view(struct kp_suite_task *t, const json_t *view, struct 
 	}
 	if (json_is_object(baseline))
 		t->base_ms[KP_SUITE_COMPILE] = baseline_ms(baseline, "torch_compile");
+	/* The means beside: from the baseline measured alone, else the run's own reference. */
+	for (int b = 0; b < KP_SUITE_NBASE; b++)
+		if (!isnan(t->base_ms[b]))
+			t->base_mean_ms[b] = positive_or_nan(
+			    kp_json_num(json_object_get(baseline, kp_suite_baseline_name(b)), "mean_ms", NAN));
+	if (t->eager_from && !strcmp(t->eager_from, "run"))
+		t->base_mean_ms[KP_SUITE_EAGER] = t->ref_mean_ms;
+	if (t->level > 0 && kp_json_str(task, "path", NULL) && strrchr(kp_json_str(task, "path", ""), '/'))
+		t->problem_file = kp_xstrdup(strrchr(kp_json_str(task, "path", ""), '/') + 1);
 	t->evaluations = (long)kp_json_int(used, "evaluations", 0);
 	t->tokens_in = (long)kp_json_int(used, "tokens_in", 0);
 	t->tokens_out = (long)kp_json_int(used, "tokens_out", 0);

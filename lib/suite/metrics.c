@@ -47,7 +47,7 @@ void kp_suite_task_init(struct kp_suite_task *t)
 	t->ai = t->roof_share = NAN;
 	t->cost_known = 1;
 	for (int b = 0; b < KP_SUITE_NBASE; b++)
-		t->base_ms[b] = t->speedup[b] = NAN;
+		t->base_ms[b] = t->speedup[b] = t->base_mean_ms[b] = NAN;
 }
 
 void kp_suite_task_release(struct kp_suite_task *t)
@@ -66,6 +66,7 @@ void kp_suite_task_release(struct kp_suite_task *t)
 	free(t->gpu);
 	free(t->model);
 	free(t->bottleneck);
+	free(t->problem_file);
 	kp_suite_task_init(t);
 }
 
@@ -130,6 +131,11 @@ static int check_task(const struct kp_suite_task *t, struct kp_error *err)
 	rc = rc ? rc : check_time(t, "ref_ms", t->ref_ms, err);
 	rc = rc ? rc : check_time(t, "best_mean_ms", t->best_mean_ms, err);
 	rc = rc ? rc : check_time(t, "ref_mean_ms", t->ref_mean_ms, err);
+	for (int b = 0; b < KP_SUITE_NBASE && !rc; b++) {
+		char field[48];
+		snprintf(field, sizeof(field), "%s_mean_ms", kp_suite_baseline_name(b));
+		rc = check_time(t, field, t->base_mean_ms[b], err);
+	}
 	if (!rc && !isnan(t->ai) && !(isfinite(t->ai) && t->ai > 0))
 		rc = kp_error_set(err, KP_EINVAL, "task '%s': ai is %g; an intensity is a positive number, or null",
 		                  t->name, t->ai);

@@ -8,9 +8,10 @@
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/suite.h"
+#include "suite/kbexport.h"
 
 /* The task fields the document and the CSV share, in CSV column order (outcome counts follow). */
-enum field_type { F_STR, F_INT, F_LONG, F_TIME, F_AMOUNT, F_BOOL, F_STATE, F_BASE_MS, F_SPEEDUP };
+enum field_type { F_STR, F_INT, F_LONG, F_TIME, F_AMOUNT, F_BOOL, F_STATE, F_BASE_MS, F_SPEEDUP, F_BASE_MEAN };
 
 struct field {
 	const char *key;
@@ -60,6 +61,9 @@ static const struct field fields[] = {
     {"bottleneck", F_STR, OFF(bottleneck), 0, 0},
     {"ai", F_TIME, OFF(ai), 0, 0},
     {"roof_share", F_AMOUNT, OFF(roof_share), 0, 0},
+    {"problem_file", F_STR, OFF(problem_file), 0, 0},
+    {"eager_mean_ms", F_BASE_MEAN, 0, KP_SUITE_EAGER, 0},
+    {"torch_compile_mean_ms", F_BASE_MEAN, 0, KP_SUITE_COMPILE, 0},
 };
 #undef OFF
 
@@ -71,6 +75,7 @@ static double field_num(const struct kp_suite_task *t, const struct field *f)
 	case F_TIME:
 	case F_AMOUNT: return *AT(t, f, const double);
 	case F_BASE_MS: return t->base_ms[f->base];
+	case F_BASE_MEAN: return t->base_mean_ms[f->base];
 	case F_SPEEDUP: return t->speedup[f->base];
 	default: KP_BUG("field %s is not a number", f->key);
 	}
@@ -255,10 +260,13 @@ static int read_field(struct kp_suite_task *t, const struct field *f, const json
 	case F_TIME:
 	case F_AMOUNT:
 	case F_BASE_MS:
+	case F_BASE_MEAN:
 		if (!json_is_number(v))
 			return bad_type(name, f, "a number or null", err);
 		if (f->type == F_BASE_MS)
 			t->base_ms[f->base] = json_number_value(v);
+		else if (f->type == F_BASE_MEAN)
+			t->base_mean_ms[f->base] = json_number_value(v);
 		else
 			*AT(t, f, double) = json_number_value(v);
 		return 0; /* the ranges are kp_suite_compute's to check */
@@ -455,14 +463,15 @@ static char *kernel_rel(const struct kp_suite *s, size_t i)
 
 static int write_kernels(struct kp_suite *s, const char *dir, struct kp_error *err)
 {
-	struct kp_buf path = KP_BUF_INIT;
-	int rc;
+	struct kp_buf path = KP_BUF_INIT, text = KP_BUF_INIT;
+	int rc, rewritten;
 
 	kp_path_join(&path, dir, "kernels");
 	if ((rc = kp_rm_rf(path.buf, err)) || (rc = kp_mkdir_p(path.buf, 0755, err)))
 		goto out;
 	for (size_t i = 0; i < s->n; i++) {
 		struct kp_suite_task *t = &s->v[i];
+		int python = t->lang && !strcmp(t->lang, "python");
 		free(t->kernel);
 		t->kernel = NULL;
 		if (!t->correct || !t->source)
@@ -470,11 +479,17 @@ static int write_kernels(struct kp_suite *s, const char *dir, struct kp_error *e
 		t->kernel = kernel_rel(s, i);
 		kp_buf_reset(&path);
 		kp_path_join(&path, dir, t->kernel);
-		if ((rc = kp_write_file_atomic(path.buf, t->source, strlen(t->source), err)))
+		kp_buf_reset(&text);
+		/* A KernelBench kernel runs in KernelBench as it is: kernelpro's fast path inlined. */
+		if (python && t->level > 0 ? (rc = kp__suite_kb_kernel(t->source, &text, &rewritten, err))
+		                           : (rc = kp_buf_adds(&text, t->source)))
+			goto out;
+		if ((rc = kp_write_file_atomic(path.buf, text.buf, text.len, err)))
 			goto out;
 	}
 out:
 	kp_buf_release(&path);
+	kp_buf_release(&text);
 	return rc;
 }
 
@@ -502,7 +517,8 @@ int kp_suite_write(struct kp_suite *s, const char *dir, struct kp_error *err)
 	kp_buf_reset(&body);
 	kp_buf_adds(&body, text);
 	kp_buf_addch(&body, '\n');
-	rc = kp_write_file_atomic(path.buf, body.buf, body.len, err);
+	if (!(rc = kp_write_file_atomic(path.buf, body.buf, body.len, err)))
+		rc = kp_suite_write_kernelbench(s, dir, err);
 out:
 	free(text);
 	json_decref(doc);
