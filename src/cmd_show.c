@@ -22,10 +22,13 @@ static void print_node_line(struct kp_cli *cli, const json_t *n, long best, cons
 {
 	const char *outcome = kp_json_str(n, "outcome", "pending"), *closed = kp_json_str(n, "closed", NULL);
 	long id = (long)kp_json_int(n, "node", 0);
-	char how[48];
+	char how[64];
 
+	const char *check = kp_json_str(json_object_get(n, "reason"), "check", NULL);
 	if (!strcmp(outcome, "correct"))
 		snprintf(how, sizeof(how), "%.2fx", kp_json_num(n, "speedup", NAN));
+	else if (check) /* which check refused or failed it; --node N says why */
+		snprintf(how, sizeof(how), "%s (%.24s)", outcome, check);
 	else
 		snprintf(how, sizeof(how), "%s", outcome);
 	const char *lang = kp_json_str(n, "language", NULL);

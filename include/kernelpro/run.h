@@ -212,8 +212,8 @@ int kp_run_summary(struct kp_run *r, json_t **out, struct kp_error *err);
 /* Rewrites summary.json and best.* (atomically; best.* only when it changed) and any missing candidates/
  * file. */
 int kp_run_write_files(struct kp_run *r, struct kp_error *err);
-/* Every version as a JSON array (new reference): node, parent, kind, outcome, speedup, time, energy, reward,
- * visits, closed, summary. */
+/* Every version as a JSON array (new reference): kp_run_node_json's brief, KP_RUN_NODE_TREE's fields and
+ * the reason a version failed (KP_RUN_NODE_REASON). */
 int kp_run_tree(struct kp_run *r, json_t **out, struct kp_error *err);
 /*
  * One version in full (new reference): the tree's fields, its source and language, its verdict
@@ -236,6 +236,7 @@ int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err);
  *                        none was stored) and "reason" (kp_run_verdict_reason)
  *   KP_RUN_NODE_PROFILE  profile (the saved diagnosis, parsed)
  *   KP_RUN_NODE_SOURCE   lang, source ("" when none)
+ *   KP_RUN_NODE_REASON   reason alone (KP_RUN_NODE_EVAL includes it)
  * New reference in *out.
  */
 enum {
@@ -243,6 +244,7 @@ enum {
 	KP_RUN_NODE_EVAL = 1u << 1,
 	KP_RUN_NODE_PROFILE = 1u << 2,
 	KP_RUN_NODE_SOURCE = 1u << 3,
+	KP_RUN_NODE_REASON = 1u << 4,
 };
 int kp_run_node_json(struct kp_run *r, const struct kp_node_row *row, unsigned parts, json_t **out,
 		     struct kp_error *err);

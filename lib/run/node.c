@@ -152,6 +152,28 @@ out:
 	return rc;
 }
 
+/* The reason alone, for a list of versions (the tree) that does not carry every log and verdict. */
+static int add_reason(struct kp_store *s, json_t *o, const struct kp_node_row *row, struct kp_error *err)
+{
+	struct kp_buf log = KP_BUF_INIT, vj = KP_BUF_INIT;
+	json_t *full = NULL, *verdict = NULL;
+	int rc = 0;
+
+	if (row->evaluated && row->outcome != KP_OUTCOME_CORRECT &&
+	    !(rc = kp_store_eval_text(s, row->id, &log, NULL, NULL, err)) &&
+	    !(rc = kp_store_verdict_get(s, row->id, &vj, err))) {
+		full = parsed_or_null(&vj);
+		verdict = verdict_brief(full);
+	}
+	kp_json_set(o, "reason",
+	            kp_run_verdict_reason(verdict, kp_json_str(o, "outcome", NULL), log.len ? log.buf : NULL));
+	json_decref(full);
+	json_decref(verdict);
+	kp_buf_release(&log);
+	kp_buf_release(&vj);
+	return rc;
+}
+
 int kp_run_node_json(struct kp_run *r, const struct kp_node_row *row, unsigned parts, json_t **out,
                      struct kp_error *err)
 {
@@ -168,6 +190,9 @@ int kp_run_node_json(struct kp_run *r, const struct kp_node_row *row, unsigned p
 	if (parts & KP_RUN_NODE_TREE)
 		add_tree(o, row);
 	if ((parts & KP_RUN_NODE_EVAL) && (rc = add_eval(r->store, o, row, err)))
+		goto out;
+	if ((parts & (KP_RUN_NODE_REASON | KP_RUN_NODE_EVAL)) == KP_RUN_NODE_REASON &&
+	    (rc = add_reason(r->store, o, row, err)))
 		goto out;
 	if (parts & KP_RUN_NODE_PROFILE) {
 		struct kp_buf prof = KP_BUF_INIT;

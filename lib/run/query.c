@@ -87,7 +87,7 @@ int kp_run_tree(struct kp_run *r, json_t **out, struct kp_error *err)
 	*out = json_array();
 	for (size_t i = 0; i < n && !rc; i++) {
 		json_t *o;
-		if (!(rc = kp_run_node_json(r, &rows[i], KP_RUN_NODE_TREE, &o, err)))
+		if (!(rc = kp_run_node_json(r, &rows[i], KP_RUN_NODE_TREE | KP_RUN_NODE_REASON, &o, err)))
 			json_array_append_new(*out, o);
 	}
 	free(rows);

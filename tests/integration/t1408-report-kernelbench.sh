@@ -74,6 +74,8 @@ expect_exit 0 "$KP" show runs/four --node 2
 contains out "cheat_suspected (refused by reads_reference: ModelNew calls get_inputs())"
 contains out "refuse  reads_reference: ModelNew calls get_inputs()"
 contains out "warn    flop_floor: above the fp32 peak"
+expect_exit 0 "$KP" show runs/four --tree
+contains out "#2 initial cheat_suspected (reads_reference)"
 expect_exit 0 "$KP" show runs/four --node 2 --json
 [ "$(json out 'd["reason"]["check"]')" = reads_reference ] || fail "show --node --json: reason"
 [ "$(json out 'len(d["verdict"]["flags"])')" = 2 ] || fail "show --node --json: the verdict's flags"
