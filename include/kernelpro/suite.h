@@ -217,8 +217,9 @@ void kp_suite_csv(const struct kp_suite *s, struct kp_buf *out);
  * Writes DIR/results.json, DIR/results.csv and DIR/kernels/ (creating DIR): the fastest correct
  * version of each task, a KernelBench task's as kernels/level_L_problem_P_sample_S_kernel.py
  * (S counts repeats of one problem from 0), any other as kernels/<name>.<cu|py>. Sets each task's
- * `kernel`. Never writes an eval_results.json: KernelBench's eval_from_generations.py would take it
- * as finished work and skip those kernels.
+ * `kernel`. A KernelBench kernel that uses kernelpro's fast path is written self-contained (the fast
+ * path inlined: lib/suite/kbexport.c). Then kp_suite_write_kernelbench. No eval_results.json goes
+ * beside kernels/: KernelBench's eval_from_generations.py would take it as finished work.
  */
 int kp_suite_write(struct kp_suite *s, const char *dir, struct kp_error *err);
 /*
