@@ -115,9 +115,25 @@ static void headline(struct run_page *P)
 	kp_html_card(P->b, "Reference",
 	             kp_html_fmt(v, sizeof(v), "%.4g ms", kp_json_num(P->ref, "time_ms", NAN)),
 	             "the task's own code, timed by the run");
-	snprintf(d, sizeof(d), "%lld compile errors, %lld wrong outputs, %lld runtime errors, %lld timeouts",
-	         kp_json_int(oc, "compile_error", 0), kp_json_int(oc, "wrong_output", 0),
-	         kp_json_int(oc, "runtime_error", 0), kp_json_int(oc, "timeout", 0));
+	{
+		/* Every kind of failure present, refusals included: "1 compile error, 2 refused (cheat suspected)". */
+		static const char *const what[][3] = {{"compile_error", "compile error", "compile errors"},
+		                                      {"wrong_output", "wrong output", "wrong outputs"},
+		                                      {"runtime_error", "runtime error", "runtime errors"},
+		                                      {"timeout", "timeout", "timeouts"},
+		                                      {"cheat_suspected", "refused (cheat suspected)",
+		                                       "refused (cheat suspected)"}};
+		size_t at = 0;
+		d[0] = '\0';
+		for (size_t k = 0; k < KP_ARRAY_SIZE(what) && at < sizeof(d); k++) {
+			long long c = kp_json_int(oc, what[k][0], 0);
+			if (c)
+				at += (size_t)snprintf(d + at, sizeof(d) - at, "%s%lld %s", at ? ", " : "", c,
+				                       what[k][c == 1 ? 1 : 2]);
+		}
+		if (!d[0])
+			snprintf(d, sizeof(d), "no version failed");
+	}
 	snprintf(v, sizeof(v), "%ld of %ld", correct, total);
 	kp_html_card(P->b, "Correct versions", v, d);
 	snprintf(d, sizeof(d), "%lld generations, %lld unusable", kp_json_int(used, "generations", 0),
