@@ -61,7 +61,8 @@ int kp_report_suite_html(const struct kp_suite *s, struct kp_buf *out, struct kp
  * page's directory (PAGE_DIR/run, as results.json's "run" names it), that run's page beside it
  * (RUN/report.html). The suite page links each task to its run page, its best and refused versions
  * to their places there, and its kernel (PAGE_DIR/kernel) when the file exists. A run that cannot
- * be read keeps its row without a link; a full disk or an I/O error fails.
+ * be read, or whose run page cannot be written there (a read-only store), keeps its row without a
+ * link; only the suite page's own write can fail.
  */
 int kp_report_suite_write(const struct kp_suite *s, const char *page, struct kp_error *err);
 

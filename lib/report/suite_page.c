@@ -641,33 +641,31 @@ static char *dir_of(const char *path)
 
 /*
  * Writes RUN/report.html for the task when its run lies under the page's directory, and sets *rel to
- * its path relative to the page. A run that cannot be read gets no page (0, *rel NULL); a failed
- * write is an error.
+ * its path relative to the page. A run that cannot be read, or whose directory cannot be written (a
+ * read-only store shared for reading), gets no page and no link: *rel NULL.
  */
-static int write_run_page(const char *page_dir, const struct kp_suite_task *t, char **rel, struct kp_error *err)
+static void write_run_page(const char *page_dir, const struct kp_suite_task *t, char **rel)
 {
 	struct kp_buf dir = KP_BUF_INIT, html = KP_BUF_INIT, r = KP_BUF_INIT;
 	struct kp_error unread = KP_ERROR_INIT;
 	json_t *view = NULL;
-	int rc = 0;
 
 	*rel = NULL;
 	if (!t->run || t->run[0] == '/' || strstr(t->run, ".."))
-		return 0;
+		return;
 	kp_path_join(&dir, page_dir, t->run);
 	if (kp_report_is_run(dir.buf) && !kp_report_run_view(dir.buf, &view, &unread) &&
 	    !kp_report_run_html(view, &html, &unread)) {
 		kp_path_join(&r, t->run, "report.html");
 		kp_buf_reset(&dir);
 		kp_path_join(&dir, page_dir, r.buf);
-		if (!(rc = kp_write_file_atomic(dir.buf, html.buf, html.len, err)))
+		if (!kp_write_file_atomic(dir.buf, html.buf, html.len, &unread))
 			*rel = kp_buf_detach(&r, NULL);
 	}
 	json_decref(view);
 	kp_buf_release(&dir);
 	kp_buf_release(&html);
 	kp_buf_release(&r);
-	return rc;
 }
 
 int kp_report_suite_write(const struct kp_suite *s, const char *page, struct kp_error *err)
@@ -675,12 +673,12 @@ int kp_report_suite_write(const struct kp_suite *s, const char *page, struct kp_
 	struct suite_links L = {kp_xcalloc(s->n + 1, sizeof(char *)), kp_xcalloc(s->n + 1, sizeof(char *))};
 	struct kp_buf html = KP_BUF_INIT, p = KP_BUF_INIT;
 	char *page_dir = dir_of(page);
-	int rc = 0;
+	int rc;
 
-	for (size_t i = 0; i < s->n && !rc; i++) {
+	for (size_t i = 0; i < s->n; i++) {
 		const struct kp_suite_task *t = &s->v[i];
 		/* A run that cannot be read keeps its row, without a link: the suite page still shows it. */
-		rc = write_run_page(page_dir, t, &L.run_page[i], err);
+		write_run_page(page_dir, t, &L.run_page[i]);
 		if (t->kernel && t->kernel[0] != '/' && !strstr(t->kernel, "..")) {
 			kp_buf_reset(&p);
 			kp_path_join(&p, page_dir, t->kernel);
@@ -688,10 +686,8 @@ int kp_report_suite_write(const struct kp_suite *s, const char *page, struct kp_
 				L.kernel[i] = kp_xstrdup(t->kernel);
 		}
 	}
-	if (!rc) {
-		suite_html(s, &L, &html);
-		rc = kp_write_file_atomic(page, html.buf, html.len, err);
-	}
+	suite_html(s, &L, &html);
+	rc = kp_write_file_atomic(page, html.buf, html.len, err);
 	for (size_t i = 0; i < s->n; i++) {
 		free(L.run_page[i]);
 		free(L.kernel[i]);
