@@ -33,8 +33,8 @@ const char *kp_suite_baseline_name(enum kp_suite_baseline b);
  * The thresholds fast_p is reported at (KernelBench's analysis prints the same six), and their JSON
  * keys ("0.0", "0.5", "0.8", "1.0", "1.5", "2.0"). KP_SUITE_P_FAST1 is the index of p = 1.
  */
-#define KP_SUITE_NP       6
-#define KP_SUITE_P_FAST1  3
+#define KP_SUITE_NP      6
+#define KP_SUITE_P_FAST1 3
 /* KernelBench levels a suite summarises one by one (its tasks' level field, 1..). */
 #define KP_SUITE_MAX_LEVELS 8
 extern const double kp_suite_p[KP_SUITE_NP];
@@ -65,8 +65,8 @@ struct kp_suite_task {
 	int level;  /* KernelBench level and problem id (from .../levelN/ID_Name.py); 0: none */
 	int problem_id;
 	enum kp_suite_state state;
-	int correct;                    /* some version other than the reference passed its checks */
-	long best_node;                 /* the fastest correct version (run-database id); 0 when none */
+	int correct;    /* some version other than the reference passed its checks */
+	long best_node; /* the fastest correct version (run-database id); 0 when none */
 	/*
 	 * The task's best version in the one sense the pages use: the run's best when it beat the
 	 * reference, else 0 (the best is the reference itself). best_node is what the metrics score
@@ -109,8 +109,9 @@ struct kp_suite_task {
 	long roofline_node;
 	char *bottleneck;
 	double ai, roof_share;
-	int cost_known; /* the model's price was known (or the model costs nothing): cost_usd is not a guess */
-	char *problem_file;               /* a KernelBench task's file name ("19_ReLU.py"); NULL otherwise */
+	int cost_known; /* the model's price was known (or the model costs nothing): cost_usd is not a guess
+	                 */
+	char *problem_file; /* a KernelBench task's file name ("19_ReLU.py"); NULL otherwise */
 	double base_mean_ms[KP_SUITE_NBASE]; /* the baselines' means, NAN when not recorded */
 };
 

@@ -94,7 +94,8 @@ int kp_html_diff(struct kp_buf *b, const char *old, const char *new_, int contex
 	split(&a, old ? old : "");
 	split(&c, new_ ? new_ : "");
 	if ((a.n + 1) * (c.n + 1) > DIFF_CELLS) {
-		kp_buf_addf(b, "<p class=\"note\">Too large to compare here (%zu and %zu lines).</p>\n", a.n, c.n);
+		kp_buf_addf(b, "<p class=\"note\">Too large to compare here (%zu and %zu lines).</p>\n", a.n,
+		            c.n);
 		lines_release(&a);
 		lines_release(&c);
 		return -1;
@@ -107,7 +108,8 @@ int kp_html_diff(struct kp_buf *b, const char *old, const char *new_, int contex
 			x++, i++, j++;
 			continue;
 		}
-		/* A hunk: this change and every change within 2 x context lines of it, with context around. */
+		/* A hunk: this change and every change within 2 x context lines of it, with context around.
+		 */
 		start = x;
 		end = x;
 		for (size_t y = x, keep = 0; y < k; y++) {

@@ -81,7 +81,8 @@ static const char style[] =
     "a{color:#1d4ed8}a.small,.small{font-size:12px}\n"
     "td .why{display:block;font-size:12px;color:var(--muted);max-width:340px;overflow-wrap:anywhere}\n"
     "#tasks td:first-child{overflow-wrap:anywhere;min-width:120px}\n"
-    ".diff span{display:block;min-height:1.45em}.diff .add{background:#dcfce7}.diff .del{background:#fee2e2}\n"
+    ".diff span{display:block;min-height:1.45em}.diff .add{background:#dcfce7}.diff "
+    ".del{background:#fee2e2}\n"
     ".diff .hunk{color:var(--muted);margin-top:4px}\n";
 
 /* Table sorting: numeric columns by data-v (missing last), text columns by their text. */
@@ -268,8 +269,8 @@ void kp_html_href(struct kp_buf *b, const char *path)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		            strchr("/._-~", *p);
+		int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		            (*p >= '0' && *p <= '9') || strchr("/._-~", *p);
 		if (plain) {
 			kp_buf_addch(b, (char)*p);
 		} else {

@@ -45,8 +45,10 @@ void kp_html_td_begin(struct kp_buf *b, const char *sort_key);
  * inside a double-quoted attribute). */
 void kp_html_href(struct kp_buf *b, const char *path);
 /* <a href="path#fragment" class="cls">text</a>; fragment and cls may be NULL. */
-void kp_html_link(struct kp_buf *b, const char *path, const char *fragment, const char *cls, const char *text);
-/* A line of "label value" pairs (the page's context: GPU, model, version, dates); NULL values are left out. */
+void kp_html_link(struct kp_buf *b, const char *path, const char *fragment, const char *cls,
+                  const char *text);
+/* A line of "label value" pairs (the page's context: GPU, model, version, dates); NULL values are left out.
+ */
 void kp_html_facts(struct kp_buf *b, size_t n, const char *const *labels, const char *const *values);
 
 /* Formatting into a caller's buffer; "—" for NAN. kp_html_fmt takes exactly one double. */

@@ -116,13 +116,14 @@ static void headline(struct run_page *P)
 	             kp_html_fmt(v, sizeof(v), "%.4g ms", kp_json_num(P->ref, "time_ms", NAN)),
 	             "the task's own code, timed by the run");
 	{
-		/* Every kind of failure present, refusals included: "1 compile error, 2 refused (cheat suspected)". */
-		static const char *const what[][3] = {{"compile_error", "compile error", "compile errors"},
-		                                      {"wrong_output", "wrong output", "wrong outputs"},
-		                                      {"runtime_error", "runtime error", "runtime errors"},
-		                                      {"timeout", "timeout", "timeouts"},
-		                                      {"cheat_suspected", "refused (cheat suspected)",
-		                                       "refused (cheat suspected)"}};
+		/* Every kind of failure present, refusals included: "1 compile error, 2 refused (cheat
+		 * suspected)". */
+		static const char *const what[][3] = {
+		    {"compile_error", "compile error", "compile errors"},
+		    {"wrong_output", "wrong output", "wrong outputs"},
+		    {"runtime_error", "runtime error", "runtime errors"},
+		    {"timeout", "timeout", "timeouts"},
+		    {"cheat_suspected", "refused (cheat suspected)", "refused (cheat suspected)"}};
 		size_t at = 0;
 		d[0] = '\0';
 		for (size_t k = 0; k < KP_ARRAY_SIZE(what) && at < sizeof(d); k++) {
@@ -144,20 +145,26 @@ static void headline(struct run_page *P)
 	         kp_json_int(used, "tokens_out", 0));
 	/* No known price: the counter stays 0, which is not a measured $0.00. */
 	if (json_is_false(json_object_get(json_object_get(P->sum, "context"), "cost_known")))
-		kp_html_card(P->b, "Cost", kp_json_num(used, "cost_usd", 0) > 0 ? kp_html_fmt(v, sizeof(v), "$%.2f+", kp_json_num(used, "cost_usd", 0)) : "unknown",
+		kp_html_card(P->b, "Cost",
+		             kp_json_num(used, "cost_usd", 0) > 0
+		                 ? kp_html_fmt(v, sizeof(v), "$%.2f+", kp_json_num(used, "cost_usd", 0))
+		                 : "unknown",
 		             "no price is known for this model; tokens: see below");
 	else
-		kp_html_card(P->b, "Cost", kp_html_fmt(v, sizeof(v), "$%.2f", kp_json_num(used, "cost_usd", 0)), d);
+		kp_html_card(P->b, "Cost",
+		             kp_html_fmt(v, sizeof(v), "$%.2f", kp_json_num(used, "cost_usd", 0)), d);
 	if (json_is_false(json_object_get(json_object_get(P->sum, "context"), "cost_known"))) {
 		snprintf(d, sizeof(d), "%lld in, %lld out", kp_json_int(used, "tokens_in", 0),
 		         kp_json_int(used, "tokens_out", 0));
 		kp_html_card(P->b, "Tokens",
 		             kp_html_fmt(v, sizeof(v), "%.0f",
-		                         (double)(kp_json_int(used, "tokens_in", 0) + kp_json_int(used, "tokens_out", 0))),
+		                         (double)(kp_json_int(used, "tokens_in", 0) +
+		                                  kp_json_int(used, "tokens_out", 0))),
 		             d);
 	}
 	snprintf(d, sizeof(d), "wall time over %lld session(s)", kp_json_int(used, "sessions", 0));
-	kp_html_card(P->b, "Wall time", kp_html_duration(v, sizeof(v), kp_json_num(used, "elapsed_s", NAN)), d);
+	kp_html_card(P->b, "Wall time", kp_html_duration(v, sizeof(v), kp_json_num(used, "elapsed_s", NAN)),
+	             d);
 	if (P->best && isfinite(kp_json_num(P->best, "energy_j", NAN)) &&
 	    isfinite(kp_json_num(P->ref, "energy_j", NAN))) {
 		snprintf(d, sizeof(d), "%.4g J per call against %.4g J",
@@ -549,7 +556,8 @@ static void reason_text(struct kp_buf *b, const json_t *nd)
 	if (!json_is_object(r))
 		return;
 	if (check)
-		kp_buf_addf(b, "%s %s%s", !strcmp(kp_json_str(r, "severity", ""), "refuse") ? "refused by" : "failed",
+		kp_buf_addf(b, "%s %s%s",
+		            !strcmp(kp_json_str(r, "severity", ""), "refuse") ? "refused by" : "failed",
 		            check, msg ? ": " : "");
 	if (msg)
 		kp_buf_adds(b, msg);
@@ -557,8 +565,8 @@ static void reason_text(struct kp_buf *b, const json_t *nd)
 
 static void versions_table(struct run_page *P)
 {
-	static const char *const cols[] = {"#Version", "#Parent",  "Kind", "Outcome",
-	                                   "#Speedup", "#Time ms", "What changed", "Why it failed", NULL};
+	static const char *const cols[] = {"#Version", "#Parent",      "Kind",          "Outcome", "#Speedup",
+	                                   "#Time ms", "What changed", "Why it failed", NULL};
 	struct kp_buf why = KP_BUF_INIT;
 	char v[64], frag[32];
 
@@ -673,7 +681,8 @@ static void diagnoses(struct run_page *P)
 	for (size_t i = 0; i < json_array_size(P->nodes); i++) {
 		const json_t *nd = json_array_get(P->nodes, i);
 		const char *fb = kp_json_str(nd, "feedback", NULL), *log = kp_json_str(nd, "log", NULL);
-		kp_buf_addf(P->b, "<details id=\"v%lld\"%s><summary>#%lld %s: <span class=\"oc %s\">%s</span>",
+		kp_buf_addf(P->b,
+		            "<details id=\"v%lld\"%s><summary>#%lld %s: <span class=\"oc %s\">%s</span>",
 		            kp_json_int(nd, "node", 0), i ? "" : " open", kp_json_int(nd, "node", 0),
 		            kp_json_str(nd, "kind", "?"), outcome_cls(nd), outcome_text(nd));
 		if (is_correct(nd))
@@ -713,7 +722,8 @@ static void diagnoses(struct run_page *P)
 /* GPU, model, kernelpro's version, when the run was made, the evaluator; then its settings. */
 static void run_context(struct run_page *P)
 {
-	static const char *const labels[] = {"GPU", "model", "kernelpro", "run made", "evaluator", "page written"};
+	static const char *const labels[] = {"GPU",      "model",     "kernelpro",
+	                                     "run made", "evaluator", "page written"};
 	const json_t *c = json_object_get(P->sum, "context");
 	char now[32], gpu[160];
 	time_t t = time(NULL);
@@ -723,8 +733,7 @@ static void run_context(struct run_page *P)
 	char *text;
 
 	strftime(now, sizeof(now), "%Y-%m-%d %H:%M UTC", gmtime_r(&t, &tm));
-	snprintf(gpu, sizeof(gpu), "%s",
-	         kp_json_str(c, "gpu", kp_json_str(P->view, "hardware", "unknown")));
+	snprintf(gpu, sizeof(gpu), "%s", kp_json_str(c, "gpu", kp_json_str(P->view, "hardware", "unknown")));
 	gpu[strcspn(gpu, "\n")] = '\0';
 	values[0] = gpu;
 	values[1] = kp_json_str(c, "model", "none");
@@ -772,9 +781,10 @@ int kp_report_run_html(const json_t *view, struct kp_buf *out, struct kp_error *
 	kp_html_heading(out, title.buf, sub.buf);
 	run_context(&P);
 	headline(&P);
-	kp_html_para(out, "caption",
-	             "Best: the version that beat the reference by the most (kernelpro show and the suite page "
-	             "mean the same), else the reference itself. Times are medians over the timed trials.");
+	kp_html_para(
+	    out, "caption",
+	    "Best: the version that beat the reference by the most (kernelpro show and the suite page "
+	    "mean the same), else the reference itself. Times are medians over the timed trials.");
 	kp_html_section(out, "roofline", "Roofline before and after");
 	kp_buf_adds(out, "<div class=\"figure\">\n");
 	roofline(&P);

@@ -83,21 +83,27 @@ static void headline(struct kp_buf *b, const struct kp_suite *s)
 	kp_html_card(b, "Coverage", kp_html_pct(v, sizeof(v), m->coverage), d);
 	/* The wall time is what the user waited; the tasks' own times overlap on several GPUs. */
 	if (isfinite(s->ctx.wall_s)) {
-		snprintf(d, sizeof(d), "the bench sessions end to end; the tasks' own times sum to %s; %ld evaluations",
+		snprintf(d, sizeof(d),
+		         "the bench sessions end to end; the tasks' own times sum to %s; %ld evaluations",
 		         kp_html_duration(t, sizeof(t), m->elapsed_s), m->evaluations);
 		kp_html_card(b, "Wall time", kp_html_duration(v, sizeof(v), s->ctx.wall_s), d);
 	} else {
-		snprintf(d, sizeof(d), "the sum of the tasks' own times (the suite's wall time was not recorded); %ld evaluations",
+		snprintf(d, sizeof(d),
+		         "the sum of the tasks' own times (the suite's wall time was not recorded); %ld "
+		         "evaluations",
 		         m->evaluations);
 		kp_html_card(b, "Task time", kp_html_duration(v, sizeof(v), m->elapsed_s), d);
 	}
 	/* A model without a known price costs 0 in the counters: say unknown, never $0.00. */
 	if (m->cost_unknown && m->cost_usd > 0) {
-		snprintf(d, sizeof(d), "at least: %ld of %ld tasks used a model with no known price; %ld tokens in, %ld out",
-		         m->cost_unknown, m->tasks, m->tokens_in, m->tokens_out);
+		snprintf(
+		    d, sizeof(d),
+		    "at least: %ld of %ld tasks used a model with no known price; %ld tokens in, %ld out",
+		    m->cost_unknown, m->tasks, m->tokens_in, m->tokens_out);
 		kp_html_card(b, "Cost", kp_html_fmt(v, sizeof(v), "$%.2f+", m->cost_usd), d);
 	} else if (m->cost_unknown) {
-		snprintf(d, sizeof(d), "no price is known for the model of %ld task(s); %ld tokens in, %ld out",
+		snprintf(d, sizeof(d),
+		         "no price is known for the model of %ld task(s); %ld tokens in, %ld out",
 		         m->cost_unknown, m->tokens_in, m->tokens_out);
 		kp_html_card(b, "Cost", "unknown", d);
 	} else {
@@ -144,7 +150,8 @@ static void context(struct kp_buf *b, const struct kp_suite *s)
 
 	strftime(now, sizeof(now), "%Y-%m-%d %H:%M UTC", gmtime_r(&t, &tm));
 	if (made_by && strcmp(made_by, KP_VERSION " (" KP_GIT_REV ")"))
-		snprintf(ver, sizeof(ver), "%s (suite made by %.40s)", KP_VERSION " (" KP_GIT_REV ")", made_by);
+		snprintf(ver, sizeof(ver), "%s (suite made by %.40s)", KP_VERSION " (" KP_GIT_REV ")",
+		         made_by);
 	else
 		snprintf(ver, sizeof(ver), "%s", KP_VERSION " (" KP_GIT_REV ")");
 	values[0] = gpus ? gpus : "unknown";
@@ -437,7 +444,8 @@ static void best_cell(struct kp_buf *b, const struct kp_suite_task *t, const str
 		kp_html_td_begin(b, "reference");
 		kp_buf_adds(b, "reference");
 		if (t->correct && t->best_node)
-			kp_buf_addf(b, "<span class=\"why\">fastest correct #%ld did not beat it</span>", t->best_node);
+			kp_buf_addf(b, "<span class=\"why\">fastest correct #%ld did not beat it</span>",
+			            t->best_node);
 	}
 	kp_buf_adds(b, "</td>");
 }
@@ -466,8 +474,11 @@ static void outcomes_cell(struct kp_buf *b, const struct kp_suite_task *t, const
 			if (t->failure_message) {
 				kp_buf_adds(b, ": ");
 				kp_buf_reset(scratch);
-				kp_buf_add(scratch, t->failure_message, strlen(t->failure_message) > 200 ? 200 : strlen(t->failure_message));
-				while (scratch->len && ((unsigned char)scratch->buf[scratch->len - 1] & 0xc0) == 0x80)
+				kp_buf_add(scratch, t->failure_message,
+				           strlen(t->failure_message) > 200 ? 200
+				                                            : strlen(t->failure_message));
+				while (scratch->len &&
+				       ((unsigned char)scratch->buf[scratch->len - 1] & 0xc0) == 0x80)
 					scratch->buf[--scratch->len] = '\0'; /* never half a character */
 				kp_html_escape(b, scratch->buf);
 				if (strlen(t->failure_message) > 200)
@@ -485,9 +496,9 @@ static void outcomes_cell(struct kp_buf *b, const struct kp_suite_task *t, const
 
 static void task_table(struct kp_buf *b, const struct kp_suite *s, const struct suite_links *L)
 {
-	static const char *const cols[] = {"Task",      "State",     "Best",    "#vs eager", "#vs compile",
-	                                   "#Best ms",  "#Eager ms", "Bound",   "#Roofline", "#Evals",
-	                                   "Outcomes",  "#Cost",     "#Time",   NULL};
+	static const char *const cols[] = {"Task",     "State",     "Best",  "#vs eager", "#vs compile",
+	                                   "#Best ms", "#Eager ms", "Bound", "#Roofline", "#Evals",
+	                                   "Outcomes", "#Cost",     "#Time", NULL};
 	struct kp_buf scratch = KP_BUF_INIT;
 	char v[96], m[64];
 
@@ -500,16 +511,20 @@ static void task_table(struct kp_buf *b, const struct kp_suite *s, const struct 
 		best_cell(b, t, L, i);
 		for (int k = 0; k < KP_SUITE_NBASE; k++)
 			kp_html_td_num(b, t->speedup[k], kp_html_speedup(v, sizeof(v), t->speedup[k]));
-		/* The median, the statistic of every figure here, with the mean KernelBench reports below it. */
+		/* The median, the statistic of every figure here, with the mean KernelBench reports below it.
+		 */
 		if (isfinite(t->best_ms))
 			kp_buf_addf(b, "<td class=\"num\" data-v=\"%.17g\">%s", t->best_ms,
 			            kp_html_fmt(v, sizeof(v), "%.4g", t->best_ms));
 		else
-			kp_buf_addf(b, "<td class=\"num\" data-v=\"\">%s", kp_html_fmt(v, sizeof(v), "%g", NAN));
+			kp_buf_addf(b, "<td class=\"num\" data-v=\"\">%s",
+			            kp_html_fmt(v, sizeof(v), "%g", NAN));
 		if (isfinite(t->best_mean_ms))
-			kp_buf_addf(b, "<span class=\"why\">mean %s</span>", kp_html_fmt(m, sizeof(m), "%.4g", t->best_mean_ms));
+			kp_buf_addf(b, "<span class=\"why\">mean %s</span>",
+			            kp_html_fmt(m, sizeof(m), "%.4g", t->best_mean_ms));
 		kp_buf_adds(b, "</td>");
-		kp_html_td_num(b, t->base_ms[KP_SUITE_EAGER], kp_html_fmt(v, sizeof(v), "%.4g", t->base_ms[KP_SUITE_EAGER]));
+		kp_html_td_num(b, t->base_ms[KP_SUITE_EAGER],
+		               kp_html_fmt(v, sizeof(v), "%.4g", t->base_ms[KP_SUITE_EAGER]));
 		kp_html_td(b, t->bottleneck ? t->bottleneck : "");
 		if (isfinite(t->roof_share)) {
 			kp_buf_addf(b, "<td class=\"num\" data-v=\"%.17g\">%s", t->roof_share,
@@ -519,7 +534,8 @@ static void task_table(struct kp_buf *b, const struct kp_suite *s, const struct 
 		} else {
 			kp_html_td_num(b, NAN, "");
 		}
-		kp_html_td_num(b, (double)t->evaluations, kp_html_fmt(v, sizeof(v), "%.0f", (double)t->evaluations));
+		kp_html_td_num(b, (double)t->evaluations,
+		               kp_html_fmt(v, sizeof(v), "%.0f", (double)t->evaluations));
 		outcomes_cell(b, t, L, i, &scratch);
 		kp_html_td_num(b, t->cost_known ? t->cost_usd : NAN,
 		               t->cost_known ? kp_html_fmt(v, sizeof(v), "$%.2f", t->cost_usd) : "unknown");
@@ -537,13 +553,15 @@ static void levels_table(struct kp_buf *b, const struct kp_suite *s)
 	kp_buf_adds(b, "<div class=\"tablewrap\"><table id=\"levels-table\">\n<thead><tr><th>level</th>"
 	               "<th class=\"num\">tasks</th><th class=\"num\">correct</th>");
 	for (int k = 0; k < KP_SUITE_NBASE; k++)
-		kp_buf_addf(b, "<th class=\"num\">n vs %s</th><th class=\"num\">fast_1</th><th class=\"num\">geomean (correct)</th>",
+		kp_buf_addf(b,
+		            "<th class=\"num\">n vs %s</th><th class=\"num\">fast_1</th><th "
+		            "class=\"num\">geomean (correct)</th>",
 		            base_label[k]);
 	kp_buf_adds(b, "</tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < s->sum.nlevels; i++) {
 		const struct kp_suite_level *L = &s->sum.levels[i];
-		kp_buf_addf(b, "<tr><td>level %d</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td>", L->level,
-		            L->tasks, L->correct);
+		kp_buf_addf(b, "<tr><td>level %d</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td>",
+		            L->level, L->tasks, L->correct);
 		for (int k = 0; k < KP_SUITE_NBASE; k++) {
 			kp_buf_addf(b, "<td class=\"num\">%ld</td>", L->base[k].n);
 			kp_buf_addf(b, "<td class=\"num\">%s</td>",
@@ -584,9 +602,10 @@ static void suite_html(const struct kp_suite *s, const struct suite_links *L, st
 	kp_html_section_end(out);
 	if (s->sum.nlevels) {
 		kp_html_section(out, "levels", "Per KernelBench level");
-		kp_html_para(out, "caption",
-		             "The same figures over each level's tasks alone, as KernelBench's analysis reports "
-		             "them; native tasks belong to no level.");
+		kp_html_para(
+		    out, "caption",
+		    "The same figures over each level's tasks alone, as KernelBench's analysis reports "
+		    "them; native tasks belong to no level.");
 		levels_table(out, s);
 		kp_html_section_end(out);
 	}
@@ -610,13 +629,16 @@ static void suite_html(const struct kp_suite *s, const struct suite_links *L, st
 	kp_html_para(
 	    out, "caption",
 	    "Best: the version that beat the reference (the run's best, as its own page and kernelpro show "
-	    "say), else the reference itself. The speedups, fast_p and the geomeans score the fastest correct "
-	    "version other than the reference, as KernelBench scores a submitted kernel, so a task whose best "
+	    "say), else the reference itself. The speedups, fast_p and the geomeans score the fastest "
+	    "correct "
+	    "version other than the reference, as KernelBench scores a submitted kernel, so a task whose "
+	    "best "
 	    "is the reference can count below 1\xc3\x97 there. Bound and Roofline: the bottleneck class and "
 	    "the share of the roof reached, from the Stage-1 profile of the fastest correct version (else of "
 	    "the reference). Click a task for its run page, a version for its verdict; click a column header "
 	    "to sort (values not measured sort last). \"compile\" is torch.compile. Outcomes: ok correct, CE "
-	    "compile error, RE runtime error, TO timeout, WO wrong output, CH cheat suspected; under them, the "
+	    "compile error, RE runtime error, TO timeout, WO wrong output, CH cheat suspected; under them, "
+	    "the "
 	    "check that refused the latest version of a task with no correct one.");
 	task_table(out, s, L);
 	kp_html_section_end(out);

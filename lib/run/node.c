@@ -87,7 +87,8 @@ json_t *kp_run_verdict_reason(const json_t *verdict, const char *outcome, const 
 	const char *msg = NULL;
 	json_t *o;
 
-	if (!outcome || !strcmp(outcome, "correct") || !strcmp(outcome, "pending") || !strcmp(outcome, "none"))
+	if (!outcome || !strcmp(outcome, "correct") || !strcmp(outcome, "pending") ||
+	    !strcmp(outcome, "none"))
 		return NULL;
 	if (!strcmp(outcome, "cheat_suspected"))
 		flag = deciding_flag(flags, "refuse");
@@ -137,12 +138,15 @@ static int add_eval(struct kp_store *s, json_t *o, const struct kp_node_row *row
 	kp_json_set(o, "log", text_or_null(&log));
 	kp_json_set(o, "feedback", text_or_null(&fb));
 	kp_json_set(o, "findings", parsed_or_null(&fj));
-	/* A correct version is profiled when the search expands it (or the GPU had time): false until then. */
+	/* A correct version is profiled when the search expands it (or the GPU had time): false until then.
+	 */
 	kp_json_set(o, "profiled",
-	            row->evaluated && row->outcome == KP_OUTCOME_CORRECT ? json_boolean(kp__run_profiled(s, row->id))
-	                                                                 : NULL);
-	kp_json_set(o, "reason",
-	            kp_run_verdict_reason(verdict, kp_json_str(o, "outcome", NULL), log.len ? log.buf : NULL));
+	            row->evaluated && row->outcome == KP_OUTCOME_CORRECT
+	                ? json_boolean(kp__run_profiled(s, row->id))
+	                : NULL);
+	kp_json_set(
+	    o, "reason",
+	    kp_run_verdict_reason(verdict, kp_json_str(o, "outcome", NULL), log.len ? log.buf : NULL));
 	kp_json_set(o, "verdict", verdict);
 out:
 	kp_buf_release(&log);
@@ -165,8 +169,9 @@ static int add_reason(struct kp_store *s, json_t *o, const struct kp_node_row *r
 		full = parsed_or_null(&vj);
 		verdict = verdict_brief(full);
 	}
-	kp_json_set(o, "reason",
-	            kp_run_verdict_reason(verdict, kp_json_str(o, "outcome", NULL), log.len ? log.buf : NULL));
+	kp_json_set(
+	    o, "reason",
+	    kp_run_verdict_reason(verdict, kp_json_str(o, "outcome", NULL), log.len ? log.buf : NULL));
 	json_decref(full);
 	json_decref(verdict);
 	kp_buf_release(&log);

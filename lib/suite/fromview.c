@@ -53,7 +53,8 @@ static char *str_or_null(const json_t *o, const char *key)
 	return v && *v ? kp_xstrdup(v) : NULL;
 }
 
-/* The latest evaluated version that is not correct: its id, outcome, and the check and message of its reason. */
+/* The latest evaluated version that is not correct: its id, outcome, and the check and message of its reason.
+ */
 static void failure_of(struct kp_suite_task *t, const json_t *n)
 {
 	const json_t *reason = json_object_get(n, "reason");
@@ -69,7 +70,8 @@ static void failure_of(struct kp_suite_task *t, const json_t *n)
 /* The task's place on the roofline from node n's Stage-1 profile; 0 when it has none usable. */
 static int roofline_of(struct kp_suite_task *t, const json_t *n)
 {
-	const json_t *s1 = json_object_get(json_object_get(json_object_get(n, "profile"), "launch"), "stage1");
+	const json_t *s1 =
+	    json_object_get(json_object_get(json_object_get(n, "profile"), "launch"), "stage1");
 	double ai = kp_json_num(s1, "ai", NAN), f = kp_json_num(s1, "achieved_flops", NAN);
 	double cp = kp_json_num(s1, "compute_peak", NAN), mp = kp_json_num(s1, "memory_peak", NAN), roof;
 
@@ -169,8 +171,8 @@ int kp_suite_task_from_view(struct kp_suite_task *t, const json_t *view, struct 
 	/* The means beside: from the baseline measured alone, else the run's own reference. */
 	for (int b = 0; b < KP_SUITE_NBASE; b++)
 		if (!isnan(t->base_ms[b]))
-			t->base_mean_ms[b] = positive_or_nan(
-			    kp_json_num(json_object_get(baseline, kp_suite_baseline_name(b)), "mean_ms", NAN));
+			t->base_mean_ms[b] = positive_or_nan(kp_json_num(
+			    json_object_get(baseline, kp_suite_baseline_name(b)), "mean_ms", NAN));
 	if (t->eager_from && !strcmp(t->eager_from, "run"))
 		t->base_mean_ms[KP_SUITE_EAGER] = t->ref_mean_ms;
 	if (t->level > 0 && kp_json_str(task, "path", NULL) && strrchr(kp_json_str(task, "path", ""), '/'))

@@ -13,9 +13,9 @@
 #include "kernelpro/suite.h"
 #include "suite/kbexport.h"
 
-#define FAST_PY  "harness/python/kernelpro/fast.py"
-#define BUILD_PY "harness/python/kernelpro/build.py"
-#define PY_CAP   (1u << 20)
+#define FAST_PY         "harness/python/kernelpro/fast.py"
+#define BUILD_PY        "harness/python/kernelpro/build.py"
+#define PY_CAP          (1u << 20)
 #define RELATIVE_IMPORT "from . import build as _build\n"
 
 /* ---- self-contained kernels ------------------------------------------------------------------------ */
@@ -77,7 +77,8 @@ static int rewrite_import(const char *line, struct kp_buf *out)
 
 	if (!strstr(p, "kernelpro"))
 		return 0;
-	if ((q = word(p, "from")) && (q = word(skip_ws(q), "kernelpro.fast")) && (q = word(skip_ws(q), "import"))) {
+	if ((q = word(p, "from")) && (q = word(skip_ws(q), "kernelpro.fast")) &&
+	    (q = word(skip_ws(q), "import"))) {
 		/* from kernelpro.fast import a, b as c  ->  a = _kp_fast.a; c = _kp_fast.b */
 		q = skip_ws(q);
 		if (*q == '(')
@@ -102,8 +103,8 @@ static int rewrite_import(const char *line, struct kp_buf *out)
 			return -1;
 		return line_ends(q) ? (kp_buf_addch(out, '\n'), 1) : -1;
 	}
-	if ((q = word(p, "from")) && (q = word(skip_ws(q), "kernelpro")) && (q = word(skip_ws(q), "import")) &&
-	    (q = word(skip_ws(q), "fast"))) {
+	if ((q = word(p, "from")) && (q = word(skip_ws(q), "kernelpro")) &&
+	    (q = word(skip_ws(q), "import")) && (q = word(skip_ws(q), "fast"))) {
 		/* from kernelpro import fast [as x] */
 		snprintf(a, sizeof(a), "fast");
 		q = skip_ws(q);
@@ -127,7 +128,8 @@ static int rewrite_import(const char *line, struct kp_buf *out)
 		}
 		if (!line_ends(q))
 			return -1;
-		kp_buf_adds(out, "import types as _kp_types; kernelpro = _kp_types.SimpleNamespace(fast=_kp_fast)\n");
+		kp_buf_adds(
+		    out, "import types as _kp_types; kernelpro = _kp_types.SimpleNamespace(fast=_kp_fast)\n");
 		return 1;
 	}
 	/* "kernelpro" in a comment or a string is not an import. */
@@ -157,12 +159,14 @@ static int inline_block(struct kp_buf *b, struct kp_error *err)
 	int rc = 0;
 
 	if (!fast_path || !build_path) {
-		rc = kp_error_set(err, KP_ENOTOOL,
-		                  "%s not found: run kernelpro from its build or install tree, or set KERNELPRO_HOME",
-		                  !fast_path ? FAST_PY : BUILD_PY);
+		rc = kp_error_set(
+		    err, KP_ENOTOOL,
+		    "%s not found: run kernelpro from its build or install tree, or set KERNELPRO_HOME",
+		    !fast_path ? FAST_PY : BUILD_PY);
 		goto out;
 	}
-	if ((rc = kp_read_file(fast_path, PY_CAP, &fast, err)) || (rc = kp_read_file(build_path, PY_CAP, &build, err)))
+	if ((rc = kp_read_file(fast_path, PY_CAP, &fast, err)) ||
+	    (rc = kp_read_file(build_path, PY_CAP, &build, err)))
 		goto out;
 	/* The one relative import becomes the module object handed in. */
 	if (!(at = strstr(fast.buf, RELATIVE_IMPORT)) || strstr(at + 1, RELATIVE_IMPORT)) {
@@ -173,22 +177,24 @@ static int inline_block(struct kp_buf *b, struct kp_error *err)
 	kp_buf_add(&fixed, fast.buf, (size_t)(at - fast.buf));
 	kp_buf_adds(&fixed, "_build = __kp_build__  # inlined; was: " RELATIVE_IMPORT);
 	kp_buf_adds(&fixed, at + strlen(RELATIVE_IMPORT));
-	kp_buf_adds(b, "# ---- kernelpro.fast, inlined by kernelpro's export (kernelpro " KP_VERSION "): this file\n"
-	               "# ---- needs PyTorch and nvcc, not kernelpro. The two texts below are kernelpro's\n"
-	               "# ---- harness/python/kernelpro/build.py and fast.py, unchanged but for fast.py's import of build.\n"
-	               "def _kp_inline_fast(build_py, fast_py):\n"
-	               "    import os, types\n"
-	               "    build = types.ModuleType('kernelpro_inline.build')\n"
-	               "    exec(compile(build_py, 'kernelpro/build.py', 'exec'), build.__dict__)\n"
-	               "    fast = types.ModuleType('kernelpro_inline.fast')\n"
-	               "    fast.__dict__['__kp_build__'] = build\n"
-	               "    exec(compile(fast_py, 'kernelpro/fast.py', 'exec'), fast.__dict__)\n"
-	               "    if not os.environ.get('KP_ARCH'):  # kernelpro's harness says; here, the GPU does\n"
-	               "        import torch\n"
-	               "        major, minor = torch.cuda.get_device_capability()\n"
-	               "        fast._toolchain = build.Toolchain(arch='sm_%d%d' % (major, minor))\n"
-	               "    return fast\n\n\n"
-	               "_kp_fast = _kp_inline_fast(\n");
+	kp_buf_adds(
+	    b, "# ---- kernelpro.fast, inlined by kernelpro's export (kernelpro " KP_VERSION "): this file\n"
+	       "# ---- needs PyTorch and nvcc, not kernelpro. The two texts below are kernelpro's\n"
+	       "# ---- harness/python/kernelpro/build.py and fast.py, unchanged but for fast.py's import of "
+	       "build.\n"
+	       "def _kp_inline_fast(build_py, fast_py):\n"
+	       "    import os, types\n"
+	       "    build = types.ModuleType('kernelpro_inline.build')\n"
+	       "    exec(compile(build_py, 'kernelpro/build.py', 'exec'), build.__dict__)\n"
+	       "    fast = types.ModuleType('kernelpro_inline.fast')\n"
+	       "    fast.__dict__['__kp_build__'] = build\n"
+	       "    exec(compile(fast_py, 'kernelpro/fast.py', 'exec'), fast.__dict__)\n"
+	       "    if not os.environ.get('KP_ARCH'):  # kernelpro's harness says; here, the GPU does\n"
+	       "        import torch\n"
+	       "        major, minor = torch.cuda.get_device_capability()\n"
+	       "        fast._toolchain = build.Toolchain(arch='sm_%d%d' % (major, minor))\n"
+	       "    return fast\n\n\n"
+	       "_kp_fast = _kp_inline_fast(\n");
 	py_literal(b, build.buf);
 	kp_buf_adds(b, ",\n");
 	py_literal(b, fixed.buf);
@@ -243,7 +249,8 @@ int kp__suite_kb_kernel(const char *src, struct kp_buf *out, int *rewritten, str
 	 * only indented in a file with `from __future__` lines (the block could go nowhere): as it is. */
 	if (!sc.uses || sc.unknown || (sc.first_unindented < 0 && sc.future)) {
 		if (sc.uses || sc.unknown)
-			kp_buf_adds(out, "# kernelpro's export: this kernel imports kernelpro in a form the export does not\n"
+			kp_buf_adds(out, "# kernelpro's export: this kernel imports kernelpro in a form the "
+			                 "export does not\n"
 			                 "# rewrite; run it with PYTHONPATH=<kernelpro>/harness/python.\n");
 		kp_buf_adds(out, src);
 		return 0;
@@ -324,8 +331,10 @@ static json_t *eval_entry(const struct kp_suite_task *t, int sample)
 	kp_json_set(kp, "state", json_string(kp_suite_state_name(t->state)));
 	kp_json_set(kp, "node", json_integer(t->correct ? t->best_node : t->failure_node));
 	kp_json_set(kp, "kernel", t->kernel ? json_string(t->kernel) : NULL);
-	kp_json_set(kp, "outcome", t->correct ? json_string("correct")
-	                                     : t->failure_outcome ? json_string(t->failure_outcome) : NULL);
+	kp_json_set(kp, "outcome",
+	            t->correct           ? json_string("correct")
+	            : t->failure_outcome ? json_string(t->failure_outcome)
+	                                 : NULL);
 	kp_json_set(kp, "check", t->failure_check ? json_string(t->failure_check) : NULL);
 	kp_json_set(kp, "message", t->failure_message ? json_string(t->failure_message) : NULL);
 	kp_json_set(meta, "kernelpro", kp);
@@ -342,9 +351,10 @@ static json_t *baseline_entry(const struct kp_suite_task *t, enum kp_suite_basel
 	kp_json_set(o, "statistic", json_string(mean ? "mean" : "median"));
 	kp_json_set(o, "hardware", t->gpu ? json_string(t->gpu) : NULL);
 	kp_json_set(o, "device", json_string("cuda"));
-	kp_json_set(o, "source", json_string(t->eager_from && b == KP_SUITE_EAGER && !strcmp(t->eager_from, "run")
-	                                         ? "kernelpro run (the reference timed beside the candidates)"
-	                                         : "kernelpro baseline"));
+	kp_json_set(o, "source",
+	            json_string(t->eager_from && b == KP_SUITE_EAGER && !strcmp(t->eager_from, "run")
+	                            ? "kernelpro run (the reference timed beside the candidates)"
+	                            : "kernelpro baseline"));
 	return o;
 }
 
@@ -364,8 +374,8 @@ static int write_json(const char *dir, const char *sub, const char *name, json_t
 
 int kp_suite_write_kernelbench(const struct kp_suite *s, const char *dir, struct kp_error *err)
 {
-	static const char *const base_file[KP_SUITE_NBASE] = {"baseline_time_torch.json",
-	                                                      "baseline_time_torch_compile_inductor_default.json"};
+	static const char *const base_file[KP_SUITE_NBASE] = {
+	    "baseline_time_torch.json", "baseline_time_torch_compile_inductor_default.json"};
 	json_t *levels = json_object(), *bases[KP_SUITE_NBASE];
 	struct kp_buf sub = KP_BUF_INIT, key = KP_BUF_INIT;
 	const char *lk;
@@ -382,7 +392,8 @@ int kp_suite_write_kernelbench(const struct kp_suite *s, const char *dir, struct
 			continue;
 		any = 1;
 		for (size_t j = 0; j < i; j++)
-			sample += is_kb(&s->v[j]) && s->v[j].level == t->level && s->v[j].problem_id == t->problem_id;
+			sample += is_kb(&s->v[j]) && s->v[j].level == t->level &&
+			          s->v[j].problem_id == t->problem_id;
 		kp_buf_reset(&key);
 		kp_buf_addf(&key, "level%d", t->level);
 		if (!(per = json_object_get(levels, key.buf)))

@@ -240,8 +240,9 @@ int kp_bench_collect(const char *dir, struct kp_suite *s, struct kp_bench_collec
 	s->name = kp_xstrdup(b->name);
 	s->ctx.wall_s = R.wall_s > 0 ? R.wall_s : NAN;
 	free(s->ctx.created);
-	s->ctx.created = kp_json_str(b->context, "created", NULL) ? kp_xstrdup(kp_json_str(b->context, "created", ""))
-	                                                          : NULL;
+	s->ctx.created = kp_json_str(b->context, "created", NULL)
+	                     ? kp_xstrdup(kp_json_str(b->context, "created", ""))
+	                     : NULL;
 	json_decref(s->ctx.settings);
 	s->ctx.settings = json_incref(b->context);
 	for (size_t i = 0; i < b->ntasks && !rc; i++) {

@@ -137,8 +137,9 @@ static int check_task(const struct kp_suite_task *t, struct kp_error *err)
 		rc = check_time(t, field, t->base_mean_ms[b], err);
 	}
 	if (!rc && !isnan(t->ai) && !(isfinite(t->ai) && t->ai > 0))
-		rc = kp_error_set(err, KP_EINVAL, "task '%s': ai is %g; an intensity is a positive number, or null",
-		                  t->name, t->ai);
+		rc = kp_error_set(err, KP_EINVAL,
+		                  "task '%s': ai is %g; an intensity is a positive number, or null", t->name,
+		                  t->ai);
 	if (!rc && !isnan(t->roof_share))
 		rc = check_amount(t, "roof_share", t->roof_share, err);
 	for (int b = 0; b < KP_SUITE_NBASE && !rc; b++) {

@@ -11,7 +11,18 @@
 #include "suite/kbexport.h"
 
 /* The task fields the document and the CSV share, in CSV column order (outcome counts follow). */
-enum field_type { F_STR, F_INT, F_LONG, F_TIME, F_AMOUNT, F_BOOL, F_STATE, F_BASE_MS, F_SPEEDUP, F_BASE_MEAN };
+enum field_type {
+	F_STR,
+	F_INT,
+	F_LONG,
+	F_TIME,
+	F_AMOUNT,
+	F_BOOL,
+	F_STATE,
+	F_BASE_MS,
+	F_SPEEDUP,
+	F_BASE_MEAN
+};
 
 struct field {
 	const char *key;

@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (kp__suite_kb_kernel(src, &out, &rewritten, &err) == 0) {
 		if (!rewritten && !strstr(out.buf, src))
 			abort();
-		if (rewritten && (!strstr(out.buf, "_kp_fast = _kp_inline_fast(") || out.len < strlen(src) / 2))
+		if (rewritten &&
+		    (!strstr(out.buf, "_kp_fast = _kp_inline_fast(") || out.len < strlen(src) / 2))
 			abort();
 	} else if (!err.msg[0]) {
 		abort(); /* a refusal always says why */

@@ -25,7 +25,8 @@ static void test_import_forms(void **state)
 		const char *line, *want;
 	} forms[] = {
 	    {"from kernelpro.fast import load_cuda\n", "\nload_cuda = _kp_fast.load_cuda\n"},
-	    {"from kernelpro.fast import load_cuda as lc, ptr\n", "\nlc = _kp_fast.load_cuda; ptr = _kp_fast.ptr\n"},
+	    {"from kernelpro.fast import load_cuda as lc, ptr\n",
+	     "\nlc = _kp_fast.load_cuda; ptr = _kp_fast.ptr\n"},
 	    {"from kernelpro.fast import (load_cuda, stream)  # both\n",
 	     "\nload_cuda = _kp_fast.load_cuda; stream = _kp_fast.stream\n"},
 	    {"import kernelpro.fast as kf\n", "\nkf = _kp_fast\n"},
@@ -37,7 +38,8 @@ static void test_import_forms(void **state)
 		struct kp_buf src = KP_BUF_INIT;
 		int rewritten;
 		char *out;
-		kp_buf_addf(&src, "import torch\n%s\nclass ModelNew(torch.nn.Module):\n    pass\n", forms[i].line);
+		kp_buf_addf(&src, "import torch\n%s\nclass ModelNew(torch.nn.Module):\n    pass\n",
+		            forms[i].line);
 		out = exported(src.buf, &rewritten);
 		assert_int_equal(rewritten, 1);
 		if (!strstr(out, forms[i].want))
@@ -54,14 +56,14 @@ static void test_import_forms(void **state)
 static void test_left_alone(void **state)
 {
 	static const char *const as_is[] = {
-	    "import torch\nclass ModelNew: pass\n",                   /* no fast path at all */
-	    "# kernelpro.fast would be faster\nx = 'kernelpro'\n",   /* words, not imports */
+	    "import torch\nclass ModelNew: pass\n",                /* no fast path at all */
+	    "# kernelpro.fast would be faster\nx = 'kernelpro'\n", /* words, not imports */
 	};
 	static const char *const unknown[] = {
-	    "import kernelpro\n",                                     /* another module of kernelpro */
-	    "from kernelpro.fast import *\n",                         /* a star import */
-	    "from kernelpro.fast import (\n    load_cuda,\n)\n",     /* an import over several lines */
-	    "from kernelpro.fast import load_cuda; x = 1\n",          /* more after it on the line */
+	    "import kernelpro\n",                                /* another module of kernelpro */
+	    "from kernelpro.fast import *\n",                    /* a star import */
+	    "from kernelpro.fast import (\n    load_cuda,\n)\n", /* an import over several lines */
+	    "from kernelpro.fast import load_cuda; x = 1\n",     /* more after it on the line */
 	};
 	int rewritten;
 	for (size_t i = 0; i < KP_ARRAY_SIZE(as_is); i++) {
@@ -79,15 +81,17 @@ static void test_left_alone(void **state)
 	}
 	/* Indented only, in a file whose `from __future__` must come first: left alone, said so. */
 	{
-		char *out = exported("from __future__ import annotations\ndef f():\n    from kernelpro.fast import ptr\n",
-		                     &rewritten);
+		char *out = exported(
+		    "from __future__ import annotations\ndef f():\n    from kernelpro.fast import ptr\n",
+		    &rewritten);
 		assert_int_equal(rewritten, 0);
 		assert_non_null(strstr(out, "PYTHONPATH"));
 		free(out);
 	}
 	/* Indented only, no __future__: the module goes at the top, the import becomes an assignment. */
 	{
-		char *out = exported("def f():\n    from kernelpro.fast import ptr\n    return ptr\n", &rewritten);
+		char *out =
+		    exported("def f():\n    from kernelpro.fast import ptr\n    return ptr\n", &rewritten);
 		assert_int_equal(rewritten, 1);
 		assert_true(strstr(out, "# ---- kernelpro.fast") == out);
 		assert_non_null(strstr(out, "def f():\n    ptr = _kp_fast.ptr\n    return ptr\n"));
@@ -103,7 +107,8 @@ static void test_literal_escapes(void **state)
 	assert_int_equal(rewritten, 1);
 	assert_non_null(strstr(out, "kernelpro\\'s C side")); /* build.py's docstring: an escaped quote */
 	assert_null(strstr(out, "\nfrom . import build as _build\n")); /* only in the comment */
-	assert_non_null(strstr(out, "_build = __kp_build__  # inlined; was: from . import build as _build\n"));
+	assert_non_null(
+	    strstr(out, "_build = __kp_build__  # inlined; was: from . import build as _build\n"));
 	free(out);
 }
 
@@ -121,7 +126,8 @@ static void test_eval_results(void **state)
 	t.name = kp_xstrdup("2_A");
 	t.problem_file = kp_xstrdup("2_A.py");
 	t.level = 1, t.problem_id = 2, t.state = KP_SUITE_FINISHED, t.correct = 1, t.best_node = 3;
-	t.best_ms = 1.0, t.best_mean_ms = 1.1, t.base_ms[KP_SUITE_EAGER] = 2.0, t.base_mean_ms[KP_SUITE_EAGER] = 2.2;
+	t.best_ms = 1.0, t.best_mean_ms = 1.1, t.base_ms[KP_SUITE_EAGER] = 2.0,
+	t.base_mean_ms[KP_SUITE_EAGER] = 2.2;
 	kp_suite_add(&s, &t);
 	kp_suite_task_init(&t);
 	t.name = kp_xstrdup("4_B");
@@ -139,17 +145,22 @@ static void test_eval_results(void **state)
 	kp_path_join(&p, dir, "kernelbench/baseline_time_torch.json");
 	KP_ASSERT_OK(kp_json_load_file(p.buf, 1 << 20, &base, &err), &err);
 	{
-		const json_t *a = json_array_get(json_object_get(ev, "2"), 0), *b = json_array_get(json_object_get(ev, "4"), 0);
+		const json_t *a = json_array_get(json_object_get(ev, "2"), 0),
+		             *b = json_array_get(json_object_get(ev, "4"), 0);
 		assert_true(json_is_true(json_object_get(a, "correctness")));
 		assert_true(kp_json_num(a, "runtime", 0) == 1.1); /* the mean, as KernelBench times */
 		assert_true(json_is_false(json_object_get(b, "compiled")));
 		assert_true(kp_json_num(b, "runtime", 0) == -1.0);
-		assert_string_equal(kp_json_str(json_object_get(json_object_get(b, "metadata"), "kernelpro"), "message", ""),
-		                    "error: x");
-		assert_true(kp_json_num(json_object_get(json_object_get(base, "level1"), "2_A.py"), "mean", 0) == 2.2);
-		assert_true(kp_json_num(json_object_get(json_object_get(base, "level1"), "4_B.py"), "mean", 0) == 3.0);
-		assert_string_equal(kp_json_str(json_object_get(json_object_get(base, "level1"), "4_B.py"), "statistic", ""),
-		                    "median");
+		assert_string_equal(
+		    kp_json_str(json_object_get(json_object_get(b, "metadata"), "kernelpro"), "message", ""),
+		    "error: x");
+		assert_true(kp_json_num(json_object_get(json_object_get(base, "level1"), "2_A.py"), "mean",
+		                        0) == 2.2);
+		assert_true(kp_json_num(json_object_get(json_object_get(base, "level1"), "4_B.py"), "mean",
+		                        0) == 3.0);
+		assert_string_equal(
+		    kp_json_str(json_object_get(json_object_get(base, "level1"), "4_B.py"), "statistic", ""),
+		    "median");
 	}
 	json_decref(ev);
 	json_decref(base);

@@ -18,19 +18,21 @@ static json_t *reason(const char *verdict, const char *outcome, const char *log)
 static void test_the_deciding_check(void **state)
 {
 	/* A refusal names the refusing flag, not a warning before it. */
-	json_t *r = reason("{\"status\":\"cheat_suspected\",\"phase\":\"static\",\"message\":\"refused\",\"flags\":["
-	                   "{\"check\":\"flop_floor\",\"severity\":\"warn\",\"message\":\"fast\"},"
-	                   "{\"check\":\"reads_reference\",\"severity\":\"refuse\",\"message\":\"calls get_inputs()\"}]}",
-	                   "cheat_suspected", "log");
+	json_t *r = reason(
+	    "{\"status\":\"cheat_suspected\",\"phase\":\"static\",\"message\":\"refused\",\"flags\":["
+	    "{\"check\":\"flop_floor\",\"severity\":\"warn\",\"message\":\"fast\"},"
+	    "{\"check\":\"reads_reference\",\"severity\":\"refuse\",\"message\":\"calls get_inputs()\"}]}",
+	    "cheat_suspected", "log");
 	assert_string_equal(kp_json_str(r, "check", ""), "reads_reference");
 	assert_string_equal(kp_json_str(r, "severity", ""), "refuse");
 	assert_string_equal(kp_json_str(r, "message", ""), "calls get_inputs()");
 	assert_string_equal(kp_json_str(r, "phase", ""), "static");
 	json_decref(r);
 	/* A wrong output names the check that failed it (a degenerate output). */
-	r = reason("{\"flags\":[{\"check\":\"constant_output\",\"severity\":\"fail\",\"message\":\"all zeros\"}],"
-	           "\"message\":\"outputs differ\"}",
-	           "wrong_output", NULL);
+	r = reason(
+	    "{\"flags\":[{\"check\":\"constant_output\",\"severity\":\"fail\",\"message\":\"all zeros\"}],"
+	    "\"message\":\"outputs differ\"}",
+	    "wrong_output", NULL);
 	assert_string_equal(kp_json_str(r, "check", ""), "constant_output");
 	json_decref(r);
 }
@@ -38,8 +40,9 @@ static void test_the_deciding_check(void **state)
 static void test_no_check(void **state)
 {
 	/* A compile error: no check decided; the verdict's message, else the log's first line. */
-	json_t *r = reason("{\"status\":\"compile_error\",\"phase\":\"build\",\"message\":\"nvcc failed\",\"flags\":[]}",
-	                   "compile_error", "cand.cu(7): error");
+	json_t *r = reason(
+	    "{\"status\":\"compile_error\",\"phase\":\"build\",\"message\":\"nvcc failed\",\"flags\":[]}",
+	    "compile_error", "cand.cu(7): error");
 	assert_true(json_is_null(json_object_get(r, "check")));
 	assert_string_equal(kp_json_str(r, "message", ""), "nvcc failed");
 	json_decref(r);
@@ -47,7 +50,8 @@ static void test_no_check(void **state)
 	assert_string_equal(kp_json_str(r, "message", ""), "cand.cu(7): error: x");
 	json_decref(r);
 	/* A refusal flag on a wrong output is not what decided it. */
-	r = reason("{\"flags\":[{\"check\":\"x\",\"severity\":\"refuse\",\"message\":\"m\"}],\"message\":\"differ\"}",
+	r = reason("{\"flags\":[{\"check\":\"x\",\"severity\":\"refuse\",\"message\":\"m\"}],\"message\":"
+	           "\"differ\"}",
 	           "wrong_output", NULL);
 	assert_true(json_is_null(json_object_get(r, "check")));
 	assert_string_equal(kp_json_str(r, "message", ""), "differ");
@@ -60,7 +64,8 @@ static void test_no_check(void **state)
 
 static void test_nothing_for_correct(void **state)
 {
-	assert_null(reason("{\"flags\":[{\"check\":\"flop_floor\",\"severity\":\"warn\"}]}", "correct", NULL));
+	assert_null(
+	    reason("{\"flags\":[{\"check\":\"flop_floor\",\"severity\":\"warn\"}]}", "correct", NULL));
 	assert_null(reason(NULL, "pending", "x"));
 	assert_null(reason(NULL, NULL, "x"));
 }

@@ -47,11 +47,11 @@ static void test_fast_p_and_geomeans(void **state)
 	assert_int_equal(s.sum.correct, 3);
 	NEAR(s.sum.correctness_rate, 0.75);
 	assert_int_equal(e->n, 4);
-	NEAR(e->fast_p[0], 0.75); /* fast_0: correct */
-	NEAR(e->fast_p[1], 0.50); /* fast_0.5: a, b (d's 0.5x is not > 0.5) */
-	NEAR(e->fast_p[2], 0.50); /* fast_0.8: a, b */
+	NEAR(e->fast_p[0], 0.75);                /* fast_0: correct */
+	NEAR(e->fast_p[1], 0.50);                /* fast_0.5: a, b (d's 0.5x is not > 0.5) */
+	NEAR(e->fast_p[2], 0.50);                /* fast_0.8: a, b */
 	NEAR(e->fast_p[KP_SUITE_P_FAST1], 0.50); /* a, b */
-	NEAR(e->fast_p[4], 0.25); /* 1.5 is not > 1.5: only a */
+	NEAR(e->fast_p[4], 0.25);                /* 1.5 is not > 1.5: only a */
 	NEAR(e->fast_p[5], 0.25);
 	NEAR(e->geomean_correct, cbrt(4.0 * 1.5 * 0.5));
 	NEAR(e->geomean_all, pow(4.0 * 1.5 * 0.5 * 1.0, 0.25));
@@ -82,7 +82,7 @@ static void test_ties(void **state)
 	add(&s, "also-2", 0.5, 1.0, NAN);
 	KP_ASSERT_OK(kp_suite_compute(&s, &err), &err);
 	NEAR(s.sum.base[KP_SUITE_EAGER].fast_p[KP_SUITE_P_FAST1], 0.75); /* the three above 1 */
-	NEAR(s.sum.base[KP_SUITE_EAGER].fast_p[4], 0.50); /* the two at 2 */
+	NEAR(s.sum.base[KP_SUITE_EAGER].fast_p[4], 0.50);                /* the two at 2 */
 	NEAR(s.sum.base[KP_SUITE_EAGER].fast_p[5], 0.0);
 	NEAR(kp_suite_fast_p(&s, KP_SUITE_EAGER, 1.9999999), 0.5);
 	kp_suite_release(&s);
@@ -599,13 +599,13 @@ static void test_view_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fast_p_and_geomeans), cmocka_unit_test(test_ties),
-	    cmocka_unit_test(test_missing_baselines),   cmocka_unit_test(test_zero_tasks),
-	    cmocka_unit_test(test_no_correct_version),  cmocka_unit_test(test_bad_values_refused),
-	    cmocka_unit_test(test_json_round_trip),     cmocka_unit_test(test_from_json_refuses),
-	    cmocka_unit_test(test_summary_not_trusted), cmocka_unit_test(test_golden_summary),
-	    cmocka_unit_test(test_csv_quoting),         cmocka_unit_test(test_write_layout),
-	    cmocka_unit_test(test_task_from_view),      cmocka_unit_test(test_view_refused),
+	    cmocka_unit_test(test_fast_p_and_geomeans),   cmocka_unit_test(test_ties),
+	    cmocka_unit_test(test_missing_baselines),     cmocka_unit_test(test_zero_tasks),
+	    cmocka_unit_test(test_no_correct_version),    cmocka_unit_test(test_bad_values_refused),
+	    cmocka_unit_test(test_json_round_trip),       cmocka_unit_test(test_from_json_refuses),
+	    cmocka_unit_test(test_summary_not_trusted),   cmocka_unit_test(test_golden_summary),
+	    cmocka_unit_test(test_csv_quoting),           cmocka_unit_test(test_write_layout),
+	    cmocka_unit_test(test_task_from_view),        cmocka_unit_test(test_view_refused),
 	    cmocka_unit_test(test_view_reason_and_place), cmocka_unit_test(test_levels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
