@@ -17,7 +17,9 @@ static const struct kp_opt report_opts[] = {
     {"output", 'o', KP_OPT_STR, "FILE",
      "where to write the page (default: report.html in the run or suite directory)", NULL},
     {"export", 0, KP_OPT_STR, "DIR",
-     "also write results.json, results.csv and kernels/ (KernelBench's layout) into DIR", NULL},
+     "also write results.json, results.csv, kernels/ (KernelBench's layout, self-contained) and kernelbench/ "
+     "(its eval_results.json and baseline files) into DIR",
+     NULL},
     KP_OPT_TABLE_END,
 };
 
@@ -147,7 +149,7 @@ static int run_report(struct kp_cli *cli, const struct kp_args *args)
 	} else {
 		fprintf(cli->out, "wrote %s\n", out.buf);
 		if (export)
-			fprintf(cli->out, "wrote %s/results.json, results.csv and kernels/\n", export);
+			fprintf(cli->out, "wrote %s/results.json, results.csv, kernels/ and kernelbench/\n", export);
 	}
 	rc = KP_EXIT_OK;
 	goto out;
