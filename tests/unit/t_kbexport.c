@@ -171,6 +171,8 @@ static void test_eval_results(void **state)
 
 int main(void)
 {
+	/* The fast path's files, from the checkout (tests run from its root; a sanitizer build lives deeper). */
+	setenv("KERNELPRO_HOME", getenv("KP_ROOT") ? getenv("KP_ROOT") : ".", 1);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_import_forms),
 	    cmocka_unit_test(test_left_alone),
