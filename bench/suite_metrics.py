@@ -9,6 +9,7 @@ KernelBench (src/kernelbench/score.py and scripts/benchmark_eval_analysis.py, HE
   n        = tasks with that baseline measured (KernelBench leaves tasks without one out)
   fast_p   = (tasks correct with speedup > p) / n            (strictly greater)
   geomean  = geometric mean over the correct tasks, and over all n with 1.0 for the others
+  levels   = the same figures over each KernelBench level's tasks alone (its "level" field > 0)
 
 With --check, compares with the summary the file carries and exits 1 on any disagreement
 beyond a relative 1e-9. NaN and Infinity in the file are refused (JSON has neither).
@@ -20,7 +21,7 @@ import json
 import math
 import sys
 
-P = [0.0, 1.0, 1.5, 2.0]
+P = [0.0, 0.5, 0.8, 1.0, 1.5, 2.0]  # the thresholds KernelBench's analysis prints
 BASELINES = [("eager", "eager_ms"), ("torch_compile", "torch_compile_ms")]
 TOLERANCE = 1e-9
 
@@ -66,10 +67,30 @@ def recompute(tasks):
     return out
 
 
+def recompute_levels(tasks):
+    levels = sorted({t.get("level") or 0 for t in tasks} - {0})
+    out = []
+    for lv in levels:
+        m = recompute([t for t in tasks if (t.get("level") or 0) == lv])
+        m["level"] = lv
+        out.append(m)
+    return out
+
+
 def same(a, b):
     if a is None or b is None:
         return a is None and b is None
     return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
+
+
+def compare_levels(mine, summary):
+    theirs = {lv.get("level"): lv for lv in summary.get("levels") or []}
+    bad = []
+    if sorted(theirs) != [m["level"] for m in mine]:
+        return ["levels: recomputed %r, file says %r" % ([m["level"] for m in mine], sorted(theirs))]
+    for m in mine:
+        bad += ["level %d: %s" % (m["level"], line) for line in compare(m, theirs[m["level"]])]
+    return bad
 
 
 def compare(mine, summary):
@@ -113,6 +134,7 @@ def main():
             if not isinstance(t.get("correct"), bool):
                 raise ValueError("task %r: correct must be true or false" % t.get("name"))
         mine = recompute(tasks)
+        mine["levels"] = recompute_levels(tasks)
     except (OSError, ValueError, KeyError, TypeError) as e:
         print("suite_metrics: %s: %s" % (a.results, e), file=sys.stderr)
         return 2
@@ -126,7 +148,7 @@ def main():
                 name, m["tasks"], "  ".join("fast_%s %s" % (p, fmt(v, True)) for p, v in m["fast_p"].items()),
                 fmt(m["geomean_speedup_correct"]), fmt(m["geomean_speedup_all"])))
     if a.check:
-        bad = compare(mine, doc.get("summary", {}))
+        bad = compare(mine, doc.get("summary", {})) + compare_levels(mine["levels"], doc.get("summary", {}))
         for line in bad:
             print("DISAGREE " + line, file=sys.stderr)
         if bad:

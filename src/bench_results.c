@@ -15,18 +15,15 @@
 static int write_results(struct bench_state *B, struct kp_suite *s, struct kp_bench_collected *c)
 {
 	struct kp_error err = KP_ERROR_INIT;
-	struct kp_buf html = KP_BUF_INIT, path = KP_BUF_INIT;
+	struct kp_buf path = KP_BUF_INIT;
 	int rc = kp_bench_collect(B->dir.buf, s, c, &err);
 
 	if (!rc)
 		rc = kp_suite_write(s, B->dir.buf, &err);
-	if (!rc)
-		rc = kp_report_suite_html(s, &html, &err);
 	if (!rc) {
 		kp_path_join(&path, B->dir.buf, "report.html");
-		rc = kp_write_file_atomic(path.buf, html.buf, html.len, &err);
+		rc = kp_report_suite_write(s, path.buf, &err); /* and each run's page, which it links to */
 	}
-	kp_buf_release(&html);
 	kp_buf_release(&path);
 	return rc ? kp_cli_fail(B->cli, &err) : 0;
 }
@@ -54,12 +51,11 @@ static void print_results(struct bench_state *B, const struct kp_suite *s, const
 			fprintf(o, "vs %-14s not measured\n", kp_suite_baseline_name(b));
 			continue;
 		}
-		fprintf(
-		    o,
-		    "vs %-14s fast_0 %.2f  fast_1 %.2f  fast_1.5 %.2f  fast_2 %.2f  geomean %.3gx (correct) "
-		    "%.3gx (all)  n=%ld\n",
-		    kp_suite_baseline_name(b), st->fast_p[0], st->fast_p[1], st->fast_p[2], st->fast_p[3],
-		    st->geomean_correct, st->geomean_all, st->n);
+		fprintf(o, "vs %-14s", kp_suite_baseline_name(b));
+		for (int k = 0; k < KP_SUITE_NP; k++)
+			fprintf(o, "%sfast_%g %.2f", k ? "  " : " ", kp_suite_p[k], st->fast_p[k]);
+		fprintf(o, "  geomean %.3gx (correct) %.3gx (all)  n=%ld\n", st->geomean_correct,
+		        st->geomean_all, st->n);
 	}
 	if (s->rejudge) /* bench --kernels: beside the recorded verdicts */
 		kp_bench_cli_print_rejudge(o, s->rejudge);

@@ -18,7 +18,9 @@ static const struct kp_opt report_opts[] = {
     {"output", 'o', KP_OPT_STR, "FILE",
      "where to write the page (default: report.html in the run or suite directory)", NULL},
     {"export", 0, KP_OPT_STR, "DIR",
-     "also write results.json, results.csv and kernels/ (KernelBench's layout) into DIR", NULL},
+     "also write results.json, results.csv, kernels/ (KernelBench's layout, self-contained) and kernelbench/ "
+     "(its eval_results.json and baseline files) into DIR",
+     NULL},
     KP_OPT_TABLE_END,
 };
 
@@ -121,8 +123,7 @@ static int run_report(struct kp_cli *cli, const struct kp_args *args)
 		const char *base = strrchr(path.buf, '/');
 		free(suite.name);
 		suite.name = kp_xstrdup(kind != T_RESULTS_FILE && base && base[1] ? base + 1 : path.buf);
-		if ((rc = load_suite(path.buf, kind, &suite, &err)) ||
-		    (rc = kp_report_suite_html(&suite, &html, &err)))
+		if ((rc = load_suite(path.buf, kind, &suite, &err)))
 			goto fail;
 	}
 	if (export && (rc = kp_suite_write(&suite, export, &err)))
@@ -131,7 +132,9 @@ static int run_report(struct kp_cli *cli, const struct kp_args *args)
 		kp_buf_adds(&out, kp_arg_str(args, "output"));
 	else
 		default_output(path.buf, kind, &out);
-	if ((rc = kp_write_file_atomic(out.buf, html.buf, html.len, &err)))
+	/* A suite's page is written with its runs' pages beside them, which it links to. */
+	if (kind == T_RUN ? (rc = kp_write_file_atomic(out.buf, html.buf, html.len, &err))
+	                  : (rc = kp_report_suite_write(&suite, out.buf, &err)))
 		goto fail;
 	if (cli->json) {
 		doc = json_object();
@@ -147,7 +150,7 @@ static int run_report(struct kp_cli *cli, const struct kp_args *args)
 	} else {
 		fprintf(cli->out, "wrote %s\n", out.buf);
 		if (export)
-			fprintf(cli->out, "wrote %s/results.json, results.csv and kernels/\n", export);
+			fprintf(cli->out, "wrote %s/results.json, results.csv, kernels/ and kernelbench/\n", export);
 	}
 	rc = KP_EXIT_OK;
 	goto out;

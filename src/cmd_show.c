@@ -22,10 +22,13 @@ static void print_node_line(struct kp_cli *cli, const json_t *n, long best, cons
 {
 	const char *outcome = kp_json_str(n, "outcome", "pending"), *closed = kp_json_str(n, "closed", NULL);
 	long id = (long)kp_json_int(n, "node", 0);
-	char how[48];
+	char how[64];
 
+	const char *check = kp_json_str(json_object_get(n, "reason"), "check", NULL);
 	if (!strcmp(outcome, "correct"))
 		snprintf(how, sizeof(how), "%.2fx", kp_json_num(n, "speedup", NAN));
+	else if (check) /* which check refused or failed it; --node N says why */
+		snprintf(how, sizeof(how), "%s (%.24s)", outcome, check);
 	else
 		snprintf(how, sizeof(how), "%s", outcome);
 	const char *lang = kp_json_str(n, "language", NULL);
@@ -118,6 +121,34 @@ static void print_tuning(struct kp_cli *cli, const json_t *t)
 		fprintf(cli->out, "%s\n", kp_json_str(t, "note", ""));
 }
 
+/* ": refused by reads_reference: ..." after the outcome, from the stored verdict. */
+static void print_reason(struct kp_cli *cli, const json_t *reason)
+{
+	const char *check = kp_json_str(reason, "check", NULL), *msg = kp_json_str(reason, "message", NULL);
+	if (!json_is_object(reason) || (!check && !msg))
+		return;
+	if (check)
+		fprintf(cli->out, " (%s %s%s%s)",
+			!strcmp(kp_json_str(reason, "severity", ""), "refuse") ? "refused by" : "failed", check,
+			msg ? ": " : "", msg ? msg : "");
+	else
+		fprintf(cli->out, " (%s)", msg);
+}
+
+/* Every check the verdict flagged, whether it refused, failed or only warned. */
+static void print_checks(struct kp_cli *cli, const json_t *verdict)
+{
+	const json_t *flags = json_object_get(verdict, "flags");
+	if (!json_array_size(flags))
+		return;
+	fprintf(cli->out, "\n== checks (kernelpro eval --explain-checks says what each one does)\n");
+	for (size_t i = 0; i < json_array_size(flags); i++) {
+		const json_t *f = json_array_get(flags, i);
+		fprintf(cli->out, "%-7s %s: %s\n", kp_json_str(f, "severity", "?"), kp_json_str(f, "check", "?"),
+			kp_json_str(f, "message", ""));
+	}
+}
+
 static void print_node(struct kp_cli *cli, struct kp_run *r, const json_t *o)
 {
 	const char *outcome = kp_json_str(o, "outcome", "pending"), *summary = kp_json_str(o, "summary", "");
@@ -133,7 +164,9 @@ static void print_node(struct kp_cli *cli, struct kp_run *r, const json_t *o)
 	if (!strcmp(outcome, "correct"))
 		fprintf(cli->out, ", %.4g ms, %.2fx", kp_json_num(o, "time_ms", NAN),
 			kp_json_num(o, "speedup", NAN));
+	print_reason(cli, json_object_get(o, "reason"));
 	fprintf(cli->out, "%s%s\n", summary[0] ? "\n  " : "", summary);
+	print_checks(cli, json_object_get(o, "verdict"));
 	if (log)
 		fprintf(cli->out, "\n== verdict\n%s\n", log);
 	if (fb)

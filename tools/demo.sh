@@ -3,7 +3,8 @@
 # With a GPU: kernelpro optimize on examples/optimize/softmax with its recorded replies (the replay
 # backend: no API key, no network), then the tree and one saved prompt. Without a GPU: the offline
 # parts (Stage 1 and the tools on real H200 profiler data, the first prompt, the recorded replies
-# built with nvcc) and a list of what it skipped.
+# built with nvcc), a list of what it skipped, and the report pages of real H200 runs shipped with
+# the project (tools/demo-report.sh).
 set -u
 KP=${KP:-build/bin/kernelpro}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,3 +68,4 @@ the ncu profiles and the tools' findings on them, and the search itself (every c
 must be measured). On a machine with a GPU, the same command runs
   kernelpro optimize examples/optimize/softmax --llm replay:examples/optimize/softmax/replies
 EOF
+KP=$KP sh "$root/tools/demo-report.sh"

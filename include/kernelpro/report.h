@@ -23,6 +23,16 @@ int kp_report_run_html(const json_t *view, struct kp_buf *out, struct kp_error *
 /* The HTML page of a suite (after kp_suite_compute). Appends to `out`. */
 int kp_report_suite_html(const struct kp_suite *s, struct kp_buf *out, struct kp_error *err);
 
+/*
+ * Writes the suite's page to the file `page` and, for each task whose run directory lies under the
+ * page's directory (PAGE_DIR/run, as results.json's "run" names it), that run's page beside it
+ * (RUN/report.html). The suite page links each task to its run page, its best and refused versions
+ * to their places there, and its kernel (PAGE_DIR/kernel) when the file exists. A run that cannot
+ * be read, or whose run page cannot be written there (a read-only store), keeps its row without a
+ * link; only the suite page's own write can fail.
+ */
+int kp_report_suite_write(const struct kp_suite *s, const char *page, struct kp_error *err);
+
 /* ---- Escaping ----------------------------------------------------------------------------------------- */
 
 /*

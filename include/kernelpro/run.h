@@ -212,8 +212,8 @@ int kp_run_summary(struct kp_run *r, json_t **out, struct kp_error *err);
 /* Rewrites summary.json and best.* (atomically; best.* only when it changed) and any missing candidates/
  * file. */
 int kp_run_write_files(struct kp_run *r, struct kp_error *err);
-/* Every version as a JSON array (new reference): node, parent, kind, outcome, speedup, time, energy, reward,
- * visits, closed, summary. */
+/* Every version as a JSON array (new reference): kp_run_node_json's brief, KP_RUN_NODE_TREE's fields and
+ * the reason a version failed (KP_RUN_NODE_REASON). */
 int kp_run_tree(struct kp_run *r, json_t **out, struct kp_error *err);
 /*
  * One version in full (new reference): the tree's fields, its source and language, its verdict
@@ -223,6 +223,39 @@ int kp_run_tree(struct kp_run *r, json_t **out, struct kp_error *err);
  * "tried"). KP_ENOENT when the run has no such version.
  */
 int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err);
+
+/*
+ * One version as JSON: the one view behind kp_run_tree, kp_run_node, the summary's versions and the
+ * run report (lib/run/node.c). Always: node, parent, kind, outcome ("pending" until evaluated),
+ * speedup (the reference's is 1.0 once it is timed, null before; a version's is its stored one,
+ * null unless correct), time_ms. `parts` adds:
+ *   KP_RUN_NODE_TREE     depth, format, language, energy_j, reward, visits, closed, created, summary
+ *   KP_RUN_NODE_EVAL     log, feedback, findings, profiled, mean_ms (the mean over the timed
+ *                        trials, beside time_ms, the median), and the stored verdict: "verdict"
+ *                        ({status, phase, message, flags: [{check, severity, message}]}, null when
+ *                        none was stored) and "reason" (kp_run_verdict_reason)
+ *   KP_RUN_NODE_PROFILE  profile (the saved diagnosis, parsed)
+ *   KP_RUN_NODE_SOURCE   lang, source ("" when none)
+ *   KP_RUN_NODE_REASON   reason alone (KP_RUN_NODE_EVAL includes it)
+ * New reference in *out.
+ */
+enum {
+	KP_RUN_NODE_TREE = 1u << 0,
+	KP_RUN_NODE_EVAL = 1u << 1,
+	KP_RUN_NODE_PROFILE = 1u << 2,
+	KP_RUN_NODE_SOURCE = 1u << 3,
+	KP_RUN_NODE_REASON = 1u << 4,
+};
+int kp_run_node_json(struct kp_run *r, const struct kp_node_row *row, unsigned parts, json_t **out,
+		     struct kp_error *err);
+/*
+ * Why a version that is not correct was judged so, from its verdict (the object "verdict" above;
+ * may be NULL) and its log: {"check", "severity", "message", "phase"}. The check is the flag that
+ * decided the outcome (severity "refuse" for cheat_suspected, "fail" for wrong_output; null when
+ * no check did, as for a compile error); the message is that flag's, else the verdict's, else the
+ * log's first line. NULL for a correct or pending version. New reference.
+ */
+json_t *kp_run_verdict_reason(const json_t *verdict, const char *outcome, const char *log);
 
 /* What `show` and the report say of a correct version without a profile (docs/search.md). */
 #define KP_RUN_NOT_PROFILED                                                                                 \

@@ -244,6 +244,8 @@ int kp_store_eval_last(struct kp_store *s, long node, struct kp_eval_row *r, str
  */
 int kp_store_evals_each(struct kp_store *s, int (*fn)(const struct kp_eval_row *r, void *ud), void *ud,
 			struct kp_error *err);
+/* The latest evaluation's verdict (kp_eval_row.verdict_json, verbatim) appended to out; nothing when none. */
+int kp_store_verdict_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err);
 /* The profile summary a node's evaluation saved (kp_eval_row.profile_json), appended to out; nothing when none. */
 int kp_store_profile_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err);
 /*

@@ -29,8 +29,14 @@ enum kp_suite_baseline { KP_SUITE_BASELINES(KP__SB_ENUM) KP_SUITE_NBASE };
 #undef KP__SB_ENUM
 const char *kp_suite_baseline_name(enum kp_suite_baseline b);
 
-/* The thresholds fast_p is reported at, and their JSON keys ("0.0", "1.0", "1.5", "2.0": KernelBench's). */
-#define KP_SUITE_NP 4
+/*
+ * The thresholds fast_p is reported at (KernelBench's analysis prints the same six), and their JSON
+ * keys ("0.0", "0.5", "0.8", "1.0", "1.5", "2.0"). KP_SUITE_P_FAST1 is the index of p = 1.
+ */
+#define KP_SUITE_NP      6
+#define KP_SUITE_P_FAST1 3
+/* KernelBench levels a suite summarises one by one (its tasks' level field, 1..). */
+#define KP_SUITE_MAX_LEVELS 8
 extern const double kp_suite_p[KP_SUITE_NP];
 const char *kp_suite_p_key(int i);
 
@@ -59,8 +65,14 @@ struct kp_suite_task {
 	int level;  /* KernelBench level and problem id (from .../levelN/ID_Name.py); 0: none */
 	int problem_id;
 	enum kp_suite_state state;
-	int correct;                    /* some version other than the reference passed its checks */
-	long best_node;                 /* the fastest correct version (run-database id); 0 when none */
+	int correct;    /* some version other than the reference passed its checks */
+	long best_node; /* the fastest correct version (run-database id); 0 when none */
+	/*
+	 * The task's best version in the one sense the pages use: the run's best when it beat the
+	 * reference, else 0 (the best is the reference itself). best_node is what the metrics score
+	 * (as KernelBench scores a submitted kernel), so it can be slower than the reference.
+	 */
+	long improved_node;
 	double best_ms;                 /* its time; required when correct */
 	double ref_ms;                  /* the reference, timed by the run beside its candidates */
 	double base_ms[KP_SUITE_NBASE]; /* the baselines the speedups divide */
@@ -77,6 +89,30 @@ struct kp_suite_task {
 	/* Set by kp_suite_write: the exported kernel's path relative to the output directory, or NULL. */
 	char *kernel;
 	char *reason; /* why the task failed or stopped (kernelpro bench), or NULL */
+	/*
+	 * A task with no correct version: its latest evaluated version (run-database id; 0: none), that
+	 * version's outcome, the check that refused or failed it (NULL when none did, as for a compile
+	 * error) and the message (the check's, else the verdict's). All NULL/0 for a correct task.
+	 */
+	long failure_node;
+	char *failure_outcome, *failure_check, *failure_message;
+	/* Mean times over the same trials (KernelBench reports the mean), NAN when not recorded. */
+	double best_mean_ms, ref_mean_ms;
+	/* Where the task ran: the GPU its run recorded and the model (as --llm names it); NULL unknown. */
+	char *gpu, *model;
+	/*
+	 * The task's place on the roofline, from the Stage-1 profile of the fastest correct version, else
+	 * of the reference (roofline_node says which; 0: no profile): its bottleneck class ("memory",
+	 * "compute", ...), arithmetic intensity (FLOP per DRAM byte) and roof_share: achieved FLOP/s over
+	 * the roof at that intensity (min(compute peak, memory peak x intensity)), 1 on the roof.
+	 */
+	long roofline_node;
+	char *bottleneck;
+	double ai, roof_share;
+	int cost_known; /* the model's price was known (or the model costs nothing): cost_usd is not a guess
+	                 */
+	char *problem_file; /* a KernelBench task's file name ("19_ReLU.py"); NULL otherwise */
+	double base_mean_ms[KP_SUITE_NBASE]; /* the baselines' means, NAN when not recorded */
 };
 
 void kp_suite_task_init(struct kp_suite_task *t);
@@ -92,6 +128,13 @@ struct kp_suite_base_stats {
 	double geomean_all; /* over all n, a task with no correct version counting 1.0; NAN when n == 0 */
 };
 
+/* One KernelBench level's figures (docs/report.md, "Per level"). */
+struct kp_suite_level {
+	int level;
+	long tasks, correct;
+	struct kp_suite_base_stats base[KP_SUITE_NBASE];
+};
+
 struct kp_suite_summary {
 	long tasks;
 	long states[KP_SUITE_NSTATE];
@@ -104,6 +147,20 @@ struct kp_suite_summary {
 	double cost_usd, elapsed_s;
 	long energy_tasks;           /* correct tasks with both energies measured */
 	double energy_ratio_geomean; /* geomean of energy_j / ref_energy_j over those; NAN when none */
+	struct kp_suite_level levels[KP_SUITE_MAX_LEVELS]; /* the levels present, in increasing order */
+	size_t nlevels;
+	long cost_unknown; /* tasks whose model had no known price: cost_usd is a lower bound */
+};
+
+/*
+ * Where and how a suite ran, as results.json's "context" carries it: the GPUs and models its tasks
+ * recorded (distinct, in task order), kernelpro's version, when the document was written, and the
+ * suite's wall time and settings when the caller knows them (kernelpro bench). Owned by the suite.
+ */
+struct kp_suite_context {
+	double wall_s;    /* the suite's wall time (seconds; NAN unknown): not the sum of task times */
+	char *created;    /* when the suite was made (its recorded UTC stamp); NULL unknown */
+	json_t *settings; /* the suite's settings (search, budget, evaluator, model); NULL unknown */
 };
 
 struct kp_suite {
@@ -112,6 +169,7 @@ struct kp_suite {
 	size_t n, alloc;
 	struct kp_suite_summary sum; /* valid after kp_suite_compute */
 	json_t *rejudge; /* a re-judged suite's side-by-side document (kp_rejudge_table), or NULL; owned */
+	struct kp_suite_context ctx;
 };
 
 /* ---- Lifecycle ----------------------------------------------------------------------------------- */
@@ -161,10 +219,21 @@ void kp_suite_csv(const struct kp_suite *s, struct kp_buf *out);
  * Writes DIR/results.json, DIR/results.csv and DIR/kernels/ (creating DIR): the fastest correct
  * version of each task, a KernelBench task's as kernels/level_L_problem_P_sample_S_kernel.py
  * (S counts repeats of one problem from 0), any other as kernels/<name>.<cu|py>. Sets each task's
- * `kernel`. Never writes an eval_results.json: KernelBench's eval_from_generations.py would take it
- * as finished work and skip those kernels.
+ * `kernel`. A KernelBench kernel that uses kernelpro's fast path is written self-contained (the fast
+ * path inlined: lib/suite/kbexport.c). Then kp_suite_write_kernelbench. No eval_results.json goes
+ * beside kernels/: KernelBench's eval_from_generations.py would take it as finished work.
  */
 int kp_suite_write(struct kp_suite *s, const char *dir, struct kp_error *err);
+/*
+ * kp_suite_write's KernelBench files: DIR/kernelbench/level<L>/eval_results.json (kernelpro's verdict
+ * on each KernelBench task of level L in KernelBench's format, its run_name being "level<L>") and
+ * DIR/kernelbench/baseline_time_torch.json and baseline_time_torch_compile_inductor_default.json (its
+ * results/timing format). KernelBench's scripts/benchmark_eval_analysis.py reads them with
+ * eval_results_dir=DIR/kernelbench baseline_file=DIR/kernelbench/baseline_time_torch.json. Each task's
+ * runtime and baseline use one statistic: the mean when both were recorded, else the median (said
+ * in the entry). Nothing is written for a suite without KernelBench tasks.
+ */
+int kp_suite_write_kernelbench(const struct kp_suite *s, const char *dir, struct kp_error *err);
 
 /* ---- From a run ------------------------------------------------------------------------------------ */
 

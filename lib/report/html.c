@@ -14,7 +14,7 @@ static const char style[] =
     "*{box-sizing:border-box}\n"
     "body{margin:0;font:14px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',Arial,sans-serif;"
     "color:var(--fg);background:#fff}\n"
-    "main{max-width:1120px;margin:0 auto;padding:24px 28px 48px}\n"
+    "main{max-width:1320px;margin:0 auto;padding:24px 28px 48px}\n"
     "h1{font-size:24px;margin:0 0 4px}\n"
     ".sub{color:var(--muted);margin:0 0 20px}\n"
     "h2{font-size:18px;margin:36px 0 12px;padding-bottom:6px;border-bottom:1px solid var(--line)}\n"
@@ -75,7 +75,15 @@ static const char style[] =
     ".o-cheat_suspected{fill:#111827;background:#111827}\n"
     ".o-pending{fill:var(--grey);background:var(--grey)}\n"
     ".node-label{font-size:11px;fill:#111827}\n"
-    ".node-best{stroke:#111827;stroke-width:2.5}\n";
+    ".node-best{stroke:#111827;stroke-width:2.5}\n"
+    ".facts{margin:0 0 16px;padding:0;display:flex;flex-wrap:wrap;gap:4px 18px;font-size:13px}\n"
+    ".facts div{display:flex;gap:6px}.facts dt{color:var(--muted)}.facts dd{margin:0;font-weight:600}\n"
+    "a{color:#1d4ed8}a.small,.small{font-size:12px}\n"
+    "td .why{display:block;font-size:12px;color:var(--muted);max-width:340px;overflow-wrap:anywhere}\n"
+    "#tasks td:first-child{overflow-wrap:anywhere;min-width:120px}\n"
+    ".diff span{display:block;min-height:1.45em}.diff .add{background:#dcfce7}.diff "
+    ".del{background:#fee2e2}\n"
+    ".diff .hunk{color:var(--muted);margin-top:4px}\n";
 
 /* Table sorting: numeric columns by data-v (missing last), text columns by their text. */
 static const char script[] =
@@ -248,6 +256,60 @@ void kp_html_td_num(struct kp_buf *b, double v, const char *text)
 		kp_buf_adds(b, "<td class=\"num\" data-v=\"\">");
 	kp_html_escape(b, text);
 	kp_buf_adds(b, "</td>");
+}
+
+void kp_html_td_begin(struct kp_buf *b, const char *sort_key)
+{
+	kp_buf_adds(b, "<td data-v=\"");
+	kp_html_escape(b, sort_key);
+	kp_buf_adds(b, "\">");
+}
+
+void kp_html_href(struct kp_buf *b, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		            (*p >= '0' && *p <= '9') || strchr("/._-~", *p);
+		if (plain) {
+			kp_buf_addch(b, (char)*p);
+		} else {
+			kp_buf_addch(b, '%');
+			kp_buf_addch(b, hex[*p >> 4]);
+			kp_buf_addch(b, hex[*p & 15]);
+		}
+	}
+}
+
+void kp_html_link(struct kp_buf *b, const char *path, const char *fragment, const char *cls, const char *text)
+{
+	kp_buf_adds(b, "<a href=\"");
+	kp_html_href(b, path);
+	if (fragment) {
+		kp_buf_addch(b, '#');
+		kp_html_href(b, fragment);
+	}
+	kp_buf_addch(b, '"');
+	if (cls)
+		kp_buf_addf(b, " class=\"%s\"", cls);
+	kp_buf_addch(b, '>');
+	kp_html_escape(b, text);
+	kp_buf_adds(b, "</a>");
+}
+
+void kp_html_facts(struct kp_buf *b, size_t n, const char *const *labels, const char *const *values)
+{
+	kp_buf_adds(b, "<dl class=\"facts\">");
+	for (size_t i = 0; i < n; i++) {
+		if (!values[i])
+			continue;
+		kp_buf_adds(b, "<div><dt>");
+		kp_html_escape(b, labels[i]);
+		kp_buf_adds(b, "</dt><dd>");
+		kp_html_escape(b, values[i]);
+		kp_buf_adds(b, "</dd></div>");
+	}
+	kp_buf_adds(b, "</dl>\n");
 }
 
 const char *kp_html_fmt(char *buf, size_t n, const char *fmt, ...)

@@ -39,11 +39,30 @@ void kp_html_table_end(struct kp_buf *b);
 void kp_html_td(struct kp_buf *b, const char *text);
 void kp_html_td_num(struct kp_buf *b, double v, const char *text);
 
+/* <td data-v="sort_key"> for a cell whose markup the caller writes (escaped), then "</td>". */
+void kp_html_td_begin(struct kp_buf *b, const char *sort_key);
+/* A relative path for an href: anything but [A-Za-z0-9/._-~] percent-encoded (so it is also safe
+ * inside a double-quoted attribute). */
+void kp_html_href(struct kp_buf *b, const char *path);
+/* <a href="path#fragment" class="cls">text</a>; fragment and cls may be NULL. */
+void kp_html_link(struct kp_buf *b, const char *path, const char *fragment, const char *cls,
+                  const char *text);
+/* A line of "label value" pairs (the page's context: GPU, model, version, dates); NULL values are left out.
+ */
+void kp_html_facts(struct kp_buf *b, size_t n, const char *const *labels, const char *const *values);
+
 /* Formatting into a caller's buffer; "—" for NAN. kp_html_fmt takes exactly one double. */
 const char *kp_html_fmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *kp_html_speedup(char *buf, size_t n, double v);  /* "2.60×" */
 const char *kp_html_pct(char *buf, size_t n, double v);      /* 0.4 -> "40%" */
 const char *kp_html_duration(char *buf, size_t n, double s); /* "3m12s" */
+
+/*
+ * A line diff of `old` to `new_` in unified form (hunks with `context` lines around each change) as
+ * escaped HTML: <pre class="diff"> with one span per line (add, del, ctx, hunk). Returns the lines
+ * changed, or -1 (a note written instead) when the pair is too large to compare.
+ */
+int kp_html_diff(struct kp_buf *b, const char *old, const char *new_, int context);
 
 /* ---- Charts ------------------------------------------------------------------------------------------ */
 

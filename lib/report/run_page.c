@@ -3,6 +3,7 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <time.h>
 
 #include "kernelpro/json.h"
 #include "kernelpro/run.h"
@@ -108,14 +109,32 @@ static void headline(struct run_page *P)
 		kp_html_card(P->b, "Best speedup",
 		             kp_html_speedup(v, sizeof(v), kp_json_num(P->best, "speedup", NAN)), d);
 	} else {
-		kp_html_card(P->b, "Best speedup", "none", "no version beat the reference yet");
+		kp_html_card(P->b, "Best speedup", "1.00\xc3\x97: the reference",
+		             "no version beat the reference yet, so the best is the reference itself");
 	}
 	kp_html_card(P->b, "Reference",
 	             kp_html_fmt(v, sizeof(v), "%.4g ms", kp_json_num(P->ref, "time_ms", NAN)),
 	             "the task's own code, timed by the run");
-	snprintf(d, sizeof(d), "%lld compile errors, %lld wrong outputs, %lld runtime errors, %lld timeouts",
-	         kp_json_int(oc, "compile_error", 0), kp_json_int(oc, "wrong_output", 0),
-	         kp_json_int(oc, "runtime_error", 0), kp_json_int(oc, "timeout", 0));
+	{
+		/* Every kind of failure present, refusals included: "1 compile error, 2 refused (cheat
+		 * suspected)". */
+		static const char *const what[][3] = {
+		    {"compile_error", "compile error", "compile errors"},
+		    {"wrong_output", "wrong output", "wrong outputs"},
+		    {"runtime_error", "runtime error", "runtime errors"},
+		    {"timeout", "timeout", "timeouts"},
+		    {"cheat_suspected", "refused (cheat suspected)", "refused (cheat suspected)"}};
+		size_t at = 0;
+		d[0] = '\0';
+		for (size_t k = 0; k < KP_ARRAY_SIZE(what) && at < sizeof(d); k++) {
+			long long c = kp_json_int(oc, what[k][0], 0);
+			if (c)
+				at += (size_t)snprintf(d + at, sizeof(d) - at, "%s%lld %s", at ? ", " : "", c,
+				                       what[k][c == 1 ? 1 : 2]);
+		}
+		if (!d[0])
+			snprintf(d, sizeof(d), "no version failed");
+	}
 	snprintf(v, sizeof(v), "%ld of %ld", correct, total);
 	kp_html_card(P->b, "Correct versions", v, d);
 	snprintf(d, sizeof(d), "%lld generations, %lld unusable", kp_json_int(used, "generations", 0),
@@ -124,9 +143,28 @@ static void headline(struct run_page *P)
 	             kp_html_fmt(v, sizeof(v), "%.0f", kp_json_num(used, "evaluations", 0)), d);
 	snprintf(d, sizeof(d), "%lld in, %lld out", kp_json_int(used, "tokens_in", 0),
 	         kp_json_int(used, "tokens_out", 0));
-	kp_html_card(P->b, "Cost", kp_html_fmt(v, sizeof(v), "$%.2f", kp_json_num(used, "cost_usd", 0)), d);
-	snprintf(d, sizeof(d), "%lld session(s)", kp_json_int(used, "sessions", 0));
-	kp_html_card(P->b, "Time", kp_html_duration(v, sizeof(v), kp_json_num(used, "elapsed_s", NAN)), d);
+	/* No known price: the counter stays 0, which is not a measured $0.00. */
+	if (json_is_false(json_object_get(json_object_get(P->sum, "context"), "cost_known")))
+		kp_html_card(P->b, "Cost",
+		             kp_json_num(used, "cost_usd", 0) > 0
+		                 ? kp_html_fmt(v, sizeof(v), "$%.2f+", kp_json_num(used, "cost_usd", 0))
+		                 : "unknown",
+		             "no price is known for this model; tokens: see below");
+	else
+		kp_html_card(P->b, "Cost",
+		             kp_html_fmt(v, sizeof(v), "$%.2f", kp_json_num(used, "cost_usd", 0)), d);
+	if (json_is_false(json_object_get(json_object_get(P->sum, "context"), "cost_known"))) {
+		snprintf(d, sizeof(d), "%lld in, %lld out", kp_json_int(used, "tokens_in", 0),
+		         kp_json_int(used, "tokens_out", 0));
+		kp_html_card(P->b, "Tokens",
+		             kp_html_fmt(v, sizeof(v), "%.0f",
+		                         (double)(kp_json_int(used, "tokens_in", 0) +
+		                                  kp_json_int(used, "tokens_out", 0))),
+		             d);
+	}
+	snprintf(d, sizeof(d), "wall time over %lld session(s)", kp_json_int(used, "sessions", 0));
+	kp_html_card(P->b, "Wall time", kp_html_duration(v, sizeof(v), kp_json_num(used, "elapsed_s", NAN)),
+	             d);
 	if (P->best && isfinite(kp_json_num(P->best, "energy_j", NAN)) &&
 	    isfinite(kp_json_num(P->ref, "energy_j", NAN))) {
 		snprintf(d, sizeof(d), "%.4g J per call against %.4g J",
@@ -512,19 +550,38 @@ static void progress(struct run_page *P)
 /* ---- versions
  * ----------------------------------------------------------------------------------------------------- */
 
+/* "refused by reads_reference: ..." from a version's stored verdict; nothing for a correct one. */
+static void reason_text(struct kp_buf *b, const json_t *nd)
+{
+	const json_t *r = json_object_get(nd, "reason");
+	const char *check = kp_json_str(r, "check", NULL), *msg = kp_json_str(r, "message", NULL);
+	if (!json_is_object(r))
+		return;
+	if (check)
+		kp_buf_addf(b, "%s %s%s",
+		            !strcmp(kp_json_str(r, "severity", ""), "refuse") ? "refused by" : "failed",
+		            check, msg ? ": " : "");
+	if (msg)
+		kp_buf_adds(b, msg);
+}
+
 static void versions_table(struct run_page *P)
 {
-	static const char *const cols[] = {"#Version", "#Parent",  "Kind",         "Outcome",
-	                                   "#Speedup", "#Time ms", "What changed", NULL};
-	char v[64];
+	static const char *const cols[] = {"#Version", "#Parent",      "Kind",          "Outcome", "#Speedup",
+	                                   "#Time ms", "What changed", "Why it failed", NULL};
+	struct kp_buf why = KP_BUF_INIT;
+	char v[64], frag[32];
 
 	kp_html_table_begin(P->b, "versions", cols);
 	for (size_t i = 0; i < json_array_size(P->nodes); i++) {
 		const json_t *nd = json_array_get(P->nodes, i);
 		double sp = is_correct(nd) ? kp_json_num(nd, "speedup", NAN) : NAN;
+		long long id = kp_json_int(nd, "node", 0);
 		kp_buf_adds(P->b, "<tr>");
-		kp_html_td_num(P->b, (double)kp_json_int(nd, "node", 0),
-		               kp_html_fmt(v, sizeof(v), "#%.0f", (double)kp_json_int(nd, "node", 0)));
+		kp_buf_addf(P->b, "<td class=\"num\" data-v=\"%lld\">", id);
+		snprintf(v, sizeof(v), "#%lld", id);
+		snprintf(frag, sizeof(frag), "v%lld", id);
+		kp_buf_addf(P->b, "<a href=\"#%s\">%s</a></td>", frag, v);
 		kp_html_td_num(
 		    P->b, is_root(nd) ? NAN : (double)kp_json_int(nd, "parent", 0),
 		    is_root(nd) ? ""
@@ -536,9 +593,70 @@ static void versions_table(struct run_page *P)
 		kp_html_td_num(P->b, kp_json_num(nd, "time_ms", NAN),
 		               kp_html_fmt(v, sizeof(v), "%.4g", kp_json_num(nd, "time_ms", NAN)));
 		kp_html_td(P->b, kp_json_str(nd, "summary", ""));
+		kp_buf_reset(&why);
+		reason_text(&why, nd);
+		kp_html_td(P->b, why.buf);
 		kp_buf_adds(P->b, "</tr>\n");
 	}
 	kp_html_table_end(P->b);
+	kp_buf_release(&why);
+}
+
+/* Every check the verdict flagged: the one that decided, and those that only warned. */
+static void checks_list(struct kp_buf *b, const json_t *nd)
+{
+	const json_t *flags = json_object_get(json_object_get(nd, "verdict"), "flags");
+	struct kp_buf why = KP_BUF_INIT;
+	reason_text(&why, nd);
+	if (why.len) {
+		kp_buf_adds(b, "<p><b>Why: </b>");
+		kp_html_escape(b, why.buf);
+		kp_buf_adds(b, "</p>\n");
+	}
+	kp_buf_release(&why);
+	if (!json_array_size(flags))
+		return;
+	kp_buf_adds(b, "<h3>Checks</h3>\n<ul class=\"findings\">\n");
+	for (size_t i = 0; i < json_array_size(flags); i++) {
+		const json_t *f = json_array_get(flags, i);
+		kp_buf_adds(b, "<li><b>");
+		kp_html_escape(b, kp_json_str(f, "severity", "?"));
+		kp_buf_adds(b, "</b> ");
+		kp_html_escape(b, kp_json_str(f, "check", "?"));
+		kp_buf_adds(b, ": ");
+		kp_html_escape(b, kp_json_str(f, "message", ""));
+		kp_buf_adds(b, "</li>\n");
+	}
+	kp_buf_adds(b, "</ul>\n");
+}
+
+/* The version's source, and what changed against its parent and against the reference. */
+static void source_and_diffs(struct run_page *P, const json_t *nd)
+{
+	const char *src = kp_json_str(nd, "source", NULL);
+	const json_t *parent = is_root(nd) ? NULL : node_by_id(P, kp_json_int(nd, "parent", -1));
+	if (!src || !*src)
+		return;
+	kp_buf_adds(P->b, "<details><summary>Source");
+	if (kp_json_str(nd, "lang", NULL) && *kp_json_str(nd, "lang", "")) {
+		kp_buf_adds(P->b, " (");
+		kp_html_escape(P->b, kp_json_str(nd, "lang", ""));
+		kp_buf_adds(P->b, ")");
+	}
+	kp_buf_adds(P->b, "</summary>\n<pre>");
+	escape_capped(P->b, src, 4 * TEXT_CAP);
+	kp_buf_adds(P->b, "</pre></details>\n");
+	if (parent && kp_json_str(parent, "source", NULL)) {
+		kp_buf_addf(P->b, "<details><summary>Diff against its parent #%lld</summary>\n",
+		            kp_json_int(parent, "node", 0));
+		kp_html_diff(P->b, kp_json_str(parent, "source", ""), src, 3);
+		kp_buf_adds(P->b, "</details>\n");
+	}
+	if (parent && P->ref && parent != P->ref && kp_json_str(P->ref, "source", NULL)) {
+		kp_buf_adds(P->b, "<details><summary>Diff against the reference</summary>\n");
+		kp_html_diff(P->b, kp_json_str(P->ref, "source", ""), src, 3);
+		kp_buf_adds(P->b, "</details>\n");
+	}
 }
 
 static void findings_list(struct kp_buf *b, const json_t *findings)
@@ -565,9 +683,10 @@ static void diagnoses(struct run_page *P)
 	for (size_t i = 0; i < json_array_size(P->nodes); i++) {
 		const json_t *nd = json_array_get(P->nodes, i);
 		const char *fb = kp_json_str(nd, "feedback", NULL), *log = kp_json_str(nd, "log", NULL);
-		kp_buf_addf(P->b, "<details%s><summary>#%lld %s: <span class=\"oc %s\">%s</span>",
-		            i ? "" : " open", kp_json_int(nd, "node", 0), kp_json_str(nd, "kind", "?"),
-		            outcome_cls(nd), outcome_text(nd));
+		kp_buf_addf(P->b,
+		            "<details id=\"v%lld\"%s><summary>#%lld %s: <span class=\"oc %s\">%s</span>",
+		            kp_json_int(nd, "node", 0), i ? "" : " open", kp_json_int(nd, "node", 0),
+		            kp_json_str(nd, "kind", "?"), outcome_cls(nd), outcome_text(nd));
 		if (is_correct(nd))
 			kp_buf_addf(P->b, " %s",
 			            kp_html_speedup(sp, sizeof(sp),
@@ -575,6 +694,7 @@ static void diagnoses(struct run_page *P)
 		kp_buf_adds(P->b, " \xe2\x80\x94 ");
 		kp_html_escape(P->b, kp_json_str(nd, "summary", ""));
 		kp_buf_adds(P->b, "</summary>\n");
+		checks_list(P->b, nd);
 		if (is_root(nd) && kp_json_str(P->view, "stage1", NULL)) {
 			kp_buf_adds(P->b, "<h3>Stage 1</h3>\n<pre>");
 			escape_capped(P->b, kp_json_str(P->view, "stage1", ""), TEXT_CAP);
@@ -596,8 +716,43 @@ static void diagnoses(struct run_page *P)
 			kp_html_para(P->b, "note", KP_RUN_NOT_PROFILED);
 		else if (!fb && !log && !(is_root(nd) && kp_json_str(P->view, "stage1", NULL)))
 			kp_html_para(P->b, "note", "No diagnosis or log was saved for this version.");
+		source_and_diffs(P, nd);
 		kp_buf_adds(P->b, "</details>\n");
 	}
+}
+
+/* GPU, model, kernelpro's version, when the run was made, the evaluator; then its settings. */
+static void run_context(struct run_page *P)
+{
+	static const char *const labels[] = {"GPU",      "model",     "kernelpro",
+	                                     "run made", "evaluator", "page written"};
+	const json_t *c = json_object_get(P->sum, "context");
+	char now[32], gpu[160];
+	time_t t = time(NULL);
+	struct tm tm;
+	const char *values[6];
+	json_t *settings = json_object();
+	char *text;
+
+	strftime(now, sizeof(now), "%Y-%m-%d %H:%M UTC", gmtime_r(&t, &tm));
+	snprintf(gpu, sizeof(gpu), "%s", kp_json_str(c, "gpu", kp_json_str(P->view, "hardware", "unknown")));
+	gpu[strcspn(gpu, "\n")] = '\0';
+	values[0] = gpu;
+	values[1] = kp_json_str(c, "model", "none");
+	values[2] = kp_json_str(c, "kernelpro", NULL);
+	values[3] = kp_json_str(c, "created", NULL);
+	values[4] = kp_json_str(c, "evaluator", NULL);
+	values[5] = now;
+	kp_html_facts(P->b, 6, labels, values);
+	kp_json_set(settings, "search", json_incref(json_object_get(P->sum, "search")));
+	kp_json_set(settings, "orchestration", json_incref(json_object_get(P->sum, "orchestration")));
+	kp_json_set(settings, "budget", json_incref(json_object_get(P->sum, "budget")));
+	text = json_dumps(settings, JSON_INDENT(1) | JSON_SORT_KEYS);
+	kp_buf_adds(P->b, "<details><summary>Settings the run was made with</summary>\n<pre>");
+	kp_html_escape(P->b, text);
+	kp_buf_adds(P->b, "</pre></details>\n");
+	free(text);
+	json_decref(settings);
 }
 
 int kp_report_run_html(const json_t *view, struct kp_buf *out, struct kp_error *err)
@@ -626,7 +781,12 @@ int kp_report_run_html(const json_t *view, struct kp_buf *out, struct kp_error *
 		kp_buf_addf(&sub, " \xc2\xb7 %s", kp_json_str(view, "hardware", ""));
 	kp_html_begin(out, title.buf);
 	kp_html_heading(out, title.buf, sub.buf);
+	run_context(&P);
 	headline(&P);
+	kp_html_para(
+	    out, "caption",
+	    "Best: the version that beat the reference by the most (kernelpro show and the suite page "
+	    "mean the same), else the reference itself. Times are medians over the timed trials.");
 	kp_html_section(out, "roofline", "Roofline before and after");
 	kp_buf_adds(out, "<div class=\"figure\">\n");
 	roofline(&P);

@@ -3,8 +3,12 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <time.h>
 
+#include "kernelpro/fs.h"
+#include "kernelpro/json.h"
 #include "kernelpro/report_sections.h"
+#include "kernelpro/run.h"
 #include "report/report_int.h"
 
 static const char *const base_cls[KP_SUITE_NBASE] = {"eager", "compile"};
@@ -41,10 +45,16 @@ static double max_speedup(const struct kp_suite *s)
 /* ---- headline
  * ---------------------------------------------------------------------------------------------- */
 
+static const char *fast1_label(char *buf, size_t n, const char *base)
+{
+	snprintf(buf, n, "fast_1 vs %s", base);
+	return buf;
+}
+
 static void headline(struct kp_buf *b, const struct kp_suite *s)
 {
 	const struct kp_suite_summary *m = &s->sum;
-	char v[64], d[160], t[32];
+	char v[64], d[200], t[32];
 
 	kp_html_cards_begin(b);
 	snprintf(v, sizeof(v), "%ld", m->tasks);
@@ -57,9 +67,9 @@ static void headline(struct kp_buf *b, const struct kp_suite *s)
 	for (int k = 0; k < KP_SUITE_NBASE; k++) {
 		const struct kp_suite_base_stats *st = &m->base[k];
 		char label[64];
-		snprintf(label, sizeof(label), "fast_1 vs %s", base_label[k]);
 		snprintf(d, sizeof(d), "correct and faster, over %ld tasks", st->n);
-		kp_html_card(b, label, kp_html_pct(v, sizeof(v), st->fast_p[1]),
+		kp_html_card(b, fast1_label(label, sizeof(label), base_label[k]),
+		             kp_html_pct(v, sizeof(v), st->fast_p[KP_SUITE_P_FAST1]),
 		             st->n ? d : "baseline not measured");
 	}
 	for (int k = 0; k < KP_SUITE_NBASE; k++) {
@@ -73,10 +83,35 @@ static void headline(struct kp_buf *b, const struct kp_suite *s)
 	snprintf(d, sizeof(d), "%ld of %ld tasks have a final result",
 	         m->states[KP_SUITE_FINISHED] + m->states[KP_SUITE_FAILED], m->tasks);
 	kp_html_card(b, "Coverage", kp_html_pct(v, sizeof(v), m->coverage), d);
-	snprintf(d, sizeof(d), "%ld evaluations", m->evaluations);
-	kp_html_card(b, "Time", kp_html_duration(v, sizeof(v), m->elapsed_s), d);
-	snprintf(d, sizeof(d), "%ld tokens in, %ld out", m->tokens_in, m->tokens_out);
-	kp_html_card(b, "Cost", kp_html_fmt(v, sizeof(v), "$%.2f", m->cost_usd), d);
+	/* The wall time is what the user waited; the tasks' own times overlap on several GPUs. */
+	if (isfinite(s->ctx.wall_s)) {
+		snprintf(d, sizeof(d),
+		         "the bench sessions end to end; the tasks' own times sum to %s; %ld evaluations",
+		         kp_html_duration(t, sizeof(t), m->elapsed_s), m->evaluations);
+		kp_html_card(b, "Wall time", kp_html_duration(v, sizeof(v), s->ctx.wall_s), d);
+	} else {
+		snprintf(d, sizeof(d),
+		         "the sum of the tasks' own times (the suite's wall time was not recorded); %ld "
+		         "evaluations",
+		         m->evaluations);
+		kp_html_card(b, "Task time", kp_html_duration(v, sizeof(v), m->elapsed_s), d);
+	}
+	/* A model without a known price costs 0 in the counters: say unknown, never $0.00. */
+	if (m->cost_unknown && m->cost_usd > 0) {
+		snprintf(
+		    d, sizeof(d),
+		    "at least: %ld of %ld tasks used a model with no known price; %ld tokens in, %ld out",
+		    m->cost_unknown, m->tasks, m->tokens_in, m->tokens_out);
+		kp_html_card(b, "Cost", kp_html_fmt(v, sizeof(v), "$%.2f+", m->cost_usd), d);
+	} else if (m->cost_unknown) {
+		snprintf(d, sizeof(d),
+		         "no price is known for the model of %ld task(s); %ld tokens in, %ld out",
+		         m->cost_unknown, m->tokens_in, m->tokens_out);
+		kp_html_card(b, "Cost", "unknown", d);
+	} else {
+		snprintf(d, sizeof(d), "%ld tokens in, %ld out", m->tokens_in, m->tokens_out);
+		kp_html_card(b, "Cost", kp_html_fmt(v, sizeof(v), "$%.2f", m->cost_usd), d);
+	}
 	if (m->energy_tasks) {
 		snprintf(d, sizeof(d), "geomean of best/reference energy per call over %ld tasks",
 		         m->energy_tasks);
@@ -84,6 +119,58 @@ static void headline(struct kp_buf *b, const struct kp_suite *s)
 		             d);
 	}
 	kp_html_cards_end(b);
+}
+
+/* The distinct values of one task string field, joined ("NVIDIA H200, NVIDIA H100"); NULL when none. */
+static char *joined(const struct kp_suite *s, size_t off)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *v = *(char *const *)((const char *)&s->v[i] + off);
+		int seen = 0;
+		for (size_t j = 0; v && j < i && !seen; j++) {
+			const char *w = *(char *const *)((const char *)&s->v[j] + off);
+			seen = w && !strcmp(v, w);
+		}
+		if (v && !seen)
+			kp_buf_addf(&b, "%s%s", b.len ? ", " : "", v);
+	}
+	return b.len ? kp_buf_detach(&b, NULL) : (kp_buf_release(&b), NULL);
+}
+
+/* GPU, model, kernelpro's version, the dates; then the settings the suite recorded. */
+static void context(struct kp_buf *b, const struct kp_suite *s)
+{
+	static const char *const labels[] = {"GPU", "model", "kernelpro", "suite made", "page written"};
+	char *gpus = joined(s, offsetof(struct kp_suite_task, gpu));
+	char *models = joined(s, offsetof(struct kp_suite_task, model));
+	const char *made_by = kp_json_str(s->ctx.settings, "kernelpro", NULL);
+	char now[32], ver[96];
+	time_t t = time(NULL);
+	struct tm tm;
+	const char *values[5];
+
+	strftime(now, sizeof(now), "%Y-%m-%d %H:%M UTC", gmtime_r(&t, &tm));
+	if (made_by && strcmp(made_by, KP_VERSION " (" KP_GIT_REV ")"))
+		snprintf(ver, sizeof(ver), "%s (suite made by %.40s)", KP_VERSION " (" KP_GIT_REV ")",
+		         made_by);
+	else
+		snprintf(ver, sizeof(ver), "%s", KP_VERSION " (" KP_GIT_REV ")");
+	values[0] = gpus ? gpus : "unknown";
+	values[1] = models ? models : "unknown";
+	values[2] = ver;
+	values[3] = s->ctx.created;
+	values[4] = now;
+	kp_html_facts(b, 5, labels, values);
+	if (s->ctx.settings) {
+		char *text = json_dumps(s->ctx.settings, JSON_INDENT(1) | JSON_SORT_KEYS);
+		kp_buf_adds(b, "<details><summary>Settings the suite was made with</summary>\n<pre>");
+		kp_html_escape(b, text);
+		kp_buf_adds(b, "</pre></details>\n");
+		free(text);
+	}
+	free(gpus);
+	free(models);
 }
 
 /* ---- fast_p
@@ -305,52 +392,191 @@ static void spend_chart(struct kp_buf *b, const struct kp_suite *s)
 /* ---- tasks
  * -------------------------------------------------------------------------------------------------------- */
 
+static const char *const outcome_code[] = {"ok", "CE", "RE", "TO", "WO", "CH"};
+_Static_assert(KP_ARRAY_SIZE(outcome_code) == KP_OUTCOME_COUNT, "one code per outcome");
+
 /* "6 ok, 1 CE, 1 WO": the verdicts of a task's versions (the codes of the run page's tree). */
 static void outcomes_text(struct kp_buf *b, const long *oc)
 {
-	static const char *const code[] = {"ok", "CE", "RE", "TO", "WO", "CH"};
-	_Static_assert(KP_ARRAY_SIZE(code) == KP_OUTCOME_COUNT, "one code per outcome");
 	for (int k = 0; k < KP_OUTCOME_COUNT; k++)
 		if (oc[k])
-			kp_buf_addf(b, "%s%ld %s", b->len ? ", " : "", oc[k], code[k]);
+			kp_buf_addf(b, "%s%ld %s", b->len ? ", " : "", oc[k], outcome_code[k]);
 }
 
-static void task_table(struct kp_buf *b, const struct kp_suite *s)
+/* Where the suite page finds each task's run page and kernel (relative to the page); NULL: none. */
+struct suite_links {
+	char **run_page, **kernel;
+};
+
+static const char *run_page_of(const struct suite_links *L, size_t i)
 {
-	static const char *const cols[] = {"Task",     "State",     "Correct",     "#vs eager", "#vs compile",
-	                                   "#Best ms", "#Eager ms", "#Compile ms", "#Evals",    "Outcomes",
-	                                   "#Tokens",  "#Cost",     "#Time",       NULL};
-	struct kp_buf oc = KP_BUF_INIT;
-	char v[64];
+	return L && L->run_page ? L->run_page[i] : NULL;
+}
+
+/* The task's name, linked to its run page, and its kernel file. */
+static void task_cell(struct kp_buf *b, const struct kp_suite_task *t, const struct suite_links *L, size_t i)
+{
+	kp_html_td_begin(b, t->name);
+	if (run_page_of(L, i))
+		kp_html_link(b, run_page_of(L, i), NULL, NULL, t->name);
+	else
+		kp_html_escape(b, t->name);
+	if (L && L->kernel && L->kernel[i]) {
+		kp_buf_adds(b, "<br>");
+		kp_html_link(b, L->kernel[i], NULL, "small", "kernel");
+	}
+	kp_buf_adds(b, "</td>");
+}
+
+/* The best version in the page's one sense: one that beat the reference, else the reference. */
+static void best_cell(struct kp_buf *b, const struct kp_suite_task *t, const struct suite_links *L, size_t i)
+{
+	char id[32];
+	if (t->improved_node) {
+		snprintf(id, sizeof(id), "#%ld", t->improved_node);
+		kp_html_td_begin(b, id);
+		if (run_page_of(L, i)) {
+			char frag[32];
+			snprintf(frag, sizeof(frag), "v%ld", t->improved_node);
+			kp_html_link(b, run_page_of(L, i), frag, NULL, id);
+		} else {
+			kp_html_escape(b, id);
+		}
+	} else {
+		kp_html_td_begin(b, "reference");
+		kp_buf_adds(b, "reference");
+		if (t->correct && t->best_node)
+			kp_buf_addf(b, "<span class=\"why\">fastest correct #%ld did not beat it</span>",
+			            t->best_node);
+	}
+	kp_buf_adds(b, "</td>");
+}
+
+/* The outcomes, and for a task with no correct version the check that refused its latest version. */
+static void outcomes_cell(struct kp_buf *b, const struct kp_suite_task *t, const struct suite_links *L,
+                          size_t i, struct kp_buf *scratch)
+{
+	kp_buf_reset(scratch);
+	outcomes_text(scratch, t->outcomes);
+	kp_html_td_begin(b, scratch->buf);
+	kp_html_escape(b, scratch->buf);
+	if (t->failure_node || t->reason) {
+		kp_buf_adds(b, "<span class=\"why\">");
+		if (t->failure_node) {
+			char what[160], frag[32];
+			enum kp_outcome o = kp_outcome_parse(t->failure_outcome ? t->failure_outcome : "");
+			snprintf(what, sizeof(what), "#%ld %s%s%.100s", t->failure_node,
+			         o == KP_OUTCOME_NONE ? "?" : outcome_code[o], t->failure_check ? " " : "",
+			         t->failure_check ? t->failure_check : "");
+			snprintf(frag, sizeof(frag), "v%ld", t->failure_node);
+			if (run_page_of(L, i))
+				kp_html_link(b, run_page_of(L, i), frag, NULL, what);
+			else
+				kp_html_escape(b, what);
+			if (t->failure_message) {
+				kp_buf_adds(b, ": ");
+				kp_buf_reset(scratch);
+				kp_buf_add(scratch, t->failure_message,
+				           strlen(t->failure_message) > 200 ? 200
+				                                            : strlen(t->failure_message));
+				while (scratch->len &&
+				       ((unsigned char)scratch->buf[scratch->len - 1] & 0xc0) == 0x80)
+					scratch->buf[--scratch->len] = '\0'; /* never half a character */
+				kp_html_escape(b, scratch->buf);
+				if (strlen(t->failure_message) > 200)
+					kp_buf_adds(b, "\xe2\x80\xa6");
+			}
+		}
+		if (t->reason) {
+			kp_buf_adds(b, t->failure_node ? "<br>" : "");
+			kp_html_escape(b, t->reason);
+		}
+		kp_buf_adds(b, "</span>");
+	}
+	kp_buf_adds(b, "</td>");
+}
+
+static void task_table(struct kp_buf *b, const struct kp_suite *s, const struct suite_links *L)
+{
+	static const char *const cols[] = {"Task",     "State",     "Best",  "#vs eager", "#vs compile",
+	                                   "#Best ms", "#Eager ms", "Bound", "#Roofline", "#Evals",
+	                                   "Outcomes", "#Cost",     "#Time", NULL};
+	struct kp_buf scratch = KP_BUF_INIT;
+	char v[96], m[64];
 
 	kp_html_table_begin(b, "tasks", cols);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct kp_suite_task *t = &s->v[i];
 		kp_buf_adds(b, "<tr>");
-		kp_html_td(b, t->name);
+		task_cell(b, t, L, i);
 		kp_html_td(b, kp_suite_state_name(t->state));
-		kp_html_td(b, t->correct ? "yes" : "no");
+		best_cell(b, t, L, i);
 		for (int k = 0; k < KP_SUITE_NBASE; k++)
 			kp_html_td_num(b, t->speedup[k], kp_html_speedup(v, sizeof(v), t->speedup[k]));
-		kp_html_td_num(b, t->best_ms, kp_html_fmt(v, sizeof(v), "%.4g", t->best_ms));
-		for (int k = 0; k < KP_SUITE_NBASE; k++)
-			kp_html_td_num(b, t->base_ms[k], kp_html_fmt(v, sizeof(v), "%.4g", t->base_ms[k]));
+		/* The median, the statistic of every figure here, with the mean KernelBench reports below it.
+		 */
+		if (isfinite(t->best_ms))
+			kp_buf_addf(b, "<td class=\"num\" data-v=\"%.17g\">%s", t->best_ms,
+			            kp_html_fmt(v, sizeof(v), "%.4g", t->best_ms));
+		else
+			kp_buf_addf(b, "<td class=\"num\" data-v=\"\">%s",
+			            kp_html_fmt(v, sizeof(v), "%g", NAN));
+		if (isfinite(t->best_mean_ms))
+			kp_buf_addf(b, "<span class=\"why\">mean %s</span>",
+			            kp_html_fmt(m, sizeof(m), "%.4g", t->best_mean_ms));
+		kp_buf_adds(b, "</td>");
+		kp_html_td_num(b, t->base_ms[KP_SUITE_EAGER],
+		               kp_html_fmt(v, sizeof(v), "%.4g", t->base_ms[KP_SUITE_EAGER]));
+		kp_html_td(b, t->bottleneck ? t->bottleneck : "");
+		if (isfinite(t->roof_share)) {
+			kp_buf_addf(b, "<td class=\"num\" data-v=\"%.17g\">%s", t->roof_share,
+			            kp_html_pct(v, sizeof(v), t->roof_share));
+			kp_buf_addf(b, "<span class=\"why\">of the roof at %s FLOP/B, #%ld</span></td>",
+			            kp_html_fmt(m, sizeof(m), "%.3g", t->ai), t->roofline_node);
+		} else {
+			kp_html_td_num(b, NAN, "");
+		}
 		kp_html_td_num(b, (double)t->evaluations,
 		               kp_html_fmt(v, sizeof(v), "%.0f", (double)t->evaluations));
-		kp_buf_reset(&oc);
-		outcomes_text(&oc, t->outcomes);
-		kp_html_td(b, oc.buf);
-		kp_html_td_num(b, (double)(t->tokens_in + t->tokens_out),
-		               kp_html_fmt(v, sizeof(v), "%.0f", (double)(t->tokens_in + t->tokens_out)));
-		kp_html_td_num(b, t->cost_usd, kp_html_fmt(v, sizeof(v), "$%.2f", t->cost_usd));
+		outcomes_cell(b, t, L, i, &scratch);
+		kp_html_td_num(b, t->cost_known ? t->cost_usd : NAN,
+		               t->cost_known ? kp_html_fmt(v, sizeof(v), "$%.2f", t->cost_usd) : "unknown");
 		kp_html_td_num(b, t->elapsed_s, kp_html_duration(v, sizeof(v), t->elapsed_s));
 		kp_buf_adds(b, "</tr>\n");
 	}
 	kp_html_table_end(b);
-	kp_buf_release(&oc);
+	kp_buf_release(&scratch);
 }
 
-int kp_report_suite_html(const struct kp_suite *s, struct kp_buf *out, struct kp_error *err)
+/* Each KernelBench level on its own, as KernelBench's analysis reports it. */
+static void levels_table(struct kp_buf *b, const struct kp_suite *s)
+{
+	char v[32];
+	kp_buf_adds(b, "<div class=\"tablewrap\"><table id=\"levels-table\">\n<thead><tr><th>level</th>"
+	               "<th class=\"num\">tasks</th><th class=\"num\">correct</th>");
+	for (int k = 0; k < KP_SUITE_NBASE; k++)
+		kp_buf_addf(b,
+		            "<th class=\"num\">n vs %s</th><th class=\"num\">fast_1</th><th "
+		            "class=\"num\">geomean (correct)</th>",
+		            base_label[k]);
+	kp_buf_adds(b, "</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < s->sum.nlevels; i++) {
+		const struct kp_suite_level *L = &s->sum.levels[i];
+		kp_buf_addf(b, "<tr><td>level %d</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td>",
+		            L->level, L->tasks, L->correct);
+		for (int k = 0; k < KP_SUITE_NBASE; k++) {
+			kp_buf_addf(b, "<td class=\"num\">%ld</td>", L->base[k].n);
+			kp_buf_addf(b, "<td class=\"num\">%s</td>",
+			            kp_html_pct(v, sizeof(v), L->base[k].fast_p[KP_SUITE_P_FAST1]));
+			kp_buf_addf(b, "<td class=\"num\">%s</td>",
+			            kp_html_speedup(v, sizeof(v), L->base[k].geomean_correct));
+		}
+		kp_buf_adds(b, "</tr>\n");
+	}
+	kp_buf_adds(b, "</tbody></table></div>\n");
+}
+
+static void suite_html(const struct kp_suite *s, const struct suite_links *L, struct kp_buf *out)
 {
 	struct kp_buf title = KP_BUF_INIT;
 
@@ -358,6 +584,7 @@ int kp_report_suite_html(const struct kp_suite *s, struct kp_buf *out, struct kp
 	kp_html_begin(out, title.buf);
 	kp_html_heading(out, title.buf,
 	                "kernelpro suite report: KernelBench-compatible metrics over every task");
+	context(out, s);
 	headline(out, s);
 	if (!s->n) {
 		kp_html_para(out, "empty", "This suite has no tasks yet: nothing to plot.");
@@ -369,12 +596,21 @@ int kp_report_suite_html(const struct kp_suite *s, struct kp_buf *out, struct kp
 	    "fast_p is the share of tasks whose fastest correct version is more than p times faster than the "
 	    "baseline (KernelBench's definition; tasks without a measured baseline are left out of its "
 	    "count). "
-	    "fast_0 is the correctness rate over those tasks.");
+	    "fast_0 is the correctness rate over those tasks. Times are medians over the timed trials.");
 	fast_p_table(out, s);
 	kp_buf_adds(out, "<div class=\"figure\">\n");
 	fast_p_chart(out, s);
 	kp_buf_adds(out, "</div>\n");
 	kp_html_section_end(out);
+	if (s->sum.nlevels) {
+		kp_html_section(out, "levels", "Per KernelBench level");
+		kp_html_para(
+		    out, "caption",
+		    "The same figures over each level's tasks alone, as KernelBench's analysis reports "
+		    "them; native tasks belong to no level.");
+		levels_table(out, s);
+		kp_html_section_end(out);
+	}
 	kp_html_section(out, "distribution", "Speedup distribution");
 	kp_buf_adds(out, "<div class=\"figure\">\n");
 	distribution_chart(out, s);
@@ -394,16 +630,98 @@ int kp_report_suite_html(const struct kp_suite *s, struct kp_buf *out, struct kp
 	kp_html_section(out, "task-table", "Tasks");
 	kp_html_para(
 	    out, "caption",
-	    "Click a column header to sort; values not measured sort last. \"compile\" is torch.compile. "
-	    "Outcomes: ok correct, CE compile error, RE runtime error, TO timeout, WO wrong output, CH cheat "
-	    "suspected.");
-	task_table(out, s);
+	    "Best: the version that beat the reference (the run's best, as its own page and kernelpro show "
+	    "say), else the reference itself. The speedups, fast_p and the geomeans score the fastest "
+	    "correct "
+	    "version other than the reference, as KernelBench scores a submitted kernel, so a task whose "
+	    "best "
+	    "is the reference can count below 1\xc3\x97 there. Bound and Roofline: the bottleneck class and "
+	    "the share of the roof reached, from the Stage-1 profile of the fastest correct version (else of "
+	    "the reference). Click a task for its run page, a version for its verdict; click a column header "
+	    "to sort (values not measured sort last). \"compile\" is torch.compile. Outcomes: ok correct, CE "
+	    "compile error, RE runtime error, TO timeout, WO wrong output, CH cheat suspected; under them, "
+	    "the "
+	    "check that refused the latest version of a task with no correct one.");
+	task_table(out, s, L);
 	kp_html_section_end(out);
 	if (s->rejudge) /* bench --kernels: lib/report/rejudge_page.c */
 		kp_report_rejudge_section(out, s->rejudge);
 end:
 	kp_html_end(out);
 	kp_buf_release(&title);
+}
+
+int kp_report_suite_html(const struct kp_suite *s, struct kp_buf *out, struct kp_error *err)
+{
 	(void)err;
+	suite_html(s, NULL, out);
 	return 0;
+}
+
+/* The directory part of a path ("." when it has none). New string. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? kp_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : kp_xstrdup(".");
+}
+
+/*
+ * Writes RUN/report.html for the task when its run lies under the page's directory, and sets *rel to
+ * its path relative to the page. A run that cannot be read, or whose directory cannot be written (a
+ * read-only store shared for reading), gets no page and no link: *rel NULL.
+ */
+static void write_run_page(const char *page_dir, const struct kp_suite_task *t, char **rel)
+{
+	struct kp_buf dir = KP_BUF_INIT, html = KP_BUF_INIT, r = KP_BUF_INIT;
+	struct kp_error unread = KP_ERROR_INIT;
+	json_t *view = NULL;
+
+	*rel = NULL;
+	if (!t->run || t->run[0] == '/' || strstr(t->run, ".."))
+		return;
+	kp_path_join(&dir, page_dir, t->run);
+	if (kp_run_exists(dir.buf) && !kp_run_view(dir.buf, &view, &unread) &&
+	    !kp_report_run_html(view, &html, &unread)) {
+		kp_path_join(&r, t->run, "report.html");
+		kp_buf_reset(&dir);
+		kp_path_join(&dir, page_dir, r.buf);
+		if (!kp_write_file_atomic(dir.buf, html.buf, html.len, &unread))
+			*rel = kp_buf_detach(&r, NULL);
+	}
+	json_decref(view);
+	kp_buf_release(&dir);
+	kp_buf_release(&html);
+	kp_buf_release(&r);
+}
+
+int kp_report_suite_write(const struct kp_suite *s, const char *page, struct kp_error *err)
+{
+	struct suite_links L = {kp_xcalloc(s->n + 1, sizeof(char *)), kp_xcalloc(s->n + 1, sizeof(char *))};
+	struct kp_buf html = KP_BUF_INIT, p = KP_BUF_INIT;
+	char *page_dir = dir_of(page);
+	int rc;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct kp_suite_task *t = &s->v[i];
+		/* A run that cannot be read keeps its row, without a link: the suite page still shows it. */
+		write_run_page(page_dir, t, &L.run_page[i]);
+		if (t->kernel && t->kernel[0] != '/' && !strstr(t->kernel, "..")) {
+			kp_buf_reset(&p);
+			kp_path_join(&p, page_dir, t->kernel);
+			if (kp_path_exists(p.buf))
+				L.kernel[i] = kp_xstrdup(t->kernel);
+		}
+	}
+	suite_html(s, &L, &html);
+	rc = kp_write_file_atomic(page, html.buf, html.len, err);
+	for (size_t i = 0; i < s->n; i++) {
+		free(L.run_page[i]);
+		free(L.kernel[i]);
+	}
+	free(L.run_page);
+	free(L.kernel);
+	free(page_dir);
+	kp_buf_release(&html);
+	kp_buf_release(&p);
+	return rc;
 }

@@ -43,21 +43,23 @@ static int load_tree(struct kp_run *r, struct kp_tree *t, struct kp_error *err)
 	return 0;
 }
 
-static json_t *node_brief(struct kp_store *s, const struct kp_tree *t, int idx)
+/* A version as the summary names it: the node view's brief, its summary line and energy. */
+static json_t *node_brief(struct kp_run *r, const struct kp_tree *t, int idx)
 {
 	const struct kp_tnode *n = &t->n[idx];
 	struct kp_node_row row;
 	struct kp_error err = KP_ERROR_INIT;
-	json_t *o = json_object();
-	kp_json_set(o, "node", json_integer(n->id));
-	kp_json_set(o, "kind", json_string(kp_node_kind_name(n->kind)));
-	kp_json_set(o, "outcome", json_string(n->evaluated ? kp_outcome_name(n->outcome) : "pending"));
-	kp_json_set(o, "speedup", kp_json_real(n->parent < 0 && n->evaluated ? 1.0 : n->speedup));
-	if (!kp_store_node_get(s, n->id, &row, &err)) {
-		kp_json_set(o, "time_ms", kp_json_real(row.time_ms));
+	json_t *o = NULL;
+
+	if (!kp_store_node_get(r->store, n->id, &row, &err) && !kp_run_node_json(r, &row, 0, &o, &err)) {
 		kp_json_set(o, "summary", json_string(row.summary));
+		kp_json_set(o, "energy_j", kp_json_real(row.energy_j));
+		return o;
 	}
-	kp_json_set(o, "energy_j", kp_json_real(n->energy_j));
+	/* The tree was just read from the same database: say what is known. */
+	o = json_object();
+	kp_json_set(o, "node", json_integer(n->id));
+	kp_json_set(o, "error", json_string(kp_error_msg(&err)));
 	return o;
 }
 
@@ -167,18 +169,55 @@ static json_t *best_json(struct kp_run *r, const struct kp_tree *t)
 
 	if (t->best < 0)
 		return json_null();
-	best = node_brief(r->store, t, t->best);
+	best = node_brief(r, t, t->best);
 	fill_times(r->store, best);
 	kp_json_set(best, "improved", json_boolean(t->best > 0));
 	kp_json_set(best, "profiled", json_boolean(kp__run_profiled(r->store, t->n[t->best].id)));
 	path = json_array();
 	for (int i = t->best; i >= 0; i = t->n[i].parent)
-		json_array_insert_new(path, 0, node_brief(r->store, t, i));
+		json_array_insert_new(path, 0, node_brief(r, t, i));
 	kp_json_set(best, "path", path);
 	if (t->best > 0 && !kp_store_candidate_get(r->store, t->n[t->best].id, &src, lang, &ignore))
 		kp_json_set(best, "file", json_string(kp__run_kind(r, lang)->best_file));
 	kp_buf_release(&src);
 	return best;
+}
+
+/*
+ * Whether the run's cost is a measured figure: something was charged, or the model costs nothing
+ * (none, recorded replies), or the built-in table prices it. A price from a config file is not
+ * recorded, so such a run with no charge reads as unknown: a lower bound, never a false zero.
+ */
+static int cost_known(const char *llm, double cost)
+{
+	struct kp_llm_price p;
+	const char *colon;
+	if (cost > 0 || !llm || !*llm || !strcmp(llm, KP_RUN_LLM_NONE) || !strncmp(llm, "replay:", 7))
+		return 1;
+	if (!strncmp(llm, "exec:", 5))
+		return 0;
+	colon = strchr(llm, ':');
+	return kp_llm_price_lookup(colon ? colon + 1 : llm, &p) != 0;
+}
+
+/* Where and how the run ran: the GPU, the model, the kernelpro that made it, when, the evaluator. */
+static json_t *context_json(struct kp_store *s)
+{
+	json_t *o = json_object();
+	char *llm = kp__run_meta_str(s, "llm");
+	char *hw = kp__run_meta_str(s, "hardware");
+	/* The hardware text's first line names the GPU; the rest (clocks, peaks) stays in the view. */
+	if (hw)
+		hw[strcspn(hw, "\n")] = '\0';
+	kp_json_set(o, "gpu", hw && *hw ? json_string(hw) : NULL);
+	free(hw);
+	kp_json_set(o, "model", llm ? json_string(llm) : NULL);
+	kp_json_set(o, "kernelpro", meta_string(s, "kernelpro"));
+	kp_json_set(o, "created", meta_string(s, "created"));
+	kp_json_set(o, "evaluator", meta_string(s, "evaluator"));
+	kp_json_set(o, "cost_known", json_boolean(cost_known(llm, kp_store_counter(s, "cost_usd"))));
+	free(llm);
+	return o;
 }
 
 /* The summary; "dir" only for callers (summary.json stays true when the directory moves). */
@@ -205,11 +244,12 @@ static int summary(struct kp_run *r, int with_dir, json_t **out, struct kp_error
 	orch = meta_json_or_null(s, "orchestration");
 	kp_json_set(o, "orchestration", orch ? orch : json_pack("{s:s}", "mode", "proactive"));
 	kp_json_set(o, "budget", meta_json_or_null(s, "budget"));
+	kp_json_set(o, "context", context_json(s));
 	kp_json_set(o, "used", used_json(s));
 	kp_json_set(o, "nodes", json_integer((json_int_t)t.count));
 	kp_json_set(o, "outcomes", outcomes_json(&t));
 	if (t.count) {
-		json_t *ref = node_brief(s, &t, 0);
+		json_t *ref = node_brief(r, &t, 0);
 		fill_times(s, ref);
 		kp_json_set(o, "reference", ref);
 	}

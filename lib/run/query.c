@@ -75,22 +75,6 @@ int kp_run_list(const char *root, json_t **out, struct kp_error *err)
 	return rc;
 }
 
-/* The fields of a version that the tree and the full view share. */
-static json_t *node_json(const struct kp_node_row *r)
-{
-	json_t *o = json_object();
-	kp_json_set(o, "node", json_integer(r->id));
-	kp_json_set(o, "parent", r->parent ? json_integer(r->parent) : NULL);
-	kp_json_set(o, "kind", json_string(kp_node_kind_name(r->kind)));
-	kp_json_set(o, "outcome", json_string(r->evaluated ? kp_outcome_name(r->outcome) : "pending"));
-	kp_json_set(o, "speedup", kp_json_real(r->parent ? r->speedup : 1.0));
-	kp_json_set(o, "time_ms", kp_json_real(r->time_ms));
-	kp_json_set(o, "format", r->format[0] ? json_string(r->format) : NULL);
-	kp_json_set(o, "language",
-		    kp_cand_format_language(r->format) ? json_string(kp_cand_format_language(r->format)) : NULL);
-	return o;
-}
-
 int kp_run_tree(struct kp_run *r, json_t **out, struct kp_error *err)
 {
 	struct kp_node_row *rows = NULL;
@@ -101,18 +85,17 @@ int kp_run_tree(struct kp_run *r, json_t **out, struct kp_error *err)
 	if (rc)
 		return rc;
 	*out = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_t *o = node_json(&rows[i]);
-		kp_json_set(o, "energy_j", kp_json_real(rows[i].energy_j));
-		kp_json_set(o, "reward", kp_json_real(rows[i].reward));
-		kp_json_set(o, "visits", json_integer(rows[i].visits));
-		kp_json_set(o, "closed",
-			    rows[i].dead ? json_string(kp_dead_reason_text(rows[i].dead)) : NULL);
-		kp_json_set(o, "summary", json_string(rows[i].summary));
-		json_array_append_new(*out, o);
+	for (size_t i = 0; i < n && !rc; i++) {
+		json_t *o;
+		if (!(rc = kp_run_node_json(r, &rows[i], KP_RUN_NODE_TREE | KP_RUN_NODE_REASON, &o, err)))
+			json_array_append_new(*out, o);
 	}
 	free(rows);
-	return 0;
+	if (rc) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 /* A JSON text a tuning row holds, parsed (new reference; null when absent or unreadable). */
@@ -178,33 +161,16 @@ static int add_exchange(const struct kp_exchange_row *x, void *ud)
 int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err)
 {
 	struct kp_node_row row;
-	struct kp_buf src = KP_BUF_INIT, log = KP_BUF_INIT, fb = KP_BUF_INIT;
-	struct kp_error absent = KP_ERROR_INIT;
 	json_t *o = NULL, *ex = json_array();
 	struct node_tuning tuning = {id, NULL};
-	char lang[16] = "";
 	int rc;
 
 	*out = NULL;
 	if ((rc = kp_store_node_get(r->store, id, &row, err)) ||
-	    (rc = kp_store_eval_text(r->store, id, &log, &fb, NULL, err)) ||
 	    (rc = kp_store_exchanges_each(r->store, id, add_exchange, ex, err)) ||
-	    (rc = kp_store_tunings_each(r->store, find_tuning, &tuning, err)))
+	    (rc = kp_store_tunings_each(r->store, find_tuning, &tuning, err)) ||
+	    (rc = kp_run_node_json(r, &row, KP_RUN_NODE_TREE | KP_RUN_NODE_EVAL | KP_RUN_NODE_SOURCE, &o, err)))
 		goto out;
-	kp_store_candidate_get(r->store, id, &src, lang, &absent); /* none: an empty source */
-	o = node_json(&row);
-	kp_json_set(o, "closed", row.dead ? json_string(kp_dead_reason_text(row.dead)) : NULL);
-	kp_json_set(o, "summary", json_string(row.summary));
-	kp_json_set(o, "lang", json_string(lang));
-	kp_json_set(o, "source", json_string(src.buf));
-	kp_json_set(o, "log", log.len ? json_string(log.buf) : NULL);
-	kp_json_set(o, "feedback", fb.len ? json_string(fb.buf) : NULL);
-	/* A correct version is profiled when the search expands it (or the GPU had time): false until then.
-	 */
-	kp_json_set(o, "profiled",
-	            row.evaluated && row.outcome == KP_OUTCOME_CORRECT
-	                ? json_boolean(kp__run_profiled(r->store, id))
-	                : json_null());
 	kp_json_set(o, "exchanges", ex);
 	kp_json_set(o, "tuning", tuning.out);
 	tuning.out = NULL;
@@ -213,8 +179,5 @@ int kp_run_node(struct kp_run *r, long id, json_t **out, struct kp_error *err)
 out:
 	json_decref(ex);
 	json_decref(tuning.out);
-	kp_buf_release(&src);
-	kp_buf_release(&log);
-	kp_buf_release(&fb);
 	return rc;
 }

@@ -15,67 +15,16 @@
 #define BASELINE_FILE "baseline.json" /* `kernelpro baseline --json` of the run's task, when measured */
 #define BASELINE_CAP  (1u << 20)
 
-static json_t *text_or_null(const struct kp_buf *b)
-{
-	return b->len ? json_string(b->buf) : NULL; /* json_string refuses invalid UTF-8: null then */
-}
-
-/* A stored JSON text, parsed; NULL when empty or not JSON (a report shows what it can). */
-static json_t *parsed_or_null(const struct kp_buf *b)
-{
-	return b->len ? json_loadb(b->buf, b->len, JSON_DECODE_ANY, NULL) : NULL;
-}
-
+/* A meta entry as text; NULL when absent, empty or not UTF-8 (json_string refuses it). */
 static json_t *meta_text(struct kp_store *s, const char *key)
 {
 	struct kp_buf b = KP_BUF_INIT;
 	struct kp_error err = KP_ERROR_INIT;
 	json_t *v = NULL;
-	if (!kp_store_meta_get(s, key, &b, &err))
-		v = text_or_null(&b);
+	if (!kp_store_meta_get(s, key, &b, &err) && b.len)
+		v = json_string(b.buf);
 	kp_buf_release(&b);
 	return v;
-}
-
-static int node_json(struct kp_store *s, const struct kp_node_row *r, json_t **out, struct kp_error *err)
-{
-	struct kp_buf log = KP_BUF_INIT, fb = KP_BUF_INIT, fj = KP_BUF_INIT, prof = KP_BUF_INIT;
-	json_t *o;
-	int rc;
-
-	*out = NULL;
-	if ((rc = kp_store_eval_text(s, r->id, &log, &fb, &fj, err)) ||
-	    (rc = kp_store_profile_get(s, r->id, &prof, err)))
-		goto out;
-	o = json_object();
-	kp_json_set(o, "node", json_integer(r->id));
-	kp_json_set(o, "parent", r->parent ? json_integer(r->parent) : NULL);
-	kp_json_set(o, "kind", json_string(kp_node_kind_name(r->kind)));
-	kp_json_set(o, "depth", json_integer(r->depth));
-	kp_json_set(o, "outcome", json_string(r->evaluated ? kp_outcome_name(r->outcome) : "pending"));
-	/* The root is the reference: 1.0 by definition once it is timed. */
-	kp_json_set(o, "speedup", kp_json_real(!r->parent && r->evaluated ? 1.0 : r->speedup));
-	kp_json_set(o, "time_ms", kp_json_real(r->time_ms));
-	kp_json_set(o, "energy_j", kp_json_real(r->energy_j));
-	kp_json_set(o, "reward", kp_json_real(r->reward));
-	kp_json_set(o, "visits", json_integer(r->visits));
-	kp_json_set(o, "closed", r->dead ? json_string(kp_dead_reason_text(r->dead)) : NULL);
-	kp_json_set(o, "created", kp_json_real(r->created));
-	kp_json_set(o, "summary", json_string(r->summary));
-	kp_json_set(o, "log", text_or_null(&log));
-	kp_json_set(o, "feedback", text_or_null(&fb));
-	kp_json_set(o, "findings", parsed_or_null(&fj));
-	kp_json_set(o, "profile", parsed_or_null(&prof));
-	/* A correct version is profiled when the search expands it: false for one it never did. */
-	kp_json_set(o, "profiled",
-	            r->evaluated && r->outcome == KP_OUTCOME_CORRECT ? json_boolean(prof.len > 0) : NULL);
-	*out = o;
-out:
-	kp_buf_release(&log);
-	kp_buf_release(&fb);
-	kp_buf_release(&fj);
-	kp_buf_release(&prof);
-	return rc;
 }
 
 int kp_run_view(const char *run_dir, json_t **out, struct kp_error *err)
@@ -109,7 +58,11 @@ int kp_run_view(const char *run_dir, json_t **out, struct kp_error *err)
 	kp_json_set(v, "nodes", nodes);
 	for (size_t i = 0; i < n && !rc; i++) {
 		json_t *o;
-		if (!(rc = node_json(s, &rows[i], &o, err)))
+		/* lib/run's one node view, with what the pages show of each version */
+		if (!(rc = kp_run_node_json(r, &rows[i],
+		                            KP_RUN_NODE_TREE | KP_RUN_NODE_EVAL | KP_RUN_NODE_PROFILE |
+		                                KP_RUN_NODE_SOURCE,
+		                            &o, err)))
 			json_array_append_new(nodes, o);
 	}
 	if (!rc) {

@@ -408,6 +408,23 @@ int kp_store_evals_each(struct kp_store *s, int (*fn)(const struct kp_eval_row *
 	return rc;
 }
 
+int kp_store_verdict_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = kp__store_prepare(s, "SELECT verdict_json FROM evaluations WHERE node_id = ?1 ORDER BY id DESC LIMIT 1",
+				   &st, err), step;
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, node);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		add_column_text(out, st, 0);
+	else if (step != SQLITE_DONE)
+		rc = kp__store_fail(s, "reading a verdict", err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int kp_store_profile_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err)
 {
 	sqlite3_stmt *st;

@@ -14,6 +14,8 @@ struct kp_bench {
 	struct kp_search_budget budget;       /* per task */
 	struct kp_search_budget suite_budget; /* the whole suite; zeros: none */
 	struct kp_bench_baselines baselines;
+	json_t
+	    *context; /* what suite.db records of its making: created, kernelpro, argv, settings, budgets */
 };
 
 /* Replaces the limits of `cur` named in `which` (KP_RUN_LIMIT_*) with those of `b`. */

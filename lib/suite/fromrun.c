@@ -111,6 +111,9 @@ int kp_suite_load_dir(const char *dir, struct kp_suite *s, struct kp_error *err)
 			kp_suite_task_release(&t);
 			goto out;
 		}
+		/* Relative to the suite's directory, as a bench suite's "runs/NAME": the pages link by it. */
+		free(t.run);
+		t.run = kp_xstrdup(strrchr(runs.v[i], '/') ? strrchr(runs.v[i], '/') + 1 : runs.v[i]);
 		kp_suite_add(s, &t);
 	}
 	rc = kp_suite_compute(s, err);

@@ -51,6 +51,7 @@ static int better_row(const struct kp_suitedb_progress *a, const struct kp_suite
 struct rows {
 	struct kp_suitedb_progress *best; /* per task: the standing row (owned copies) */
 	size_t n;
+	double wall_s; /* the longest shard's sessions, end to end: shards run side by side */
 	struct kp_bench_collected *c;
 };
 
@@ -72,6 +73,8 @@ static int read_shard(struct rows *R, const char *path, int k, int m, struct kp_
 	if ((rc = kp_suitedb_open(&s, path, KP_STORE_READONLY, err)) ||
 	    (rc = kp_suitedb_progress_load(s, &v, &n, err)))
 		goto out;
+	if (kp_store_elapsed_total(s) > R->wall_s)
+		R->wall_s = kp_store_elapsed_total(s);
 	for (size_t i = 0; i < n; i++) {
 		long idx = v[i].idx;
 		info.tasks++;
@@ -235,6 +238,13 @@ int kp_bench_collect(const char *dir, struct kp_suite *s, struct kp_bench_collec
 		goto out;
 	free(s->name);
 	s->name = kp_xstrdup(b->name);
+	s->ctx.wall_s = R.wall_s > 0 ? R.wall_s : NAN;
+	free(s->ctx.created);
+	s->ctx.created = kp_json_str(b->context, "created", NULL)
+	                     ? kp_xstrdup(kp_json_str(b->context, "created", ""))
+	                     : NULL;
+	json_decref(s->ctx.settings);
+	s->ctx.settings = json_incref(b->context);
 	for (size_t i = 0; i < b->ntasks && !rc; i++) {
 		struct kp_suite_task t;
 		kp_suite_task_init(&t);

@@ -5,8 +5,9 @@
 
 #include "kernelpro/suite.h"
 
-const double kp_suite_p[KP_SUITE_NP] = {0.0, 1.0, 1.5, 2.0};
-static const char *const p_keys[KP_SUITE_NP] = {"0.0", "1.0", "1.5", "2.0"};
+const double kp_suite_p[KP_SUITE_NP] = {0.0, 0.5, 0.8, 1.0, 1.5, 2.0};
+static const char *const p_keys[KP_SUITE_NP] = {"0.0", "0.5", "0.8", "1.0", "1.5", "2.0"};
+_Static_assert(KP_SUITE_P_FAST1 >= 0 && KP_SUITE_P_FAST1 < KP_SUITE_NP, "fast_1 is one of the thresholds");
 
 #define KP__NAME(n, s) s,
 static const char *const baseline_names[] = {KP_SUITE_BASELINES(KP__NAME)};
@@ -42,8 +43,11 @@ void kp_suite_task_init(struct kp_suite_task *t)
 	t->state = KP_SUITE_PENDING;
 	t->best_ms = t->ref_ms = NAN;
 	t->energy_j = t->ref_energy_j = NAN;
+	t->best_mean_ms = t->ref_mean_ms = NAN;
+	t->ai = t->roof_share = NAN;
+	t->cost_known = 1;
 	for (int b = 0; b < KP_SUITE_NBASE; b++)
-		t->base_ms[b] = t->speedup[b] = NAN;
+		t->base_ms[b] = t->speedup[b] = t->base_mean_ms[b] = NAN;
 }
 
 void kp_suite_task_release(struct kp_suite_task *t)
@@ -56,6 +60,13 @@ void kp_suite_task_release(struct kp_suite_task *t)
 	free(t->source);
 	free(t->kernel);
 	free(t->reason);
+	free(t->failure_outcome);
+	free(t->failure_check);
+	free(t->failure_message);
+	free(t->gpu);
+	free(t->model);
+	free(t->bottleneck);
+	free(t->problem_file);
 	kp_suite_task_init(t);
 }
 
@@ -63,6 +74,7 @@ void kp_suite_init(struct kp_suite *s, const char *name)
 {
 	memset(s, 0, sizeof(*s));
 	s->name = kp_xstrdup(name ? name : "suite");
+	s->ctx.wall_s = NAN;
 }
 
 void kp_suite_release(struct kp_suite *s)
@@ -72,6 +84,8 @@ void kp_suite_release(struct kp_suite *s)
 	free(s->v);
 	free(s->name);
 	json_decref(s->rejudge);
+	json_decref(s->ctx.settings);
+	free(s->ctx.created);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -116,6 +130,19 @@ static int check_task(const struct kp_suite_task *t, struct kp_error *err)
 		return kp_error_set(err, KP_EINVAL, "task '%s': level and problem_id must be >= 0", t->name);
 	rc = rc ? rc : check_time(t, "best_ms", t->best_ms, err);
 	rc = rc ? rc : check_time(t, "ref_ms", t->ref_ms, err);
+	rc = rc ? rc : check_time(t, "best_mean_ms", t->best_mean_ms, err);
+	rc = rc ? rc : check_time(t, "ref_mean_ms", t->ref_mean_ms, err);
+	for (int b = 0; b < KP_SUITE_NBASE && !rc; b++) {
+		char field[48];
+		snprintf(field, sizeof(field), "%s_mean_ms", kp_suite_baseline_name(b));
+		rc = check_time(t, field, t->base_mean_ms[b], err);
+	}
+	if (!rc && !isnan(t->ai) && !(isfinite(t->ai) && t->ai > 0))
+		rc = kp_error_set(err, KP_EINVAL,
+		                  "task '%s': ai is %g; an intensity is a positive number, or null", t->name,
+		                  t->ai);
+	if (!rc && !isnan(t->roof_share))
+		rc = check_amount(t, "roof_share", t->roof_share, err);
 	for (int b = 0; b < KP_SUITE_NBASE && !rc; b++) {
 		char field[48];
 		snprintf(field, sizeof(field), "%s_ms", kp_suite_baseline_name(b));
@@ -171,15 +198,18 @@ static double ratio(long a, long b)
 	return b ? (double)a / (double)b : NAN;
 }
 
-static void base_stats(struct kp_suite *s, enum kp_suite_baseline b)
+/* The figures against baseline b over the tasks of `level` (0: every task). */
+static void base_stats(const struct kp_suite *s, enum kp_suite_baseline b, int level,
+                       struct kp_suite_base_stats *st)
 {
-	struct kp_suite_base_stats *st = &s->sum.base[b];
 	struct geomean correct = {0}, all = {0};
 	long fast[KP_SUITE_NP] = {0};
 
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < s->n; i++) {
 		const struct kp_suite_task *t = &s->v[i];
+		if (level && t->level != level)
+			continue;
 		if (isnan(t->base_ms[b])) {
 			st->missing++;
 			continue;
@@ -199,6 +229,27 @@ static void base_stats(struct kp_suite *s, enum kp_suite_baseline b)
 		st->fast_p[k] = ratio(fast[k], st->n);
 	st->geomean_correct = geo_value(&correct);
 	st->geomean_all = st->n ? geo_value(&all) : NAN;
+}
+
+/* The KernelBench levels present, each summarised alone (KernelBench analyses one level at a time). */
+static void level_stats(struct kp_suite *s)
+{
+	struct kp_suite_summary *m = &s->sum;
+	for (int lv = 1; lv <= 1000 && m->nlevels < KP_SUITE_MAX_LEVELS; lv++) {
+		struct kp_suite_level *L = &m->levels[m->nlevels];
+		memset(L, 0, sizeof(*L));
+		for (size_t i = 0; i < s->n; i++)
+			if (s->v[i].level == lv) {
+				L->tasks++;
+				L->correct += s->v[i].correct != 0;
+			}
+		if (!L->tasks)
+			continue;
+		L->level = lv;
+		for (int b = 0; b < KP_SUITE_NBASE; b++)
+			base_stats(s, b, lv, &L->base[b]);
+		m->nlevels++;
+	}
 }
 
 int kp_suite_compute(struct kp_suite *s, struct kp_error *err)
@@ -223,6 +274,7 @@ int kp_suite_compute(struct kp_suite *s, struct kp_error *err)
 		m->tokens_out += t->tokens_out;
 		m->cost_usd += t->cost_usd;
 		m->elapsed_s += t->elapsed_s;
+		m->cost_unknown += !t->cost_known;
 		if (t->correct && t->energy_j > 0 && t->ref_energy_j > 0) {
 			geo_add(&energy, t->energy_j / t->ref_energy_j);
 			m->energy_tasks++;
@@ -231,7 +283,8 @@ int kp_suite_compute(struct kp_suite *s, struct kp_error *err)
 	m->correctness_rate = ratio(m->correct, m->tasks);
 	m->coverage = ratio(m->states[KP_SUITE_FINISHED] + m->states[KP_SUITE_FAILED], m->tasks);
 	for (int b = 0; b < KP_SUITE_NBASE; b++)
-		base_stats(s, b);
+		base_stats(s, b, 0, &m->base[b]);
+	level_stats(s);
 	m->energy_ratio_geomean = geo_value(&energy);
 	return 0;
 }

@@ -3,13 +3,26 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <time.h>
 
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/suite.h"
+#include "suite/kbexport.h"
 
 /* The task fields the document and the CSV share, in CSV column order (outcome counts follow). */
-enum field_type { F_STR, F_INT, F_LONG, F_TIME, F_AMOUNT, F_BOOL, F_STATE, F_BASE_MS, F_SPEEDUP };
+enum field_type {
+	F_STR,
+	F_INT,
+	F_LONG,
+	F_TIME,
+	F_AMOUNT,
+	F_BOOL,
+	F_STATE,
+	F_BASE_MS,
+	F_SPEEDUP,
+	F_BASE_MEAN
+};
 
 struct field {
 	const char *key;
@@ -45,6 +58,23 @@ static const struct field fields[] = {
     {"ref_energy_j", F_TIME, OFF(ref_energy_j), 0, 0},
     {"kernel", F_STR, OFF(kernel), 0, 0},
     {"reason", F_STR, OFF(reason), 0, 0},
+    {"improved_node", F_LONG, OFF(improved_node), 0, 0},
+    {"failure_node", F_LONG, OFF(failure_node), 0, 0},
+    {"failure_outcome", F_STR, OFF(failure_outcome), 0, 0},
+    {"failure_check", F_STR, OFF(failure_check), 0, 0},
+    {"failure_message", F_STR, OFF(failure_message), 0, 0},
+    {"best_mean_ms", F_TIME, OFF(best_mean_ms), 0, 0},
+    {"ref_mean_ms", F_TIME, OFF(ref_mean_ms), 0, 0},
+    {"gpu", F_STR, OFF(gpu), 0, 0},
+    {"model", F_STR, OFF(model), 0, 0},
+    {"cost_known", F_BOOL, OFF(cost_known), 0, 0},
+    {"roofline_node", F_LONG, OFF(roofline_node), 0, 0},
+    {"bottleneck", F_STR, OFF(bottleneck), 0, 0},
+    {"ai", F_TIME, OFF(ai), 0, 0},
+    {"roof_share", F_AMOUNT, OFF(roof_share), 0, 0},
+    {"problem_file", F_STR, OFF(problem_file), 0, 0},
+    {"eager_mean_ms", F_BASE_MEAN, 0, KP_SUITE_EAGER, 0},
+    {"torch_compile_mean_ms", F_BASE_MEAN, 0, KP_SUITE_COMPILE, 0},
 };
 #undef OFF
 
@@ -56,6 +86,7 @@ static double field_num(const struct kp_suite_task *t, const struct field *f)
 	case F_TIME:
 	case F_AMOUNT: return *AT(t, f, const double);
 	case F_BASE_MS: return t->base_ms[f->base];
+	case F_BASE_MEAN: return t->base_mean_ms[f->base];
 	case F_SPEEDUP: return t->speedup[f->base];
 	default: KP_BUG("field %s is not a number", f->key);
 	}
@@ -101,6 +132,51 @@ static json_t *base_json(const struct kp_suite_base_stats *st)
 	return o;
 }
 
+/* The distinct values of one string field over the tasks, in task order. */
+static json_t *distinct(const struct kp_suite *s, size_t off)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < s->n; i++) {
+		const char *v = *(char *const *)((const char *)&s->v[i] + off);
+		int seen = 0;
+		for (size_t j = 0; v && j < json_array_size(a) && !seen; j++)
+			seen = !strcmp(json_string_value(json_array_get(a, j)), v);
+		if (v && !seen)
+			json_array_append_new(a, json_string(v));
+	}
+	return a;
+}
+
+static json_t *context_json(const struct kp_suite *s)
+{
+	json_t *o = json_object();
+	char now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	kp_json_set(o, "kernelpro", json_string(KP_VERSION " (" KP_GIT_REV ")"));
+	kp_json_set(o, "written", json_string(now));
+	kp_json_set(o, "created", s->ctx.created ? json_string(s->ctx.created) : NULL);
+	kp_json_set(o, "gpus", distinct(s, offsetof(struct kp_suite_task, gpu)));
+	kp_json_set(o, "models", distinct(s, offsetof(struct kp_suite_task, model)));
+	kp_json_set(o, "wall_s", kp_json_real(s->ctx.wall_s));
+	kp_json_set(o, "settings", s->ctx.settings ? json_incref(s->ctx.settings) : NULL);
+	return o;
+}
+
+static json_t *level_json(const struct kp_suite_level *L)
+{
+	json_t *o = json_object(), *bases = json_object();
+	kp_json_set(o, "level", json_integer(L->level));
+	kp_json_set(o, "tasks", json_integer(L->tasks));
+	kp_json_set(o, "correct", json_integer(L->correct));
+	for (int b = 0; b < KP_SUITE_NBASE; b++)
+		kp_json_set(bases, kp_suite_baseline_name(b), base_json(&L->base[b]));
+	kp_json_set(o, "baselines", bases);
+	return o;
+}
+
 json_t *kp_suite_to_json(const struct kp_suite *s)
 {
 	const struct kp_suite_summary *m = &s->sum;
@@ -133,7 +209,15 @@ json_t *kp_suite_to_json(const struct kp_suite *s)
 	kp_json_set(en, "tasks", json_integer(m->energy_tasks));
 	kp_json_set(en, "geomean_ratio", kp_json_real(m->energy_ratio_geomean));
 	kp_json_set(sum, "energy", en);
+	kp_json_set(sum, "cost_unknown", json_integer(m->cost_unknown));
+	{
+		json_t *lv = json_array();
+		for (size_t i = 0; i < m->nlevels; i++)
+			json_array_append_new(lv, level_json(&m->levels[i]));
+		kp_json_set(sum, "levels", lv);
+	}
 	kp_json_set(o, "summary", sum);
+	kp_json_set(o, "context", context_json(s));
 	for (size_t i = 0; i < s->n; i++)
 		json_array_append_new(tasks, kp_suite_task_to_json(&s->v[i]));
 	kp_json_set(o, "tasks", tasks);
@@ -189,10 +273,13 @@ static int read_field(struct kp_suite_task *t, const struct field *f, const json
 	case F_TIME:
 	case F_AMOUNT:
 	case F_BASE_MS:
+	case F_BASE_MEAN:
 		if (!json_is_number(v))
 			return bad_type(name, f, "a number or null", err);
 		if (f->type == F_BASE_MS)
 			t->base_ms[f->base] = json_number_value(v);
+		else if (f->type == F_BASE_MEAN)
+			t->base_mean_ms[f->base] = json_number_value(v);
 		else
 			*AT(t, f, double) = json_number_value(v);
 		return 0; /* the ranges are kp_suite_compute's to check */
@@ -260,6 +347,20 @@ int kp_suite_from_json(struct kp_suite *s, const json_t *doc, struct kp_error *e
 	if (json_is_string(json_object_get(doc, "suite"))) {
 		free(s->name);
 		s->name = kp_xstrdup(kp_json_str(doc, "suite", ""));
+	}
+	if (json_is_object(json_object_get(doc, "context"))) {
+		const json_t *c = json_object_get(doc, "context");
+		s->ctx.wall_s = kp_json_num(c, "wall_s", NAN);
+		if (!(isfinite(s->ctx.wall_s) && s->ctx.wall_s >= 0))
+			s->ctx.wall_s = NAN;
+		if (json_is_string(json_object_get(c, "created"))) {
+			free(s->ctx.created);
+			s->ctx.created = kp_xstrdup(kp_json_str(c, "created", ""));
+		}
+		if (json_is_object(json_object_get(c, "settings"))) {
+			json_decref(s->ctx.settings);
+			s->ctx.settings = json_deep_copy(json_object_get(c, "settings"));
+		}
 	}
 	for (size_t i = 0; i < json_array_size(tasks); i++) {
 		kp_suite_task_init(&t);
@@ -377,14 +478,15 @@ static char *kernel_rel(const struct kp_suite *s, size_t i)
 
 static int write_kernels(struct kp_suite *s, const char *dir, struct kp_error *err)
 {
-	struct kp_buf path = KP_BUF_INIT;
-	int rc;
+	struct kp_buf path = KP_BUF_INIT, text = KP_BUF_INIT;
+	int rc, rewritten;
 
 	kp_path_join(&path, dir, "kernels");
 	if ((rc = kp_rm_rf(path.buf, err)) || (rc = kp_mkdir_p(path.buf, 0755, err)))
 		goto out;
 	for (size_t i = 0; i < s->n; i++) {
 		struct kp_suite_task *t = &s->v[i];
+		int python = t->lang && !strcmp(t->lang, "python");
 		free(t->kernel);
 		t->kernel = NULL;
 		if (!t->correct || !t->source)
@@ -392,11 +494,17 @@ static int write_kernels(struct kp_suite *s, const char *dir, struct kp_error *e
 		t->kernel = kernel_rel(s, i);
 		kp_buf_reset(&path);
 		kp_path_join(&path, dir, t->kernel);
-		if ((rc = kp_write_file_atomic(path.buf, t->source, strlen(t->source), err)))
+		kp_buf_reset(&text);
+		/* A KernelBench kernel runs in KernelBench as it is: kernelpro's fast path inlined. */
+		if (python && t->level > 0 ? (rc = kp__suite_kb_kernel(t->source, &text, &rewritten, err))
+		                           : (rc = kp_buf_adds(&text, t->source)))
+			goto out;
+		if ((rc = kp_write_file_atomic(path.buf, text.buf, text.len, err)))
 			goto out;
 	}
 out:
 	kp_buf_release(&path);
+	kp_buf_release(&text);
 	return rc;
 }
 
@@ -424,7 +532,8 @@ int kp_suite_write(struct kp_suite *s, const char *dir, struct kp_error *err)
 	kp_buf_reset(&body);
 	kp_buf_adds(&body, text);
 	kp_buf_addch(&body, '\n');
-	rc = kp_write_file_atomic(path.buf, body.buf, body.len, err);
+	if (!(rc = kp_write_file_atomic(path.buf, body.buf, body.len, err)))
+		rc = kp_suite_write_kernelbench(s, dir, err);
 out:
 	free(text);
 	json_decref(doc);

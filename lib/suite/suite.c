@@ -429,6 +429,16 @@ out:
 
 /* ---- opening a suite ------------------------------------------------------------------------------- */
 
+/* A meta entry of the suite database as a JSON string; NULL when absent or empty. */
+static json_t *meta_text(struct kp_store *s, const char *key)
+{
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_error ignore = KP_ERROR_INIT;
+	json_t *v = !kp_store_meta_get(s, key, &b, &ignore) && b.len ? json_string(b.buf) : NULL;
+	kp_buf_release(&b);
+	return v;
+}
+
 int kp_bench_open(struct kp_bench **out, const char *dir, struct kp_error *err)
 {
 	struct kp_bench *b = kp_xcalloc(1, sizeof(*b));
@@ -450,6 +460,14 @@ int kp_bench_open(struct kp_bench **out, const char *dir, struct kp_error *err)
 	    (rc = kp_suitedb_tasks_load(s, &b->tasks, &b->ntasks, err)))
 		goto out;
 	b->name = kp_buf_detach(&name, NULL);
+	b->context = json_object();
+	kp_json_set(b->context, "created", meta_text(s, "created"));
+	kp_json_set(b->context, "kernelpro", meta_text(s, "kernelpro"));
+	kp_json_set(b->context, "argv", meta_text(s, "argv"));
+	kp_json_set(b->context, "settings", json_incref(set));
+	kp_json_set(b->context, "budget", json_incref(bud));
+	kp_json_set(b->context, "suite_budget", json_incref(sbud));
+	kp_json_set(b->context, "baselines", json_incref(bl));
 	kp_search_budget_from_json(bud, &b->budget);
 	kp_search_budget_from_json(sbud, &b->suite_budget);
 	b->baselines.eager = kp_json_bool(bl, "eager", 1);
@@ -484,6 +502,7 @@ void kp_bench_close(struct kp_bench *b)
 	free(b->name);
 	kp_suitedb_tasks_free(b->tasks, b->ntasks);
 	kp_run_settings_release(&b->settings);
+	json_decref(b->context);
 	free(b);
 }
 

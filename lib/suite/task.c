@@ -392,6 +392,17 @@ void kp__task_run(struct slot *sl, struct sched_task *st)
 			               "gpu%d: %s finished: best #%ld, %.2fx over eager, %ld evaluations",
 			               sl->pub.gpu, st->t->name, st->rec.best_node,
 			               st->rec.speedup[KP_SUITE_EAGER], st->rec.evaluations);
+		else if (st->have_rec && st->rec.failure_node)
+			/* Which check refused the latest version, and why: the reason, not just "CH". */
+			kp__sched_note(
+			    S, 0,
+			    "gpu%d: %s finished: no correct version in %ld evaluations; #%ld %s%s%s%s%s",
+			    sl->pub.gpu, st->t->name, st->rec.evaluations, st->rec.failure_node,
+			    st->rec.failure_outcome ? st->rec.failure_outcome : "failed",
+			    st->rec.failure_check ? " by " : "",
+			    st->rec.failure_check ? st->rec.failure_check : "",
+			    st->rec.failure_message ? ": " : "",
+			    st->rec.failure_message ? st->rec.failure_message : "");
 		else
 			kp__sched_note(S, 0, "gpu%d: %s finished: no correct version in %ld evaluations",
 			               sl->pub.gpu, st->t->name,

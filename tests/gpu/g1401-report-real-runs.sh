@@ -3,7 +3,8 @@
 # roofline places the reference and the best version from their measured Stage-1 profiles; a suite of
 # a native task and a KernelBench-layout task (with `kernelpro baseline` cached as baseline.json, so
 # torch.compile is measured) exports results whose fast_p and geomeans bench/suite_metrics.py
-# recomputes and agrees with. The pages and results are kept with the GPU logs for review.
+# recomputes and agrees with. The pages and results are kept with the GPU logs for review, and the
+# two runs as text (tools/recorded-run.py) for `make demo` on machines without a GPU.
 . "$KP_ROOT/tests/integration/lib.sh"
 export KERNELPRO_HOME="$KP_ROOT"
 E="$KP_ROOT/examples/optimize"
@@ -51,6 +52,16 @@ PY
 grep -q "class ModelNew" res/kernels/level_1_problem_4_sample_0_kernel.py || fail "the KernelBench kernel is not a ModelNew"
 mkdir -p "$keep" && cp -r runs/softmax/report.html "$keep/run-softmax.html" && cp runs/report.html "$keep/suite.html" &&
 	cp -r res "$keep/" || fail "keeping the pages"
+# The two runs as text, for `make demo` on machines without a GPU (examples/recorded/h200/: copy
+# $keep/recorded/* there), and the demo's report made from them, as it will be made there.
+for r in softmax rmsnorm; do
+	python3 "$KP_ROOT/tools/recorded-run.py" dump runs/$r "$keep/recorded/$r" || fail "recording $r"
+done
+KP_DEMO_RECORDED="$keep/recorded" KP_DEMO_OUT=demo expect_exit 0 sh "$KP_ROOT/tools/demo-report.sh"
+cat out
+contains out "demo: the report is demo/report.html"
+[ -f demo/softmax/report.html ] && [ -f demo/rmsnorm/report.html ] || fail "the demo wrote no run pages"
+du -sh "$keep/recorded"/*
 # Where a browser exists (not on the GPU machine today), the pages must also render cleanly.
 if command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1; then
 	expect_exit 0 python3 "$KP_ROOT/tests/integration/report/check_page.py" $P \

@@ -14,9 +14,23 @@ contains $P "fp32 peak 67 TFLOP/s"
 contains $P "occupancy 50%, limited by registers"        # a version's diagnosis
 contains $P "register-limited occupancy"                 # and its findings
 contains $P 'identifier &quot;vec4&quot; is undefined'   # a compile log, escaped
-# Nothing is fetched at view time: no src=, href= or url( other than the plots' own clip paths.
+# Where it ran and with what: GPU, model, kernelpro, dates, settings; the one meaning of "best".
+contains $P "<dt>GPU</dt><dd>NVIDIA H200 (fake harness)</dd>"
+contains $P "<dt>model</dt><dd>replay:"
+contains $P "<dt>kernelpro</dt><dd>"
+contains $P "Settings the run was made with"
+contains $P "Best: the version that beat the reference by the most"
+# Each version's source, with a diff against its parent and against the reference.
+contains $P '<details id="v8">'
+contains $P "Diff against its parent #6"
+contains $P "Diff against the reference"
+contains $P '<span class="add">+'
+# Why a version failed, in its row and at its place (#2 a compile error, #5 wrong output).
+contains $P "Why it failed"
+contains $P '<b>Why: </b>cand.cu(7): error: identifier &quot;vec4&quot; is undefined'
+# Nothing is fetched at view time: no src=, no link off the page, no url( but the plots' clip paths.
 lacks $P "src="
-lacks $P "href="
+[ "$(grep -o 'href="[^#]' $P | wc -l)" -eq 0 ] || fail "the run page links outside itself"
 [ "$(grep -o 'url([^#]' $P | wc -l)" -eq 0 ] || fail "the page refers to an outside url()"
 # -o, --json, and a run directory instead of a name.
 expect_exit 0 "$KP" report runs/kb -o kb.html --json

@@ -20,9 +20,16 @@ make_hostile hostile
 SUITE_PLOTS=fast_p:8,speedup_distribution:3,time_cost:3
 RUN_PLOTS=roofline:2,search_tree:9,speedup_over_evals:8
 
-expect_exit 0 $CHECK runs/report.html --plots $SUITE_PLOTS --sort tasks:3 --screenshot "$SHOTS/report-suite.png"
-expect_exit 0 $CHECK runs/gelu/report.html --plots $RUN_PLOTS --sort versions:4 --screenshot "$SHOTS/report-run.png"
-expect_exit 0 $CHECK hostile/hostile/report.html --plots roofline:2,search_tree:2 --screenshot "$SHOTS/report-hostile.png"
+# At 1400 px nothing but the search tree scrolls sideways; every link lands (the suite page's run
+# pages were written beside it, each version it names has its place there).
+W="--width 1400 --no-hscroll"
+[ -f runs/fail/report.html ] && [ -f runs/kb/report.html ] || fail "report SUITE wrote no run pages beside it"
+grep -q 'href="gelu/report.html"' runs/report.html || fail "the suite page does not link its tasks' run pages"
+grep -q 'href="fail/report.html#v2"' runs/report.html || fail "the suite page does not link the failed version"
+expect_exit 0 $CHECK runs/report.html --plots $SUITE_PLOTS --sort tasks:3 $W --screenshot "$SHOTS/report-suite.png"
+expect_exit 0 $CHECK runs/gelu/report.html --plots $RUN_PLOTS --sort versions:4 $W --screenshot "$SHOTS/report-run.png"
+expect_exit 0 $CHECK runs/fail/report.html --plots search_tree:2 $W
+expect_exit 0 $CHECK hostile/hostile/report.html --plots roofline:2,search_tree:2 $W --screenshot "$SHOTS/report-hostile.png"
 for f in report-suite report-run report-hostile; do
 	[ "$(head -c 8 "$SHOTS/$f.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] || fail "$f.png is not a PNG"
 done
@@ -49,6 +56,13 @@ contains out "uncaught exception: ReferenceError: undefined_function is not defi
 broken network $S "$NO_CSP"'s = s.replace("</main>", "<link rel=\"stylesheet\" href=\"http://127.0.0.1:9/x.css\"></main>")' \
 	--plots $SUITE_PLOTS
 contains out "network request at view time: http://127.0.0.1:9/x.css"
+broken dead-link $S 's = s.replace("href=\"gelu/report.html\"", "href=\"gone/report.html\"", 1)' --plots $SUITE_PLOTS
+contains out "link to a missing file: gone/report.html"
+broken outside-link $S 's = s.replace("href=\"gelu/report.html\"", "href=\"file:///etc/passwd\"", 1)' --plots $SUITE_PLOTS
+contains out "link leaves the page's folder: file:///etc/passwd"
+broken wide $S 's = s.replace("<td data-v=\"finished\">finished</td>", "<td data-v=\"finished\">" + "x" * 3000 + "</td>", 1)' \
+	--plots $SUITE_PLOTS $W
+contains out "scrolls sideways at 1400 px"
 broken unsorted runs/gelu/report.html "$NO_CSP"'s = s.replace("rows.sort(", "rows.reverse(", 1)' --plots $RUN_PLOTS \
 	--sort versions:4
 contains out "sorting ascending gave"

@@ -13,7 +13,7 @@ KP_BENCH_ENV="$PWD/child" SLURM_JOB_ID=4242 TRITON_CACHE_DIR="$PWD/tcache" OPENA
 	SLURM_JWT=jwt-not-for-children CUDA_VISIBLE_DEVICES=4,5,6 expect_exit 0 bench tasks --gpus all --evals 3 --name s
 contains err "suite suites/s: 12 tasks"
 contains out "suite s: 12 tasks, 12 finished, 0 failed, 0 not done"
-contains out "vs eager          fast_0 1.00  fast_1 1.00"
+contains out "vs eager          fast_0 1.00  fast_0.5 1.00  fast_0.8 1.00  fast_1 1.00"
 
 # What the evaluator saw, for the baselines (lib/suite) and the run's evaluations (lib/search): the
 # slot, the GPUs, the job, Triton's cache, PATH and HOME; no key.

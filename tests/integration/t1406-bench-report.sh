@@ -58,13 +58,14 @@ expect_exit 0 "$KP" report suites/mix --json
 P=suites/mix/report.html
 for plot in fast_p speedup_distribution time_cost; do contains $P "data-plot=\"$plot\""; done
 contains $P "10_Swish10"
-contains $P "<td data-v=\"t01\">t01</td>"
+contains $P "<td data-v=\"t01\"><a href=\"runs/first/report.html\">t01</a>" # each task links its run page,
+[ -f suites/mix/runs/first/report.html ] || fail "report SUITE wrote no run page beside the suite's" # written beside it
 rm -f $P
 expect_exit 0 "$KP" bench suites/mix --report
 [ -f $P ] || fail "bench --report wrote no page"
 if python3 "$KP_ROOT/tests/integration/report/check_page.py" /dev/null >/dev/null 2>&1 || [ $? -ne 77 ]; then
 	expect_exit 0 python3 "$KP_ROOT/tests/integration/report/check_page.py" $P \
-		--plots fast_p:8,speedup_distribution:3,time_cost:6 --sort tasks:6 \
+		--plots fast_p:8,speedup_distribution:3,time_cost:6 --sort tasks:6 --width 1400 --no-hscroll \
 		--screenshot "$KP_BUILD/tests/report-bench.png"
 fi
 

@@ -128,11 +128,28 @@ static void test_suite_page(void **state)
 		t.base_ms[KP_SUITE_EAGER] = 3.0;
 		t.base_ms[KP_SUITE_COMPILE] = i ? 2.0 : NAN;
 		t.elapsed_s = 100 * (i + 1);
+		t.gpu = kp_xstrdup("H200 " HOSTILE);
+		t.model = kp_xstrdup("m " HOSTILE);
+		if (i == 2) { /* a refused task: its check and message are text too */
+			t.failure_node = 4;
+			t.failure_outcome = kp_xstrdup("cheat_suspected");
+			t.failure_check = kp_xstrdup("reads_" HOSTILE);
+			t.failure_message = kp_xstrdup("msg " HOSTILE);
+			t.cost_known = 0;
+		}
 		kp_suite_add(&s, &t);
 	}
 	KP_ASSERT_OK(kp_suite_compute(&s, &err), &err);
 	KP_ASSERT_OK(kp_report_suite_html(&s, &b, &err), &err);
 	assert_inert(b.buf);
+	/* Without run pages beside it (kp_report_suite_html alone), the page links nowhere. */
+	assert_null(strstr(b.buf, "<a href="));
+	assert_non_null(strstr(b.buf, "#4 CH reads_&lt;/title&gt;"));
+	assert_non_null(strstr(b.buf, "<dt>GPU</dt><dd>H200 &lt;/title&gt;"));
+	/* A task without a price: unknown, never $0.00; the headline says which part is a guess. */
+	assert_non_null(strstr(b.buf, "data-v=\"\">unknown</td>"));
+	assert_non_null(strstr(b.buf, "<div class=\"value\">unknown</div>"));
+	assert_non_null(strstr(b.buf, "Best: the version that beat the reference"));
 	assert_non_null(strstr(b.buf, "data-plot=\"fast_p\""));
 	assert_non_null(strstr(b.buf, "data-plot=\"speedup_distribution\""));
 	assert_non_null(strstr(b.buf, "data-plot=\"time_cost\""));

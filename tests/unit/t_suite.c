@@ -47,13 +47,16 @@ static void test_fast_p_and_geomeans(void **state)
 	assert_int_equal(s.sum.correct, 3);
 	NEAR(s.sum.correctness_rate, 0.75);
 	assert_int_equal(e->n, 4);
-	NEAR(e->fast_p[0], 0.75); /* fast_0: correct */
-	NEAR(e->fast_p[1], 0.50); /* a, b */
-	NEAR(e->fast_p[2], 0.25); /* 1.5 is not > 1.5: only a */
-	NEAR(e->fast_p[3], 0.25);
+	NEAR(e->fast_p[0], 0.75);                /* fast_0: correct */
+	NEAR(e->fast_p[1], 0.50);                /* fast_0.5: a, b (d's 0.5x is not > 0.5) */
+	NEAR(e->fast_p[2], 0.50);                /* fast_0.8: a, b */
+	NEAR(e->fast_p[KP_SUITE_P_FAST1], 0.50); /* a, b */
+	NEAR(e->fast_p[4], 0.25);                /* 1.5 is not > 1.5: only a */
+	NEAR(e->fast_p[5], 0.25);
 	NEAR(e->geomean_correct, cbrt(4.0 * 1.5 * 0.5));
 	NEAR(e->geomean_all, pow(4.0 * 1.5 * 0.5 * 1.0, 0.25));
-	NEAR(c->fast_p[1], 0.25); /* only a beats torch.compile */
+	NEAR(c->fast_p[KP_SUITE_P_FAST1], 0.25); /* only a beats torch.compile */
+	NEAR(c->fast_p[2], 0.25);                /* fast_0.8: d's 0.8x is not > 0.8 */
 	NEAR(c->geomean_correct, cbrt(2.0 * 0.5 * 0.8));
 	NEAR(s.v[0].speedup[KP_SUITE_EAGER], 4.0);
 	assert_true(isnan(s.v[2].speedup[KP_SUITE_EAGER]));
@@ -78,9 +81,9 @@ static void test_ties(void **state)
 	add(&s, "exactly-1", 3.0, 3.0, NAN);
 	add(&s, "also-2", 0.5, 1.0, NAN);
 	KP_ASSERT_OK(kp_suite_compute(&s, &err), &err);
-	NEAR(s.sum.base[KP_SUITE_EAGER].fast_p[1], 0.75); /* the three above 1 */
-	NEAR(s.sum.base[KP_SUITE_EAGER].fast_p[2], 0.50); /* the two at 2 */
-	NEAR(s.sum.base[KP_SUITE_EAGER].fast_p[3], 0.0);
+	NEAR(s.sum.base[KP_SUITE_EAGER].fast_p[KP_SUITE_P_FAST1], 0.75); /* the three above 1 */
+	NEAR(s.sum.base[KP_SUITE_EAGER].fast_p[4], 0.50);                /* the two at 2 */
+	NEAR(s.sum.base[KP_SUITE_EAGER].fast_p[5], 0.0);
 	NEAR(kp_suite_fast_p(&s, KP_SUITE_EAGER, 1.9999999), 0.5);
 	kp_suite_release(&s);
 }
@@ -101,7 +104,7 @@ static void test_missing_baselines(void **state)
 	assert_int_equal(c->n, 2);
 	assert_int_equal(c->missing, 2);
 	assert_int_equal(c->correct, 1);
-	NEAR(c->fast_p[1], 0.5);
+	NEAR(c->fast_p[KP_SUITE_P_FAST1], 0.5);
 	NEAR(c->geomean_all, sqrt(3.0));
 	assert_int_equal(s.sum.base[KP_SUITE_EAGER].n, 3);
 	assert_int_equal(s.sum.base[KP_SUITE_EAGER].missing, 1);
@@ -501,6 +504,87 @@ static void test_task_from_view(void **state)
 	kp_suite_task_release(&t);
 }
 
+/* The reason a task failed, its roofline place, the means and the one meaning of best, from its view. */
+static void test_view_reason_and_place(void **state)
+{
+	struct kp_suite_task t;
+	view_task("{\"dir\":\"runs/a\",\"summary\":{\"run\":\"a\",\"status\":\"finished\","
+	          "\"task\":{\"name\":\"4_X\",\"kind\":\"kernelbench\",\"path\":\"/k/level2/4_X.py\"},"
+	          "\"context\":{\"gpu\":\"NVIDIA H200\",\"model\":\"openai:gpt-5\",\"cost_known\":false},"
+	          "\"best\":{\"node\":1,\"improved\":false}},"
+	          "\"baseline\":{\"eager\":{\"median_ms\":3.0,\"mean_ms\":3.3}},\"nodes\":["
+	          "{\"node\":1,\"parent\":null,\"outcome\":\"correct\",\"time_ms\":2.0,\"mean_ms\":2.2,"
+	          "\"profile\":{\"launch\":{\"stage1\":{\"class\":\"memory\",\"ai\":0.5,"
+	          "\"achieved_flops\":1e12,\"compute_peak\":6e13,\"memory_peak\":4e12}}}},"
+	          "{\"node\":2,\"parent\":1,\"outcome\":\"cheat_suspected\",\"reason\":{\"check\":"
+	          "\"reads_reference\",\"severity\":\"refuse\",\"message\":\"calls get_inputs()\"}},"
+	          "{\"node\":3,\"parent\":1,\"outcome\":\"compile_error\",\"reason\":{\"check\":null,"
+	          "\"message\":\"error: x\"}}]}",
+	          &t);
+	assert_false(t.correct);
+	/* The latest failed version speaks for the task. */
+	assert_int_equal(t.failure_node, 3);
+	assert_string_equal(t.failure_outcome, "compile_error");
+	assert_null(t.failure_check);
+	assert_string_equal(t.failure_message, "error: x");
+	/* No correct candidate: the reference places the task, 1e12 of min(6e13, 4e12 x 0.5) = 50%. */
+	assert_int_equal(t.roofline_node, 1);
+	assert_string_equal(t.bottleneck, "memory");
+	NEAR(t.roof_share, 0.5);
+	NEAR(t.ai, 0.5);
+	NEAR(t.ref_mean_ms, 2.2);
+	NEAR(t.base_mean_ms[KP_SUITE_EAGER], 3.3);
+	assert_string_equal(t.gpu, "NVIDIA H200");
+	assert_string_equal(t.model, "openai:gpt-5");
+	assert_false(t.cost_known);
+	assert_int_equal(t.improved_node, 0);
+	assert_string_equal(t.problem_file, "4_X.py");
+	kp_suite_task_release(&t);
+
+	view_task("{\"summary\":{\"status\":\"finished\",\"task\":{\"name\":\"g\",\"kind\":\"native\"},"
+	          "\"best\":{\"node\":2,\"improved\":true}},\"nodes\":["
+	          "{\"node\":1,\"parent\":null,\"outcome\":\"correct\",\"time_ms\":2.0},"
+	          "{\"node\":2,\"parent\":1,\"outcome\":\"cheat_suspected\",\"reason\":{\"check\":\"x\"}},"
+	          "{\"node\":3,\"parent\":1,\"outcome\":\"correct\",\"time_ms\":1.0,\"mean_ms\":1.1}]}",
+	          &t);
+	/* A correct task has no failure; its mean is the fastest version's; best is the run's. */
+	assert_true(t.correct);
+	assert_int_equal(t.failure_node, 0);
+	assert_null(t.failure_check);
+	NEAR(t.best_mean_ms, 1.1);
+	assert_int_equal(t.improved_node, 2);
+	assert_int_equal(t.roofline_node, 0); /* no profile anywhere */
+	assert_true(isnan(t.roof_share));
+	assert_true(t.cost_known); /* a run from before the context was recorded */
+	kp_suite_task_release(&t);
+}
+
+/* Each KernelBench level summarised alone; native tasks belong to none. */
+static void test_levels(void **state)
+{
+	struct kp_suite s;
+	struct kp_error err = KP_ERROR_INIT;
+	kp_suite_init(&s, "levels");
+	add(&s, "a", 1.0, 4.0, NAN);
+	add(&s, "b", NAN, 2.0, NAN);
+	add(&s, "c", 1.0, 1.5, NAN);
+	add(&s, "native", 1.0, 3.0, NAN);
+	s.v[0].level = 1, s.v[0].problem_id = 2;
+	s.v[1].level = 1, s.v[1].problem_id = 4;
+	s.v[2].level = 3, s.v[2].problem_id = 2;
+	KP_ASSERT_OK(kp_suite_compute(&s, &err), &err);
+	assert_int_equal(s.sum.nlevels, 2);
+	assert_int_equal(s.sum.levels[0].level, 1);
+	assert_int_equal(s.sum.levels[0].tasks, 2);
+	assert_int_equal(s.sum.levels[0].correct, 1);
+	NEAR(s.sum.levels[0].base[KP_SUITE_EAGER].fast_p[KP_SUITE_P_FAST1], 0.5);
+	NEAR(s.sum.levels[0].base[KP_SUITE_EAGER].geomean_correct, 4.0);
+	assert_int_equal(s.sum.levels[1].level, 3);
+	NEAR(s.sum.levels[1].base[KP_SUITE_EAGER].fast_p[4], 0.0); /* 1.5x is not > 1.5 */
+	assert_int_equal(s.sum.base[KP_SUITE_EAGER].n, 4);         /* the whole suite: all four */
+	kp_suite_release(&s);
+}
+
 static void test_view_refused(void **state)
 {
 	struct kp_suite_task t;
@@ -515,13 +599,14 @@ static void test_view_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fast_p_and_geomeans), cmocka_unit_test(test_ties),
-	    cmocka_unit_test(test_missing_baselines),   cmocka_unit_test(test_zero_tasks),
-	    cmocka_unit_test(test_no_correct_version),  cmocka_unit_test(test_bad_values_refused),
-	    cmocka_unit_test(test_json_round_trip),     cmocka_unit_test(test_from_json_refuses),
-	    cmocka_unit_test(test_summary_not_trusted), cmocka_unit_test(test_golden_summary),
-	    cmocka_unit_test(test_csv_quoting),         cmocka_unit_test(test_write_layout),
-	    cmocka_unit_test(test_task_from_view),      cmocka_unit_test(test_view_refused),
+	    cmocka_unit_test(test_fast_p_and_geomeans),   cmocka_unit_test(test_ties),
+	    cmocka_unit_test(test_missing_baselines),     cmocka_unit_test(test_zero_tasks),
+	    cmocka_unit_test(test_no_correct_version),    cmocka_unit_test(test_bad_values_refused),
+	    cmocka_unit_test(test_json_round_trip),       cmocka_unit_test(test_from_json_refuses),
+	    cmocka_unit_test(test_summary_not_trusted),   cmocka_unit_test(test_golden_summary),
+	    cmocka_unit_test(test_csv_quoting),           cmocka_unit_test(test_write_layout),
+	    cmocka_unit_test(test_task_from_view),        cmocka_unit_test(test_view_refused),
+	    cmocka_unit_test(test_view_reason_and_place), cmocka_unit_test(test_levels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

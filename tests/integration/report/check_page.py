@@ -7,7 +7,11 @@ JSON on file descriptors 3 and 4), so it needs nothing but the Python standard l
 or empty plot, on a table that does not sort, or on markup injected by hostile strings. Saves a
 full-page screenshot. Exit 77 (skipped) when no Chromium is installed.
 
+Every link must land: a file beside the page (never outside it) and, with a #fragment, an element
+with that id there. --no-hscroll also fails a page that scrolls sideways at --width.
+
 usage: check_page.py PAGE.html --plots NAME:MIN_MARKS,... [--sort TABLE:COLUMN] [--screenshot OUT.png]
+                     [--width PX] [--no-hscroll]
 """
 import argparse
 import base64
@@ -20,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome")
 
@@ -27,7 +32,16 @@ INSPECT = r"""(function(){
   var out = {plots: {}, scripts: document.scripts.length, images: document.images.length,
              iframes: document.querySelectorAll('iframe,object,embed').length,
              handlers: document.querySelectorAll('[onerror],[onload],[onclick]').length,
-             pwned: typeof window.__kp_pwned !== 'undefined', title: document.title};
+             pwned: typeof window.__kp_pwned !== 'undefined', title: document.title,
+             page_w: document.documentElement.scrollWidth, view_w: window.innerWidth, wide: [],
+             links: [], ids: []};
+  // Anything wider than its box scrolls sideways; only the search tree is meant to (.scroll).
+  document.querySelectorAll('.tablewrap,table,pre,.cards,dl.facts').forEach(function(e){
+    if (e.scrollWidth > e.clientWidth + 1 && !e.closest('.scroll'))
+      out.wide.push((e.id || e.className || e.tagName) + ' ' + e.scrollWidth + '>' + e.clientWidth);
+  });
+  document.querySelectorAll('a[href]').forEach(function(a){ out.links.push(a.getAttribute('href')); });
+  document.querySelectorAll('[id]').forEach(function(e){ out.ids.push(e.id); });
   document.querySelectorAll('svg.plot').forEach(function(s){
     var r = s.getBoundingClientRect();
     out.plots[s.getAttribute('data-plot')] = {w: r.width, h: r.height,
@@ -216,6 +230,12 @@ def check(args):
                 problems.append("markup beyond the page's own: %d scripts, %d images, %d frames, %d inline handlers%s"
                                 % (info["scripts"], info["images"], info["iframes"], info["handlers"],
                                    ", hostile script ran" if info["pwned"] else ""))
+            if args.no_hscroll:
+                if info["page_w"] > info["view_w"]:
+                    problems.append("the page scrolls sideways at %d px: %d px wide" % (args.width, info["page_w"]))
+                for w in info["wide"]:
+                    problems.append("scrolls sideways at %d px: %s" % (args.width, w))
+            problems += link_problems(page, info["links"], set(info["ids"]))
             if args.sort:
                 table, _, col = args.sort.partition(":")
                 r = evaluate(b, sid, SORT % (json.dumps(table), int(col)))
@@ -238,6 +258,28 @@ def check(args):
             b.close()
     print(json.dumps({"page": page, "plots": info["plots"], "problems": problems}, indent=1))
     return 1 if problems else 0
+
+
+def link_problems(page, links, ids):
+    """Every link stays on this machine and lands: a file beside the page, an id that exists."""
+    out = []
+    for href in links:
+        path, _, frag = href.partition("#")
+        if ":" in path or path.startswith("/") or path.startswith("//"):
+            out.append("link leaves the page's folder: %s" % href)
+            continue
+        if not path:
+            if frag not in ids:
+                out.append("link to a missing place on the page: %s" % href)
+            continue
+        target = os.path.join(os.path.dirname(page), urllib.parse.unquote(path))
+        if not os.path.isfile(target):
+            out.append("link to a missing file: %s" % href)
+        elif frag:
+            with open(target, encoding="utf-8", errors="replace") as f:
+                if 'id="%s"' % frag not in f.read():
+                    out.append("link to a missing place in %s: %s" % (path, href))
+    return out
 
 
 def sort_problems(r):
@@ -265,6 +307,8 @@ def main():
     ap.add_argument("--sort", help="TABLE_ID:COLUMN to sort both ways and check")
     ap.add_argument("--screenshot", help="where to save a full-page PNG")
     ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--no-hscroll", action="store_true",
+                    help="fail when the page or a table, text block or card row scrolls sideways at --width")
     sys.exit(check(ap.parse_args()))
 
 
