@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "kernelpro/buf.h"
 #include "kernelpro/str.h"
+#include "suggest.h"
 
 /* Options every command accepts, after its own (and --json for KP_CMD_JSON commands). */
 static const struct kp_opt json_opt[] = {
@@ -276,8 +277,16 @@ static int parse_long_opt(struct kp_args *a, const struct kp_cmd *cmd, const cha
 	for (idx = 0; idx < n; idx++)
 		if (strlen(opt_at(cmd, idx)->name) == len && !strncmp(opt_at(cmd, idx)->name, name, len))
 			break;
-	if (idx == n)
+	if (idx == n) {
+		struct kp_suggest sg;
+		kp_suggest_init(&sg, name, len);
+		for (idx = 0; idx < n; idx++)
+			kp_suggest_offer(&sg, opt_at(cmd, idx)->name);
+		if (sg.best)
+			return usage_error(cmd, prefix, err, "unknown option '--%.*s'; did you mean '--%s'?", (int)len,
+					   name, sg.best);
 		return usage_error(cmd, prefix, err, "unknown option '--%.*s'", (int)len, name);
+	}
 	o = opt_at(cmd, idx);
 	if (o->type == KP_OPT_FLAG) {
 		if (eq)

@@ -8,6 +8,7 @@
 #include "kernelpro/buf.h"
 #include "kernelpro/json.h"
 #include "commands.h"
+#include "suggest.h"
 
 #define KP__CMD_PTR(name) &kp_cmd_##name,
 static const struct kp_cmd *const command_table[] = {KP_COMMANDS(KP__CMD_PTR) NULL};
@@ -24,6 +25,23 @@ const struct kp_cmd *kp_command_find(const char *name)
 		if (!strcmp((*c)->name, name))
 			return *c;
 	return NULL;
+}
+
+/* "; did you mean 'optimize'?" for a mistyped command or sub-command, else "". */
+static const char *did_you_mean(const char *word, const struct kp_cmd *const *cmds, int with_help, char *buf,
+				size_t n)
+{
+	struct kp_suggest sg;
+	kp_suggest_init(&sg, word, strlen(word));
+	for (const struct kp_cmd *const *c = cmds; c && *c; c++)
+		if (!((*c)->flags & KP_CMD_HIDDEN))
+			kp_suggest_offer(&sg, (*c)->name);
+	if (with_help)
+		kp_suggest_offer(&sg, "help");
+	if (!sg.best)
+		return "";
+	snprintf(buf, n, "; did you mean '%s'?", sg.best);
+	return buf;
 }
 
 static void cli_vmsg(struct kp_cli *cli, const char *what, const char *style, const char *fmt, va_list ap)
@@ -160,7 +178,9 @@ static int help_command(int argc, char **argv, FILE *out, FILE *err)
 	}
 	cmd = kp_command_find(argv[0]);
 	if (!cmd) {
-		fprintf(err, "kernelpro help: unknown command '%s'; 'kernelpro help' lists them\n", argv[0]);
+		char dym[96];
+		fprintf(err, "kernelpro help: unknown command '%s'%s; 'kernelpro help' lists them\n", argv[0],
+			did_you_mean(argv[0], command_table, 0, dym, sizeof(dym)));
 		return KP_EXIT_USAGE;
 	}
 	n = snprintf(prefix, sizeof(prefix), "kernelpro %s", cmd->name);
@@ -170,7 +190,9 @@ static int help_command(int argc, char **argv, FILE *out, FILE *err)
 			if (!strcmp((*s)->name, argv[k]))
 				sub = *s;
 		if (!sub) {
-			fprintf(err, "kernelpro help: '%s' has no sub-command '%s'\n", prefix, argv[k]);
+			char dym[96];
+			fprintf(err, "kernelpro help: '%s' has no sub-command '%s'%s\n", prefix, argv[k],
+				did_you_mean(argv[k], cmd->subs, 0, dym, sizeof(dym)));
 			kp_cmd_print_usage(cmd, prefix, err);
 			return KP_EXIT_USAGE;
 		}
@@ -204,7 +226,9 @@ int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *pr
 			}
 		}
 		if (!cmd->run) {
-			fprintf(cli->err, "%s: unknown command '%s'\n", prefix, name);
+			char dym[96];
+			fprintf(cli->err, "%s: unknown command '%s'%s\n", prefix, name,
+				did_you_mean(name, cmd->subs, 0, dym, sizeof(dym)));
 			kp_cmd_print_usage(cmd, prefix, cli->err);
 			return KP_EXIT_USAGE;
 		}
@@ -266,7 +290,18 @@ int kp_cli_main(int argc, char **argv, FILE *out, FILE *err, volatile sig_atomic
 			print_main_help(out);
 			return KP_EXIT_OK;
 		} else {
-			fprintf(err, "kernelpro: unknown option '%s'\n", a);
+			static const char *const globals[] = {"--verbose", "--quiet", "--color", "--version", "--help"};
+			struct kp_suggest sg;
+			kp_suggest_init(&sg, a, strcspn(a, "="));
+			for (size_t k = 0; k < KP_ARRAY_SIZE(globals); k++)
+				kp_suggest_offer(&sg, globals[k]);
+			if (!sg.best && kp_command_find(a + strspn(a, "-")))
+				fprintf(err, "kernelpro: unknown option '%s'; did you mean the command '%s'?\n", a,
+					a + strspn(a, "-"));
+			else if (sg.best)
+				fprintf(err, "kernelpro: unknown option '%s'; did you mean '%s'?\n", a, sg.best);
+			else
+				fprintf(err, "kernelpro: unknown option '%s'\n", a);
 			print_main_usage(err);
 			return KP_EXIT_USAGE;
 		}
@@ -286,7 +321,9 @@ int kp_cli_main(int argc, char **argv, FILE *out, FILE *err, volatile sig_atomic
 		return help_command(argc - i - 1, argv + i + 1, out, err);
 	cmd = kp_command_find(argv[i]);
 	if (!cmd) {
-		fprintf(err, "kernelpro: unknown command '%s'\n", argv[i]);
+		char dym[96];
+		fprintf(err, "kernelpro: unknown command '%s'%s\n", argv[i],
+			did_you_mean(argv[i], command_table, 1, dym, sizeof(dym)));
 		print_main_usage(err);
 		return KP_EXIT_USAGE;
 	}

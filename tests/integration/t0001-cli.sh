@@ -13,6 +13,21 @@ contains err "unknown command 'frobnicate'"
 contains err "usage: kernelpro"
 [ "$(wc -l <err)" -eq 2 ] || fail "usage error should be one line plus the usage line"
 
+# A typo is answered with the name meant, on the same line: commands, sub-commands, options.
+expect_exit 2 "$KP" optimze
+contains err "unknown command 'optimze'; did you mean 'optimize'?"
+[ "$(wc -l <err)" -eq 2 ] || fail "a suggestion stays on the error's line"
+expect_exit 2 "$KP" optimize --eval 3
+contains err "unknown option '--eval'; did you mean '--evals'?"
+expect_exit 2 "$KP" hw calbrate
+contains err "unknown command 'calbrate'; did you mean 'calibrate'?"
+expect_exit 2 "$KP" help optimze
+contains err "did you mean 'optimize'?"
+expect_exit 2 "$KP" --verbos version
+contains err "did you mean '--verbose'?"
+expect_exit 2 "$KP" --bench
+contains err "did you mean the command 'bench'?"
+
 expect_exit 2 "$KP" doctor --frobnicate
 contains err "unknown option '--frobnicate'"
 contains err "usage: kernelpro doctor"

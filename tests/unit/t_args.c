@@ -4,6 +4,7 @@
 #include "kp_test.h"
 #include "cli.h"
 #include "kernelpro/str.h"
+#include "suggest.h"
 
 static int ran;
 static int run_fake(struct kp_cli *cli, const struct kp_args *a)
@@ -275,6 +276,42 @@ static void test_every_range(void **state)
 		check_ranges(*cmd, "kernelpro");
 }
 
+static const char *suggest(const char *word, const char *const *cands)
+{
+	struct kp_suggest sg;
+	kp_suggest_init(&sg, word, strlen(word));
+	for (; *cands; cands++)
+		kp_suggest_offer(&sg, *cands);
+	return sg.best;
+}
+
+/* "Did you mean": typos within reach, swaps counted once, prefixes, and nothing for a stranger. */
+static void test_suggest(void **state)
+{
+	static const char *const cmds[] = {"optimize", "bench", "runs", "show", "report", "eval", "energy", NULL};
+	static const char *const opts[] = {"evals", "time", "tokens", "cost", "evaluator", NULL};
+	assert_int_equal(kp_suggest_distance("optimze", 7, "optimize", 8), 1);
+	assert_int_equal(kp_suggest_distance("optimzie", 8, "optimize", 8), 1); /* a swap */
+	assert_int_equal(kp_suggest_distance("", 0, "abc", 3), 3);
+	assert_int_equal(kp_suggest_distance("kitten", 6, "sitting", 7), 3);
+	assert_string_equal(suggest("optimze", cmds), "optimize");
+	assert_string_equal(suggest("bnech", cmds), "bench");
+	assert_string_equal(suggest("shwo", cmds), "show");
+	assert_string_equal(suggest("eval", opts), "evals");    /* one letter short */
+	assert_string_equal(suggest("evaluat", opts), "evaluator"); /* a prefix, past the reach */
+	assert_string_equal(suggest("tokns", opts), "tokens");
+	assert_null(suggest("frobnicate", cmds));
+	assert_null(suggest("x", opts));
+	assert_null(suggest("eval", (const char *const[]){"eval", NULL})); /* the word itself */
+}
+
+/* An unknown option names the one meant. */
+static void test_unknown_option_suggests(void **state)
+{
+	char *argv[] = {"fake", "--dryrun", "task.py"};
+	check_usage_error(argv, 3, "unknown option '--dryrun'; did you mean '--dry-run'?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +322,8 @@ int main(void)
 		cmocka_unit_test(test_every_command_has_help),
 		cmocka_unit_test(test_ranges_and_bundles),
 		cmocka_unit_test(test_every_range),
+		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_unknown_option_suggests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
