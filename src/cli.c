@@ -1,6 +1,7 @@
 /* The CLI driver: global options, command lookup, shared setup and teardown, error reporting. */
 #include "base/setup.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -132,6 +133,16 @@ static int want_color(const char *mode, FILE *fp)
 	if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
 		return 0;
 	return isatty(fileno(fp)) && term && strcmp(term, "dumb") != 0;
+}
+
+/*
+ * Whether fp is a pipe whose reader has gone (`kernelpro show RUN | head -1`): a write end with no
+ * reader polls as an error. The reader took what it wanted; that is no failure of ours.
+ */
+static int reader_gone(FILE *fp)
+{
+	struct pollfd p = {.fd = fileno(fp), .events = POLLOUT};
+	return errno == EPIPE || (poll(&p, 1, 0) == 1 && (p.revents & POLLERR));
 }
 
 static void print_main_usage(FILE *fp)
@@ -334,7 +345,7 @@ int kp_cli_main(int argc, char **argv, FILE *out, FILE *err, volatile sig_atomic
 	}
 	kp_progress_set_global(NULL);
 	kp_log_set_sink(NULL, NULL);
-	if (fflush(out) != 0 || ferror(out)) {
+	if ((fflush(out) != 0 || ferror(out)) && !reader_gone(out)) {
 		fprintf(err, "kernelpro: error: cannot write output: %s\n", strerror(errno));
 		if (rc == 0)
 			rc = KP_EXIT_FAIL;

@@ -50,6 +50,13 @@ contains out "usage: kernelpro doctor"
 expect_exit 0 "$KP" version --json
 contains out '"version"'
 
-# Output to a closed pipe is an error we report, not a silent success.
-"$KP" --help | head -c1 >/dev/null
-true
+# A reader that stopped reading (`| head -1`) is no failure: no message, the command's own status.
+closed_stdout "$KP" tools list || fail "tools list to a closed pipe exited $?"
+[ ! -s err ] || fail "tools list to a closed pipe said: $(cat err)"
+closed_stdout "$KP" --help || fail "--help to a closed pipe exited $?"
+# Any other write error is one: reported, exit 1.
+if [ -w /dev/full ]; then
+	"$KP" tools list >/dev/full 2>err
+	[ $? -eq 1 ] || fail "a full disk is a failure, exit 1"
+	contains err "cannot write output"
+fi
