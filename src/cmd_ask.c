@@ -12,6 +12,7 @@
 #include "kernelpro/task.h"
 #include "kernelpro/task_kind.h"
 #include "llm_opts.h"
+#include "prereq.h"
 
 #define INPUT_CAP (4u << 20)
 
@@ -284,13 +285,16 @@ static int open_programmer(struct kp_cli *cli, const struct kp_args *args, struc
 	po.max_prompt_chars = (size_t)kp_arg_int(args, "max-prompt-chars", 0);
 	po.max_tool_rounds = 0; /* ask has no code search or tools to answer with */
 	kp_llm_config_release(&A->cfg);
+	if (!dry) { /* a model chosen, its spec one kernelpro reads (--dry-run prints the prompt without) */
+		struct kp_prereq pr;
+		int rc;
+		kp_prereq_init(&pr, cli);
+		kp_prereq_llm(&pr, args, NULL);
+		if ((rc = kp_prereq_done(&pr)))
+			return rc;
+	}
 	if (kp_cli_llm_config(args, NULL, &A->cfg, &err))
 		return kp_cli_fail(cli, &err);
-	if (!dry && !kp_cli_llm_chosen(&A->cfg)) {
-		kp_cli_error(cli, "no LLM chosen: pass --llm PROVIDER:MODEL (or set KERNELPRO_LLM), or --dry-run to print "
-				  "the prompt");
-		return KP_EXIT_USAGE;
-	}
 	if ((!dry && kp_llm_open(&A->llm, &A->cfg, &err)) || kp_programmer_new(&A->pg, A->llm, &po, &err))
 		return kp_cli_fail(cli, &err);
 	if (A->llm)

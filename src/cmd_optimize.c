@@ -6,6 +6,7 @@
 #include "kernelpro/run.h"
 #include "kernelpro/task_kind.h"
 #include "llm_opts.h"
+#include "prereq.h"
 #include "runopts.h"
 #include "runs.h"
 #include "tools_cli.h"
@@ -89,6 +90,30 @@ static int check_args(struct opt_state *S)
 		return KP_EXIT_USAGE;
 	}
 	return 0;
+}
+
+/*
+ * What a session needs, checked together before anything is created or sent: the task, a model
+ * (unless --llm none), and a GPU here for the built-in harness (a resumed run keeps its evaluator,
+ * and its model unless --llm names another).
+ */
+static int prerequisites(struct opt_state *S)
+{
+	const struct kp_args *a = S->args;
+	const struct kp_run_settings *rs = S->run ? kp_run_settings(S->run) : NULL;
+	const char *ev = rs ? rs->evaluator : kp_arg_str(a, "evaluator"); /* a resumed run keeps its own */
+	struct kp_prereq p;
+
+	kp_prereq_init(&p, S->cli);
+	if (!S->resume)
+		kp_prereq_path(&p, kp_arg_pos(a, 0), "task");
+	if (!S->no_llm)
+		kp_prereq_llm(&p, a, rs ? rs->llm : NULL);
+	if (!ev || !kp_starts_with(ev, "exec:"))
+		kp_prereq_gpu(&p, (int)kp_arg_int(a, "gpu", 0),
+			      "the built-in harness evaluates every candidate on one (--evaluator exec:PROGRAM "
+			      "evaluates elsewhere; 'kernelpro doctor' says why)");
+	return kp_prereq_done(&p);
 }
 
 /* A resumed run: opened (locked), the new limits given recorded, its task loaded. */
@@ -204,6 +229,8 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 		goto done;
 	/* Without --llm a resumed run asks the model it was started with (the key comes from the environment). */
 	S.no_llm = kp_tuneopts_no_llm(args, S.run);
+	if ((rc = prerequisites(&S)))
+		goto done;
 	if (!S.no_llm && kp_cli_llm_config(args, S.run ? kp_run_settings(S.run)->llm : NULL, &S.parts.llm, &err)) {
 		rc = kp_cli_fail(cli, &err);
 		goto done;

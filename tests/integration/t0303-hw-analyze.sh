@@ -61,5 +61,6 @@ contains out '"timing_only": true'
 mkdir empty
 expect_exit 1 "$KP" analyze empty
 contains err "neither ncu_raw.csv nor trace.json"
-expect_exit 2 "$KP" analyze nothing-here
+expect_exit 1 "$KP" analyze nothing-here
+contains err "no such file or directory"
 echo ok
