@@ -265,6 +265,21 @@ static int record(struct kp_args *a, const struct kp_cmd *cmd, const char *prefi
 	return 0;
 }
 
+/* The option an old spelling stands for, after a warning that names the new one. */
+static size_t alias_target(const struct kp_cmd *cmd, const char *prefix, const struct kp_opt *alias, FILE *err)
+{
+	for (size_t idx = 0, n = opt_count(cmd); idx < n; idx++) {
+		const struct kp_opt *o = opt_at(cmd, idx);
+		if (o->type != KP_OPT_ALIAS && !strcmp(o->name, alias->arg)) {
+			fprintf(err, "%s: warning: '--%s' is now '--%s'%s%s%s; the old spelling will go\n", prefix,
+				alias->name, o->name, alias->help ? " (" : "", alias->help ? alias->help : "",
+				alias->help ? ")" : "");
+			return idx;
+		}
+	}
+	KP_BUG("command '%s': alias '--%s' of no option '--%s'", cmd->name, alias->name, alias->arg);
+}
+
 /* "--name", "--name=VALUE" or "--name VALUE". */
 static int parse_long_opt(struct kp_args *a, const struct kp_cmd *cmd, const char *prefix, int argc,
 			  char **argv, int *i, FILE *err, FILE *out)
@@ -281,13 +296,16 @@ static int parse_long_opt(struct kp_args *a, const struct kp_cmd *cmd, const cha
 		struct kp_suggest sg;
 		kp_suggest_init(&sg, name, len);
 		for (idx = 0; idx < n; idx++)
-			kp_suggest_offer(&sg, opt_at(cmd, idx)->name);
+			if (opt_at(cmd, idx)->type != KP_OPT_ALIAS)
+				kp_suggest_offer(&sg, opt_at(cmd, idx)->name);
 		if (sg.best)
 			return usage_error(cmd, prefix, err, "unknown option '--%.*s'; did you mean '--%s'?", (int)len,
 					   name, sg.best);
 		return usage_error(cmd, prefix, err, "unknown option '--%.*s'", (int)len, name);
 	}
 	o = opt_at(cmd, idx);
+	if (o->type == KP_OPT_ALIAS && (idx = alias_target(cmd, prefix, o, err)) < n)
+		o = opt_at(cmd, idx);
 	if (o->type == KP_OPT_FLAG) {
 		if (eq)
 			return usage_error(cmd, prefix, err, "option '--%s' takes no value", o->name);
@@ -417,5 +435,6 @@ void kp_cmd_print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp)
 	}
 	fprintf(fp, "\noptions:\n");
 	for (size_t i = 0, n = opt_count(cmd); i < n; i++)
-		print_opt(opt_at(cmd, i), fp);
+		if (opt_at(cmd, i)->type != KP_OPT_ALIAS)
+			print_opt(opt_at(cmd, i), fp);
 }

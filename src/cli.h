@@ -36,6 +36,7 @@ enum kp_opt_type {
 	KP_OPT_NUM,    /* --name X (checked number) */
 	KP_OPT_CHOICE, /* --name VALUE, VALUE one of `arg` ("a|b|c") */
 	KP_OPT_LIST,   /* --name VALUE, repeatable, collected in order */
+	KP_OPT_ALIAS,  /* an old spelling: --name is read as --`arg` with a warning; not in help */
 };
 
 struct kp_opt {
@@ -54,6 +55,14 @@ struct kp_opt {
 };
 
 #define KP_OPT_TABLE_END {NULL, 0, KP_OPT_END, NULL, NULL, NULL}
+
+/*
+ * A GPU model from the table (hw show, ask, profile, analyze, diagnose): --gpu-model KEY. --gpu is a
+ * GPU index in optimize, eval, tune and bench; here the old spelling --gpu KEY still works, warned.
+ */
+#define KP_GPU_MODEL_OPT(help)                                   \
+	{"gpu-model", 0, KP_OPT_STR, "KEY", help, NULL},             \
+	{"gpu", 0, KP_OPT_ALIAS, "gpu-model", "--gpu is a GPU index in optimize, eval, tune and bench", NULL}
 
 enum kp_cmd_flags {
 	KP_CMD_NEEDS_GPU = 1 << 0,  /* documented; the command checks for the GPU itself */

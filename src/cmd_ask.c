@@ -21,7 +21,7 @@ static const struct kp_opt ask_opts[] = {
 	{"task", 't', KP_OPT_STR, "DIR|FILE.py",
 	 "a native task directory or KernelBench .py: its name, description, tensors, tolerance, reference and format",
 	 NULL},
-	{"gpu", 0, KP_OPT_STR, "KEY", "the GPU model for the prompt (kernelpro hw show --list), e.g. h200-sxm", NULL},
+	KP_GPU_MODEL_OPT("the GPU model for the prompt (kernelpro hw show --list), e.g. h200-sxm"),
 	{"format", 0, KP_OPT_CHOICE, "cuda|torch|triton", "candidate format (default: the task's, else torch when the code is .py)",
 	 NULL},
 	{"task-name", 0, KP_OPT_STR, "NAME", "the task's name (replaces --task's)", NULL},
@@ -75,7 +75,7 @@ static const char *opt_file(const struct kp_args *a, const char *name, struct kp
 enum { F_TASK, F_REF, F_STAGE1, F_HW, F_PARENT, F_CLOG, F_RLOG, F_FEEDBACK, F_MEMORY, F_CODESEARCH, F_N };
 
 /*
- * What --task and --gpu give: the task loaded (task->path set when given), its text, the GPU line.
+ * What --task and --gpu-model give: the task loaded (task->path set when given), its text, the GPU line.
  * A file option given too replaces that part.
  */
 struct ask_sources {
@@ -96,8 +96,8 @@ static int load_sources(const struct kp_args *a, struct ask_sources *s, struct k
 		}
 		kp_task_describe(&s->task, &s->task_text);
 	}
-	if (kp_arg_str(a, "gpu")) {
-		if ((rc = kp_hw_load(&hw, kp_arg_str(a, "gpu"), 0, err))) {
+	if (kp_arg_str(a, "gpu-model")) {
+		if ((rc = kp_hw_load(&hw, kp_arg_str(a, "gpu-model"), 0, err))) {
 			kp_error_prefix(err, "--gpu");
 			return rc;
 		}
@@ -251,8 +251,8 @@ static int read_inputs(struct kp_cli *cli, const struct kp_args *args, struct as
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_prog_ctx *c = &A->ctx;
 
-	if (kp_arg_str(args, "gpu") && kp_arg_str(args, "hardware")) {
-		kp_cli_error(cli, "give the GPU once: --gpu KEY or --hardware FILE");
+	if (kp_arg_str(args, "gpu-model") && kp_arg_str(args, "hardware")) {
+		kp_cli_error(cli, "give the GPU once: --gpu-model KEY or --hardware FILE");
 		return KP_EXIT_USAGE;
 	}
 	if (load_sources(args, &A->src, &err) || build_ctx(args, &A->src, c, A->files, A->entries, &err))
@@ -389,11 +389,11 @@ static int run_ask(struct kp_cli *cli, const struct kp_args *args)
 const struct kp_cmd kp_cmd_ask = {
 	.name = "ask",
 	.summary = "Build the programmer's prompt for one mode; print it, or send it and print the code",
-	.usage = "--mode initial|debug|optimize [--task DIR|FILE.py] [--gpu KEY] [--reference FILE] [--parent FILE] ... "
+	.usage = "--mode initial|debug|optimize [--task DIR|FILE.py] [--gpu-model KEY] [--reference FILE] [--parent FILE] ... "
 		 "[--dry-run | --llm P:M]",
 	.description = "The prompt is built from the templates in prompts/ (or --prompts-dir DIR) and the inputs given:\n"
 		       "--task loads a task as optimize does (name, what it computes, tensors, tolerance, reference,\n"
-		       "candidate format), --gpu KEY describes a GPU model offline; a file option given too\n"
+		       "candidate format), --gpu-model KEY describes a GPU model offline; a file option given too\n"
 		       "(--task-text, --reference, --hardware, ...) replaces that part.\n"
 		       "--dry-run prints it; otherwise it goes to the LLM and the code extracted from the reply\n"
 		       "is printed (exit 1 with the reason when the reply holds no usable code).\n"

@@ -34,7 +34,7 @@ static void print_hw(struct kp_cli *cli, const struct kp_hw *hw)
 }
 
 static const struct kp_opt show_opts[] = {
-	{"gpu", 0, KP_OPT_STR, "KEY", "a model from the table instead of this machine's GPU (works offline)", NULL},
+	KP_GPU_MODEL_OPT("a model from the table instead of this machine's GPU (works offline)"),
 	{"gpu-index", 0, KP_OPT_INT, "N:0..", "which local GPU", "0"},
 	{"list", 0, KP_OPT_FLAG, NULL, "list the GPU table", NULL},
 	KP_OPT_TABLE_END,
@@ -64,7 +64,7 @@ static int run_show(struct kp_cli *cli, const struct kp_args *args)
 		}
 		return KP_EXIT_OK;
 	}
-	if (kp_hw_load(&hw, kp_arg_str(args, "gpu"), (int)kp_arg_int(args, "gpu-index", 0), &err))
+	if (kp_hw_load(&hw, kp_arg_str(args, "gpu-model"), (int)kp_arg_int(args, "gpu-index", 0), &err))
 		return kp_cli_fail(cli, &err);
 	if (cli->json) {
 		json_t *o = kp_hw_to_json(&hw);
@@ -99,7 +99,7 @@ static int run_calibrate(struct kp_cli *cli, const struct kp_args *args)
 		goto out;
 	}
 	{
-		/* Measures this machine's GPU: kp_hw_load's advice (--gpu KEY, to work offline) is no use here. */
+		/* Measures this machine's GPU: kp_hw_load's advice (--gpu-model KEY, to work offline) is no use here. */
 		struct kp_gpu_list gl;
 		if (kp_device_query(&gl, &err) || gl.count == 0) {
 			kp_cli_error(cli, "hw calibrate measures a GPU on this machine, and there is none: %s",
@@ -178,7 +178,7 @@ out:
 static const struct kp_cmd hw_show = {
 	.name = "show",
 	.summary = "Show the GPU model: datasheet figures and the ceilings rooflines use",
-	.usage = "[--gpu KEY | --gpu-index N] [--list] [--json]",
+	.usage = "[--gpu-model KEY | --gpu-index N] [--list] [--json]",
 	.flags = KP_CMD_JSON,
 	.opts = show_opts,
 	.max_args = 0,

@@ -36,6 +36,24 @@ for c in optimize bench runs show report eval baseline tune ask energy doctor pr
 	fi
 done
 
+# One meaning of --gpu: an index (optimize, eval, tune, bench). A GPU model is --gpu-model KEY; the
+# old --gpu KEY still works where it meant a model, with a warning that names the new spelling.
+for c in ask profile analyze diagnose "hw show"; do
+	"$KP" $c --help >help.txt || fail "'$c --help' failed"
+	grep -q -- '--gpu-model KEY' help.txt || fail "'$c --help' lacks --gpu-model"
+	! grep -q -- '--gpu KEY' help.txt || fail "'$c --help' still lists --gpu KEY"
+done
+for c in optimize eval tune; do
+	"$KP" $c --help | grep -q -- '--gpu N' || fail "'$c --help': --gpu is no longer the GPU index"
+done
+expect_exit 0 "$KP" hw show --gpu-model h200-sxm
+lacks err "warning"
+expect_exit 0 "$KP" hw show --gpu h200-sxm
+contains out "H200"
+contains err "warning: '--gpu' is now '--gpu-model'"
+expect_exit 0 "$KP" ask --reference "$TASK/reference.cu" --dry-run --gpu=h200-sxm
+contains err "'--gpu' is now '--gpu-model'"
+
 # One name for the prompt directory, in every command that has one.
 mkdir prompts-empty
 expect_exit 0 "$KP" ask --reference "$TASK/reference.cu" --dry-run --prompts-dir prompts-empty

@@ -24,7 +24,7 @@ print("ok")
 PY
 
 # one launch, another GPU model, the task's minimum bytes
-expect_exit 0 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --gpu a100-80 --launch 1 --min-bytes 805306368
+expect_exit 0 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --gpu-model a100-80 --launch 1 --min-bytes 805306368
 contains out "NVIDIA A100 SXM4 80GB"
 contains out "minimum traffic"
 lacks out "launch 0 "
