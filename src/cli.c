@@ -167,7 +167,7 @@ static void apply_verbosity(struct kp_cli *cli, int verbose, int quiet)
 {
 	if (quiet)
 		cli->verbosity = -1;
-	else if (verbose > cli->verbosity)
+	else if (verbose && verbose > cli->verbosity) /* none given after the command keeps what came before */
 		cli->verbosity = verbose;
 	kp_log_set_level(cli->verbosity < 0 ? KP_LOG_ERROR
 			 : cli->verbosity == 0 ? KP_LOG_WARN

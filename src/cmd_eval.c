@@ -5,9 +5,11 @@
 
 #include "cli.h"
 #include "evalopts.h"
+#include "reply.h"
 #include "kernelpro/eval.h"
 #include "kernelpro/json.h"
 #include "kernelpro/task.h"
+#include "kernelpro/task_kind.h"
 
 static const struct kp_opt eval_opts[] = {
 	{"explain-checks", 0, KP_OPT_FLAG, NULL, "list every anti-cheat check and what it catches", NULL},
@@ -212,7 +214,8 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 	struct kp_error err = KP_ERROR_INIT;
 	const char *mode = kp_arg_str(args, "tolerance-mode");
 	long ct = kp_arg_int(args, "correct-trials", 5);
-	int rc;
+	struct kp_buf reply = KP_BUF_INIT; /* the code of a model's whole reply given as CANDIDATE */
+	int rc, is_reply = 0;
 
 	if (kp_arg_flag(args, "explain-checks"))
 		return explain_checks(cli);
@@ -256,6 +259,13 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 	if (kp_arg_given(args, "profile-run")) {
 		struct kp_eval_cmd cmd;
 		long iters = kp_arg_int(args, "profile-run", 1);
+		if ((rc = kp_cli_reply_code(cli, &task, kp_arg_pos(args, 1), &reply, &is_reply)) || is_reply) {
+			if (is_reply && !rc)
+				kp_cli_error(cli, "--profile-run builds a source file; save the reply's code first "
+						  "(kernelpro ask --out FILE writes what a model answers)");
+			rc = rc ? rc : KP_EXIT_USAGE;
+			goto out;
+		}
 		if (iters < 1 || iters > 1000000) {
 			kp_cli_error(cli, "--profile-run must be 1..1000000");
 			rc = KP_EXIT_USAGE;
@@ -265,8 +275,14 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 		if (!rc && cmd.argv.n)
 			rc = kp_eval_cmd_run(&cmd, &v, &err);
 		kp_eval_cmd_release(&cmd);
-	} else
+	} else if (!(rc = kp_cli_reply_code(cli, &task, kp_arg_pos(args, 1), &reply, &is_reply)) && is_reply) {
+		char name[16];
+		snprintf(name, sizeof(name), "cand.%s", kp_task_kind_info(task.kind)->ext);
+		rc = kp_eval_source(&task, reply.buf, reply.len, name, &o, &v, &err);
+	} else if (!rc)
 		rc = kp_eval_file(&task, kp_arg_pos(args, 1), &o, &v, &err);
+	else
+		goto out; /* a reply without code: said */
 	if (rc) {
 		rc = kp_cli_fail(cli, &err);
 		goto out;
@@ -279,6 +295,7 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 		print_verdict(cli, &v);
 	rc = v.status == KP_STATUS_CORRECT || v.status == KP_STATUS_COMPILED ? KP_EXIT_OK : KP_EXIT_FAIL;
 out:
+	kp_buf_release(&reply);
 	kp_verdict_release(&v);
 	kp_task_release(&task);
 	return rc;
