@@ -19,8 +19,11 @@ static const struct kp_opt global_opts[] = {
 	{"quiet", 'q', KP_OPT_FLAG, NULL, "only errors", NULL},
 	{"color", 0, KP_OPT_CHOICE, "auto|never|always", "colored output", NULL},
 	{"help", 'h', KP_OPT_FLAG, NULL, "show this help", NULL},
+	{"help-all", 0, KP_OPT_FLAG, NULL, "show every option, not only the common ones", NULL},
 	KP_OPT_TABLE_END,
 };
+
+static void print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp, int all);
 
 static size_t table_len(const struct kp_opt *t)
 {
@@ -252,8 +255,8 @@ static int record(struct kp_args *a, const struct kp_cmd *cmd, const char *prefi
 		  const char *val, FILE *out)
 {
 	const struct kp_opt *o = opt_at(cmd, idx);
-	if (o->type == KP_OPT_FLAG && !strcmp(o->name, "help")) {
-		kp_cmd_print_help(cmd, prefix, out);
+	if (o->type == KP_OPT_FLAG && (!strcmp(o->name, "help") || !strcmp(o->name, "help-all"))) {
+		print_help(cmd, prefix, out, !strcmp(o->name, "help-all"));
 		return -1;
 	}
 	a->given[idx]++;
@@ -420,8 +423,41 @@ static void print_opt(const struct kp_opt *o, FILE *fp)
 	kp_buf_release(&left);
 }
 
+/* Whether --help (not --help-all) lists option o: the command's brief ones, --json and the globals. */
+static int in_brief(const struct kp_cmd *cmd, const struct kp_opt *o)
+{
+	if (!cmd->brief || o < cmd->opts || o >= cmd->opts + table_len(cmd->opts))
+		return 1;
+	for (const char *const *b = cmd->brief; *b; b++)
+		if (!strcmp(*b, o->name))
+			return 1;
+	return 0;
+}
+
+/* "  kernelpro eval ...   # why": each line of the command's examples, indented. */
+static void print_examples(const char *ex, FILE *fp)
+{
+	fprintf(fp, "\nexamples:\n");
+	while (*ex) {
+		size_t n = strcspn(ex, "\n");
+		fprintf(fp, "  %.*s\n", (int)n, ex);
+		ex += n + (ex[n] == '\n');
+	}
+}
+
 void kp_cmd_print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp)
 {
+	print_help(cmd, prefix, fp, 0);
+}
+
+void kp_cmd_print_help_all(const struct kp_cmd *cmd, const char *prefix, FILE *fp)
+{
+	print_help(cmd, prefix, fp, 1);
+}
+
+static void print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp, int all)
+{
+	size_t hidden = 0;
 	kp_cmd_print_usage(cmd, prefix, fp);
 	fprintf(fp, "\n%s.\n", cmd->summary);
 	if (cmd->description)
@@ -434,7 +470,18 @@ void kp_cmd_print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp)
 			fprintf(fp, "  %-14s %s\n", (*s)->name, (*s)->summary);
 	}
 	fprintf(fp, "\noptions:\n");
-	for (size_t i = 0, n = opt_count(cmd); i < n; i++)
-		if (opt_at(cmd, i)->type != KP_OPT_ALIAS)
-			print_opt(opt_at(cmd, i), fp);
+	for (size_t i = 0, n = opt_count(cmd); i < n; i++) {
+		const struct kp_opt *o = opt_at(cmd, i);
+		if (o->type == KP_OPT_ALIAS || (!cmd->brief && !strcmp(o->name, "help-all")))
+			continue;
+		if (all || in_brief(cmd, o))
+			print_opt(o, fp);
+		else
+			hidden++;
+	}
+	if (hidden)
+		fprintf(fp, "  ... and %zu more: '%s --help-all' lists every option%s%s\n", hidden, prefix,
+			cmd->more ? "; " : "", cmd->more ? cmd->more : "");
+	if (cmd->examples)
+		print_examples(cmd->examples, fp);
 }

@@ -80,6 +80,13 @@ struct kp_cmd {
 	const char *summary;     /* one line for the command list */
 	const char *usage;       /* after "kernelpro NAME ": "[options] TASK CANDIDATE" */
 	const char *description; /* optional paragraph for `kernelpro NAME --help` */
+	const char *examples;    /* example command lines, one a line ("kernelpro eval TASK C.cu   # why") */
+	/*
+	 * The options `--help` shows (NULL-terminated names; --json and the global ones always
+	 * show); NULL: all. `--help-all` shows every one; `more` says where the rest are explained.
+	 */
+	const char *const *brief;
+	const char *more;
 	unsigned flags;
 	const struct kp_opt *opts; /* ends with KP_OPT_TABLE_END; may be NULL */
 	int min_args, max_args;  /* positional arguments; max -1: unlimited */
@@ -136,7 +143,9 @@ int kp_args_parse(struct kp_args *a, const struct kp_cmd *cmd, const char *prefi
 		  FILE *err, FILE *out);
 void kp_args_release(struct kp_args *a);
 
+/* --help: the brief options (cmd->brief) and examples; _all: --help-all, every option. */
 void kp_cmd_print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp);
+void kp_cmd_print_help_all(const struct kp_cmd *cmd, const char *prefix, FILE *fp);
 void kp_cmd_print_usage(const struct kp_cmd *cmd, const char *prefix, FILE *fp);
 
 /* Runs cmd (or its sub-command) with argv; returns the exit code. */

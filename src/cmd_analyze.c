@@ -101,4 +101,6 @@ const struct kp_cmd kp_cmd_analyze = {
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_analyze,
+	.examples = "kernelpro analyze prof                  # what 'kernelpro profile --out prof' saved\n"
+		    "kernelpro analyze report.ncu-rep --gpu-model h200-sxm --json",
 };

@@ -386,6 +386,8 @@ static int run_ask(struct kp_cli *cli, const struct kp_args *args)
 	return ret;
 }
 
+static const char *const ask_brief[] = {"mode", "task", "gpu-model", "format", "reference", "parent", "compile-log", "runtime-log", "feedback", "dry-run", "out", "show-reply", "prompts-dir", "llm", "llm-config", NULL};
+
 const struct kp_cmd kp_cmd_ask = {
 	.name = "ask",
 	.summary = "Build the programmer's prompt for one mode; print it, or send it and print the code",
@@ -402,4 +404,9 @@ const struct kp_cmd kp_cmd_ask = {
 	.opts = ask_opts,
 	.max_args = 0,
 	.run = run_ask,
+	.examples = "kernelpro ask --dry-run --task examples/native/gelu --gpu-model h200-sxm   # print the prompt\n"
+		    "kernelpro ask --task examples/native/gelu --llm gpt-4o --out gelu.cu\n"
+		    "kernelpro ask --mode debug --task examples/native/gelu --parent cand.cu --compile-log build.log --llm openai:gpt-4.1",
+	.brief = ask_brief,
+	.more = "docs/prompts.md (every part of a prompt), docs/llm.md",
 };

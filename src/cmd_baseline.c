@@ -76,4 +76,6 @@ const struct kp_cmd kp_cmd_baseline = {
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_baseline,
+	.examples = "kernelpro baseline examples/kernelbench/swish_scale.py   # eager and torch.compile\n"
+		    "kernelpro baseline examples/native/gelu --json",
 };

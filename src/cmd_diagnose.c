@@ -56,4 +56,7 @@ const struct kp_cmd kp_cmd_diagnose = {
 	.opts = diagnose_opts,
 	.max_args = 0,
 	.run = run_diagnose,
+	.examples = "kernelpro diagnose --ncu-csv ncu_raw.csv --gpu-model h200-sxm\n"
+		    "kernelpro diagnose --ncu-csv ncu_raw.csv --sass kernel.sass --ptxas ptxas.txt --all-tools\n"
+		    "kernelpro diagnose --trace trace.json   # timing and launch overhead only",
 };

@@ -163,4 +163,7 @@ const struct kp_cmd kp_cmd_energy = {
 	.max_args = 2,
 	.subs = energy_subs,
 	.run = run_energy,
+	.examples = "kernelpro energy examples/native/swish examples/native/swish/candidates/fast.cu --reference\n"
+		    "kernelpro energy --builtin fma\n"
+		    "kernelpro energy proxy --ncu-csv ncu_raw.csv   # offline, from counters",
 };

@@ -191,6 +191,8 @@ const struct kp_cmd kp_cmd_energy_proxy = {
 	.opts = proxy_opts,
 	.max_args = 0,
 	.run = run_proxy,
+	.examples = "kernelpro energy proxy --ncu-csv ncu_raw.csv --sass kernel.sass\n"
+		    "ncu --metrics $(kernelpro energy metrics) --csv --page raw --print-units base ./my_app >ncu_raw.csv",
 };
 
 /* ---- calibrate and validate --------------------------------------------------------------------- */
@@ -311,6 +313,8 @@ const struct kp_cmd kp_cmd_energy_calibrate = {
 	.min_args = 1,
 	.max_args = -1,
 	.run = run_calibrate,
+	.examples = "kernelpro energy calibrate corpus.jsonl --dry-run\n"
+		    "kernelpro energy calibrate corpus.jsonl more.jsonl --prior 0.001 --out coeffs.json",
 };
 
 static const struct kp_opt validate_opts[] = {
@@ -455,6 +459,8 @@ const struct kp_cmd kp_cmd_energy_validate = {
 	.opts = validate_opts,
 	.max_args = 0,
 	.run = run_validate,
+	.examples = "kernelpro energy validate --measured measured.json --ncu-csv ncu_raw.csv\n"
+		    "kernelpro energy validate --measured measured.json --ncu-csv ncu_raw.csv --out corpus.jsonl",
 };
 
 /* ---- coeffs and metrics ------------------------------------------------------------------------- */
@@ -492,6 +498,8 @@ const struct kp_cmd kp_cmd_energy_coeffs = {
 	.opts = coeffs_opts,
 	.max_args = 0,
 	.run = run_coeffs,
+	.examples = "kernelpro energy coeffs\n"
+		    "kernelpro energy coeffs --coeffs coeffs.json --json",
 };
 
 static int run_metrics(struct kp_cli *cli, const struct kp_args *args)
@@ -517,4 +525,5 @@ const struct kp_cmd kp_cmd_energy_metrics = {
 	.flags = KP_CMD_JSON,
 	.max_args = 0,
 	.run = run_metrics,
+	.examples = "ncu --metrics $(kernelpro energy metrics) --csv --page raw --print-units base ./my_app",
 };

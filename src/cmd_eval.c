@@ -301,6 +301,8 @@ out:
 	return rc;
 }
 
+static const char *const eval_brief[] = {"explain-checks", "tolerance", "build-only", "vs-compile", "floor", "allow", "no-timing", "gpu", "trials", "cache", "worker", NULL};
+
 const struct kp_cmd kp_cmd_eval = {
 	.name = "eval",
 	.summary = "Check and time one candidate against its task; refuse cheats",
@@ -318,4 +320,10 @@ const struct kp_cmd kp_cmd_eval = {
 	.min_args = 0,
 	.max_args = 2,
 	.run = run_eval,
+	.examples = "kernelpro eval examples/native/matmul examples/native/matmul/candidates/reg_tile.cu\n"
+		    "kernelpro eval examples/kernelbench/swish_scale.py examples/kernelbench/swish_scale_fast.py --vs-compile\n"
+		    "kernelpro eval examples/native/gelu reply.md      # a model's whole reply: its code block\n"
+		    "kernelpro eval --explain-checks                   # every anti-cheat check",
+	.brief = eval_brief,
+	.more = "docs/eval.md",
 };

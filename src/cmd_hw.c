@@ -183,6 +183,9 @@ static const struct kp_cmd hw_show = {
 	.opts = show_opts,
 	.max_args = 0,
 	.run = run_show,
+	.examples = "kernelpro hw show                        # the GPU here\n"
+		    "kernelpro hw show --gpu-model h200-sxm   # offline, from the table\n"
+		    "kernelpro hw show --list",
 };
 
 static const struct kp_cmd hw_calibrate = {
@@ -196,6 +199,8 @@ static const struct kp_cmd hw_calibrate = {
 	.opts = calibrate_opts,
 	.max_args = 0,
 	.run = run_calibrate,
+	.examples = "kernelpro hw calibrate\n"
+		    "kernelpro hw calibrate --gpu-index 1 --json",
 };
 
 static const struct kp_cmd *const hw_subs[] = {&hw_show, &hw_calibrate, NULL};
@@ -205,4 +210,6 @@ const struct kp_cmd kp_cmd_hw = {
 	.summary = "The GPU model: show the table and the ceilings in use, calibrate them",
 	.usage = "show|calibrate ...",
 	.subs = hw_subs,
+	.examples = "kernelpro hw show --gpu-model h200-sxm\n"
+		    "kernelpro hw calibrate",
 };

@@ -314,4 +314,7 @@ const struct kp_cmd kp_cmd_profile = {
 	.min_args = 1,
 	.max_args = -1,
 	.run = run_profile,
+	.examples = "kernelpro profile ./my_app --size 4096\n"
+		    "kernelpro profile --out prof -k my_kernel -c 3 ./my_app   # three launches of one kernel\n"
+		    "kernelpro analyze prof                                    # then: again, offline",
 };

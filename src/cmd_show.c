@@ -222,4 +222,7 @@ const struct kp_cmd kp_cmd_show = {
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_show,
+	.examples = "kernelpro show gelu-20261201-101500              # summary and the best version\n"
+		    "kernelpro show gelu-20261201-101500 --tree\n"
+		    "kernelpro show gelu-20261201-101500 --node 8     # verdict, feedback, prompt and reply of #8",
 };

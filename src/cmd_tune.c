@@ -241,6 +241,8 @@ out:
 	return rc;
 }
 
+static const char *const tune_brief[] = {"strategy", "budget", "seed", "knob", "list", "out", "jobs", "gpu", "tune-cache", "no-tune-cache", NULL};
+
 const struct kp_cmd kp_cmd_tune = {
     .name = "tune",
     .summary = "Search a candidate's knobs (block sizes, tiles, unrolls) on the GPU; no LLM",
@@ -258,4 +260,9 @@ const struct kp_cmd kp_cmd_tune = {
     .min_args = 2,
     .max_args = 2,
     .run = run_tune,
+	.examples = "kernelpro tune examples/native/row_sum examples/native/row_sum/candidates/tunable.cu -o best.cu\n"
+		    "kernelpro tune --list examples/native/sgemm_tune examples/native/sgemm_tune/candidates/tunable.cu\n"
+		    "kernelpro tune --strategy bayes --budget 8 --knob BLOCK=128,256 TASK CANDIDATE",
+	.brief = tune_brief,
+	.more = "docs/tune.md",
 };

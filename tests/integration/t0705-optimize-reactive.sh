@@ -70,7 +70,7 @@ expect_exit 0 "$KP" show p
 lacks out "tools:     reactive"
 [ "$(json kernelpro-runs/p/summary.json 'd["orchestration"]["mode"]')" = proactive ] || fail "summary: proactive"
 [ "$(json kernelpro-runs/p/summary.json 'd["used"]["tool_calls"]')" = 0 ] || fail "summary: proactive tool_calls"
-expect_exit 0 "$KP" optimize --help
+expect_exit 0 "$KP" optimize --help-all
 contains out "--orchestration WHICH"
 contains out "--tool-rounds N"
 exit 0
