@@ -183,7 +183,7 @@ static void render(const struct kp_bench_view *v, struct kp_buf *b)
 	kp_buf_addf(b, "suite %ld/%ld done (%ld failed), %ld running", ended, v->tasks,
 	            v->states[KP_SUITE_FAILED], v->states[KP_SUITE_RUNNING]);
 	if (v->baselines_left)
-		kp_buf_addf(b, ", %ld baselines left", v->baselines_left);
+		kp_buf_addf(b, ", %ld %s left", v->baselines_left, kp_plural(v->baselines_left, "baseline", "baselines"));
 	kp_buf_addf(b, "  fast_1 %ld/%ld  evals %ld  tokens %s  $%.2f  %s", v->fast1, ended, v->evaluations,
 	            tok, v->cost_usd, kp_fmt_duration(v->elapsed_s, el, sizeof(el)));
 	if (!isnan(v->eta_s))
@@ -394,7 +394,7 @@ static int new_suite(struct bench_state *B)
 	if (rc)
 		rc = kp_cli_fail(B->cli, &err);
 	else if (!B->cli->json && B->cli->verbosity >= 0)
-		fprintf(B->cli->err, "kernelpro: suite %s: %zu tasks\n", B->dir.buf, l.n);
+		fprintf(B->cli->err, "kernelpro: suite %s: %zu %s\n", B->dir.buf, l.n, kp_plural((long long)l.n, "task", "tasks"));
 out:
 	none.name = NULL;
 	kp_task_release(&none);
@@ -442,7 +442,8 @@ static void print_results(struct bench_state *B, const struct kp_suite *s, const
 		json_decref(doc);
 		return;
 	}
-	fprintf(o, "suite %s: %ld tasks, %ld finished, %ld failed, %ld not done\n", s->name, m->tasks,
+	fprintf(o, "suite %s: %ld %s, %ld finished, %ld failed, %ld not done\n", s->name, m->tasks,
+	        kp_plural(m->tasks, "task", "tasks"),
 	        m->states[KP_SUITE_FINISHED], m->states[KP_SUITE_FAILED], c->incomplete);
 	for (int b = 0; b < KP_SUITE_NBASE; b++) {
 		const struct kp_suite_base_stats *st = &m->base[b];
@@ -473,8 +474,8 @@ static int results(struct bench_state *B, int merge)
 		print_results(B, &s, &c);
 		if (merge && c.incomplete) {
 			kp_cli_warn(B->cli,
-			            "%ld tasks are not done; run the shards again (--resume) and merge",
-			            c.incomplete);
+			            "%ld %s not done; run the shards again (--resume) and merge", c.incomplete,
+			            c.incomplete == 1 ? "task is" : "tasks are");
 			kp_slurm_cli_merge_incomplete(B->cli, B->dir.buf);
 			rc = KP_EXIT_USAGE; /* 2: incomplete (docs/slurm.md) */
 		}
@@ -509,7 +510,7 @@ static int status(struct bench_state *B)
 			fprintf(B->cli->out, "  %s", kp_json_str(t, "reason", ""));
 		fputc('\n', B->cli->out);
 	}
-	fprintf(B->cli->out, "%zu tasks:", json_array_size(tasks));
+	fprintf(B->cli->out, "%zu %s:", json_array_size(tasks), kp_plural((long long)json_array_size(tasks), "task", "tasks"));
 	for (int i = 0; i < KP_SUITE_NSTATE; i++)
 		fprintf(B->cli->out, " %ld %s", counts[i], kp_suite_state_name(i));
 	fputc('\n', B->cli->out);
@@ -617,9 +618,10 @@ static int run(struct bench_state *B, int created)
 	if (B->shards > 1) {
 		if (!B->cli->json)
 			fprintf(B->cli->out,
-			        "shard %d/%d: %ld tasks finished, %ld failed; when every shard is done: "
+			        "shard %d/%d: %ld %s finished, %ld failed; when every shard is done: "
 			        "kernelpro bench %s --merge\n",
-			        B->shard, B->shards, out.finished, out.failed, B->dir.buf);
+			        B->shard, B->shards, out.finished, kp_plural(out.finished, "task", "tasks"), out.failed,
+			        B->dir.buf);
 	} else if ((rc = results(B, 0))) {
 		return rc;
 	}

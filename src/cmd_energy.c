@@ -74,7 +74,8 @@ void kp_energy_print_measurements(struct kp_cli *cli, const struct kp_energy_mea
 	fprintf(cli->out, "%s: idle %.1f W", m[0].device, m[0].idle_power_w);
 	if (isfinite(m[0].power_limit_w))
 		fprintf(cli->out, ", power limit %.0f W", m[0].power_limit_w);
-	fprintf(cli->out, "; %d windows of %ld launches (median)\n", m[0].nwindows, m[0].w[0].launches);
+	fprintf(cli->out, "; %d %s of %ld %s (median)\n", m[0].nwindows, kp_plural(m[0].nwindows, "window", "windows"),
+		m[0].w[0].launches, kp_plural(m[0].w[0].launches, "launch", "launches"));
 	fprintf(cli->out, "%-20s %13s %15s %12s %10s %8s %11s %7s\n", "", "time/launch", "energy/launch", "dynamic",
 		"power", "spread", "SM clock", "temp");
 	for (size_t i = 0; i < n; i++)

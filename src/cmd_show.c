@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "kernelpro/json.h"
+#include "kernelpro/str.h"
 #include "runs.h"
 
 static const struct kp_opt show_opts[] = {
@@ -99,8 +100,9 @@ static void print_tuning(struct kp_cli *cli, const json_t *t)
 	const char *untuned = kp_json_str(t, "untuned_point", "");
 	const json_t *children = json_object_get(t, "children");
 
-	fprintf(cli->out, "\n== tuning (%s, %s: %lld trials, %lld measured, %lld from earlier)\n",
+	fprintf(cli->out, "\n== tuning (%s, %s: %lld %s, %lld measured, %lld from earlier)\n",
 	        kp_json_str(t, "status", "?"), kp_json_str(t, "strategy", "?"), kp_json_int(t, "trials", 0),
+	        kp_plural(kp_json_int(t, "trials", 0), "trial", "trials"),
 	        kp_json_int(t, "evaluated", 0), kp_json_int(t, "cache_hits", 0));
 	for (size_t i = 0; i < json_array_size(tried); i++) {
 		const json_t *x = json_array_get(tried, i);

@@ -7,6 +7,7 @@
 #include "evalopts.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
+#include "kernelpro/str.h"
 #include "kernelpro/task.h"
 #include "kernelpro/task_kind.h"
 #include "kernelpro/tuner.h"
@@ -163,8 +164,9 @@ static void print_result(struct kp_cli *cli, const struct kp_tuner_result *r, co
 			        kp_fmt_ms(r->ref_s * 1e3, b, sizeof(b)));
 		fputc('\n', cli->out);
 	}
-	fprintf(cli->out, "%s%s: %zu variants, %zu evaluated and %zu from the cache in %.1f s",
-	        kp_cli_color(cli, "dim"), kp_tune_strategy_name(t->strategy), t->ntrials, r->evaluated,
+	fprintf(cli->out, "%s%s: %zu %s, %zu evaluated and %zu from the cache in %.1f s",
+	        kp_cli_color(cli, "dim"), kp_tune_strategy_name(t->strategy), t->ntrials,
+	        kp_plural((long long)t->ntrials, "variant", "variants"), r->evaluated,
 	        t->cache_hits, r->wall_s);
 	if (r->wall_s > 0 && r->evaluated)
 		fprintf(cli->out, " (%.1f evaluations per minute)", 60.0 * (double)r->evaluated / r->wall_s);

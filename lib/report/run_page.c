@@ -6,6 +6,7 @@
 
 #include "kernelpro/json.h"
 #include "kernelpro/run.h"
+#include "kernelpro/str.h"
 #include "report/report_int.h"
 
 #define TEXT_CAP (24u << 10) /* one feedback or log shown at most this long */
@@ -113,9 +114,13 @@ static void headline(struct run_page *P)
 	kp_html_card(P->b, "Reference",
 	             kp_html_fmt(v, sizeof(v), "%.4g ms", kp_json_num(P->ref, "time_ms", NAN)),
 	             "the task's own code, timed by the run");
-	snprintf(d, sizeof(d), "%lld compile errors, %lld wrong outputs, %lld runtime errors, %lld timeouts",
-	         kp_json_int(oc, "compile_error", 0), kp_json_int(oc, "wrong_output", 0),
-	         kp_json_int(oc, "runtime_error", 0), kp_json_int(oc, "timeout", 0));
+	{
+		long long ce = kp_json_int(oc, "compile_error", 0), wo = kp_json_int(oc, "wrong_output", 0),
+			  re = kp_json_int(oc, "runtime_error", 0), to = kp_json_int(oc, "timeout", 0);
+		snprintf(d, sizeof(d), "%lld compile %s, %lld wrong %s, %lld runtime %s, %lld %s", ce,
+			 kp_plural(ce, "error", "errors"), wo, kp_plural(wo, "output", "outputs"), re,
+			 kp_plural(re, "error", "errors"), to, kp_plural(to, "timeout", "timeouts"));
+	}
 	snprintf(v, sizeof(v), "%ld of %ld", correct, total);
 	kp_html_card(P->b, "Correct versions", v, d);
 	snprintf(d, sizeof(d), "%lld generations, %lld unusable", kp_json_int(used, "generations", 0),

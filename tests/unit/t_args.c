@@ -371,6 +371,16 @@ static void test_suggest(void **state)
 	assert_null(suggest("eval", (const char *const[]){"eval", NULL})); /* the word itself */
 }
 
+/* Counts read right: "1 evaluation", "0 evaluations", "2 evaluations". */
+static void test_plural(void **state)
+{
+	assert_string_equal(kp_plural(1, "evaluation", "evaluations"), "evaluation");
+	assert_string_equal(kp_plural(-1, "degree", "degrees"), "degree");
+	assert_string_equal(kp_plural(0, "evaluation", "evaluations"), "evaluations");
+	assert_string_equal(kp_plural(2, "baseline", "baselines"), "baselines");
+	assert_string_equal(kp_plural(11, "task", "tasks"), "tasks");
+}
+
 /* An unknown option names the one meant. */
 static void test_unknown_option_suggests(void **state)
 {
@@ -389,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_and_bundles),
 		cmocka_unit_test(test_every_range),
 		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_plural),
 		cmocka_unit_test(test_unknown_option_suggests),
 		cmocka_unit_test(test_help_examples_and_brief),
 		cmocka_unit_test(test_help_brief),
