@@ -307,8 +307,8 @@ static int parse_long_opt(struct kp_args *a, const struct kp_cmd *cmd, const cha
 		return usage_error(cmd, prefix, err, "unknown option '--%.*s'", (int)len, name);
 	}
 	o = opt_at(cmd, idx);
-	if (o->type == KP_OPT_ALIAS && (idx = alias_target(cmd, prefix, o, err)) < n)
-		o = opt_at(cmd, idx);
+	if (o->type == KP_OPT_ALIAS)
+		o = opt_at(cmd, idx = alias_target(cmd, prefix, o, err));
 	if (o->type == KP_OPT_FLAG) {
 		if (eq)
 			return usage_error(cmd, prefix, err, "option '--%s' takes no value", o->name);
@@ -423,13 +423,13 @@ static void print_opt(const struct kp_opt *o, FILE *fp)
 	kp_buf_release(&left);
 }
 
-/* Whether --help (not --help-all) lists option o: the command's brief ones, --json and the globals. */
-static int in_brief(const struct kp_cmd *cmd, const struct kp_opt *o)
+/* Whether --help (not --help-all) lists option i: the command's brief ones, --json and the globals. */
+static int in_brief(const struct kp_cmd *cmd, size_t i)
 {
-	if (!cmd->brief || o < cmd->opts || o >= cmd->opts + table_len(cmd->opts))
+	if (!cmd->brief || i >= table_len(cmd->opts))
 		return 1;
 	for (const char *const *b = cmd->brief; *b; b++)
-		if (!strcmp(*b, o->name))
+		if (!strcmp(*b, cmd->opts[i].name))
 			return 1;
 	return 0;
 }
@@ -474,7 +474,7 @@ static void print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp, i
 		const struct kp_opt *o = opt_at(cmd, i);
 		if (o->type == KP_OPT_ALIAS || (!cmd->brief && !strcmp(o->name, "help-all")))
 			continue;
-		if (all || in_brief(cmd, o))
+		if (all || in_brief(cmd, i))
 			print_opt(o, fp);
 		else
 			hidden++;
