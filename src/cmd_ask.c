@@ -386,7 +386,11 @@ static int run_ask(struct kp_cli *cli, const struct kp_args *args)
 	return ret;
 }
 
-static const char *const ask_brief[] = {"mode", "task", "gpu-model", "format", "reference", "parent", "compile-log", "runtime-log", "feedback", "dry-run", "out", "show-reply", "prompts-dir", "llm", "llm-config", NULL};
+/* What --help shows; --help-all adds the rest. */
+static const char *const ask_brief[] = {
+	"mode", "task", "gpu-model", "format", "reference", "parent", "compile-log", "runtime-log",
+	"feedback", "dry-run", "out", "show-reply", "prompts-dir", "llm", "llm-config", NULL
+};
 
 const struct kp_cmd kp_cmd_ask = {
 	.name = "ask",

@@ -183,7 +183,8 @@ static void render(const struct kp_bench_view *v, struct kp_buf *b)
 	kp_buf_addf(b, "suite %ld/%ld done (%ld failed), %ld running", ended, v->tasks,
 	            v->states[KP_SUITE_FAILED], v->states[KP_SUITE_RUNNING]);
 	if (v->baselines_left)
-		kp_buf_addf(b, ", %ld %s left", v->baselines_left, kp_plural(v->baselines_left, "baseline", "baselines"));
+		kp_buf_addf(b, ", %ld %s left", v->baselines_left,
+		            kp_plural(v->baselines_left, "baseline", "baselines"));
 	kp_buf_addf(b, "  fast_1 %ld/%ld  evals %ld  tokens %s  $%.2f  %s", v->fast1, ended, v->evaluations,
 	            tok, v->cost_usd, kp_fmt_duration(v->elapsed_s, el, sizeof(el)));
 	if (!isnan(v->eta_s))
@@ -394,7 +395,8 @@ static int new_suite(struct bench_state *B)
 	if (rc)
 		rc = kp_cli_fail(B->cli, &err);
 	else if (!B->cli->json && B->cli->verbosity >= 0)
-		fprintf(B->cli->err, "kernelpro: suite %s: %zu %s\n", B->dir.buf, l.n, kp_plural((long long)l.n, "task", "tasks"));
+		fprintf(B->cli->err, "kernelpro: suite %s: %zu %s\n", B->dir.buf, l.n,
+		        kp_plural((long long)l.n, "task", "tasks"));
 out:
 	none.name = NULL;
 	kp_task_release(&none);
@@ -510,7 +512,8 @@ static int status(struct bench_state *B)
 			fprintf(B->cli->out, "  %s", kp_json_str(t, "reason", ""));
 		fputc('\n', B->cli->out);
 	}
-	fprintf(B->cli->out, "%zu %s:", json_array_size(tasks), kp_plural((long long)json_array_size(tasks), "task", "tasks"));
+	fprintf(B->cli->out, "%zu %s:", json_array_size(tasks),
+	        kp_plural((long long)json_array_size(tasks), "task", "tasks"));
 	for (int i = 0; i < KP_SUITE_NSTATE; i++)
 		fprintf(B->cli->out, " %ld %s", counts[i], kp_suite_state_name(i));
 	fputc('\n', B->cli->out);
@@ -775,7 +778,12 @@ out:
 	return rc;
 }
 
-static const char *const bench_brief[] = {"resume", "suites-dir", "name", "gpus", "evals", "time", "tokens", "cost", "suite-time", "suite-cost", "retry-failed", "status", "report", "list-tasks", "slurm", "nodes", "dry-run", "llm", NULL};
+/* What --help shows; --help-all adds the rest. */
+static const char *const bench_brief[] = {
+	"resume", "suites-dir", "name", "gpus", "evals", "time", "tokens", "cost", "suite-time",
+	"suite-cost", "retry-failed", "status", "report", "list-tasks", "slurm", "nodes", "dry-run",
+	"llm", NULL
+};
 
 const struct kp_cmd kp_cmd_bench = {
     .name = "bench",

@@ -301,7 +301,11 @@ out:
 	return rc;
 }
 
-static const char *const eval_brief[] = {"explain-checks", "tolerance", "build-only", "vs-compile", "floor", "allow", "no-timing", "gpu", "trials", "cache", "worker", NULL};
+/* What --help shows; --help-all adds the rest. */
+static const char *const eval_brief[] = {
+	"explain-checks", "tolerance", "build-only", "vs-compile", "floor", "allow", "no-timing",
+	"gpu", "trials", "cache", "worker", NULL
+};
 
 const struct kp_cmd kp_cmd_eval = {
 	.name = "eval",

@@ -267,7 +267,11 @@ done:
 	return rc;
 }
 
-static const char *const optimize_brief[] = {"resume", "runs-dir", "name", "evals", "time", "tokens", "cost", "search", "from", "evaluator", "no-profile", "list-params", "llm", "llm-config", "gpu", NULL};
+/* What --help shows; --help-all adds the rest. */
+static const char *const optimize_brief[] = {
+	"resume", "runs-dir", "name", "evals", "time", "tokens", "cost", "search", "from", "evaluator",
+	"no-profile", "list-params", "llm", "llm-config", "gpu", NULL
+};
 
 const struct kp_cmd kp_cmd_optimize = {
 	.name = "optimize",

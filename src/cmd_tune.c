@@ -243,7 +243,11 @@ out:
 	return rc;
 }
 
-static const char *const tune_brief[] = {"strategy", "budget", "seed", "knob", "list", "out", "jobs", "gpu", "tune-cache", "no-tune-cache", NULL};
+/* What --help shows; --help-all adds the rest. */
+static const char *const tune_brief[] = {
+	"strategy", "budget", "seed", "knob", "list", "out", "jobs", "gpu", "tune-cache",
+	"no-tune-cache", NULL
+};
 
 const struct kp_cmd kp_cmd_tune = {
     .name = "tune",

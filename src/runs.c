@@ -146,16 +146,20 @@ void kp_cli_print_run_summary(struct kp_cli *cli, const json_t *sum)
 	if (!strcmp(kp_json_str(orch, "mode", "proactive"), "reactive"))
 		fprintf(cli->out,
 			"tools:     reactive, at most %lld %s of requests per version; %lld %s answered\n",
-			kp_json_int(orch, "tool_rounds", 0), kp_plural(kp_json_int(orch, "tool_rounds", 0), "round", "rounds"),
-			kp_json_int(used, "tool_calls", 0), kp_plural(kp_json_int(used, "tool_calls", 0), "request", "requests"));
+			kp_json_int(orch, "tool_rounds", 0),
+			kp_plural(kp_json_int(orch, "tool_rounds", 0), "round", "rounds"), kp_json_int(used, "tool_calls", 0),
+			kp_plural(kp_json_int(used, "tool_calls", 0), "request", "requests"));
 	fprintf(cli->out,
 		"used:      %lld %s, %lld %s (%lld unusable), %lld+%lld tokens, $%.2f, %s in %lld %s\n",
-		kp_json_int(used, "evaluations", 0), kp_plural(kp_json_int(used, "evaluations", 0), "evaluation", "evaluations"),
-		kp_json_int(used, "generations", 0), kp_plural(kp_json_int(used, "generations", 0), "generation", "generations"),
+		kp_json_int(used, "evaluations", 0),
+		kp_plural(kp_json_int(used, "evaluations", 0), "evaluation", "evaluations"),
+		kp_json_int(used, "generations", 0),
+		kp_plural(kp_json_int(used, "generations", 0), "generation", "generations"),
 		kp_json_int(used, "generation_failures", 0), kp_json_int(used, "tokens_in", 0),
 		kp_json_int(used, "tokens_out", 0), kp_json_num(used, "cost_usd", 0),
 		kp_fmt_duration(kp_json_num(used, "elapsed_s", 0), el, sizeof(el)),
-		kp_json_int(used, "sessions", 0), kp_plural(kp_json_int(used, "sessions", 0), "session", "sessions"));
+		kp_json_int(used, "sessions", 0),
+		kp_plural(kp_json_int(used, "sessions", 0), "session", "sessions"));
 	if (kp_json_num(used, "gpu_busy_s", 0) > 0) {
 		char busy[32];
 		fprintf(cli->out, "gpu:       busy %.0f%% of the wall time (%s evaluating and profiling)\n",

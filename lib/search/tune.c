@@ -207,7 +207,8 @@ int kp__tune_dispatch(struct loop *L, struct kp_error *err)
 	                             .derive = derive};
 	kp_tree_begin_expand(&L->tree, idx);
 	kp__loop_note(L, "#%ld: tune action, up to %ld %s (%s, %s knobs)", row.node, budget,
-	              kp_plural(budget, "variant", "variants"), row.strategy, derive == KP_TUNE_DERIVE_NEVER ? "declared" : "declared or derived");
+	              kp_plural(budget, "variant", "variants"), row.strategy,
+	              derive == KP_TUNE_DERIVE_NEVER ? "declared" : "declared or derived");
 	return 1;
 }
 
@@ -351,8 +352,8 @@ static int finish(struct loop *L, int idx, const struct kp_search_tuning *t, con
 	if (rc)
 		return rc;
 	kp__loop_note(L, "tuned #%ld: %zu %s (%zu measured, %zu from earlier) in %.1f s%s%s", id,
-	              t->trials, kp_plural((long long)t->trials, "variant", "variants"), t->evaluated, t->cache_hits, t->wall_s, tr.note ? ": " : "",
-	              tr.note ? tr.note : "");
+	              t->trials, kp_plural((long long)t->trials, "variant", "variants"), t->evaluated,
+	              t->cache_hits, t->wall_s, tr.note ? ": " : "", tr.note ? tr.note : "");
 	for (size_t i = 0; i < n; i++) {
 		kp_tree_add(&L->tree, &rows[i]);
 		kp__loop_queue(L, rows[i].id, t->best[i].source);
