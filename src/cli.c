@@ -159,6 +159,11 @@ static void print_main_help(FILE *fp)
 	for (const struct kp_cmd *const *c = command_table; *c; c++)
 		if (!((*c)->flags & KP_CMD_HIDDEN))
 			fprintf(fp, "  %-12s %s\n", (*c)->name, (*c)->summary);
+	fprintf(fp, "\nexamples:\n"
+		    "  kernelpro doctor                                      # what this machine has, and how to fix the rest\n"
+		    "  kernelpro optimize examples/native/gelu --llm openai:gpt-4.1 --evals 10\n"
+		    "  kernelpro bench KernelBench/level1 --llm claude-sonnet-4-5 --time 20m\n"
+		    "  kernelpro eval examples/native/matmul examples/native/matmul/candidates/reg_tile.cu\n");
 	fprintf(fp, "\n'kernelpro COMMAND --help' explains one command.\n"
 		    "exit codes: 0 ok, 1 the job failed, 2 usage error, 3 a required tool or device is missing\n");
 }

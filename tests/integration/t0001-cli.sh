@@ -7,6 +7,7 @@ contains out "kernelpro "
 expect_exit 0 "$KP" --help
 contains out "doctor"
 contains out "exit codes"
+contains out "examples:"
 
 expect_exit 2 "$KP" frobnicate
 contains err "unknown command 'frobnicate'"
