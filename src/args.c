@@ -70,6 +70,11 @@ static long opt_index_checked(const struct kp_args *a, const char *name)
 	return i;
 }
 
+int kp_args_has(const struct kp_args *a, const char *name)
+{
+	return opt_index(a, name) >= 0;
+}
+
 int kp_arg_flag(const struct kp_args *a, const char *name)
 {
 	return a->given[opt_index_checked(a, name)] > 0;

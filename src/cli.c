@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "kernelpro/buf.h"
+#include "kernelpro/hw.h"
 #include "kernelpro/json.h"
 #include "commands.h"
 #include "suggest.h"
@@ -221,6 +222,25 @@ static int help_command(int argc, char **argv, FILE *out, FILE *err)
 	return KP_EXIT_OK;
 }
 
+/*
+ * A GPU model named on the command line (--gpu-model, --hw) is one of the table's, found before the
+ * command runs: an unknown key is a usage error (exit 2) in every command, as an unknown choice is.
+ */
+static int check_gpu_model(const struct kp_args *a, const char *prefix, FILE *err)
+{
+	static const char *const names[] = {"gpu-model", "hw"};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++) {
+		const char *key = kp_args_has(a, names[i]) ? kp_arg_str(a, names[i]) : NULL;
+		if (key && *key && !kp_hw_spec_find(key)) {
+			fprintf(err, "%s: option '--%s': unknown GPU '%s'; 'kernelpro hw show --list' lists the keys\n",
+				prefix, names[i], key);
+			kp_cmd_print_usage(a->cmd, prefix, err);
+			return KP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *prefix, int argc, char **argv)
 {
 	struct kp_args args;
@@ -255,6 +275,8 @@ int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *pr
 		kp_args_release(&args);
 		return KP_EXIT_OK;
 	}
+	if (!rc)
+		rc = check_gpu_model(&args, prefix, cli->err);
 	if (rc) {
 		kp_args_release(&args);
 		return rc;

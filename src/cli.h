@@ -123,6 +123,8 @@ struct kp_args {
 
 /* Option access by long name. Asking for a name the table lacks is a bug (aborts). */
 int kp_arg_flag(const struct kp_args *a, const char *name);
+/* Whether the command's table has option `name` at all (the others abort on a name it lacks). */
+int kp_args_has(const struct kp_args *a, const char *name);
 int kp_arg_given(const struct kp_args *a, const char *name);
 const char *kp_arg_str(const struct kp_args *a, const char *name);
 long kp_arg_int(const struct kp_args *a, const char *name, long def);

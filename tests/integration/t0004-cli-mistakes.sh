@@ -36,6 +36,14 @@ contains err "openai:bogus/model"
 expect_exit 2 "$KP" ask --reference "$TASK/reference.cu" --llm gemini-pro
 contains err "openai:gemini-pro"
 expect_exit 2 "$KP" tools list --threshold coalescing.max_excess_pct=many
+for c in "hw show" "ask --dry-run" "diagnose --ncu-csv x.csv" "analyze x"; do
+	expect_exit 2 "$KP" $c --gpu-model no-such-gpu
+	contains err "unknown GPU 'no-such-gpu'"
+done
+expect_exit 2 "$KP" profile --gpu-model no-such-gpu true
+contains err "unknown GPU 'no-such-gpu'"
+expect_exit 2 "$KP" optimize "$TASK" --hw no-such-gpu
+contains err "option '--hw': unknown GPU"
 
 # Without a GPU and without a model, optimize says both at once (and the task when it is missing too).
 expect_exit 2 "$KP" optimize "$TASK"

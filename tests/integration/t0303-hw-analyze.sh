@@ -10,7 +10,7 @@ expect_exit 0 "$KP" hw show --list
 for k in h100-sxm h100-pcie h200-sxm a100-40 a100-80 l40s rtx-4090 b200; do contains out "$k"; done
 expect_exit 0 "$KP" hw show --list --json
 python3 -c "import json; assert len(json.load(open('out'))) >= 8" || fail "hw list json"
-expect_exit 1 "$KP" hw show --gpu nope
+expect_exit 2 "$KP" hw show --gpu nope
 contains err "unknown GPU 'nope'"
 if ! [ -e /dev/nvidia0 ]; then
 	expect_exit 3 "$KP" hw show

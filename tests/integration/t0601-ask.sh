@@ -24,8 +24,8 @@ expect_exit 1 "$KP" ask --task "$KP_ROOT/no/such/task" --dry-run
 contains err "--task: "
 expect_exit 1 "$KP" ask --task "$V/reference.cu" --dry-run
 contains err "--task: "
-expect_exit 1 "$KP" ask --task "$V" --gpu no-such-gpu --dry-run
-contains err "--gpu: "
+expect_exit 2 "$KP" ask --task "$V" --gpu no-such-gpu --dry-run
+contains err "option '--gpu-model': unknown GPU"
 contains err "no-such-gpu"
 expect_exit 2 "$KP" ask --task "$V" --gpu-model h200-sxm --hardware "$V/hardware.txt" --dry-run
 contains err "give the GPU once: --gpu-model KEY or --hardware FILE"
