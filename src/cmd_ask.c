@@ -98,7 +98,7 @@ static int load_sources(const struct kp_args *a, struct ask_sources *s, struct k
 	}
 	if (kp_arg_str(a, "gpu-model")) {
 		if ((rc = kp_hw_load(&hw, kp_arg_str(a, "gpu-model"), 0, err))) {
-			kp_error_prefix(err, "--gpu");
+			kp_error_prefix(err, "--gpu-model");
 			return rc;
 		}
 		kp_hw_describe(&hw, &s->hardware);

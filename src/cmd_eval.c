@@ -275,14 +275,14 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 		if (!rc && cmd.argv.n)
 			rc = kp_eval_cmd_run(&cmd, &v, &err);
 		kp_eval_cmd_release(&cmd);
-	} else if (!(rc = kp_cli_reply_code(cli, &task, kp_arg_pos(args, 1), &reply, &is_reply)) && is_reply) {
+	} else {
 		char name[16];
+		if ((rc = kp_cli_reply_code(cli, &task, kp_arg_pos(args, 1), &reply, &is_reply)))
+			goto out; /* a reply without code: said */
 		snprintf(name, sizeof(name), "cand.%s", kp_task_kind_info(task.kind)->ext);
-		rc = kp_eval_source(&task, reply.buf, reply.len, name, &o, &v, &err);
-	} else if (!rc)
-		rc = kp_eval_file(&task, kp_arg_pos(args, 1), &o, &v, &err);
-	else
-		goto out; /* a reply without code: said */
+		rc = is_reply ? kp_eval_source(&task, reply.buf, reply.len, name, &o, &v, &err)
+			      : kp_eval_file(&task, kp_arg_pos(args, 1), &o, &v, &err);
+	}
 	if (rc) {
 		rc = kp_cli_fail(cli, &err);
 		goto out;

@@ -71,9 +71,9 @@ int kp_cli_reply_code(struct kp_cli *cli, const struct kp_task *task, const char
 
 	*is_reply_out = 0;
 	kp_buf_reset(code);
-	if (kp_read_file(path, REPLY_CAP, &text, &err) || memchr(text.buf, '\0', text.len) ||
+	if (kp_task_read_file(path, REPLY_CAP, &text, &err) || memchr(text.buf, '\0', text.len) ||
 	    !is_reply(path, text.buf))
-		goto out; /* a source (or no file): evaluated as given, which reports what is wrong */
+		goto out; /* a source, or no regular file: evaluated as given, which says what is wrong */
 	*is_reply_out = 1;
 	kp_cli_text(&shown, path, KP_TEXT_LINE);
 	if (kp_cand_format_parse(k->format, &format))

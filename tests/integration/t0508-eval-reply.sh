@@ -15,6 +15,10 @@ printf 'Here is the kernel:\n\n```cuda\n__global__ void k(float *y) {\n' >cut.cu
 expect_exit 1 "$KP" eval "$TASK" cut.cu
 contains err "'cut.cu' is a model's reply"
 contains err "unclosed code block that starts on line 3"
+# Told from a source without blocking: a FIFO named like a reply is refused at once.
+mkfifo fifo.md
+expect_exit 1 timeout 20 "$KP" eval "$TASK" fifo.md
+contains err "is not a regular file"
 # --profile-run builds a file: a reply is refused with what to do.
 printf 'Done.\n\n```cuda\n#include "kp_native.h"\nKP_EXPORT int kp_run(const kp_tensor *in, int nin, kp_tensor *out, int nout, kp_stream_t s) { return 0; }\n```\n' >short.md
 expect_exit 2 "$KP" eval "$TASK" short.md --profile-run 2
