@@ -78,7 +78,7 @@ done
 
 # The harness with no driver at all says so, not the CUDA runtime's "insufficient driver".
 unset KP_LIBCUDA
-if [ -x "$KP_BUILD/libexec/kernelpro/kp-native-harness" ] &&
+if [ -x "$(dirname "$KP")/../libexec/kernelpro/kp-native-harness" ] &&
 	! python3 -c 'import ctypes; ctypes.CDLL("libcuda.so.1")' 2>/dev/null; then
 	expect_exit 3 "$KP" baseline --cache "$PWD/cache" "$TASK"
 	contains err "no NVIDIA driver on this machine"
