@@ -74,7 +74,7 @@ demo: all
 	@KP=$(KP_BIN) tools/demo.sh
 
 .PHONY: check-python
-.PHONY: demo all lib test check unit integration golden gpu-test gpu-bundle deps fuzz clean help format \
+.PHONY: demo all lib test check unit integration golden gpu-test gpu-bundle deps test-deps fuzz clean help format \
 	format-check install
 all: $(KP_BIN) $(LIBKP) $(if $(HAVE_NVCC),$(CUDA_BINS),)
 
@@ -162,6 +162,11 @@ deps:
 	tools/install-deps.sh
 	@tools/install-cutlass.sh || echo "make deps: CUTLASS not installed (optional); retry with tools/install-cutlass.sh" >&2
 
+# What only the tests need: cmocka, the private Slurm cluster (slurm-wlm, slurmdbd, munge, MariaDB),
+# fonts and a headless browser for the report test.
+test-deps:
+	tools/install-deps.sh --test
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
@@ -182,7 +187,8 @@ help:
 	@echo "make check      the same under ASan+UBSan"
 	@echo "make gpu-test   GPU tests (on a GPU machine; skipped elsewhere)"
 	@echo "make gpu-bundle dist/gpu: a build to carry to the GPU machine"
-	@echo "make deps       install the Debian packages (apt-get)"
+	@echo "make deps       install the Debian packages kernelpro needs (apt-get)"
+	@echo "make test-deps  install what only the tests need (cmocka, Slurm, MariaDB, a browser)"
 	@echo "make fuzz       build the libFuzzer targets"
 	@echo "DEVELOPER=1     strict warnings as errors"
 

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "kernelpro/buf.h"
 #include "kernelpro/str.h"
+#include "suggest.h"
 
 /* Options every command accepts, after its own (and --json for KP_CMD_JSON commands). */
 static const struct kp_opt json_opt[] = {
@@ -18,8 +19,11 @@ static const struct kp_opt global_opts[] = {
 	{"quiet", 'q', KP_OPT_FLAG, NULL, "only errors", NULL},
 	{"color", 0, KP_OPT_CHOICE, "auto|never|always", "colored output", NULL},
 	{"help", 'h', KP_OPT_FLAG, NULL, "show this help", NULL},
+	{"help-all", 0, KP_OPT_FLAG, NULL, "show every option, not only the common ones", NULL},
 	KP_OPT_TABLE_END,
 };
+
+static void print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp, int all);
 
 static size_t table_len(const struct kp_opt *t)
 {
@@ -64,6 +68,11 @@ static long opt_index_checked(const struct kp_args *a, const char *name)
 	if (i < 0)
 		KP_BUG("command '%s' has no option '--%s'", a->cmd->name, name);
 	return i;
+}
+
+int kp_args_has(const struct kp_args *a, const char *name)
+{
+	return opt_index(a, name) >= 0;
 }
 
 int kp_arg_flag(const struct kp_args *a, const char *name)
@@ -251,8 +260,8 @@ static int record(struct kp_args *a, const struct kp_cmd *cmd, const char *prefi
 		  const char *val, FILE *out)
 {
 	const struct kp_opt *o = opt_at(cmd, idx);
-	if (o->type == KP_OPT_FLAG && !strcmp(o->name, "help")) {
-		kp_cmd_print_help(cmd, prefix, out);
+	if (o->type == KP_OPT_FLAG && (!strcmp(o->name, "help") || !strcmp(o->name, "help-all"))) {
+		print_help(cmd, prefix, out, !strcmp(o->name, "help-all"));
 		return -1;
 	}
 	a->given[idx]++;
@@ -262,6 +271,21 @@ static int record(struct kp_args *a, const struct kp_cmd *cmd, const char *prefi
 	if (o->type == KP_OPT_LIST)
 		kp_strvec_push(&a->lists[idx], val);
 	return 0;
+}
+
+/* The option an old spelling stands for, after a warning that names the new one. */
+static size_t alias_target(const struct kp_cmd *cmd, const char *prefix, const struct kp_opt *alias, FILE *err)
+{
+	for (size_t idx = 0, n = opt_count(cmd); idx < n; idx++) {
+		const struct kp_opt *o = opt_at(cmd, idx);
+		if (o->type != KP_OPT_ALIAS && !strcmp(o->name, alias->arg)) {
+			fprintf(err, "%s: warning: '--%s' is now '--%s'%s%s%s; the old spelling will go\n", prefix,
+				alias->name, o->name, alias->help ? " (" : "", alias->help ? alias->help : "",
+				alias->help ? ")" : "");
+			return idx;
+		}
+	}
+	KP_BUG("command '%s': alias '--%s' of no option '--%s'", cmd->name, alias->name, alias->arg);
 }
 
 /* "--name", "--name=VALUE" or "--name VALUE". */
@@ -276,9 +300,20 @@ static int parse_long_opt(struct kp_args *a, const struct kp_cmd *cmd, const cha
 	for (idx = 0; idx < n; idx++)
 		if (strlen(opt_at(cmd, idx)->name) == len && !strncmp(opt_at(cmd, idx)->name, name, len))
 			break;
-	if (idx == n)
+	if (idx == n) {
+		struct kp_suggest sg;
+		kp_suggest_init(&sg, name, len);
+		for (idx = 0; idx < n; idx++)
+			if (opt_at(cmd, idx)->type != KP_OPT_ALIAS)
+				kp_suggest_offer(&sg, opt_at(cmd, idx)->name);
+		if (sg.best)
+			return usage_error(cmd, prefix, err, "unknown option '--%.*s'; did you mean '--%s'?", (int)len,
+					   name, sg.best);
 		return usage_error(cmd, prefix, err, "unknown option '--%.*s'", (int)len, name);
+	}
 	o = opt_at(cmd, idx);
+	if (o->type == KP_OPT_ALIAS)
+		o = opt_at(cmd, idx = alias_target(cmd, prefix, o, err));
 	if (o->type == KP_OPT_FLAG) {
 		if (eq)
 			return usage_error(cmd, prefix, err, "option '--%s' takes no value", o->name);
@@ -393,8 +428,41 @@ static void print_opt(const struct kp_opt *o, FILE *fp)
 	kp_buf_release(&left);
 }
 
+/* Whether --help (not --help-all) lists option i: the command's brief ones, --json and the globals. */
+static int in_brief(const struct kp_cmd *cmd, size_t i)
+{
+	if (!cmd->brief || i >= table_len(cmd->opts))
+		return 1;
+	for (const char *const *b = cmd->brief; *b; b++)
+		if (!strcmp(*b, cmd->opts[i].name))
+			return 1;
+	return 0;
+}
+
+/* "  kernelpro eval ...   # why": each line of the command's examples, indented. */
+static void print_examples(const char *ex, FILE *fp)
+{
+	fprintf(fp, "\nexamples:\n");
+	while (*ex) {
+		size_t n = strcspn(ex, "\n");
+		fprintf(fp, "  %.*s\n", (int)n, ex);
+		ex += n + (ex[n] == '\n');
+	}
+}
+
 void kp_cmd_print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp)
 {
+	print_help(cmd, prefix, fp, 0);
+}
+
+void kp_cmd_print_help_all(const struct kp_cmd *cmd, const char *prefix, FILE *fp)
+{
+	print_help(cmd, prefix, fp, 1);
+}
+
+static void print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp, int all)
+{
+	size_t hidden = 0;
 	kp_cmd_print_usage(cmd, prefix, fp);
 	fprintf(fp, "\n%s.\n", cmd->summary);
 	if (cmd->description)
@@ -407,6 +475,18 @@ void kp_cmd_print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp)
 			fprintf(fp, "  %-14s %s\n", (*s)->name, (*s)->summary);
 	}
 	fprintf(fp, "\noptions:\n");
-	for (size_t i = 0, n = opt_count(cmd); i < n; i++)
-		print_opt(opt_at(cmd, i), fp);
+	for (size_t i = 0, n = opt_count(cmd); i < n; i++) {
+		const struct kp_opt *o = opt_at(cmd, i);
+		if (o->type == KP_OPT_ALIAS || (!cmd->brief && !strcmp(o->name, "help-all")))
+			continue;
+		if (all || in_brief(cmd, i))
+			print_opt(o, fp);
+		else
+			hidden++;
+	}
+	if (hidden)
+		fprintf(fp, "  ... and %zu more: '%s --help-all' lists every option%s%s\n", hidden, prefix,
+			cmd->more ? "; " : "", cmd->more ? cmd->more : "");
+	if (cmd->examples)
+		print_examples(cmd->examples, fp);
 }

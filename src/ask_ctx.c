@@ -40,9 +40,9 @@ int kp_ask_sources_load(const struct kp_args *a, struct kp_ask_sources *s, struc
 		}
 		kp_task_describe(&s->task, &s->task_text);
 	}
-	if (kp_arg_str(a, "gpu")) {
-		if ((rc = kp_hw_load(&hw, kp_arg_str(a, "gpu"), 0, err))) {
-			kp_error_prefix(err, "--gpu");
+	if (kp_arg_str(a, "gpu-model")) {
+		if ((rc = kp_hw_load(&hw, kp_arg_str(a, "gpu-model"), 0, err))) {
+			kp_error_prefix(err, "--gpu-model");
 			return rc;
 		}
 		kp_hw_describe(&hw, &s->hardware);

@@ -4,6 +4,7 @@
 #include "base/setup.h"
 
 #include "bench_cli.h"
+#include "kernelpro/str.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/report.h"
@@ -43,7 +44,7 @@ static void print_results(struct bench_state *B, const struct kp_suite *s, const
 		json_decref(doc);
 		return;
 	}
-	fprintf(o, "suite %s: %ld tasks, %ld finished, %ld failed, %ld not done\n", s->name, m->tasks,
+	fprintf(o, "suite %s: %ld %s, %ld finished, %ld failed, %ld not done\n", s->name, m->tasks, kp_plural(m->tasks, "task", "tasks"),
 	        m->states[KP_SUITE_FINISHED], m->states[KP_SUITE_FAILED], c->incomplete);
 	for (int b = 0; b < KP_SUITE_NBASE; b++) {
 		const struct kp_suite_base_stats *st = &m->base[b];
@@ -75,8 +76,8 @@ int kp_bench_cli_results(struct bench_state *B, int merge)
 		print_results(B, &s, &c);
 		if (merge && c.incomplete) {
 			kp_cli_warn(B->cli,
-			            "%ld tasks are not done; run the shards again (--resume) and merge",
-			            c.incomplete);
+			            "%ld %s not done; run the shards again (--resume) and merge", c.incomplete,
+			            c.incomplete == 1 ? "task is" : "tasks are");
 			kp_slurm_cli_merge_incomplete(B->cli, B->dir.buf);
 			rc = KP_EXIT_USAGE; /* 2: incomplete (docs/slurm.md) */
 		}
@@ -111,7 +112,7 @@ int kp_bench_cli_status(struct bench_state *B)
 			fprintf(B->cli->out, "  %s", kp_json_str(t, "reason", ""));
 		fputc('\n', B->cli->out);
 	}
-	fprintf(B->cli->out, "%zu tasks:", json_array_size(tasks));
+	fprintf(B->cli->out, "%zu %s:", json_array_size(tasks), kp_plural((long long)json_array_size(tasks), "task", "tasks"));
 	for (int i = 0; i < KP_SUITE_NSTATE; i++)
 		fprintf(B->cli->out, " %ld %s", counts[i], kp_suite_state_name(i));
 	fputc('\n', B->cli->out);

@@ -5,6 +5,7 @@
 #include "base/setup.h"
 
 #include "bench_cli.h"
+#include "kernelpro/str.h"
 #include "llm_opts.h"
 #include "runopts.h"
 #include "slurm_cli.h"
@@ -137,9 +138,9 @@ int kp_bench_cli_run(struct bench_state *B, int created)
 	if (B->shards > 1) {
 		if (!B->cli->json)
 			fprintf(B->cli->out,
-			        "shard %d/%d: %ld tasks finished, %ld failed; when every shard is done: "
+			        "shard %d/%d: %ld %s finished, %ld failed; when every shard is done: "
 			        "kernelpro bench %s --merge\n",
-			        B->shard, B->shards, out.finished, out.failed, B->dir.buf);
+			        B->shard, B->shards, out.finished, kp_plural(out.finished, "task", "tasks"), out.failed, B->dir.buf);
 	} else if ((rc = kp_bench_cli_results(B, 0))) {
 		return rc;
 	}

@@ -211,7 +211,7 @@ int kp_bench_cli_new_suite(struct bench_state *B)
 	if (rc)
 		rc = kp_cli_fail(B->cli, &err);
 	else if (!B->cli->json && B->cli->verbosity >= 0)
-		fprintf(B->cli->err, "kernelpro: suite %s: %zu tasks\n", B->dir.buf, l.n);
+		fprintf(B->cli->err, "kernelpro: suite %s: %zu %s\n", B->dir.buf, l.n, kp_plural((long long)l.n, "task", "tasks"));
 out:
 	none.name = NULL;
 	kp_task_release(&none);

@@ -58,7 +58,7 @@ void kp_bench_cli_render(const struct kp_bench_view *v, struct kp_buf *b)
 	kp_buf_addf(b, "suite %ld/%ld done (%ld failed), %ld running", ended, v->tasks,
 	            v->states[KP_SUITE_FAILED], v->states[KP_SUITE_RUNNING]);
 	if (v->baselines_left)
-		kp_buf_addf(b, ", %ld baselines left", v->baselines_left);
+		kp_buf_addf(b, ", %ld %s left", v->baselines_left, kp_plural(v->baselines_left, "baseline", "baselines"));
 	kp_buf_addf(b, "  fast_1 %ld/%ld  evals %ld  tokens %s  $%.2f  %s", v->fast1, ended, v->evaluations,
 	            tok, v->cost_usd, kp_fmt_duration(v->elapsed_s, el, sizeof(el)));
 	if (!isnan(v->eta_s))

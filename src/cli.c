@@ -1,13 +1,16 @@
 /* The CLI driver: global options, command lookup, shared setup and teardown, error reporting. */
 #include "base/setup.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "kernelpro/buf.h"
+#include "kernelpro/hw.h"
 #include "kernelpro/json.h"
 #include "commands.h"
+#include "suggest.h"
 
 #define KP__CMD_PTR(name) &kp_cmd_##name,
 static const struct kp_cmd *const command_table[] = {KP_COMMANDS(KP__CMD_PTR) NULL};
@@ -24,6 +27,23 @@ const struct kp_cmd *kp_command_find(const char *name)
 		if (!strcmp((*c)->name, name))
 			return *c;
 	return NULL;
+}
+
+/* "; did you mean 'optimize'?" for a mistyped command or sub-command, else "". */
+static const char *did_you_mean(const char *word, const struct kp_cmd *const *cmds, int with_help, char *buf,
+				size_t n)
+{
+	struct kp_suggest sg;
+	kp_suggest_init(&sg, word, strlen(word));
+	for (const struct kp_cmd *const *c = cmds; c && *c; c++)
+		if (!((*c)->flags & KP_CMD_HIDDEN))
+			kp_suggest_offer(&sg, (*c)->name);
+	if (with_help)
+		kp_suggest_offer(&sg, "help");
+	if (!sg.best)
+		return "";
+	snprintf(buf, n, "; did you mean '%s'?", sg.best);
+	return buf;
 }
 
 static void cli_vmsg(struct kp_cli *cli, const char *what, const char *style, const char *fmt, va_list ap)
@@ -116,6 +136,16 @@ static int want_color(const char *mode, FILE *fp)
 	return isatty(fileno(fp)) && term && strcmp(term, "dumb") != 0;
 }
 
+/*
+ * Whether fp is a pipe whose reader has gone (`kernelpro show RUN | head -1`): a write end with no
+ * reader polls as an error. The reader took what it wanted; that is no failure of ours.
+ */
+static int reader_gone(FILE *fp)
+{
+	struct pollfd p = {.fd = fileno(fp), .events = POLLOUT};
+	return errno == EPIPE || (poll(&p, 1, 0) == 1 && (p.revents & POLLERR));
+}
+
 static void print_main_usage(FILE *fp)
 {
 	fprintf(fp, "usage: kernelpro [-v|-q] [--color=auto|never|always] [--version] [--help] COMMAND [ARGS]\n");
@@ -130,6 +160,11 @@ static void print_main_help(FILE *fp)
 	for (const struct kp_cmd *const *c = command_table; *c; c++)
 		if (!((*c)->flags & KP_CMD_HIDDEN))
 			fprintf(fp, "  %-12s %s\n", (*c)->name, (*c)->summary);
+	fprintf(fp, "\nexamples:\n"
+		    "  kernelpro doctor                                      # what this machine has, and how to fix the rest\n"
+		    "  kernelpro optimize examples/native/gelu --llm openai:gpt-4.1 --evals 10\n"
+		    "  kernelpro bench KernelBench/level1 --llm claude-sonnet-4-5 --time 20m\n"
+		    "  kernelpro eval examples/native/matmul examples/native/matmul/candidates/reg_tile.cu\n");
 	fprintf(fp, "\n'kernelpro COMMAND --help' explains one command.\n"
 		    "exit codes: 0 ok, 1 the job failed, 2 usage error, 3 a required tool or device is missing\n");
 }
@@ -138,7 +173,7 @@ static void apply_verbosity(struct kp_cli *cli, int verbose, int quiet)
 {
 	if (quiet)
 		cli->verbosity = -1;
-	else if (verbose > cli->verbosity)
+	else if (verbose && verbose > cli->verbosity) /* none given after the command keeps what came before */
 		cli->verbosity = verbose;
 	kp_log_set_level(cli->verbosity < 0 ? KP_LOG_ERROR
 			 : cli->verbosity == 0 ? KP_LOG_WARN
@@ -160,7 +195,9 @@ static int help_command(int argc, char **argv, FILE *out, FILE *err)
 	}
 	cmd = kp_command_find(argv[0]);
 	if (!cmd) {
-		fprintf(err, "kernelpro help: unknown command '%s'; 'kernelpro help' lists them\n", argv[0]);
+		char dym[96];
+		fprintf(err, "kernelpro help: unknown command '%s'%s; 'kernelpro help' lists them\n", argv[0],
+			did_you_mean(argv[0], command_table, 0, dym, sizeof(dym)));
 		return KP_EXIT_USAGE;
 	}
 	n = snprintf(prefix, sizeof(prefix), "kernelpro %s", cmd->name);
@@ -170,7 +207,9 @@ static int help_command(int argc, char **argv, FILE *out, FILE *err)
 			if (!strcmp((*s)->name, argv[k]))
 				sub = *s;
 		if (!sub) {
-			fprintf(err, "kernelpro help: '%s' has no sub-command '%s'\n", prefix, argv[k]);
+			char dym[96];
+			fprintf(err, "kernelpro help: '%s' has no sub-command '%s'%s\n", prefix, argv[k],
+				did_you_mean(argv[k], cmd->subs, 0, dym, sizeof(dym)));
 			kp_cmd_print_usage(cmd, prefix, err);
 			return KP_EXIT_USAGE;
 		}
@@ -181,6 +220,25 @@ static int help_command(int argc, char **argv, FILE *out, FILE *err)
 	}
 	kp_cmd_print_help(cmd, prefix, out);
 	return KP_EXIT_OK;
+}
+
+/*
+ * A GPU model named on the command line (--gpu-model, --hw) is one of the table's, found before the
+ * command runs: an unknown key is a usage error (exit 2) in every command, as an unknown choice is.
+ */
+static int check_gpu_model(const struct kp_args *a, const char *prefix, FILE *err)
+{
+	static const char *const names[] = {"gpu-model", "hw"};
+	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++) {
+		const char *key = kp_args_has(a, names[i]) ? kp_arg_str(a, names[i]) : NULL;
+		if (key && *key && !kp_hw_spec_find(key)) {
+			fprintf(err, "%s: option '--%s': unknown GPU '%s'; 'kernelpro hw show --list' lists the keys\n",
+				prefix, names[i], key);
+			kp_cmd_print_usage(a->cmd, prefix, err);
+			return KP_EXIT_USAGE;
+		}
+	}
+	return 0;
 }
 
 int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *prefix, int argc, char **argv)
@@ -204,7 +262,9 @@ int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *pr
 			}
 		}
 		if (!cmd->run) {
-			fprintf(cli->err, "%s: unknown command '%s'\n", prefix, name);
+			char dym[96];
+			fprintf(cli->err, "%s: unknown command '%s'%s\n", prefix, name,
+				did_you_mean(name, cmd->subs, 0, dym, sizeof(dym)));
 			kp_cmd_print_usage(cmd, prefix, cli->err);
 			return KP_EXIT_USAGE;
 		}
@@ -215,6 +275,8 @@ int kp_cmd_dispatch(struct kp_cli *cli, const struct kp_cmd *cmd, const char *pr
 		kp_args_release(&args);
 		return KP_EXIT_OK;
 	}
+	if (!rc)
+		rc = check_gpu_model(&args, prefix, cli->err);
 	if (rc) {
 		kp_args_release(&args);
 		return rc;
@@ -266,7 +328,18 @@ int kp_cli_main(int argc, char **argv, FILE *out, FILE *err, volatile sig_atomic
 			print_main_help(out);
 			return KP_EXIT_OK;
 		} else {
-			fprintf(err, "kernelpro: unknown option '%s'\n", a);
+			static const char *const globals[] = {"--verbose", "--quiet", "--color", "--version", "--help"};
+			struct kp_suggest sg;
+			kp_suggest_init(&sg, a, strcspn(a, "="));
+			for (size_t k = 0; k < KP_ARRAY_SIZE(globals); k++)
+				kp_suggest_offer(&sg, globals[k]);
+			if (!sg.best && kp_command_find(a + strspn(a, "-")))
+				fprintf(err, "kernelpro: unknown option '%s'; did you mean the command '%s'?\n", a,
+					a + strspn(a, "-"));
+			else if (sg.best)
+				fprintf(err, "kernelpro: unknown option '%s'; did you mean '%s'?\n", a, sg.best);
+			else
+				fprintf(err, "kernelpro: unknown option '%s'\n", a);
 			print_main_usage(err);
 			return KP_EXIT_USAGE;
 		}
@@ -286,7 +359,9 @@ int kp_cli_main(int argc, char **argv, FILE *out, FILE *err, volatile sig_atomic
 		return help_command(argc - i - 1, argv + i + 1, out, err);
 	cmd = kp_command_find(argv[i]);
 	if (!cmd) {
-		fprintf(err, "kernelpro: unknown command '%s'\n", argv[i]);
+		char dym[96];
+		fprintf(err, "kernelpro: unknown command '%s'%s\n", argv[i],
+			did_you_mean(argv[i], command_table, 1, dym, sizeof(dym)));
 		print_main_usage(err);
 		return KP_EXIT_USAGE;
 	}
@@ -297,7 +372,7 @@ int kp_cli_main(int argc, char **argv, FILE *out, FILE *err, volatile sig_atomic
 	}
 	kp_progress_set_global(NULL);
 	kp_log_set_sink(NULL, NULL);
-	if (fflush(out) != 0 || ferror(out)) {
+	if ((fflush(out) != 0 || ferror(out)) && !reader_gone(out)) {
 		fprintf(err, "kernelpro: error: cannot write output: %s\n", strerror(errno));
 		if (rc == 0)
 			rc = KP_EXIT_FAIL;

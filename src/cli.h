@@ -36,6 +36,7 @@ enum kp_opt_type {
 	KP_OPT_NUM,    /* --name X (checked number) */
 	KP_OPT_CHOICE, /* --name VALUE, VALUE one of `arg` ("a|b|c") */
 	KP_OPT_LIST,   /* --name VALUE, repeatable, collected in order */
+	KP_OPT_ALIAS,  /* an old spelling: --name is read as --`arg` with a warning; not in help */
 };
 
 struct kp_opt {
@@ -55,6 +56,14 @@ struct kp_opt {
 
 #define KP_OPT_TABLE_END {NULL, 0, KP_OPT_END, NULL, NULL, NULL}
 
+/*
+ * A GPU model from the table (hw show, ask, profile, analyze, diagnose): --gpu-model KEY. --gpu is a
+ * GPU index in optimize, eval, tune and bench; here the old spelling --gpu KEY still works, warned.
+ */
+#define KP_GPU_MODEL_OPT(help)                                   \
+	{"gpu-model", 0, KP_OPT_STR, "KEY", help, NULL},             \
+	{"gpu", 0, KP_OPT_ALIAS, "gpu-model", "--gpu is a GPU index in optimize, eval, tune and bench", NULL}
+
 enum kp_cmd_flags {
 	KP_CMD_NEEDS_GPU = 1 << 0,  /* documented; the command checks for the GPU itself */
 	KP_CMD_NEEDS_NET = 1 << 1,
@@ -71,6 +80,13 @@ struct kp_cmd {
 	const char *summary;     /* one line for the command list */
 	const char *usage;       /* after "kernelpro NAME ": "[options] TASK CANDIDATE" */
 	const char *description; /* optional paragraph for `kernelpro NAME --help` */
+	const char *examples;    /* example command lines, one a line ("kernelpro eval TASK C.cu   # why") */
+	/*
+	 * The options `--help` shows (NULL-terminated names; --json and the global ones always
+	 * show); NULL: all. `--help-all` shows every one; `more` says where the rest are explained.
+	 */
+	const char *const *brief;
+	const char *more;
 	unsigned flags;
 	const struct kp_opt *opts; /* ends with KP_OPT_TABLE_END; may be NULL */
 	int min_args, max_args;  /* positional arguments; max -1: unlimited */
@@ -107,6 +123,8 @@ struct kp_args {
 
 /* Option access by long name. Asking for a name the table lacks is a bug (aborts). */
 int kp_arg_flag(const struct kp_args *a, const char *name);
+/* Whether the command's table has option `name` at all (the others abort on a name it lacks). */
+int kp_args_has(const struct kp_args *a, const char *name);
 int kp_arg_given(const struct kp_args *a, const char *name);
 const char *kp_arg_str(const struct kp_args *a, const char *name);
 long kp_arg_int(const struct kp_args *a, const char *name, long def);
@@ -127,7 +145,9 @@ int kp_args_parse(struct kp_args *a, const struct kp_cmd *cmd, const char *prefi
 		  FILE *err, FILE *out);
 void kp_args_release(struct kp_args *a);
 
+/* --help: the brief options (cmd->brief) and examples; _all: --help-all, every option. */
 void kp_cmd_print_help(const struct kp_cmd *cmd, const char *prefix, FILE *fp);
+void kp_cmd_print_help_all(const struct kp_cmd *cmd, const char *prefix, FILE *fp);
 void kp_cmd_print_usage(const struct kp_cmd *cmd, const char *prefix, FILE *fp);
 
 /* Runs cmd (or its sub-command) with argv; returns the exit code. */

@@ -68,8 +68,10 @@ static int run_analyze(struct kp_cli *cli, const struct kp_args *args)
 		if ((rc = import_report(cli, in, o.dir)))
 			goto out;
 	} else if (!kp_path_is_dir(in)) {
-		kp_cli_error(cli, "'%s' is neither a profile directory nor an .ncu-rep report", in);
-		rc = KP_EXIT_USAGE;
+		/* A path that is not there (or not what it should be) is exit 1 in every command (docs/cli.md). */
+		kp_cli_error(cli, "'%s' is neither a profile directory nor an .ncu-rep report%s", in,
+			     kp_path_exists(in) ? "" : " (no such file or directory)");
+		rc = KP_EXIT_FAIL;
 		goto out;
 	}
 	if ((rc = kp_diagnose_tools_open(cli, args, &o)))
@@ -99,4 +101,6 @@ const struct kp_cmd kp_cmd_analyze = {
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_analyze,
+	.examples = "kernelpro analyze prof                  # what 'kernelpro profile --out prof' saved\n"
+		    "kernelpro analyze report.ncu-rep --gpu-model h200-sxm --json",
 };

@@ -13,13 +13,14 @@
 #include "kernelpro/task.h"
 #include "kernelpro/task_kind.h"
 #include "llm_opts.h"
+#include "prereq.h"
 
 static const struct kp_opt ask_opts[] = {
 	{"mode", 'm', KP_OPT_CHOICE, "initial|debug|optimize", "which prompt to build", "initial"},
 	{"task", 't', KP_OPT_STR, "DIR|FILE.py",
 	 "a native task directory or KernelBench .py: its name, description, tensors, tolerance, reference and format",
 	 NULL},
-	{"gpu", 0, KP_OPT_STR, "KEY", "the GPU model for the prompt (kernelpro hw show --list), e.g. h200-sxm", NULL},
+	KP_GPU_MODEL_OPT("the GPU model for the prompt (kernelpro hw show --list), e.g. h200-sxm"),
 	{"format", 0, KP_OPT_CHOICE, "cuda|torch|triton", "candidate format (default: the task's, else torch when the code is .py)",
 	 NULL},
 	{"task-name", 0, KP_OPT_STR, "NAME", "the task's name (replaces --task's)", NULL},
@@ -131,8 +132,8 @@ static int read_inputs(struct kp_cli *cli, const struct kp_args *args, struct as
 	struct kp_error err = KP_ERROR_INIT;
 	struct kp_prog_ctx *c = &A->ctx;
 
-	if (kp_arg_str(args, "gpu") && kp_arg_str(args, "hardware")) {
-		kp_cli_error(cli, "give the GPU once: --gpu KEY or --hardware FILE");
+	if (kp_arg_str(args, "gpu-model") && kp_arg_str(args, "hardware")) {
+		kp_cli_error(cli, "give the GPU once: --gpu-model KEY or --hardware FILE");
 		return KP_EXIT_USAGE;
 	}
 	if (kp_ask_sources_load(args, &A->src, &err) ||
@@ -166,13 +167,16 @@ static int open_programmer(struct kp_cli *cli, const struct kp_args *args, struc
 	po.max_prompt_chars = (size_t)kp_arg_int(args, "max-prompt-chars", 0);
 	po.max_tool_rounds = 0; /* ask has no code search or tools to answer with */
 	kp_llm_config_release(&A->cfg);
+	if (!dry) { /* a model chosen, its spec one kernelpro reads (--dry-run prints the prompt without) */
+		struct kp_prereq pr;
+		int rc;
+		kp_prereq_init(&pr, cli);
+		kp_prereq_llm(&pr, args, NULL);
+		if ((rc = kp_prereq_done(&pr)))
+			return rc;
+	}
 	if (kp_cli_llm_config(args, NULL, &A->cfg, &err))
 		return kp_cli_fail(cli, &err);
-	if (!dry && !kp_cli_llm_chosen(&A->cfg)) {
-		kp_cli_error(cli, "no LLM chosen: pass --llm PROVIDER:MODEL (or set KERNELPRO_LLM), or --dry-run to print "
-				  "the prompt");
-		return KP_EXIT_USAGE;
-	}
 	if ((!dry && kp_llm_open(&A->llm, &A->cfg, &err)) || kp_programmer_new(&A->pg, A->llm, &po, &err))
 		return kp_cli_fail(cli, &err);
 	if (A->llm)
@@ -264,14 +268,20 @@ static int run_ask(struct kp_cli *cli, const struct kp_args *args)
 	return ret;
 }
 
+/* What --help shows; --help-all adds the rest. */
+static const char *const ask_brief[] = {
+	"mode", "task", "gpu-model", "format", "reference", "parent", "compile-log", "runtime-log",
+	"feedback", "dry-run", "out", "show-reply", "prompts-dir", "llm", "llm-config", NULL
+};
+
 const struct kp_cmd kp_cmd_ask = {
 	.name = "ask",
 	.summary = "Build the programmer's prompt for one mode; print it, or send it and print the code",
-	.usage = "--mode initial|debug|optimize [--task DIR|FILE.py] [--gpu KEY] [--reference FILE] [--parent FILE] ... "
+	.usage = "--mode initial|debug|optimize [--task DIR|FILE.py] [--gpu-model KEY] [--reference FILE] [--parent FILE] ... "
 		 "[--dry-run | --llm P:M]",
 	.description = "The prompt is built from the templates in prompts/ (or --prompts-dir DIR) and the inputs given:\n"
 		       "--task loads a task as optimize does (name, what it computes, tensors, tolerance, reference,\n"
-		       "candidate format), --gpu KEY describes a GPU model offline; a file option given too\n"
+		       "candidate format), --gpu-model KEY describes a GPU model offline; a file option given too\n"
 		       "(--task-text, --reference, --hardware, ...) replaces that part.\n"
 		       "--dry-run prints it; otherwise it goes to the LLM and the code extracted from the reply\n"
 		       "is printed (exit 1 with the reason when the reply holds no usable code).\n"
@@ -280,4 +290,9 @@ const struct kp_cmd kp_cmd_ask = {
 	.opts = ask_opts,
 	.max_args = 0,
 	.run = run_ask,
+	.examples = "kernelpro ask --dry-run --task examples/native/gelu --gpu-model h200-sxm   # print the prompt\n"
+		    "kernelpro ask --task examples/native/gelu --llm gpt-4o --out gelu.cu\n"
+		    "kernelpro ask --mode debug --task examples/native/gelu --parent cand.cu --compile-log build.log --llm openai:gpt-4.1",
+	.brief = ask_brief,
+	.more = "docs/prompts.md (every part of a prompt), docs/llm.md",
 };

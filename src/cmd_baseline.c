@@ -7,6 +7,7 @@
 #include "evalopts.h"
 #include "kernelpro/eval.h"
 #include "kernelpro/json.h"
+#include "kernelpro/str.h"
 #include "kernelpro/task.h"
 
 static const struct kp_opt baseline_opts[] = {
@@ -18,9 +19,10 @@ static const struct kp_opt baseline_opts[] = {
 static void print_timing(struct kp_cli *cli, const char *label, const struct kp_timing *t)
 {
 	char a[32], b[32], c[32], d[32];
-	fprintf(cli->out, "%-14s median %s  mean %s  std %s  min %s  (%d trials)\n", label,
+	fprintf(cli->out, "%-14s median %s  mean %s  std %s  min %s  (%d %s)\n", label,
 		kp_fmt_ms(t->median_ms, a, sizeof(a)), kp_fmt_ms(t->mean_ms, b, sizeof(b)),
-		kp_fmt_ms(t->std_ms, c, sizeof(c)), kp_fmt_ms(t->min_ms, d, sizeof(d)), t->trials);
+		kp_fmt_ms(t->std_ms, c, sizeof(c)), kp_fmt_ms(t->min_ms, d, sizeof(d)), t->trials,
+		kp_plural(t->trials, "trial", "trials"));
 }
 
 static int run_baseline(struct kp_cli *cli, const struct kp_args *args)
@@ -76,4 +78,6 @@ const struct kp_cmd kp_cmd_baseline = {
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_baseline,
+	.examples = "kernelpro baseline examples/kernelbench/swish_scale.py   # eager and torch.compile\n"
+		    "kernelpro baseline examples/native/gelu --json",
 };

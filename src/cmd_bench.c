@@ -178,6 +178,13 @@ out:
 	return rc;
 }
 
+/* What --help shows; --help-all adds the rest. */
+static const char *const bench_brief[] = {
+	"resume", "suites-dir", "name", "gpus", "evals", "time", "tokens", "cost", "suite-time",
+	"suite-cost", "retry-failed", "status", "report", "list-tasks", "slurm", "nodes", "dry-run",
+	"kernels", "tasks", "llm", NULL
+};
+
 const struct kp_cmd kp_cmd_bench = {
     .name = "bench",
     .summary =
@@ -185,18 +192,23 @@ const struct kp_cmd kp_cmd_bench = {
     .usage = "[options] TASKS... | SUITE --resume|--status|--merge|--report | TASKS...|SUITE --slurm | "
              "--kernels DIR|GLOB|LIST --tasks DIR",
     .description =
-        "TASKS: a KernelBench level directory, a folder of tasks (.py files and native task directories),\n"
-        "a glob, a task, or a list file (one task per line: PATH [evals=N time=D tokens=N cost=USD llm=SPEC\n"
-        "name=NAME]). The suite lives in --suites-dir/NAME: suite.db, shards/, runs/ (one run per task),\n"
-        "results.json, results.csv, kernels/ (KernelBench's layout) and report.html. Each GPU of --gpus "
-        "runs\n"
-        "one task at a time, longest first (by its baseline); a suite stopped by Ctrl-C, an error or kill "
-        "-9\n"
-        "continues with SUITE --resume, never redoing a finished task. --slurm submits the suite's shards\n"
-        "as a Slurm job array and a merge job after it (docs/slurm.md). docs/bench.md.",
+        "TASKS: a KernelBench level directory, a folder of tasks, a glob, a task, or a list file (PATH\n"
+        "[evals=N time=D tokens=N cost=USD llm=SPEC name=NAME] per line). The suite lives in\n"
+        "--suites-dir/NAME (runs/, results.json, results.csv, kernels/, report.html); each GPU of --gpus\n"
+        "runs one task at a time; SUITE --resume continues one stopped by Ctrl-C, an error or kill -9.\n"
+        "--kernels re-judges existing kernels (no model, no search) beside their recorded verdicts.",
     .flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU | KP_CMD_NEEDS_NET,
     .opts = bench_opts,
     .min_args = 0,
     .max_args = -1,
     .run = run_bench,
+    .examples = "kernelpro bench KernelBench/level1 --evals 10 --llm openai:gpt-4.1   # a level, every GPU\n"
+                "kernelpro bench my-tasks/ --gpus 0,2 --time 20m                      # a folder, two GPUs\n"
+                "kernelpro bench examples/suite/suite.txt                             # a list file (recorded replies)\n"
+                "kernelpro bench level1-20261201-101500 --resume                      # continue after Ctrl-C or kill -9\n"
+                "kernelpro bench level1-20261201-101500 --status\n"
+                "kernelpro bench --kernels runs/my_run --tasks KernelBench              # re-judge existing kernels\n"
+                "kernelpro bench KernelBench/level1 --slurm --nodes 4 --dry-run       # Slurm job scripts, not submitted",
+    .brief = bench_brief,
+    .more = "docs/bench.md, docs/rejudge.md (--kernels), docs/slurm.md (--slurm), optimize --help-all (search, evaluation and tools)",
 };

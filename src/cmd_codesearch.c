@@ -172,6 +172,8 @@ static const struct kp_cmd cs_index = {
     .opts = index_opts,
     .max_args = 0,
     .run = run_index,
+	.examples = "kernelpro codesearch index\n"
+		    "kernelpro codesearch index --root ~/src/cutlass --db cutlass.db",
 };
 
 static const struct kp_cmd *const cs_subs[] = {&cs_index, NULL};
@@ -189,4 +191,7 @@ const struct kp_cmd kp_cmd_codesearch = {
     .max_args = -1,
     .subs = cs_subs,
     .run = run_search,
+	.examples = "kernelpro codesearch shared memory swizzle\n"
+		    "kernelpro codesearch -n 3 --lines 20 TiledMma\n"
+		    "kernelpro codesearch index   # rebuild the index",
 };

@@ -45,7 +45,7 @@ static int run_diagnose(struct kp_cli *cli, const struct kp_args *args)
 const struct kp_cmd kp_cmd_diagnose = {
 	.name = "diagnose",
 	.summary = "Roofline, bottleneck class and the tools' findings for each launch in saved profiler output (offline)",
-	.usage = "--ncu-csv FILE [--sass FILE] [--ptxas FILE] [--trace FILE] [--gpu KEY] [--json]",
+	.usage = "--ncu-csv FILE [--sass FILE] [--ptxas FILE] [--trace FILE] [--gpu-model KEY] [--json]",
 	.description = "Reads what ncu, cuobjdump/nvdisasm, ptxas and the tracer wrote, joins it per kernel launch\n"
 		       "and places each launch on the roofline of the GPU (measured ceilings when\n"
 		       "'kernelpro hw calibrate' stored them), then runs the micro-profiling tools the\n"
@@ -56,4 +56,7 @@ const struct kp_cmd kp_cmd_diagnose = {
 	.opts = diagnose_opts,
 	.max_args = 0,
 	.run = run_diagnose,
+	.examples = "kernelpro diagnose --ncu-csv ncu_raw.csv --gpu-model h200-sxm\n"
+		    "kernelpro diagnose --ncu-csv ncu_raw.csv --sass kernel.sass --ptxas ptxas.txt --all-tools\n"
+		    "kernelpro diagnose --trace trace.json   # timing and launch overhead only",
 };

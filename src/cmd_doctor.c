@@ -61,4 +61,6 @@ const struct kp_cmd kp_cmd_doctor = {
 	.opts = doctor_opts,
 	.max_args = 0,
 	.run = run_doctor,
+	.examples = "kernelpro doctor\n"
+		    "kernelpro doctor --no-counters --json",
 };

@@ -74,7 +74,8 @@ void kp_energy_print_measurements(struct kp_cli *cli, const struct kp_energy_mea
 	fprintf(cli->out, "%s: idle %.1f W", m[0].device, m[0].idle_power_w);
 	if (isfinite(m[0].power_limit_w))
 		fprintf(cli->out, ", power limit %.0f W", m[0].power_limit_w);
-	fprintf(cli->out, "; %d windows of %ld launches (median)\n", m[0].nwindows, m[0].w[0].launches);
+	fprintf(cli->out, "; %d %s of %ld %s (median)\n", m[0].nwindows, kp_plural(m[0].nwindows, "window", "windows"),
+		m[0].w[0].launches, kp_plural(m[0].w[0].launches, "launch", "launches"));
 	fprintf(cli->out, "%-20s %13s %15s %12s %10s %8s %11s %7s\n", "", "time/launch", "energy/launch", "dynamic",
 		"power", "spread", "SM clock", "temp");
 	for (size_t i = 0; i < n; i++)
@@ -163,4 +164,7 @@ const struct kp_cmd kp_cmd_energy = {
 	.max_args = 2,
 	.subs = energy_subs,
 	.run = run_energy,
+	.examples = "kernelpro energy examples/native/swish examples/native/swish/candidates/fast.cu --reference\n"
+		    "kernelpro energy --builtin fma\n"
+		    "kernelpro energy proxy --ncu-csv ncu_raw.csv   # offline, from counters",
 };

@@ -134,6 +134,8 @@ const struct kp_cmd kp_cmd_energy_calibrate = {
 	.min_args = 1,
 	.max_args = -1,
 	.run = run_calibrate,
+	.examples = "kernelpro energy calibrate corpus.jsonl --dry-run\n"
+		    "kernelpro energy calibrate corpus.jsonl more.jsonl --prior 0.001 --out coeffs.json",
 };
 
 static const struct kp_opt validate_opts[] = {
@@ -278,4 +280,6 @@ const struct kp_cmd kp_cmd_energy_validate = {
 	.opts = validate_opts,
 	.max_args = 0,
 	.run = run_validate,
+	.examples = "kernelpro energy validate --measured measured.json --ncu-csv ncu_raw.csv\n"
+		    "kernelpro energy validate --measured measured.json --ncu-csv ncu_raw.csv --out corpus.jsonl",
 };

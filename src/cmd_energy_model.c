@@ -189,6 +189,8 @@ const struct kp_cmd kp_cmd_energy_proxy = {
 	.opts = proxy_opts,
 	.max_args = 0,
 	.run = run_proxy,
+	.examples = "kernelpro energy proxy --ncu-csv ncu_raw.csv --sass kernel.sass\n"
+		    "ncu --metrics $(kernelpro energy metrics) --csv --page raw --print-units base ./my_app >ncu_raw.csv",
 };
 
 /* ---- coeffs and metrics ------------------------------------------------------------------------- */
@@ -226,6 +228,8 @@ const struct kp_cmd kp_cmd_energy_coeffs = {
 	.opts = coeffs_opts,
 	.max_args = 0,
 	.run = run_coeffs,
+	.examples = "kernelpro energy coeffs\n"
+		    "kernelpro energy coeffs --coeffs coeffs.json --json",
 };
 
 static int run_metrics(struct kp_cli *cli, const struct kp_args *args)
@@ -251,4 +255,5 @@ const struct kp_cmd kp_cmd_energy_metrics = {
 	.flags = KP_CMD_JSON,
 	.max_args = 0,
 	.run = run_metrics,
+	.examples = "ncu --metrics $(kernelpro energy metrics) --csv --page raw --print-units base ./my_app",
 };

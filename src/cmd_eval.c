@@ -5,9 +5,11 @@
 
 #include "cli.h"
 #include "evalopts.h"
+#include "reply.h"
 #include "kernelpro/eval.h"
 #include "kernelpro/json.h"
 #include "kernelpro/task.h"
+#include "kernelpro/task_kind.h"
 
 static const struct kp_opt eval_opts[] = {
 	{"explain-checks", 0, KP_OPT_FLAG, NULL, "list every anti-cheat check and what it catches", NULL},
@@ -160,7 +162,8 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 	struct kp_error err = KP_ERROR_INIT;
 	const char *mode = kp_arg_str(args, "tolerance-mode");
 	long ct = kp_arg_int(args, "correct-trials", 5);
-	int rc;
+	struct kp_buf reply = KP_BUF_INIT; /* the code of a model's whole reply given as CANDIDATE */
+	int rc, is_reply = 0;
 
 	if (kp_arg_flag(args, "explain-checks"))
 		return kp_cli_explain_checks(cli);
@@ -204,6 +207,13 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 	if (kp_arg_given(args, "profile-run")) {
 		struct kp_eval_cmd cmd;
 		long iters = kp_arg_int(args, "profile-run", 1);
+		if ((rc = kp_cli_reply_code(cli, &task, kp_arg_pos(args, 1), &reply, &is_reply)) || is_reply) {
+			if (is_reply && !rc)
+				kp_cli_error(cli, "--profile-run builds a source file; save the reply's code first "
+						  "(kernelpro ask --out FILE writes what a model answers)");
+			rc = rc ? rc : KP_EXIT_USAGE;
+			goto out;
+		}
 		if (iters < 1 || iters > 1000000) {
 			kp_cli_error(cli, "--profile-run must be 1..1000000");
 			rc = KP_EXIT_USAGE;
@@ -213,8 +223,14 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 		if (!rc && cmd.argv.n)
 			rc = kp_eval_cmd_run(&cmd, &v, &err);
 		kp_eval_cmd_release(&cmd);
-	} else
-		rc = kp_eval_file(&task, kp_arg_pos(args, 1), &o, &v, &err);
+	} else {
+		char name[16];
+		if ((rc = kp_cli_reply_code(cli, &task, kp_arg_pos(args, 1), &reply, &is_reply)))
+			goto out; /* a reply without code: said */
+		snprintf(name, sizeof(name), "cand.%s", kp_task_kind_info(task.kind)->ext);
+		rc = is_reply ? kp_eval_source(&task, reply.buf, reply.len, name, &o, &v, &err)
+			      : kp_eval_file(&task, kp_arg_pos(args, 1), &o, &v, &err);
+	}
 	if (rc) {
 		rc = kp_cli_fail(cli, &err);
 		goto out;
@@ -227,10 +243,17 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 		print_verdict(cli, &v);
 	rc = v.status == KP_STATUS_CORRECT || v.status == KP_STATUS_COMPILED ? KP_EXIT_OK : KP_EXIT_FAIL;
 out:
+	kp_buf_release(&reply);
 	kp_verdict_release(&v);
 	kp_task_release(&task);
 	return rc;
 }
+
+/* What --help shows; --help-all adds the rest. */
+static const char *const eval_brief[] = {
+	"explain-checks", "tolerance", "build-only", "vs-compile", "floor", "allow", "no-timing",
+	"gpu", "trials", "cache", "worker", NULL
+};
 
 const struct kp_cmd kp_cmd_eval = {
 	.name = "eval",
@@ -249,4 +272,10 @@ const struct kp_cmd kp_cmd_eval = {
 	.min_args = 0,
 	.max_args = 2,
 	.run = run_eval,
+	.examples = "kernelpro eval examples/native/matmul examples/native/matmul/candidates/reg_tile.cu\n"
+		    "kernelpro eval examples/kernelbench/swish_scale.py examples/kernelbench/swish_scale_fast.py --vs-compile\n"
+		    "kernelpro eval examples/native/gelu reply.md      # a model's whole reply: its code block\n"
+		    "kernelpro eval --explain-checks                   # every anti-cheat check",
+	.brief = eval_brief,
+	.more = "docs/eval.md",
 };

@@ -34,7 +34,7 @@ static void print_hw(struct kp_cli *cli, const struct kp_hw *hw)
 }
 
 static const struct kp_opt show_opts[] = {
-	{"gpu", 0, KP_OPT_STR, "KEY", "a model from the table instead of this machine's GPU (works offline)", NULL},
+	KP_GPU_MODEL_OPT("a model from the table instead of this machine's GPU (works offline)"),
 	{"gpu-index", 0, KP_OPT_INT, "N:0..", "which local GPU", "0"},
 	{"list", 0, KP_OPT_FLAG, NULL, "list the GPU table", NULL},
 	KP_OPT_TABLE_END,
@@ -64,7 +64,7 @@ static int run_show(struct kp_cli *cli, const struct kp_args *args)
 		}
 		return KP_EXIT_OK;
 	}
-	if (kp_hw_load(&hw, kp_arg_str(args, "gpu"), (int)kp_arg_int(args, "gpu-index", 0), &err))
+	if (kp_hw_load(&hw, kp_arg_str(args, "gpu-model"), (int)kp_arg_int(args, "gpu-index", 0), &err))
 		return kp_cli_fail(cli, &err);
 	if (cli->json) {
 		json_t *o = kp_hw_to_json(&hw);
@@ -101,7 +101,7 @@ static int run_calibrate(struct kp_cli *cli, const struct kp_args *args)
 		goto out;
 	}
 	{
-		/* Measures this machine's GPU: kp_hw_load's advice (--gpu KEY, to work offline) is no use here. */
+		/* Measures this machine's GPU: kp_hw_load's advice (--gpu-model KEY, to work offline) is no use here. */
 		struct kp_gpu_list gl;
 		if (kp_device_query(&gl, &err) || gl.count == 0) {
 			kp_cli_error(cli, "hw calibrate measures a GPU on this machine, and there is none: %s",
@@ -180,11 +180,14 @@ out:
 static const struct kp_cmd hw_show = {
 	.name = "show",
 	.summary = "Show the GPU model: datasheet figures and the ceilings rooflines use",
-	.usage = "[--gpu KEY | --gpu-index N] [--list] [--json]",
+	.usage = "[--gpu-model KEY | --gpu-index N] [--list] [--json]",
 	.flags = KP_CMD_JSON,
 	.opts = show_opts,
 	.max_args = 0,
 	.run = run_show,
+	.examples = "kernelpro hw show                        # the GPU here\n"
+		    "kernelpro hw show --gpu-model h200-sxm   # offline, from the table\n"
+		    "kernelpro hw show --list",
 };
 
 static const struct kp_cmd hw_calibrate = {
@@ -198,6 +201,8 @@ static const struct kp_cmd hw_calibrate = {
 	.opts = calibrate_opts,
 	.max_args = 0,
 	.run = run_calibrate,
+	.examples = "kernelpro hw calibrate\n"
+		    "kernelpro hw calibrate --gpu-index 1 --json",
 };
 
 static const struct kp_cmd *const hw_subs[] = {&hw_show, &hw_calibrate, NULL};
@@ -207,4 +212,6 @@ const struct kp_cmd kp_cmd_hw = {
 	.summary = "The GPU model: show the table and the ceilings in use, calibrate them",
 	.usage = "show|calibrate ...",
 	.subs = hw_subs,
+	.examples = "kernelpro hw show --gpu-model h200-sxm\n"
+		    "kernelpro hw calibrate",
 };

@@ -6,6 +6,7 @@
 #include "kernelpro/run.h"
 #include "kernelpro/task_kind.h"
 #include "llm_opts.h"
+#include "prereq.h"
 #include "runopts.h"
 #include "runs.h"
 #include "tools_cli.h"
@@ -89,6 +90,30 @@ static int check_args(struct opt_state *S)
 		return KP_EXIT_USAGE;
 	}
 	return 0;
+}
+
+/*
+ * What a session needs, checked together before anything is created or sent: the task, a model
+ * (unless --llm none), and a GPU here for the built-in harness (a resumed run keeps its evaluator,
+ * and its model unless --llm names another).
+ */
+static int prerequisites(struct opt_state *S)
+{
+	const struct kp_args *a = S->args;
+	const struct kp_run_settings *rs = S->run ? kp_run_settings(S->run) : NULL;
+	const char *ev = rs ? rs->evaluator : kp_arg_str(a, "evaluator"); /* a resumed run keeps its own */
+	struct kp_prereq p;
+
+	kp_prereq_init(&p, S->cli);
+	if (!S->resume)
+		kp_prereq_path(&p, kp_arg_pos(a, 0), "task");
+	if (!S->no_llm)
+		kp_prereq_llm(&p, a, rs ? rs->llm : NULL);
+	if (!ev || !kp_starts_with(ev, "exec:"))
+		kp_prereq_gpu(&p, (int)kp_arg_int(a, "gpu", 0),
+			      "the built-in harness evaluates every candidate on one (--evaluator exec:PROGRAM "
+			      "evaluates elsewhere; 'kernelpro doctor' says why)");
+	return kp_prereq_done(&p);
 }
 
 /* A resumed run: opened (locked), the new limits given recorded, its task loaded. */
@@ -204,6 +229,8 @@ static int run_optimize(struct kp_cli *cli, const struct kp_args *args)
 		goto done;
 	/* Without --llm a resumed run asks the model it was started with (the key comes from the environment). */
 	S.no_llm = kp_tuneopts_no_llm(args, S.run);
+	if ((rc = prerequisites(&S)))
+		goto done;
 	if (!S.no_llm && kp_cli_llm_config(args, S.run ? kp_run_settings(S.run)->llm : NULL, &S.parts.llm, &err)) {
 		rc = kp_cli_fail(cli, &err);
 		goto done;
@@ -240,24 +267,33 @@ done:
 	return rc;
 }
 
+/* What --help shows; --help-all adds the rest. */
+static const char *const optimize_brief[] = {
+	"resume", "runs-dir", "name", "evals", "time", "tokens", "cost", "search", "from", "evaluator",
+	"no-profile", "list-params", "llm", "llm-config", "gpu", NULL
+};
+
 const struct kp_cmd kp_cmd_optimize = {
 	.name = "optimize",
 	.summary = "Make a kernel faster: Stage 1, then search over LLM-written versions until the budget ends",
 	.usage = "[options] TASK | --resume RUN [options]",
 	.description =
 		"TASK is a KernelBench .py or a native task directory. The run is saved as it goes in\n"
-		"--runs-dir/NAME (run.db, candidates/, best.cu or best.py, summary.json); a run stopped by\n"
-		"Ctrl-C, an error or kill -9 continues with --resume, losing nothing it had saved.\n"
-		"Budgets: --evals, --time, --tokens, --cost, whichever ends first (default --evals 20).\n"
-		"Search constants: --list-params; docs/search.md explains each.\n"
-		"--orchestration reactive (ablation): optimize prompts list the tools instead of the feedback,\n"
-		"and a tool the model asks for ('tool: NAME') runs on the parent's saved profile, up to\n"
-		"--tool-rounds rounds per version; needs --feedback tools and profiling. docs/search.md.\n"
-		"--llm none: no model; the tune action alone searches the knobs of --from FILE (or of a native\n"
-		"reference that has them) within the budget. --from FILE also seeds a run with a model. docs/tune.md.",
+		"--runs-dir/NAME (run.db, candidates/, best.cu or best.py, summary.json); one stopped by Ctrl-C,\n"
+		"an error or kill -9 continues with --resume. Budgets: --evals, --time, --tokens, --cost,\n"
+		"whichever ends first (default --evals 20). --llm none: no model, the tune action alone\n"
+		"searches the knobs of --from FILE or of the reference (docs/tune.md).",
 	.flags = KP_CMD_JSON | KP_CMD_NEEDS_GPU | KP_CMD_NEEDS_NET,
 	.opts = optimize_opts,
 	.min_args = 0,
 	.max_args = 1,
 	.run = run_optimize,
+	.examples = "kernelpro optimize examples/native/gelu --llm openai:gpt-4.1 --evals 10\n"
+		    "kernelpro optimize KernelBench/level1/23_Softmax.py --llm claude-sonnet-4-5 --time 30m\n"
+		    "kernelpro optimize examples/optimize/softmax --llm replay:examples/optimize/softmax/replies --evals 5\n"
+		    "kernelpro optimize --resume softmax-20261201-101500 --evals 30   # continue, with a larger budget\n"
+		    "kernelpro optimize examples/native/gelu --llm none --evals 8     # tune the knobs alone, no model\n"
+		    "kernelpro show softmax-20261201-101500 --tree                    # then: the search tree",
+	.brief = optimize_brief,
+	.more = "docs/search.md (search, --param, tools), docs/eval.md (evaluation), docs/llm.md (models)",
 };

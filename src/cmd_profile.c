@@ -27,7 +27,7 @@ static const struct kp_opt profile_opts[] = {
 	{"trace", 0, KP_OPT_FLAG, NULL, "also run the program under the CUPTI tracer (launch timeline)", NULL},
 	{"no-ncu", 0, KP_OPT_FLAG, NULL, "timing only: the tracer, no counters", NULL},
 	{"timeout", 0, KP_OPT_INT, "SEC:1..", "time limit for each run of the program", "600"},
-	{"gpu", 0, KP_OPT_STR, "KEY", "GPU model for the roofline (default: the device profiled)", NULL},
+	KP_GPU_MODEL_OPT("GPU model for the roofline (default: the device profiled)"),
 	{"keep-report", 0, KP_OPT_FLAG, NULL, "keep ncu's report.ncu-rep", NULL},
 	{"tools", 0, KP_OPT_CHOICE, "none|all|memory|compute|latency",
 	 "also collect what these micro-profiling tools read, and run them on the result", "none"},
@@ -172,7 +172,7 @@ static int report(struct kp_cli *cli, const struct kp_args *args, const char *di
 		o.dir = dir;
 	else
 		o.files.trace = trace;
-	o.pipe.gpu_key = kp_arg_str(args, "gpu");
+	o.pipe.gpu_key = kp_arg_str(args, "gpu-model");
 	o.pipe.task.min_bytes = o.pipe.task.flops_hint = NAN;
 	o.pipe.toolset = ncu_ok ? ts : NULL;
 	rc = kp_diagnose_report(cli, &o);
@@ -274,4 +274,7 @@ const struct kp_cmd kp_cmd_profile = {
 	.min_args = 1,
 	.max_args = -1,
 	.run = run_profile,
+	.examples = "kernelpro profile ./my_app --size 4096\n"
+		    "kernelpro profile --out prof -k my_kernel -c 3 ./my_app   # three launches of one kernel\n"
+		    "kernelpro analyze prof                                    # then: again, offline",
 };

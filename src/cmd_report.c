@@ -180,4 +180,7 @@ const struct kp_cmd kp_cmd_report = {
     .min_args = 1,
     .max_args = 1,
     .run = run_report,
+	.examples = "kernelpro report gelu-20261201-101500            # writes the run's report.html\n"
+		    "kernelpro report kernelpro-suites/level1-20261201-101500 -o level1.html\n"
+		    "kernelpro report level1-20261201-101500 --export kb-results   # KernelBench's layout",
 };

@@ -61,4 +61,6 @@ const struct kp_cmd kp_cmd_runs = {
 	.opts = runs_opts,
 	.max_args = 0,
 	.run = run_runs,
+	.examples = "kernelpro runs\n"
+		    "kernelpro runs --runs-dir /scratch/runs --json",
 };

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "kernelpro/json.h"
+#include "kernelpro/str.h"
 #include "runs.h"
 
 static const struct kp_opt show_opts[] = {
@@ -102,8 +103,9 @@ static void print_tuning(struct kp_cli *cli, const json_t *t)
 	const char *untuned = kp_json_str(t, "untuned_point", "");
 	const json_t *children = json_object_get(t, "children");
 
-	fprintf(cli->out, "\n== tuning (%s, %s: %lld trials, %lld measured, %lld from earlier)\n",
+	fprintf(cli->out, "\n== tuning (%s, %s: %lld %s, %lld measured, %lld from earlier)\n",
 	        kp_json_str(t, "status", "?"), kp_json_str(t, "strategy", "?"), kp_json_int(t, "trials", 0),
+	        kp_plural(kp_json_int(t, "trials", 0), "trial", "trials"),
 	        kp_json_int(t, "evaluated", 0), kp_json_int(t, "cache_hits", 0));
 	for (size_t i = 0; i < json_array_size(tried); i++) {
 		const json_t *x = json_array_get(tried, i);
@@ -255,4 +257,7 @@ const struct kp_cmd kp_cmd_show = {
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_show,
+	.examples = "kernelpro show gelu-20261201-101500              # summary and the best version\n"
+		    "kernelpro show gelu-20261201-101500 --tree\n"
+		    "kernelpro show gelu-20261201-101500 --node 8     # verdict, feedback, prompt and reply of #8",
 };

@@ -94,6 +94,8 @@ static const struct kp_cmd cmd_list = {
 	.opts = tools_opts,
 	.max_args = 0,
 	.run = run_list,
+	.examples = "kernelpro tools list\n"
+		    "kernelpro tools list --tools-dir my-tools --json",
 };
 
 /* ---- tools show -------------------------------------------------------------------------------- */
@@ -211,6 +213,8 @@ static const struct kp_cmd cmd_show = {
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_show,
+	.examples = "kernelpro tools show coalescing\n"
+		    "kernelpro tools show coalescing --threshold coalescing.max_excess_pct=5",
 };
 
 /* ---- tools metrics ----------------------------------------------------------------------------- */
@@ -287,6 +291,8 @@ static const struct kp_cmd cmd_metrics = {
 	.opts = metrics_opts,
 	.max_args = -1,
 	.run = run_metrics,
+	.examples = "kernelpro tools metrics --class memory\n"
+		    "ncu --metrics $(kernelpro tools metrics coalescing vector_width) ./my_app",
 };
 
 static const struct kp_cmd *const tools_subs[] = {&cmd_list, &cmd_show, &cmd_metrics, NULL};
@@ -299,4 +305,6 @@ const struct kp_cmd kp_cmd_tools = {
 		       "$KERNELPRO_TOOLS_PATH (docs/tools.md). A user tool with a built-in's name replaces it.",
 	.subs = tools_subs,
 	.run = NULL,
+	.examples = "kernelpro tools list\n"
+		    "kernelpro tools show occupancy",
 };

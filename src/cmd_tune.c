@@ -7,6 +7,7 @@
 #include "evalopts.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
+#include "kernelpro/str.h"
 #include "kernelpro/task.h"
 #include "kernelpro/task_kind.h"
 #include "kernelpro/tuner.h"
@@ -163,8 +164,9 @@ static void print_result(struct kp_cli *cli, const struct kp_tuner_result *r, co
 			        kp_fmt_ms(r->ref_s * 1e3, b, sizeof(b)));
 		fputc('\n', cli->out);
 	}
-	fprintf(cli->out, "%s%s: %zu variants, %zu evaluated and %zu from the cache in %.1f s",
-	        kp_cli_color(cli, "dim"), kp_tune_strategy_name(t->strategy), t->ntrials, r->evaluated,
+	fprintf(cli->out, "%s%s: %zu %s, %zu evaluated and %zu from the cache in %.1f s",
+	        kp_cli_color(cli, "dim"), kp_tune_strategy_name(t->strategy), t->ntrials,
+	        kp_plural((long long)t->ntrials, "variant", "variants"), r->evaluated,
 	        t->cache_hits, r->wall_s);
 	if (r->wall_s > 0 && r->evaluated)
 		fprintf(cli->out, " (%.1f evaluations per minute)", 60.0 * (double)r->evaluated / r->wall_s);
@@ -241,6 +243,12 @@ out:
 	return rc;
 }
 
+/* What --help shows; --help-all adds the rest. */
+static const char *const tune_brief[] = {
+	"strategy", "budget", "seed", "knob", "list", "out", "jobs", "gpu", "tune-cache",
+	"no-tune-cache", NULL
+};
+
 const struct kp_cmd kp_cmd_tune = {
     .name = "tune",
     .summary = "Search a candidate's knobs (block sizes, tiles, unrolls) on the GPU; no LLM",
@@ -258,4 +266,9 @@ const struct kp_cmd kp_cmd_tune = {
     .min_args = 2,
     .max_args = 2,
     .run = run_tune,
+	.examples = "kernelpro tune examples/native/row_sum examples/native/row_sum/candidates/tunable.cu -o best.cu\n"
+		    "kernelpro tune --list examples/native/sgemm_tune examples/native/sgemm_tune/candidates/tunable.cu\n"
+		    "kernelpro tune --strategy bayes --budget 8 --knob BLOCK=128,256 TASK CANDIDATE",
+	.brief = tune_brief,
+	.more = "docs/tune.md",
 };

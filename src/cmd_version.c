@@ -31,4 +31,5 @@ const struct kp_cmd kp_cmd_version = {
 	.flags = KP_CMD_JSON,
 	.max_args = 0,
 	.run = run_version,
+	.examples = "kernelpro version --json",
 };

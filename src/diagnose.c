@@ -304,7 +304,7 @@ out:
 
 void kp_diagnose_opts_args(struct kp_diagnose_opts *o, const struct kp_args *args)
 {
-	o->pipe.gpu_key = kp_arg_str(args, "gpu");
+	o->pipe.gpu_key = kp_arg_str(args, "gpu-model");
 	o->pipe.gpu_index = (int)kp_arg_int(args, "gpu-index", 0);
 	o->pipe.task.min_bytes = kp_arg_num(args, "min-bytes", NAN);
 	o->pipe.task.flops_hint = NAN;

@@ -23,9 +23,9 @@ struct kp_diagnose_opts {
 
 /* The options diagnose and analyze share: the GPU model, the launches to report, the task's minimum bytes. */
 #define KP_DIAGNOSE_OPTS                                                                                                  \
-	{"gpu", 0, KP_OPT_STR, "KEY", "GPU model (kernelpro hw show --list); default: the report's, else this machine's", \
-	 NULL},                                                                                                           \
-	{"gpu-index", 0, KP_OPT_INT, "N:0..", "local GPU to model when neither --gpu nor the report names one", "0"},     \
+	KP_GPU_MODEL_OPT("GPU model (kernelpro hw show --list); default: the report's, else this machine's"),            \
+	{"gpu-index", 0, KP_OPT_INT, "N:0..", "local GPU to model when neither --gpu-model nor the report names one",    \
+	 "0"},                                                                                                            \
 	{"launch", 0, KP_OPT_LIST, "ID", "only this launch (ncu ID)", NULL},                                              \
 	{"min-bytes", 0, KP_OPT_NUM, "N:0..",                                                                             \
 	 "minimum DRAM traffic of the task (inputs read once, outputs written once)", NULL},                              \

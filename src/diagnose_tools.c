@@ -10,6 +10,7 @@
 
 #include "diagnose.h"
 #include "kernelpro/json.h"
+#include "kernelpro/str.h"
 #include "tools_cli.h"
 
 int kp_diagnose_tools_open(struct kp_cli *cli, const struct kp_args *args, struct kp_diagnose_opts *o)
@@ -57,8 +58,8 @@ static void print_findings(struct kp_cli *cli, const struct kp_feedback *fb, con
 	size_t run = 0;
 	for (size_t i = 0; i < d->nresults; i++)
 		run += d->results[i].status == KP_TOOL_SILENT || d->results[i].status == KP_TOOL_FIRED;
-	fprintf(fp, "  findings: %zu (%zu tools ran; %zu folded into their causes, %zu negligible", fb->findings.n,
-		run, fb->nfolded, fb->ndropped);
+	fprintf(fp, "  findings: %zu (%zu %s; %zu folded into their causes, %zu negligible", fb->findings.n, run,
+		run == 1 ? "tool ran" : "tools ran", fb->nfolded, fb->ndropped);
 	if (fb->nomitted)
 		fprintf(fp, "; %zu less important not shown", fb->nomitted);
 	fprintf(fp, ")\n");

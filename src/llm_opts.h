@@ -8,7 +8,9 @@
 /* Put inside a command's option table: { ..., KP_LLM_CLI_OPTS, KP_OPT_TABLE_END }. */
 #define KP_LLM_CLI_OPTS                                                                                          \
 	{"llm", 0, KP_OPT_STR, "PROVIDER:MODEL",                                                                 \
-	 "openai:MODEL, anthropic:MODEL, exec:PROGRAM, replay:DIR, replay-hash:DIR (else $KERNELPRO_LLM)", NULL}, \
+	 "openai:MODEL, anthropic:MODEL, exec:PROGRAM, replay:DIR, replay-hash:DIR, or gpt-4o, openai/gpt-4o, " \
+	 "claude-* (docs/llm.md; else $KERNELPRO_LLM)",                                                            \
+	 NULL},                                                                                                  \
 	{"llm-config", 0, KP_OPT_STR, "FILE",                                                                    \
 	 "JSON config (else $KERNELPRO_LLM_CONFIG, else ~/.config/kernelpro/llm.json when present)", NULL},      \
 	{"record", 0, KP_OPT_STR, "DIR", "write every prompt and reply to DIR (replay it with --llm replay:DIR)", \

@@ -42,7 +42,8 @@ static void handle_stop_signals(void)
 
 int main(int argc, char **argv)
 {
-	/* Writes to a closed pipe become EPIPE errors we report, not a silent death. */
+	/* Writes to a closed pipe become EPIPE errors: the command ends as it would have (a reader that
+	 * stopped reading, `| head -1`, is no failure); other write errors are reported (src/cli.c). */
 	signal(SIGPIPE, SIG_IGN);
 	handle_stop_signals();
 	return kp_cli_main(argc, argv, stdout, stderr, &stop_signal);

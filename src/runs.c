@@ -104,8 +104,10 @@ static void print_tuning(FILE *fp, const json_t *sum)
 
 	if (!json_array_size(list))
 		return;
-	fprintf(fp, "tuning:    %lld action(s)%s, %lld variants measured", kp_json_int(t, "actions", 0),
-	        kp_json_int(t, "running", 0) ? " (one going on)" : "", kp_json_int(t, "evaluations", 0));
+	fprintf(fp, "tuning:    %lld %s%s, %lld %s measured", kp_json_int(t, "actions", 0),
+	        kp_plural(kp_json_int(t, "actions", 0), "action", "actions"),
+	        kp_json_int(t, "running", 0) ? " (one going on)" : "", kp_json_int(t, "evaluations", 0),
+	        kp_plural(kp_json_int(t, "evaluations", 0), "variant", "variants"));
 	if (isfinite(share))
 		fprintf(fp, " (%.0f%% of the evaluations)", 100 * share);
 	if (isfinite(vpm))
@@ -114,8 +116,8 @@ static void print_tuning(FILE *fp, const json_t *sum)
 	for (size_t i = 0; i < json_array_size(list); i++) {
 		const json_t *e = json_array_get(list, i);
 		const char *best = kp_json_str(e, "best_point", NULL), *note = kp_json_str(e, "note", NULL);
-		fprintf(fp, "  #%-4lld %s, %lld trials", kp_json_int(e, "node", 0),
-		        kp_json_str(e, "status", "?"), kp_json_int(e, "trials", 0));
+		fprintf(fp, "  #%-4lld %s, %lld %s", kp_json_int(e, "node", 0), kp_json_str(e, "status", "?"),
+		        kp_json_int(e, "trials", 0), kp_plural(kp_json_int(e, "trials", 0), "trial", "trials"));
 		if (best)
 			fprintf(fp, ", best %s %.4g ms (untuned %.4g ms)", best,
 			        kp_json_num(e, "best_ms", NAN), kp_json_num(e, "untuned_ms", NAN));
@@ -143,18 +145,21 @@ void kp_cli_print_run_summary(struct kp_cli *cli, const json_t *sum)
 		kp_json_str(search, "backup", "?"), kp_json_num(search, "uct_c", NAN));
 	if (!strcmp(kp_json_str(orch, "mode", "proactive"), "reactive"))
 		fprintf(cli->out,
-			"tools:     reactive, at most %lld rounds of requests per version; %lld requests "
-			"answered\n",
-			kp_json_int(orch, "tool_rounds", 0), kp_json_int(used, "tool_calls", 0));
+			"tools:     reactive, at most %lld %s of requests per version; %lld %s answered\n",
+			kp_json_int(orch, "tool_rounds", 0),
+			kp_plural(kp_json_int(orch, "tool_rounds", 0), "round", "rounds"), kp_json_int(used, "tool_calls", 0),
+			kp_plural(kp_json_int(used, "tool_calls", 0), "request", "requests"));
 	fprintf(cli->out,
-		"used:      %lld evaluations, %lld generations (%lld unusable), %lld+%lld tokens, $%.2f, %s "
-		"in %lld "
-		"session(s)\n",
-		kp_json_int(used, "evaluations", 0), kp_json_int(used, "generations", 0),
+		"used:      %lld %s, %lld %s (%lld unusable), %lld+%lld tokens, $%.2f, %s in %lld %s\n",
+		kp_json_int(used, "evaluations", 0),
+		kp_plural(kp_json_int(used, "evaluations", 0), "evaluation", "evaluations"),
+		kp_json_int(used, "generations", 0),
+		kp_plural(kp_json_int(used, "generations", 0), "generation", "generations"),
 		kp_json_int(used, "generation_failures", 0), kp_json_int(used, "tokens_in", 0),
 		kp_json_int(used, "tokens_out", 0), kp_json_num(used, "cost_usd", 0),
 		kp_fmt_duration(kp_json_num(used, "elapsed_s", 0), el, sizeof(el)),
-		kp_json_int(used, "sessions", 0));
+		kp_json_int(used, "sessions", 0),
+		kp_plural(kp_json_int(used, "sessions", 0), "session", "sessions"));
 	if (kp_json_num(used, "gpu_busy_s", 0) > 0) {
 		char busy[32];
 		fprintf(cli->out, "gpu:       busy %.0f%% of the wall time (%s evaluating and profiling)\n",

@@ -193,7 +193,7 @@ static int report_submission(struct kp_cli *cli, const char *dir, const struct k
 	if (sub->array)
 		fprintf(cli->out, "shards %s of %ld", sub->array, sub->shards);
 	else
-		fprintf(cli->out, "%ld shards", sub->shards);
+		fprintf(cli->out, "%ld %s", sub->shards, kp_plural(sub->shards, "shard", "shards"));
 	fprintf(cli->out, "), merge job %lld\n", sub->merge_job);
 	fprintf(cli->out, "follow it with: kernelpro bench %s --status\n", dir);
 	return KP_EXIT_OK;
@@ -277,7 +277,8 @@ void kp_slurm_cli_status(struct kp_cli *cli, const char *dir, json_t *doc)
 	if (kp_json_str(s, "array", NULL))
 		fprintf(o, " (shards %s of %lld)", kp_json_str(s, "array", ""), kp_json_int(s, "shards", 0));
 	else
-		fprintf(o, " (%lld shards)", kp_json_int(s, "shards", 0));
+		fprintf(o, " (%lld %s)", kp_json_int(s, "shards", 0),
+		        kp_plural(kp_json_int(s, "shards", 0), "shard", "shards"));
 	if ((merge = json_object_get(s, "merge")) && json_is_object(merge)) {
 		elem_note(merge, note, sizeof(note));
 		fprintf(o, ", merge job %lld %s%s%s%s", kp_json_int(s, "merge_job", 0),
@@ -320,8 +321,9 @@ void kp_slurm_cli_merge_incomplete(struct kp_cli *cli, const char *dir)
 		if (!left)
 			continue;
 		kp_cli_warn(cli,
-		            "shard %lld/%lld: %lld tasks not done; its Slurm element is %s (runs: %lld%s%s)",
+		            "shard %lld/%lld: %lld %s not done; its Slurm element is %s (runs: %lld%s%s)",
 		            kp_json_int(e, "shard", 0), kp_json_int(s, "shards", 0), left,
+		            kp_plural(left, "task", "tasks"),
 		            kp_json_str(e, "state", "?"), kp_json_int(e, "attempts", 0),
 		            *kp_json_str(e, "nodes", "") ? ", last on " : "", kp_json_str(e, "nodes", ""));
 	}
@@ -369,9 +371,10 @@ int kp_slurm_cli_requeue(struct kp_cli *cli, const char *dir, int shard, int sha
 	}
 	/* Said first and flushed: Slurm ends this process (SIGTERM) once the requeue is in. */
 	fprintf(cli->out,
-	        "shard %d/%d: the time limit is near and %ld tasks are left: requeueing Slurm job %ld_%ld "
+	        "shard %d/%d: the time limit is near and %ld %s left: requeueing Slurm job %ld_%ld "
 	        "(start %ld continues where this one stopped)\n",
-	        shard, shards, left, job, task, (restarts > 0 ? restarts : 0) + 2);
+	        shard, shards, left, left == 1 ? "task is" : "tasks are", job, task,
+	        (restarts > 0 ? restarts : 0) + 2);
 	fflush(cli->out);
 	fflush(cli->err);
 	if (kp_slurm_submission_requeue(NULL, job, task, &err)) {

@@ -1,6 +1,7 @@
 /* The shared tool options: opening a toolset from --tools-dir, --threshold, --thresholds and the environment. */
 #include "base/setup.h"
 
+#include "kernelpro/fs.h"
 #include "tools_cli.h"
 
 int kp_cli_toolset_open(struct kp_cli *cli, const struct kp_args *args, struct kp_toolset **out)
@@ -14,7 +15,18 @@ int kp_cli_toolset_open(struct kp_cli *cli, const struct kp_args *args, struct k
 	o.overrides = over && over->n ? (const char *const *)over->v : NULL;
 	o.config_path = kp_arg_str(args, "thresholds");
 	o.use_env = 1;
-	/* Every failure here comes from what the command line named: a directory, a file, an override. */
+	/* A directory that is not there is exit 1, as a missing path is in every command (docs/cli.md). */
+	for (size_t i = 0; dirs && i < dirs->n; i++)
+		if (!kp_path_is_dir(dirs->v[i])) {
+			kp_cli_error(cli, "tools directory '%s': %s", dirs->v[i],
+				     kp_path_exists(dirs->v[i]) ? "not a directory" : "no such directory");
+			return KP_EXIT_FAIL;
+		}
+	if (o.config_path && !kp_path_exists(o.config_path)) {
+		kp_cli_error(cli, "--thresholds '%s': no such file", o.config_path);
+		return KP_EXIT_FAIL;
+	}
+	/* The rest comes from values the command line gave: an override, a thresholds file's lines. */
 	if (kp_toolset_open(out, &o, &err)) {
 		kp_cli_error(cli, "%s", kp_error_msg(&err));
 		return KP_EXIT_USAGE;

@@ -1,27 +1,43 @@
 #!/bin/sh
-# Installs the Debian/Ubuntu packages kernelpro builds and tests with. Idempotent; runs apt-get update first.
-# The Slurm, munge and MariaDB packages are for the private test cluster (tests/support/slurm/), ~16 s.
+# Installs the Debian/Ubuntu packages kernelpro needs (`make deps`), or with --test the ones only its
+# tests need (`make test-deps`): cmocka, a private Slurm cluster (slurm-wlm, slurmdbd, munge, MariaDB,
+# tests/support/slurm/), fonts and a headless browser for the report test. Idempotent: it checks with
+# dpkg first and runs apt-get (update, then install) only for what is missing.
 set -eu
-SUDO=
-if [ "$(id -u)" -ne 0 ]; then
-	if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
-		echo "install-deps: run as root (or install sudo)" >&2; exit 1
-	fi
+usage() { echo "usage: tools/install-deps.sh [--test]" >&2; exit 2; }
+want=program
+case "${1:-}" in
+"") ;;
+--test) want=test ;;
+*) usage ;;
+esac
+[ $# -le 1 ] || usage
+
+if [ "$want" = program ]; then
+	PKGS="build-essential pkg-config git ca-certificates python3 \
+libcurl4-openssl-dev libjansson-dev libsqlite3-dev liblua5.4-dev libssl-dev"
+else
+	PKGS="libcmocka-dev slurm-wlm slurmdbd munge mariadb-server-core mariadb-client-core fonts-dejavu-core"
 fi
-PKGS="build-essential pkg-config git ca-certificates python3 \
-libcurl4-openssl-dev libjansson-dev libsqlite3-dev liblua5.4-dev libcmocka-dev libssl-dev \
-slurm-wlm slurmdbd munge mariadb-server-core mariadb-client-core fonts-dejavu-core"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 # A headless browser for the report test (tests/integration/t1403): Debian's headless shell (64 MB,
-# about 12 s to install), else the full browser. Neither is needed to build or run kernelpro.
+# about 12 s to install), else the full browser.
 browser=
-command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1 || browser=wanted
+if [ "$want" = test ]; then
+	command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1 || browser=wanted
+fi
 if [ -z "$missing" ] && [ -z "$browser" ]; then
-	echo "install-deps: all packages present"
+	echo "install-deps: all $want packages present"
 	exit 0
+fi
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+		echo "install-deps: run as root (or install sudo) to install:$missing${browser:+ chromium}" >&2; exit 1
+	fi
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq

@@ -12,6 +12,7 @@
  * (prepared runs for profilers), timing (CUDA events and host-timed calls, host_time), loop (energy
  * windows), baseline (the reference alone). tests/gpu/g0501 and g0502 go through every one of them.
  */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,12 @@ static void setup(struct nh *h, int baseline)
 		e = cudaFree(0);
 	if (e != cudaSuccess) {
 		char b[256];
+		void *drv = NULL;
+		/* The runtime says "insufficient driver" when there is no driver at all: say which it is. */
+		if (e == cudaErrorInsufficientDriver && !(drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)))
+			harness_fail("no usable GPU: no NVIDIA driver on this machine ('libcuda.so.1' not found)");
+		if (drv)
+			dlclose(drv);
 		harness_fail("no usable GPU: %s", err_text(e, b, sizeof(b)));
 	}
 	CK(cudaGetDeviceProperties(&prop, 0));

@@ -118,6 +118,15 @@ int kp_llm_config_load(struct kp_llm_config *cfg, const struct kp_llm_sources *s
 int kp_llm_config_parse_spec(struct kp_llm_config *cfg, const char *spec, struct kp_error *err);
 
 /*
+ * Other tools' model names as PROVIDER:MODEL, into out (reset first): "gpt-4o", "o3-mini",
+ * "chatgpt-*", "codex-*" -> openai:NAME; "claude-*" -> anthropic:NAME; "openai/NAME" and
+ * "anthropic/NAME" (litellm) -> PROVIDER:NAME; a spec with its provider is copied. Any other
+ * "vendor/name" or bare name is KP_EINVAL, with the spelling to use. kp_llm_config_parse_spec
+ * applies it first. docs/llm.md, "Model names".
+ */
+int kp_llm_spec_resolve(const char *spec, struct kp_buf *out, struct kp_error *err);
+
+/*
  * Appends the spec that selects cfg's backend again, as parse_spec reads it
  * (a replay directory made absolute; never a key). Nothing when none is chosen.
  */

@@ -13,6 +13,12 @@ int kp_parse_size(const char *s, size_t *out);
 int kp_parse_duration(const char *s, double *out);
 
 int kp_starts_with(const char *s, const char *prefix);
+
+/*
+ * The word for a count: `one` when n is 1 (or -1), else `many`: "%ld %s", n, kp_plural(n,
+ * "evaluation", "evaluations"). Both borrowed; the result is one of them.
+ */
+const char *kp_plural(long long n, const char *one, const char *many);
 int kp_ends_with(const char *s, const char *suffix);
 
 /* Copies at most n-1 bytes and terminates; returns strlen(src) (>= n means truncated). */

@@ -101,6 +101,11 @@ int kp_parse_duration(const char *s, double *out)
 	return 0;
 }
 
+const char *kp_plural(long long n, const char *one, const char *many)
+{
+	return n == 1 || n == -1 ? one : many;
+}
+
 int kp_starts_with(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));

@@ -140,9 +140,9 @@ void kp_verdict_speedup_text(const struct kp_verdict *v, struct kp_buf *out)
 	const char *prec = v->precision[0] ? v->precision : "?";
 	if (v->status != KP_STATUS_CORRECT || isnan(v->speedup))
 		return;
-	kp_buf_addf(out, "%.3gx over %s (%.4g ms vs %.4g ms, medians of %d trials)", v->speedup,
+	kp_buf_addf(out, "%.3gx over %s (%.4g ms vs %.4g ms, medians of %d %s)", v->speedup,
 		    v->reference[0] ? v->reference : "the reference", v->runtime.median_ms, v->ref_runtime.median_ms,
-		    v->runtime.trials);
+		    v->runtime.trials, kp_plural(v->runtime.trials, "trial", "trials"));
 	if (!isnan(v->speedup_compile))
 		kp_buf_addf(out, ", %.3gx over torch.compile (%.4g ms)", v->speedup_compile,
 			    v->compiled_ref_runtime.median_ms);
@@ -151,10 +151,10 @@ void kp_verdict_speedup_text(const struct kp_verdict *v, struct kp_buf *out)
 	kp_buf_addf(out, "; both sides in %s", prec);
 	if (v->ref_precision[0] && v->cand_precision[0] && strcmp(v->ref_precision, v->cand_precision))
 		kp_buf_addf(out, " (outputs: reference %s, candidate %s)", v->ref_precision, v->cand_precision);
-	kp_buf_addf(out, ", %s; outputs within atol=%g, rtol=%g (%s%s%s) on %d of %d trials",
+	kp_buf_addf(out, ", %s; outputs within atol=%g, rtol=%g (%s%s%s) on %d of %d %s",
 		    tf32_words(v->tf32_ref, v->tf32_cand), v->atol, v->rtol, v->tol_source[0] ? v->tol_source : "tolerance",
 		    !strcmp(v->tol_source, "default") ? " for " : "", !strcmp(v->tol_source, "default") ? prec : "",
-		    v->trials_passed, v->trials_run);
+		    v->trials_passed, v->trials_run, kp_plural(v->trials_run, "trial", "trials"));
 	if (!strcmp(v->scaled.status, "passed"))
 		kp_buf_addf(out, " and with inputs scaled x%g (atol there widened to the outputs' rounding error)",
 			    v->scaled.scale);

@@ -187,7 +187,8 @@ int kp_hw_load(struct kp_hw *hw, const char *key, int index, struct kp_error *er
 		if (rc == KP_ENOTOOL || (rc == 0 && gl.count == 0))
 			rc = KP_ENODEV;
 		if (rc) {
-			static const char msg[] = "no GPU to model; pass --gpu KEY to work offline (e.g. --gpu h200-sxm)";
+			static const char msg[] = "no GPU to model; pass --gpu-model KEY to work offline (e.g. --gpu-model "
+					   "h200-sxm; --hw KEY in optimize and tune)";
 			if (err && err->code) {
 				kp_error_prefix(err, "%s", msg);
 				err->code = KP_ENODEV;

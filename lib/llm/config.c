@@ -46,7 +46,8 @@ static void set_str(char **dst, const char *s)
 	*dst = s ? kp_xstrdup(s) : NULL;
 }
 
-int kp_llm_config_parse_spec(struct kp_llm_config *cfg, const char *spec, struct kp_error *err)
+/* spec as PROVIDER:MODEL (kp_llm_spec_resolve has read other tools' names). */
+static int parse_resolved(struct kp_llm_config *cfg, const char *spec, struct kp_error *err)
 {
 	const char *colon = spec ? strchr(spec, ':') : NULL;
 	const struct kp_llm_backend *be;
@@ -71,6 +72,17 @@ int kp_llm_config_parse_spec(struct kp_llm_config *cfg, const char *spec, struct
 	snprintf(word, sizeof(word), "%.*s", (int)(colon - spec), spec); /* a known word: short */
 	cfg->provider = be->id;
 	return be->parse_spec(cfg, word, colon + 1, err);
+}
+
+int kp_llm_config_parse_spec(struct kp_llm_config *cfg, const char *given, struct kp_error *err)
+{
+	struct kp_buf resolved = KP_BUF_INIT;
+	int rc = given ? kp_llm_spec_resolve(given, &resolved, err) : 0;
+
+	if (!rc)
+		rc = parse_resolved(cfg, given ? resolved.buf : NULL, err);
+	kp_buf_release(&resolved);
+	return rc;
 }
 
 void kp_llm_config_format_spec(const struct kp_llm_config *cfg, struct kp_buf *out)

@@ -208,9 +208,9 @@ static void take_reply(struct kp_programmer *pg, struct gen *g, const struct kp_
 		if (res->rounds >= pg->max_rounds) {
 			res->rejected = 1;
 			snprintf(res->reason, sizeof(res->reason),
-				 "the reply asked for more information after the last of %d rounds, with no code; reply "
+				 "the reply asked for more information after the last of %d %s, with no code; reply "
 				 "with the complete file",
-				 pg->max_rounds);
+				 pg->max_rounds, kp_plural(pg->max_rounds, "round", "rounds"));
 			g->done = 1;
 			return;
 		}

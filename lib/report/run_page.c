@@ -7,6 +7,7 @@
 
 #include "kernelpro/json.h"
 #include "kernelpro/run.h"
+#include "kernelpro/str.h"
 #include "report/report_int.h"
 
 #define TEXT_CAP (24u << 10) /* one feedback or log shown at most this long */

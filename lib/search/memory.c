@@ -313,8 +313,8 @@ int kp_memory_dead_end(const struct kp_memory *m, const struct kp_tree *t, int i
 		snprintf(text, sizeof(text), "%s after %d attempts in a row (%s): %s", kp_dead_reason_text(n->dead),
 			 n->fail_depth, kp_outcome_name(n->outcome), sig[0] ? sig : "no log");
 	} else if (n->outcome == KP_OUTCOME_CORRECT) {
-		snprintf(text, sizeof(text), "%s: %d versions made from it (%.2fx), none faster", kp_dead_reason_text(n->dead),
-			 n->expansions, n->speedup);
+		snprintf(text, sizeof(text), "%s: %d %s made from it (%.2fx), none faster", kp_dead_reason_text(n->dead),
+			 n->expansions, kp_plural(n->expansions, "version", "versions"), n->speedup);
 	} else {
 		snprintf(text, sizeof(text), "%s", kp_dead_reason_text(n->dead));
 	}

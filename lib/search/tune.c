@@ -206,8 +206,9 @@ int kp__tune_dispatch(struct loop *L, struct kp_error *err)
 	                             .strategy = p->tune_strategy,
 	                             .derive = derive};
 	kp_tree_begin_expand(&L->tree, idx);
-	kp__loop_note(L, "#%ld: tune action, up to %ld variants (%s, %s knobs)", row.node, budget,
-	              row.strategy, derive == KP_TUNE_DERIVE_NEVER ? "declared" : "declared or derived");
+	kp__loop_note(L, "#%ld: tune action, up to %ld %s (%s, %s knobs)", row.node, budget,
+	              kp_plural(budget, "variant", "variants"), row.strategy,
+	              derive == KP_TUNE_DERIVE_NEVER ? "declared" : "declared or derived");
 	return 1;
 }
 
@@ -350,9 +351,9 @@ static int finish(struct loop *L, int idx, const struct kp_search_tuning *t, con
 	free(note);
 	if (rc)
 		return rc;
-	kp__loop_note(L, "tuned #%ld: %zu variants (%zu measured, %zu from earlier) in %.1f s%s%s", id,
-	              t->trials, t->evaluated, t->cache_hits, t->wall_s, tr.note ? ": " : "",
-	              tr.note ? tr.note : "");
+	kp__loop_note(L, "tuned #%ld: %zu %s (%zu measured, %zu from earlier) in %.1f s%s%s", id,
+	              t->trials, kp_plural((long long)t->trials, "variant", "variants"), t->evaluated,
+	              t->cache_hits, t->wall_s, tr.note ? ": " : "", tr.note ? tr.note : "");
 	for (size_t i = 0; i < n; i++) {
 		kp_tree_add(&L->tree, &rows[i]);
 		kp__loop_queue(L, rows[i].id, t->best[i].source);
@@ -405,8 +406,8 @@ int kp__tune_step(struct loop *L, struct kp_error *err)
 	    (T->stopped == TUNE_STOP_ASKED || (T->stopped == TUNE_STOP_BUDGET && !t.trials))) {
 		/* Left running: a resumed run goes on with it, finding what was measured. */
 		kp__loop_note(L,
-		              "tuning #%ld paused after %ld evaluations (%s); a resumed run goes on with it",
-		              T->id, T->fresh, kp_error_msg(&terr));
+		              "tuning #%ld paused after %ld %s (%s); a resumed run goes on with it", T->id,
+		              T->fresh, kp_plural(T->fresh, "evaluation", "evaluations"), kp_error_msg(&terr));
 		rc = 0;
 		goto out;
 	}

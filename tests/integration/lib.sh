@@ -22,3 +22,12 @@ expect_exit() {
 # contains FILE TEXT: FILE has the fixed string TEXT.
 contains() { grep -qF -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "'$1' lacks '$2'"; }; }
 lacks() { ! grep -qF -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "'$1' has '$2'"; }; }
+
+# closed_stdout CMD...: runs CMD with stdout a pipe whose reader has already gone (what `| head -1`
+# leaves once head exits), stderr into ./err; returns CMD's exit status.
+closed_stdout() {
+	python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' "$@" 2>err
+}

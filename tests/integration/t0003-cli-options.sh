@@ -36,10 +36,47 @@ for c in optimize bench runs show report eval baseline tune ask energy doctor pr
 	fi
 done
 
+# One meaning of --gpu: an index (optimize, eval, tune, bench). A GPU model is --gpu-model KEY; the
+# old --gpu KEY still works where it meant a model, with a warning that names the new spelling.
+for c in ask profile analyze diagnose "hw show"; do
+	"$KP" $c --help >help.txt || fail "'$c --help' failed"
+	grep -q -- '--gpu-model KEY' help.txt || fail "'$c --help' lacks --gpu-model"
+	! grep -q -- '--gpu KEY' help.txt || fail "'$c --help' still lists --gpu KEY"
+done
+for c in optimize eval tune; do
+	"$KP" $c --help | grep -q -- '--gpu N' || fail "'$c --help': --gpu is no longer the GPU index"
+done
+expect_exit 0 "$KP" hw show --gpu-model h200-sxm
+lacks err "warning"
+expect_exit 0 "$KP" hw show --gpu h200-sxm
+contains out "H200"
+contains err "warning: '--gpu' is now '--gpu-model'"
+expect_exit 0 "$KP" ask --reference "$TASK/reference.cu" --dry-run --gpu=h200-sxm
+contains err "'--gpu' is now '--gpu-model'"
+
+# Help: every command shows examples; the long ones (optimize, bench) keep to the common options and
+# say how many more --help-all lists, with where the details are.
+for c in optimize bench runs show report eval baseline tune ask energy doctor profile analyze diagnose codesearch \
+	version "tools list" "hw show" "energy proxy"; do
+	"$KP" $c --help >help.txt || fail "'$c --help' failed"
+	grep -q '^examples:' help.txt || fail "'$c --help' has no examples"
+	grep -q '^  kernelpro ' help.txt || fail "'$c --help': an example is no kernelpro command line"
+done
+for c in optimize bench; do
+	"$KP" $c --help >help.txt
+	[ "$(wc -l <help.txt)" -le 50 ] || fail "'$c --help' is $(wc -l <help.txt) lines"
+	contains help.txt "more: 'kernelpro $c --help-all' lists every option; docs/"
+	"$KP" $c --help-all >all.txt
+	contains all.txt "--param NAME=VALUE"
+	contains all.txt "--nvcc-flag FLAG"
+	lacks all.txt "more:"
+done
+"$KP" optimize --help | grep -q -- '--param NAME' && fail "optimize --help lists --param (a detail: --help-all)"
+
 # One name for the prompt directory, in every command that has one.
 mkdir prompts-empty
 expect_exit 0 "$KP" ask --reference "$TASK/reference.cu" --dry-run --prompts-dir prompts-empty
-"$KP" optimize --help | grep -q -- '--prompts-dir' || fail "optimize lost --prompts-dir"
+"$KP" optimize --help-all | grep -q -- '--prompts-dir' || fail "optimize lost --prompts-dir"
 
 # A bad value is a usage error (exit 2) in every command, found from the option table before the
 # command does anything (no GPU check, no file read, no network).

@@ -24,7 +24,7 @@ print("ok")
 PY
 
 # one launch, another GPU model, the task's minimum bytes
-expect_exit 0 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --gpu a100-80 --launch 1 --min-bytes 805306368
+expect_exit 0 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --gpu-model a100-80 --launch 1 --min-bytes 805306368
 contains out "NVIDIA A100 SXM4 80GB"
 contains out "minimum traffic"
 lacks out "launch 0 "
@@ -36,7 +36,7 @@ expect_exit 1 "$KP" diagnose --ncu-csv "$G/sass.txt"
 contains err "sass.txt: no ncu CSV header"
 expect_exit 1 "$KP" diagnose --ncu-csv nonexistent.csv
 contains err "nonexistent.csv"
-expect_exit 1 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --gpu gtx-480
+expect_exit 2 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --gpu gtx-480
 contains err "unknown GPU 'gtx-480'"
 expect_exit 1 "$KP" diagnose --ncu-csv "$G/ncu_raw.csv" --launch 99
 contains err "no launch with the requested ID"

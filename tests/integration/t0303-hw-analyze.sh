@@ -3,18 +3,18 @@
 . "$KP_ROOT/tests/integration/lib.sh"
 export XDG_CACHE_HOME="$PWD/cache"
 
-expect_exit 0 "$KP" hw show --gpu h200-sxm
+expect_exit 0 "$KP" hw show --gpu-model h200-sxm
 contains out "NVIDIA H200 SXM 141GB (h200-sxm)"
 contains out "ceilings (datasheet)"
 expect_exit 0 "$KP" hw show --list
 for k in h100-sxm h100-pcie h200-sxm a100-40 a100-80 l40s rtx-4090 b200; do contains out "$k"; done
 expect_exit 0 "$KP" hw show --list --json
 python3 -c "import json; assert len(json.load(open('out'))) >= 8" || fail "hw list json"
-expect_exit 1 "$KP" hw show --gpu nope
+expect_exit 2 "$KP" hw show --gpu nope
 contains err "unknown GPU 'nope'"
 if ! [ -e /dev/nvidia0 ]; then
 	expect_exit 3 "$KP" hw show
-	contains err "pass --gpu KEY"
+	contains err "pass --gpu-model KEY"
 	expect_exit 3 "$KP" hw calibrate
 fi
 
@@ -23,7 +23,7 @@ mkdir -p cache/kernelpro/hw
 cat > cache/kernelpro/hw/h200-sxm.json <<'J'
 {"schema": 1, "key": "h200-sxm", "device": "NVIDIA H200", "measured_at": "2026-11-29T12:00:00Z", "dram_bw": 4.0e12, "fp32": 6.0e13}
 J
-expect_exit 0 "$KP" hw show --gpu h200-sxm --json
+expect_exit 0 "$KP" hw show --gpu-model h200-sxm --json
 python3 -c "
 import json; o = json.load(open('out'))
 assert o['calibrated'] and o['dram_bw'] == 4.0e12 and o['datasheet_dram_bw'] == 4.8e12, o
@@ -61,5 +61,6 @@ contains out '"timing_only": true'
 mkdir empty
 expect_exit 1 "$KP" analyze empty
 contains err "neither ncu_raw.csv nor trace.json"
-expect_exit 2 "$KP" analyze nothing-here
+expect_exit 1 "$KP" analyze nothing-here
+contains err "no such file or directory"
 echo ok

@@ -36,7 +36,7 @@ export KP_LIBCUDA="$FAKE"
 expect_exit 0 "$KP" diagnose --json --launch 0 --ncu-csv "$G/ncu_raw.csv"
 gpu h200-sxm "NVIDIA H200 (fake)"
 # --gpu wins over both.
-expect_exit 0 "$KP" diagnose --json --launch 0 --ncu-csv "$G/ncu_raw.csv" --gpu b200
+expect_exit 0 "$KP" diagnose --json --launch 0 --ncu-csv "$G/ncu_raw.csv" --gpu-model b200
 gpu b200 -
 # Taken on an A100, analysed next to an H200: the A100's roofline, not the machine's.
 rename a100.csv "NVIDIA A100-SXM4-80GB"
@@ -56,7 +56,7 @@ expect_exit 0 "$KP" analyze --json --launch 0 named
 gpu h200-sxm "NVIDIA H200 (fake)"
 KP_LIBCUDA=/nonexistent/libcuda.so.1 expect_exit 3 "$KP" analyze --launch 0 named
 contains err "taken on 'NVIDIA X9000', which the GPU table does not know"
-contains err "pass --gpu KEY"
+contains err "pass --gpu-model KEY"
 
 # The energy paragraph (docs/energy.md) is part of the feedback text with --energy, and only then.
 export KP_LIBCUDA=/nonexistent/libcuda.so.1

@@ -31,7 +31,7 @@ contains err "expected TOOL.NAME=NUMBER"
 printf 'coalescing.max_excess_pct = 3\nbroken line\n' >t.conf
 expect_exit 2 "$KP" tools list --thresholds t.conf
 contains err "t.conf:2: expected"
-expect_exit 2 "$KP" tools list --tools-dir nonexistent
+expect_exit 1 "$KP" tools list --tools-dir nonexistent
 contains err "tools directory 'nonexistent'"
 
 # What the profiler must collect for a class, or for named tools.

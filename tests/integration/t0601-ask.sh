@@ -24,11 +24,11 @@ expect_exit 1 "$KP" ask --task "$KP_ROOT/no/such/task" --dry-run
 contains err "--task: "
 expect_exit 1 "$KP" ask --task "$V/reference.cu" --dry-run
 contains err "--task: "
-expect_exit 1 "$KP" ask --task "$V" --gpu no-such-gpu --dry-run
-contains err "--gpu: "
+expect_exit 2 "$KP" ask --task "$V" --gpu no-such-gpu --dry-run
+contains err "option '--gpu-model': unknown GPU"
 contains err "no-such-gpu"
-expect_exit 2 "$KP" ask --task "$V" --gpu h200-sxm --hardware "$V/hardware.txt" --dry-run
-contains err "give the GPU once: --gpu KEY or --hardware FILE"
+expect_exit 2 "$KP" ask --task "$V" --gpu-model h200-sxm --hardware "$V/hardware.txt" --dry-run
+contains err "give the GPU once: --gpu-model KEY or --hardware FILE"
 expect_exit 2 "$KP" ask --mode optimize --task "$V"
 contains err "--mode optimize needs --parent FILE"
 # A task alone is enough: the model gets its reference and the format follows from it.
@@ -41,7 +41,7 @@ printf '%s' "$in" | grep -q "NVIDIA H200 SXM 141GB (datasheet): 132 SMs" || exit
 printf '```cuda\nKP_EXPORT int kp_run(const kp_tensor *in, int nin, kp_tensor *out, int nout, kp_stream_t s) { return 0; }\n```\n'
 SH
 chmod +x task-model.sh
-XDG_CACHE_HOME="$PWD/cache" expect_exit 0 "$KP" ask --task "$V" --gpu h200-sxm --llm "exec:$PWD/task-model.sh"
+XDG_CACHE_HOME="$PWD/cache" expect_exit 0 "$KP" ask --task "$V" --gpu-model h200-sxm --llm "exec:$PWD/task-model.sh"
 contains out "kp_run"
 
 # A missing key names its variable; nothing is sent.

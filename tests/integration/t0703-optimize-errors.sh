@@ -4,7 +4,8 @@
 
 expect_exit 2 "$KP" optimize
 contains err "give a TASK"
-expect_exit 1 "$KP" optimize "$TASK" --evaluator "$FAKE"
+# No model chosen is a usage error (exit 2), as in ask.
+expect_exit 2 "$KP" optimize "$TASK" --evaluator "$FAKE"
 contains err "--llm"
 [ ! -d kernelpro-runs ] || fail "a run was created without an LLM"
 expect_exit 2 optimize --evals 0

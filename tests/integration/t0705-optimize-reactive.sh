@@ -40,7 +40,7 @@ contains out "Tool coalescing: fired"
 contains out "[critical] Uncoalesced global loads and stores: 88% of the sectors moved are excess"
 contains out "You may ask again (2 more rounds)"
 expect_exit 0 "$KP" show r
-contains out "tools:     reactive, at most 3 rounds of requests per version; 1 requests answered"
+contains out "tools:     reactive, at most 3 rounds of requests per version; 1 request answered"
 [ "$(json kernelpro-runs/r/summary.json 'd["orchestration"]["mode"]')" = reactive ] || fail "summary: orchestration"
 # The feedback the fake harness reported is kept, and show says it was not sent.
 expect_exit 0 "$KP" show r --node 2
@@ -70,7 +70,7 @@ expect_exit 0 "$KP" show p
 lacks out "tools:     reactive"
 [ "$(json kernelpro-runs/p/summary.json 'd["orchestration"]["mode"]')" = proactive ] || fail "summary: proactive"
 [ "$(json kernelpro-runs/p/summary.json 'd["used"]["tool_calls"]')" = 0 ] || fail "summary: proactive tool_calls"
-expect_exit 0 "$KP" optimize --help
+expect_exit 0 "$KP" optimize --help-all
 contains out "--orchestration WHICH"
 contains out "--tool-rounds N"
 exit 0

@@ -26,6 +26,12 @@ for args in "runs" "show t" "show t --tree" "show t --node 2"; do
 done
 expect_exit 0 "$KP" show t
 contains out 'task\x1b[31m'
+# One session, one word: no "session(s)" (and no "1 evaluations" anywhere).
+contains out " in 1 session"
+lacks out "(s)"
+# `show t --node 2 | head -1`: a reader that has gone is no error (no message, exit 0).
+closed_stdout "$KP" show t --node 2 || fail "show --node to a closed pipe exited $?"
+[ ! -s err ] || fail "show --node to a closed pipe said: $(cat err)"
 # --json stays JSON (its own escapes), with the text as it is.
 expect_exit 0 "$KP" show t --node 2 --json
 [ "$(json out '"\x1b[2J" in d["summary"] and "\x07" in d["summary"]')" = True ] || fail "--json: $(cat out)"

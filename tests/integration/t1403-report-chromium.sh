@@ -10,7 +10,7 @@ mkdir -p "$SHOTS"
 
 $CHECK --help >/dev/null || fail "check_page.py does not run"
 python3 "$R/check_page.py" /dev/null >/dev/null 2>&1
-[ $? -eq 77 ] && skip "no Chromium (tools/install-deps.sh installs chromium-headless-shell)"
+[ $? -eq 77 ] && skip "no Chromium (make test-deps installs chromium-headless-shell)"
 
 make_suite runs
 make_hostile hostile

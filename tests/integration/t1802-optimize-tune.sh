@@ -32,7 +32,7 @@ none() { "$KP" optimize --llm none "$@"; }
 expect_exit 0 none "$task" --from "$d/scale.cu" --evaluator "$EXEC" --evals 16 --name ex
 contains out "best: #3, 8.89x faster than the reference (1.125 ms vs 10 ms)"
 contains out "#3    tune     correct          8.89x  BLOCK=512 ITEMS=1: tuned from #2 (1.125 ms; untuned 2.25 ms)"
-contains out "tuning:    1 action(s), 14 variants measured (88% of the evaluations)"
+contains out "tuning:    1 action, 14 variants measured (88% of the evaluations)"
 contains err "#2: tune action, up to 14 variants (auto, declared or derived knobs)"
 lacks err "code search off" # no prompt to put snippets in
 R=kernelpro-runs/ex

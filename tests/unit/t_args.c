@@ -4,6 +4,7 @@
 #include "kp_test.h"
 #include "cli.h"
 #include "kernelpro/str.h"
+#include "suggest.h"
 
 static int ran;
 static int run_fake(struct kp_cli *cli, const struct kp_args *a)
@@ -170,6 +171,72 @@ static void test_every_command_has_help(void **state)
 	}
 }
 
+/* Help text: examples in every command's help, and every name a --help brief list keeps is an option. */
+static void check_examples_and_brief(const struct kp_cmd *cmd, const char *parent)
+{
+	char p[128];
+	snprintf(p, sizeof(p), "%s %s", parent, cmd->name);
+	if (!cmd->examples || !strstr(cmd->examples, "kernelpro "))
+		fail_msg("'%s --help' has no examples", p);
+	for (const char *const *b = cmd->brief; b && *b; b++) {
+		const struct kp_opt *o = cmd->opts;
+		while (o && o->type != KP_OPT_END && strcmp(o->name, *b))
+			o++;
+		if (!o || o->type == KP_OPT_END || o->type == KP_OPT_ALIAS)
+			fail_msg("'%s': --help keeps '--%s', which is no option of it", p, *b);
+	}
+	for (const struct kp_cmd *const *s = cmd->subs; s && *s; s++)
+		check_examples_and_brief(*s, p);
+}
+
+static void test_help_examples_and_brief(void **state)
+{
+	for (const struct kp_cmd *const *cmd = kp_commands(); *cmd; cmd++)
+		check_examples_and_brief(*cmd, "kernelpro");
+}
+
+/* --help shows the brief options and how many it left out; --help-all every one. */
+static const struct kp_opt many_opts[] = {
+	{"common", 0, KP_OPT_FLAG, NULL, "the one users need", NULL},
+	{"rare", 0, KP_OPT_FLAG, NULL, "a detail", NULL},
+	{"rarer", 0, KP_OPT_STR, "X", "another detail", NULL},
+	KP_OPT_TABLE_END,
+};
+static const char *const many_brief[] = {"common", NULL};
+static const struct kp_cmd many = {
+	.name = "many", .summary = "Many options", .usage = "[options]", .opts = many_opts, .max_args = 0,
+	.run = run_fake, .brief = many_brief, .more = "docs/many.md", .examples = "kernelpro many --common",
+};
+
+static void test_help_brief(void **state)
+{
+	char *h = NULL, *e = NULL;
+	size_t n;
+	FILE *err, *out;
+	struct kp_args a;
+	char *argv[] = {"many", "--help-all"};
+
+	out = open_memstream(&h, &n);
+	kp_cmd_print_help(&many, "kernelpro many", out);
+	fclose(out);
+	assert_non_null(strstr(h, "--common"));
+	assert_null(strstr(h, "--rare"));
+	assert_non_null(strstr(h, "... and 2 more: 'kernelpro many --help-all' lists every option; docs/many.md"));
+	assert_non_null(strstr(h, "examples:\n  kernelpro many --common\n"));
+	free(h);
+	err = open_memstream(&e, &n);
+	out = open_memstream(&h, &n);
+	assert_int_equal(kp_args_parse(&a, &many, "kernelpro many", 2, argv, err, out), -1);
+	fclose(err);
+	fclose(out);
+	kp_args_release(&a);
+	assert_non_null(strstr(h, "--rarer X"));
+	assert_non_null(strstr(h, "--help-all"));
+	assert_null(strstr(h, "more:"));
+	free(h);
+	free(e);
+}
+
 static const struct kp_opt ranged_opts[] = {
 	{"jobs", 'j', KP_OPT_INT, "N:1..64", "in flight", NULL},
 	{"wait", 0, KP_OPT_NUM, "SECONDS:>0", "a time", NULL},
@@ -257,7 +324,7 @@ static void check_ranges(const struct kp_cmd *cmd, const char *prefix)
 		fclose(out);
 		kp_args_release(&a);
 		out = open_memstream(&h, &n);
-		kp_cmd_print_help(cmd, p, out);
+		kp_cmd_print_help_all(cmd, p, out);
 		fclose(out);
 		snprintf(opt, sizeof(opt), "--%s %.*s ", o->name, (int)(strchr(o->arg, ':') - o->arg), o->arg);
 		if (!strstr(h, opt))
@@ -275,6 +342,52 @@ static void test_every_range(void **state)
 		check_ranges(*cmd, "kernelpro");
 }
 
+static const char *suggest(const char *word, const char *const *cands)
+{
+	struct kp_suggest sg;
+	kp_suggest_init(&sg, word, strlen(word));
+	for (; *cands; cands++)
+		kp_suggest_offer(&sg, *cands);
+	return sg.best;
+}
+
+/* "Did you mean": typos within reach, swaps counted once, prefixes, and nothing for a stranger. */
+static void test_suggest(void **state)
+{
+	static const char *const cmds[] = {"optimize", "bench", "runs", "show", "report", "eval", "energy", NULL};
+	static const char *const opts[] = {"evals", "time", "tokens", "cost", "evaluator", NULL};
+	assert_int_equal(kp_suggest_distance("optimze", 7, "optimize", 8), 1);
+	assert_int_equal(kp_suggest_distance("optimzie", 8, "optimize", 8), 1); /* a swap */
+	assert_int_equal(kp_suggest_distance("", 0, "abc", 3), 3);
+	assert_int_equal(kp_suggest_distance("kitten", 6, "sitting", 7), 3);
+	assert_string_equal(suggest("optimze", cmds), "optimize");
+	assert_string_equal(suggest("bnech", cmds), "bench");
+	assert_string_equal(suggest("shwo", cmds), "show");
+	assert_string_equal(suggest("eval", opts), "evals");    /* one letter short */
+	assert_string_equal(suggest("evaluat", opts), "evaluator"); /* a prefix, past the reach */
+	assert_string_equal(suggest("tokns", opts), "tokens");
+	assert_null(suggest("frobnicate", cmds));
+	assert_null(suggest("x", opts));
+	assert_null(suggest("eval", (const char *const[]){"eval", NULL})); /* the word itself */
+}
+
+/* Counts read right: "1 evaluation", "0 evaluations", "2 evaluations". */
+static void test_plural(void **state)
+{
+	assert_string_equal(kp_plural(1, "evaluation", "evaluations"), "evaluation");
+	assert_string_equal(kp_plural(-1, "degree", "degrees"), "degree");
+	assert_string_equal(kp_plural(0, "evaluation", "evaluations"), "evaluations");
+	assert_string_equal(kp_plural(2, "baseline", "baselines"), "baselines");
+	assert_string_equal(kp_plural(11, "task", "tasks"), "tasks");
+}
+
+/* An unknown option names the one meant. */
+static void test_unknown_option_suggests(void **state)
+{
+	char *argv[] = {"fake", "--dryrun", "task.py"};
+	check_usage_error(argv, 3, "unknown option '--dryrun'; did you mean '--dry-run'?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +398,11 @@ int main(void)
 		cmocka_unit_test(test_every_command_has_help),
 		cmocka_unit_test(test_ranges_and_bundles),
 		cmocka_unit_test(test_every_range),
+		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_plural),
+		cmocka_unit_test(test_unknown_option_suggests),
+		cmocka_unit_test(test_help_examples_and_brief),
+		cmocka_unit_test(test_help_brief),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

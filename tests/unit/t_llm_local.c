@@ -37,6 +37,48 @@ static void test_spec(void **state)
 	kp_llm_config_release(&c);
 }
 
+/* Other tools' model names (docs/llm.md, "Model names"): bare family names and provider/model. */
+static void test_model_names(void **state)
+{
+	static const struct {
+		const char *given, *provider_model;
+	} ok[] = {
+		{"gpt-4o", "openai:gpt-4o"},
+		{"openai/gpt-4o", "openai:gpt-4o"},
+		{"o3-mini", "openai:o3-mini"},
+		{"o1", "openai:o1"},
+		{"chatgpt-4o-latest", "openai:chatgpt-4o-latest"},
+		{"claude-sonnet-4-5", "anthropic:claude-sonnet-4-5"},
+		{"anthropic/claude-opus-4-5", "anthropic:claude-opus-4-5"},
+		{"openai:qwen/qwen-2.5-coder-32b", "openai:qwen/qwen-2.5-coder-32b"}, /* OpenRouter's vendor/name */
+		{"exec:/usr/bin/my-llm --x", "exec:/usr/bin/my-llm --x"},
+		{"replay:runs/a/b", "replay:runs/a/b"},
+	};
+	static const char *const refused[] = {"qwen/qwen-2.5-coder", "openai/", "gemini-pro", "openai", "gpt-", "o"};
+	struct kp_buf b = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	struct kp_llm_config c;
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(ok); i++) {
+		KP_ASSERT_OK(kp_llm_spec_resolve(ok[i].given, &b, &err), &err);
+		assert_string_equal(b.buf, ok[i].provider_model);
+	}
+	for (size_t i = 0; i < KP_ARRAY_SIZE(refused); i++) {
+		assert_int_equal(kp_llm_spec_resolve(refused[i], &b, &err), KP_EINVAL);
+		assert_non_null(strstr(err.msg, "openai:")); /* says how to write it */
+		kp_error_clear(&err);
+	}
+	kp_llm_config_init(&c);
+	KP_ASSERT_OK(kp_llm_config_parse_spec(&c, "gpt-4o", &err), &err);
+	assert_int_equal(c.provider, KP_LLM_OPENAI);
+	assert_string_equal(c.model, "gpt-4o");
+	KP_ASSERT_OK(kp_llm_config_parse_spec(&c, "anthropic/claude-haiku-4-5", &err), &err);
+	assert_int_equal(c.provider, KP_LLM_ANTHROPIC);
+	assert_string_equal(c.model, "claude-haiku-4-5");
+	kp_llm_config_release(&c);
+	kp_buf_release(&b);
+}
+
 static void write_text(const char *path, const char *s)
 {
 	struct kp_error err = KP_ERROR_INIT;
@@ -354,6 +396,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_model_names),
 		cmocka_unit_test(test_config_file),
 		cmocka_unit_test(test_spec_round_trip),
 		cmocka_unit_test(test_resume),

@@ -89,12 +89,12 @@ static void test_gpu_rule_without_device(void **state)
 	assert_string_equal(hw.source, "datasheet");
 	/* 4. Nothing to model: say what to pass. */
 	assert_int_equal(kp_hw_for_profile(&hw, NULL, NULL, 0, &err), KP_ENODEV);
-	assert_non_null(strstr(kp_error_msg(&err), "pass --gpu KEY"));
+	assert_non_null(strstr(kp_error_msg(&err), "pass --gpu-model KEY"));
 	kp_error_clear(&err);
 	/* A profiled GPU the table does not know is named in the message. */
 	assert_int_equal(kp_hw_for_profile(&hw, NULL, "NVIDIA X9000", 0, &err), KP_ENODEV);
 	assert_non_null(strstr(kp_error_msg(&err), "taken on 'NVIDIA X9000'"));
-	assert_non_null(strstr(kp_error_msg(&err), "pass --gpu KEY"));
+	assert_non_null(strstr(kp_error_msg(&err), "pass --gpu-model KEY"));
 	kp_error_clear(&err);
 	assert_int_equal(kp_hw_for_profile(&hw, "gtx-480", "NVIDIA H200", 0, &err), KP_ENOENT);
 	kp_error_clear(&err);

@@ -39,23 +39,23 @@ run_case() {
 	initial-task-gpu)
 		# The task and GPU loaded as optimize does: task.json's description, tensors and tolerance,
 		# reference.cu, the cuda format, and the H200 SXM's datasheet line.
-		"$KP" ask --dry-run --mode initial --task "$V" --gpu h200-sxm --stage1 "$V/stage1.txt" \
+		"$KP" ask --dry-run --mode initial --task "$V" --gpu-model h200-sxm --stage1 "$V/stage1.txt" \
 			--reference-ms 0.233 ;;
 	optimize-task-gpu)
 		# --task with file options too: each file replaces its part (here the task text and the name).
-		"$KP" ask --dry-run --mode optimize --task "$V/task.json" --gpu h200-sxm --task-name vec_add_f32 \
+		"$KP" ask --dry-run --mode optimize --task "$V/task.json" --gpu-model h200-sxm --task-name vec_add_f32 \
 			--task-text "$V/task.txt" --parent "$V/reference.cu" --feedback "$V/feedback.txt" \
 			--reference-ms 0.233 --parent-ms 0.233 ;;
 	initial-task-torch)
 		# A KernelBench .py: the python format follows from the task, the description from Model's docstring.
-		"$KP" ask --dry-run --mode initial --task "$S/reference.py" --gpu h200-sxm ;;
+		"$KP" ask --dry-run --mode initial --task "$S/reference.py" --gpu-model h200-sxm ;;
 	optimize-task-torch)
 		# The torch format's optimize prompt: its knob section is the KP_TUNE dict's (prompts/knobs-torch.txt).
-		"$KP" ask --dry-run --mode optimize --task "$S/reference.py" --gpu h200-sxm --parent "$S/candidate.py" \
+		"$KP" ask --dry-run --mode optimize --task "$S/reference.py" --gpu-model h200-sxm --parent "$S/candidate.py" \
 			--reference-ms 0.312 --parent-ms 0.205 ;;
 	optimize-task-triton)
 		# The Triton format's optimize prompt: its format section, and its knob section (prompts/knobs-triton.txt).
-		"$KP" ask --dry-run --mode optimize --task "$S/reference.py" --format triton --gpu h200-sxm \
+		"$KP" ask --dry-run --mode optimize --task "$S/reference.py" --format triton --gpu-model h200-sxm \
 			--parent "$S/candidate_triton.py" --reference-ms 0.312 --parent-ms 0.141 ;;
 	*) echo "unknown case $1" >&2; return 2 ;;
 	esac

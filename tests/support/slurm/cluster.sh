@@ -68,7 +68,7 @@ up() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (slurmd runs jobs as their owner; CI and the dev machines are root)"
 	for p in munged slurmctld slurmd slurmdbd mariadbd mariadb-install-db sbatch sacct; do
 		command -v "$p" >/dev/null 2>&1 || [ -x "/usr/sbin/$p" ] ||
-			skip "'$p' is missing: install slurm-wlm, slurmdbd, munge and mariadb-server ('make deps')"
+			skip "'$p' is missing: install slurm-wlm, slurmdbd, munge and mariadb-server ('make test-deps')"
 	done
 	PATH=$PATH:/usr/sbin
 	mkdir -p "$dir" || die "cannot create '$dir'"
