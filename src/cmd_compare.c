@@ -142,4 +142,7 @@ const struct kp_cmd kp_cmd_compare = {
     .min_args = 2,
     .max_args = 2,
     .run = run_compare,
+    .examples = "kernelpro compare kernelpro-suites/tools-on kernelpro-suites/tools-off   # an ablation\n"
+                "kernelpro compare kernelpro-suites/qwen-l1 mine/results.json --json\n"
+                "kernelpro compare A B --html compare.html --resamples 100000",
 };
