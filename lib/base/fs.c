@@ -89,10 +89,19 @@ int kp_read_file(const char *path, size_t cap, struct kp_buf *out, struct kp_err
 {
 	char chunk[65536];
 	size_t start = out->len, total = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one (nor a device for its carrier). */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc = 0;
 	if (fd < 0)
 		return kp_error_set(err, errno == ENOENT ? KP_ENOENT : (errno == EACCES ? KP_EPERM : KP_EIO),
 				    "cannot read '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return kp_error_set(err, KP_EINVAL,
+				    "'%s' is not a regular file (a FIFO, socket or device would block or never end): give "
+				    "the file itself",
+				    path);
+	}
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
