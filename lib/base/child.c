@@ -18,6 +18,7 @@
 #include "kernelpro/child.h"
 #include "kernelpro/fault.h"
 #include "kernelpro/log.h"
+#include "kernelpro/secret.h"
 
 extern char **environ;
 
@@ -120,19 +121,6 @@ static const char *const env_prefixes[] = {
 	"PYTHON", "PYTORCH_", "TORCH", "TRITON_", "KERNELPRO_", "KP_", "SLURM_",
 	"NVTX_", "NSYS_", "NSIGHT_", /* NVTX_INJECTION64_PATH: ncu's --nvtx-include sees our ranges */
 };
-/* A name holding one of these is held back even in an allowed family (KERNELPRO_API_KEY, SLURM_JWT). */
-static const char *const secret_words[] = {"KEY",    "TOKEN",      "SECRET", "PASSWORD",
-					   "PASSWD", "CREDENTIAL", "AUTH",   "JWT"};
-
-static int name_has_word(const char *name, size_t n, const char *word)
-{
-	size_t w = strlen(word);
-	for (size_t i = 0; i + w <= n; i++)
-		if (!strncasecmp(name + i, word, w))
-			return 1;
-	return 0;
-}
-
 static int allowed_n(const char *name, size_t n)
 {
 	int listed = 0;
@@ -142,9 +130,8 @@ static int allowed_n(const char *name, size_t n)
 		size_t k = strlen(env_prefixes[i]);
 		listed = n > k && !strncmp(name, env_prefixes[i], k);
 	}
-	for (size_t i = 0; i < KP_ARRAY_SIZE(secret_words) && listed; i++)
-		listed = !name_has_word(name, n, secret_words[i]);
-	return listed;
+	/* A name holding a secret word is held back even in an allowed family (KERNELPRO_API_KEY, SLURM_JWT). */
+	return listed && !kp_secret_name(name, n);
 }
 
 int kp_child_env_allowed(const char *name)
@@ -229,6 +216,12 @@ void kp_child_environment(const struct kp_child *c, struct kp_strvec *out)
 {
 	const char *pass = getenv("KERNELPRO_PASS_ENV");
 	for (char **e = environ; e && *e && !c->env_clear; e++) {
+		const char *eq = strchr(*e, '=');
+		if (eq && inherits(c, *e, (size_t)(eq - *e), pass))
+			kp_strvec_push(out, *e);
+	}
+	/* The secrets kp_secret_hold_env took out of our environment: the same rules. */
+	for (const char *const *e = kp_secret_held(); *e && !c->env_clear; e++) {
 		const char *eq = strchr(*e, '=');
 		if (eq && inherits(c, *e, (size_t)(eq - *e), pass))
 			kp_strvec_push(out, *e);

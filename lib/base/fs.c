@@ -9,6 +9,7 @@
 
 #include "kernelpro/fault.h"
 #include "kernelpro/fs.h"
+#include "kernelpro/secret.h"
 
 int kp_mkdir_p(const char *path, mode_t mode, struct kp_error *err)
 {
@@ -38,11 +39,15 @@ out:
 int kp_write_file_atomic(const char *path, const void *data, size_t len, struct kp_error *err)
 {
 	struct kp_buf tmp = KP_BUF_INIT;
-	const char *p = data;
+	size_t scrubbed_len = 0;
+	char *scrubbed = kp_secret_scrub(data, len, &scrubbed_len); /* no key reaches a file */
+	const char *p = scrubbed ? scrubbed : data;
 	int fd = -1, rc = 0;
 
+	if (scrubbed)
+		len = scrubbed_len;
 	if ((rc = kp_fault(KP_FAULT_FILE_WRITE, path, err)))
-		return rc;
+		goto out;
 	kp_buf_addf(&tmp, "%s.tmp.XXXXXX", path);
 	fd = mkstemp(tmp.buf);
 	if (fd < 0) {
@@ -82,6 +87,7 @@ out:
 	if (rc && tmp.len)
 		unlink(tmp.buf);
 	kp_buf_release(&tmp);
+	free(scrubbed);
 	return rc;
 }
 

@@ -9,6 +9,7 @@
 #include "kernelpro/fault.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
+#include "kernelpro/secret.h"
 #include "kernelpro/store.h"
 #include "store/store_int.h"
 
@@ -62,10 +63,12 @@ void kp__store_bind_real(sqlite3_stmt *st, int i, double v)
 
 void kp__store_bind_text(sqlite3_stmt *st, int i, const char *v)
 {
+	char *scrubbed = v ? kp_secret_scrub(v, strlen(v), NULL) : NULL; /* no key reaches a database */
 	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, i, scrubbed ? scrubbed : v, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, i);
+	free(scrubbed);
 }
 
 double kp__store_col_real(sqlite3_stmt *st, int i)
@@ -344,7 +347,7 @@ int kp_store_meta_set(struct kp_store *s, const char *key, const char *value, st
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+	kp__store_bind_text(st, 2, value ? value : "");
 	return kp__store_step_done(s, st, "writing run metadata", err);
 }
 
