@@ -26,9 +26,9 @@
  * Why a keeper: PR_SET_PDEATHSIG reaches only the process that set it, and a process group has no
  * one left to kill it once its leader is gone. The program's grandchildren (a `sleep` an evaluator
  * script starts) used to outlive kill -9 of kernelpro, holding the GPU. The keeper leads the group,
- * is a subreaper (what leaves the group with setsid() and is orphaned comes back to it), and dies
- * with kernelpro's thread through PDEATHSIG: a signal it waits for, not SIGKILL, so it can kill
- * the group and every process it has adopted first. It relays the program's end as its own (the
+ * is a subreaper (whatever the program starts comes back to it when its parent dies, in the group
+ * or not), and dies with kernelpro's thread through PDEATHSIG: a signal it waits for, not SIGKILL,
+ * so it can kill every descendant first, level by level. It relays the program's end as its own (the
  * exit status, or the same signal), so kp_child's callers see the program, not the keeper.
  *
  * Everything here runs in a child forked from a threaded process before any exec: only
@@ -56,49 +56,59 @@ static char *put_long(char *p, long v)
 }
 
 /*
- * SIGKILL to every process the keeper has adopted or started that is not in its group (and that
- * process's own group): what left the group with setsid() or setpgid(). The group itself the caller
- * kills. /proc/self/task/TID/children lists a thread's children (Linux 3.5 with CONFIG_PROC_CHILDREN;
- * without it, only the group is killed).
+ * SIGKILL to each child of the keeper (and to its group, when it leads another one); returns how
+ * many it found. /proc/self/task/TID/children lists a thread's children (Linux 3.5 with
+ * CONFIG_PROC_CHILDREN; without it, only the group is killed, by kp_child).
  */
-static void kill_strays(void)
+static int kill_children(void)
 {
 	char path[64] = "/proc/self/task/", buf[4096];
 	pid_t self = getpid(), group = getpgrp();
 	char *e = put_long(path + strlen(path), (long)self);
+	int fd, found = 0;
+	ssize_t n;
 	memcpy(e, "/children", sizeof("/children"));
-	for (int round = 0; round < 4; round++) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC), any = 0;
-		ssize_t n;
-		if (fd < 0)
-			return;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return;
-		buf[n] = '\0';
-		for (char *p = buf; *p;) {
-			long q = 0;
-			while (*p == ' ' || *p == '\n')
-				p++;
-			if (!*p)
-				break;
-			while (*p >= '0' && *p <= '9')
-				q = q * 10 + (*p++ - '0');
-			if (q > 0) {
-				pid_t g = getpgid((pid_t)q);
-				if (g > 0 && g != group && g != self)
-					kill(-g, SIGKILL);
-				kill((pid_t)q, SIGKILL);
-				any = 1;
-			}
-			while (*p && *p != ' ' && *p != '\n')
-				p++;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (char *p = buf; *p;) {
+		long q = 0;
+		while (*p == ' ' || *p == '\n')
+			p++;
+		while (*p >= '0' && *p <= '9')
+			q = q * 10 + (*p++ - '0');
+		if (q > 0) {
+			pid_t g = getpgid((pid_t)q);
+			if (g > 0 && g != group && g != self)
+				kill(-g, SIGKILL);
+			kill((pid_t)q, SIGKILL);
+			found++;
 		}
+		while (*p && *p != ' ' && *p != '\n')
+			p++;
+	}
+	return found;
+}
+
+/*
+ * Kills every descendant of the keeper, however deep and whatever its group or session: each round
+ * kills the keeper's children, whose own children then come to the keeper (a subreaper), until it
+ * has none. Bounded (2 s), against a process that forks faster than it dies.
+ */
+static void kill_descendants(void)
+{
+	struct timespec pause = {0, 5 * 1000 * 1000};
+	for (int round = 0; round < 400; round++) {
+		kill_children();
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
-		if (!any)
+		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
 			return;
+		nanosleep(&pause, NULL);
 	}
 }
 
@@ -177,8 +187,8 @@ void kp__child_keep(pid_t parent, int report_fd)
 		siginfo_t si;
 		int s = sigwaitinfo(&wait_for, &si), done = 0;
 		if (s == DEATH_SIGNAL) {
-			kill_strays();
-			kill(-getpgrp(), SIGKILL); /* the group, the keeper with it */
+			kill_descendants();
+			kill(-getpgrp(), SIGKILL); /* what may be left of the group, the keeper with it */
 			_exit(137);
 		}
 		for (pid_t w; (w = waitpid(-1, &status, WNOHANG)) > 0;)
@@ -188,8 +198,8 @@ void kp__child_keep(pid_t parent, int report_fd)
 			}
 		if (done) {
 			int st = status;
-			kill_strays();
-			relay(st); /* kp_child kills what is left in the group once this is reaped */
+			kill_descendants(); /* nothing the program started outlives it */
+			relay(st); /* kp_child kills what may be left in the group once this is reaped */
 		}
 	}
 }

@@ -435,24 +435,36 @@ static void test_grandchild_dies_with_parent(void **state)
 {
 #ifdef __linux__
 	char *dir = kp_test_tmpdir();
-	char *pidfile = kp_xasprintf("%s/pid", dir);
-	long grandchild;
-	pid_t mid = fork();
+	char *pidfile = kp_xasprintf("%s/pid", dir), *escfile = kp_xasprintf("%s/esc", dir);
+	long grandchild, escapee = 0;
+	int have_setsid = kp_which("setsid") != NULL;
+	pid_t mid;
 	(void)state;
+	/* One grandchild in the group, and (with setsid) one in a session of its own whose parent lives on. */
+	mid = fork();
 	assert_true(mid >= 0);
 	if (mid == 0) {
 		struct kp_child c = KP_CHILD_INIT;
-		kp_strvec_pushl(&c.args, "sh", "-c", "sleep 100 & echo $! >\"$1.tmp\"; mv \"$1.tmp\" \"$1\"; wait",
-				"sh", pidfile, NULL);
+		kp_strvec_pushl(&c.args, "sh", "-c",
+				"if [ \"$3\" = 1 ]; then setsid sleep 100 & echo $! >\"$2.tmp\"; mv \"$2.tmp\" \"$2\"; fi; "
+				"sleep 100 & echo $! >\"$1.tmp\"; mv \"$1.tmp\" \"$1\"; wait",
+				"sh", pidfile, escfile, have_setsid ? "1" : "0", NULL);
 		kp_child_run(&c, NULL);
 		_exit(0);
 	}
 	grandchild = read_pid(pidfile, 10);
 	assert_true(grandchild > 0);
+	if (have_setsid) {
+		escapee = read_pid(escfile, 10);
+		assert_true(escapee > 0);
+	}
 	kill(mid, SIGKILL);
 	waitpid(mid, NULL, 0);
 	assert_true(wait_dead(grandchild, 5.0));
+	if (escapee)
+		assert_true(wait_dead(escapee, 5.0));
 	free(pidfile);
+	free(escfile);
 	kp_test_tmpdir_remove(dir);
 #else
 	skip();
