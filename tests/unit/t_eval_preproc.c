@@ -99,8 +99,6 @@ static void test_after_preprocessing(void **state)
 	expect(HEAD BODY "void f() { asm volatile(\"sys\" \"call\"); }\n", 1, "threads",
 	       "a system call in inline assembly ('syscall')");
 	expect(HEAD BODY "void f() { __asm__(\"mov $59, %%eax\\n\\tsyscall\"); }\n", 1, "threads", "'syscall'");
-	expect(HEAD "#include <unistd.h>\n" BODY "long f() { return syscall(59, 0, 0, 0); }\n", 1, "threads",
-	       "calls syscall() directly");
 	/* PTX in device code is no system call. */
 	expect(HEAD BODY "__device__ int lane() { int l; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return l; }\n", 1,
 	       NULL, NULL);
