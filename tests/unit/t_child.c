@@ -437,9 +437,11 @@ static void test_grandchild_dies_with_parent(void **state)
 	char *dir = kp_test_tmpdir();
 	char *pidfile = kp_xasprintf("%s/pid", dir), *escfile = kp_xasprintf("%s/esc", dir);
 	long grandchild, escapee = 0;
-	int have_setsid = kp_which("setsid") != NULL;
+	char *setsid_path = kp_which("setsid");
+	int have_setsid = setsid_path != NULL;
 	pid_t mid;
 	(void)state;
+	free(setsid_path);
 	/* One grandchild in the group, and (with setsid) one in a session of its own whose parent lives on. */
 	mid = fork();
 	assert_true(mid >= 0);
@@ -480,9 +482,11 @@ static void test_setsid_escapee_killed(void **state)
 	char *dir = kp_test_tmpdir();
 	char *pidfile = kp_xasprintf("%s/pid", dir);
 	long escapee;
+	char *setsid_path = kp_which("setsid");
 	(void)state;
-	if (!kp_which("setsid"))
+	if (!setsid_path)
 		skip();
+	free(setsid_path);
 	kp_strvec_pushl(&c.args, "sh", "-c", "setsid sleep 100 & echo $! >\"$1.tmp\"; mv \"$1.tmp\" \"$1\"; sleep 0.3",
 			"sh", pidfile, NULL);
 	c.timeout_ms = 20000;
