@@ -133,18 +133,46 @@ static _Noreturn void relay(int status)
 	_exit(128 + s);
 }
 
-/* Closes every descriptor from 3 up but `keep`. */
-static void close_others(int keep)
+/* Closes descriptor fd when it is close-on-exec (what the program's exec would close). */
+static void close_if_cloexec(int fd, int keep)
 {
-#ifdef SYS_close_range
-	if (keep > 3)
-		syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u);
-	if (syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+	int fl;
+	if (fd > 2 && fd != keep && (fl = fcntl(fd, F_GETFD)) >= 0 && (fl & FD_CLOEXEC))
+		close(fd);
+}
+
+/*
+ * Closes every close-on-exec descriptor but `keep`: the keeper never execs, and would otherwise hold
+ * the pipes of other children forked at the same time by other threads, which would then never see
+ * EOF. The others it keeps, as the program does: a profiler kernelpro runs under (ncu
+ * --target-processes all) reaches the processes it follows through inherited descriptors. Lists
+ * /proc/self/fd with getdents64 (no malloc); without /proc, the first 4096.
+ */
+static void close_cloexec(int keep)
+{
+	char buf[4096];
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n;
+	if (dir < 0) {
+		for (int fd = 3; fd < 4096; fd++)
+			close_if_cloexec(fd, keep);
 		return;
-#endif
-	for (int fd = 3; fd < 65536; fd++)
-		if (fd != keep)
-			close(fd);
+	}
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			/* struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name */
+			unsigned short reclen;
+			const char *name = buf + off + 19;
+			int fd = 0, digits = 0;
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			for (; *name >= '0' && *name <= '9'; name++, digits++)
+				fd = fd * 10 + (*name - '0');
+			if (digits && !*name && fd != dir)
+				close_if_cloexec(fd, keep);
+			off += reclen;
+		}
+	}
+	close(dir);
 }
 
 void kp__child_keep(pid_t parent, int report_fd)
@@ -159,9 +187,7 @@ void kp__child_keep(pid_t parent, int report_fd)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 || prctl(PR_SET_PDEATHSIG, DEATH_SIGNAL) != 0 ||
 	    getppid() != parent)
 		_exit(127);
-	/* Descriptors of other children's pipes, forked at the same time by other threads: a keeper never
-	 * execs, so close-on-exec would never close them and those children would never see EOF. */
-	close_others(report_fd);
+	close_cloexec(report_fd);
 	prog = fork();
 	if (prog < 0) {
 		int e = errno;

@@ -521,6 +521,38 @@ static void test_keeper_relays_end(void **state)
 	kp_child_release(&c);
 }
 
+/*
+ * Descriptors without close-on-exec reach the program as they would without the keeper: ncu
+ * --target-processes all reaches the processes it follows through them (issue 30: the keeper once
+ * closed them all, and nvcc under ncu failed). A close-on-exec one (another child's pipe) does not.
+ */
+static void test_inherited_descriptors(void **state)
+{
+	struct kp_child c = KP_CHILD_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	int open_p[2], cloexec_p[2];
+	char buf[16] = "";
+	char *script;
+	ssize_t n;
+	(void)state;
+	assert_int_equal(pipe(open_p), 0);
+	assert_int_equal(pipe2(cloexec_p, O_CLOEXEC), 0);
+	script = kp_xasprintf("echo inherited >&%d; echo leaked >&%d 2>/dev/null; exit 0", open_p[1], cloexec_p[1]);
+	kp_strvec_pushl(&c.args, "sh", "-c", script, NULL);
+	KP_ASSERT_OK(kp_child_run(&c, &err), &err);
+	close(open_p[1]);
+	close(cloexec_p[1]);
+	n = read(open_p[0], buf, sizeof(buf) - 1);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, "inherited\n");
+	assert_int_equal(read(cloexec_p[0], buf, sizeof(buf)), 0); /* EOF: nobody else held it */
+	close(open_p[0]);
+	close(cloexec_p[0]);
+	free(script);
+	kp_child_release(&c);
+}
+
 /* N5: a program that never stops writing is killed at the cap, not read until its time limit. */
 static void test_kill_at_cap(void **state)
 {
@@ -659,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_grandchild_dies_with_parent),
 		cmocka_unit_test(test_setsid_escapee_killed),
 		cmocka_unit_test(test_keeper_relays_end),
+		cmocka_unit_test(test_inherited_descriptors),
 		cmocka_unit_test(test_kill_at_cap),
 		cmocka_unit_test(test_sweep_owner),
 	};
