@@ -294,7 +294,8 @@ int kp_child_sweep(const char *token)
 		long pid = 0;
 		int fd;
 		ssize_t n;
-		if (de->d_name[0] < '1' || de->d_name[0] > '9' || kp_parse_long(de->d_name, &pid) || pid == self)
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || kp_parse_long(de->d_name, &pid) ||
+		    pid == self)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/environ", pid);
 		/* Another user's processes are not readable, and are not ours to kill. */

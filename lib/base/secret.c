@@ -11,14 +11,14 @@
 
 extern char **environ;
 
-#define REDACTED "[redacted]"
-#define MAX_HELD 32
-#define MAX_SECRETS 32
-#define MIN_SECRET 8
+#define REDACTED       "[redacted]"
+#define MAX_HELD       32
+#define MAX_SECRETS    32
+#define MIN_SECRET     8
 #define MIN_HELD_SCRUB 16 /* held values shorter than this are flags and paths more often than keys */
 
 static const char *const secret_words[] = {"KEY",    "TOKEN",      "SECRET", "PASSWORD",
-					   "PASSWD", "CREDENTIAL", "AUTH",   "JWT"};
+                                           "PASSWD", "CREDENTIAL", "AUTH",   "JWT"};
 
 static char *held[MAX_HELD + 1]; /* "NAME=value", heap; written once before threads, then read only */
 static size_t n_held;

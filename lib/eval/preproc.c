@@ -20,10 +20,10 @@
 #include "kernelpro/str.h"
 
 /* CUTLASS's headers alone preprocess to ~15 MB; a source that expands past this is refused. */
-#define PP_CAP (128u << 20)
+#define PP_CAP        (128u << 20)
 #define PP_TIMEOUT_MS 120000
-#define MAX_ROOTS 16
-#define CAND_FILE "candidate.cu"
+#define MAX_ROOTS     16
+#define CAND_FILE     "candidate.cu"
 
 /* --- the include roots ------------------------------------------------------------------------- */
 
@@ -51,15 +51,16 @@ static void roots_release(struct roots *r)
  * headers, and directories the user named with -I in the nvcc flags. */
 static void roots_init(struct roots *r, const struct kp_eval_ctx *x, const char *inc)
 {
-	static const char *const system_dirs[] = {"/usr/include", "/usr/local/include", "/usr/lib/gcc",
-						  "/usr/lib64/gcc", "/usr/lib/llvm", "/usr/lib/clang"};
+	static const char *const system_dirs[] = {"/usr/include",   "/usr/local/include", "/usr/lib/gcc",
+	                                          "/usr/lib64/gcc", "/usr/lib/llvm",      "/usr/lib/clang"};
 	const struct kp_cutlass *cl = kp_cutlass_cached(NULL);
 	memset(r, 0, sizeof(*r));
 	roots_add(r, inc);
 	if (x->tc.nvcc) {
 		struct kp_buf cuda = KP_BUF_INIT;
 		char real[PATH_MAX];
-		/* .../bin/nvcc: the toolkit is the directory above bin (resolved: /usr/local/cuda is a link) */
+		/* .../bin/nvcc: the toolkit is the directory above bin (resolved: /usr/local/cuda is a link)
+		 */
 		if (realpath(x->tc.nvcc, real)) {
 			char *slash = strrchr(real, '/');
 			if (slash)
@@ -124,7 +125,8 @@ static const char *include_path(const char *p, const char *end, size_t *n)
 static int dotdot(const char *s, size_t n)
 {
 	for (size_t i = 0; i + 1 < n; i++)
-		if (s[i] == '.' && s[i + 1] == '.' && (i == 0 || s[i - 1] == '/') && (i + 2 == n || s[i + 2] == '/'))
+		if (s[i] == '.' && s[i + 1] == '.' && (i == 0 || s[i - 1] == '/') &&
+		    (i + 2 == n || s[i + 2] == '/'))
 			return 1;
 	return 0;
 }
@@ -153,9 +155,10 @@ static int written_includes(const char *src, size_t len, struct kp_verdict *v)
 			char shown[256];
 			snprintf(shown, sizeof(shown), "%.*s", (int)(n < 200 ? n : 200), path);
 			refuse(v, "foreign_include",
-			       kp_xasprintf("line %d: includes '%s', a path outside the candidate's directory and the "
-					    "include directories (absolute or with '..')",
-					    line, shown));
+			       kp_xasprintf(
+			           "line %d: includes '%s', a path outside the candidate's directory and the "
+			           "include directories (absolute or with '..')",
+			           line, shown));
 			return 1;
 		}
 		p = nl ? nl + 1 : end;
@@ -203,7 +206,7 @@ static int linemarker(const char *p, const char *e, long *line, char *file, size
  * outside the roots is named in `foreign` (empty: none).
  */
 static void split_output(const char *pp, size_t len, const struct roots *r, struct kp_buf *own, char *foreign,
-			 size_t fn)
+                         size_t fn)
 {
 	const char *p = pp, *end = pp + len;
 	char file[PATH_MAX], last_checked[PATH_MAX] = "";
@@ -220,7 +223,8 @@ static void split_output(const char *pp, size_t len, const struct roots *r, stru
 			if (!in_cand && file[0] != '<' && strcmp(file, last_checked)) {
 				/* "<built-in>", "<command-line>": the preprocessor's own */
 				kp_strlcpy(last_checked, file, sizeof(last_checked));
-				if (!foreign[0] && !under_roots(r, file)) /* resolved: ".." and links followed */
+				if (!foreign[0] &&
+				    !under_roots(r, file)) /* resolved: ".." and links followed */
 					kp_strlcpy(foreign, file, fn);
 			}
 		} else {
@@ -260,12 +264,16 @@ static int asm_ok;
 
 static void compile_asm(void)
 {
-	asm_ok = !regcomp(&asm_re, "(^|[^A-Za-z0-9_])(asm|__asm|__asm__)([[:space:]]+(volatile|__volatile__|goto|inline))*"
-				   "[[:space:]]*\\(",
-			  REG_EXTENDED) &&
-		 !regcomp(&insn_re, "(^|[^A-Za-z0-9_.]|\\\\[nt])(syscall|sysenter|int[[:space:]]*\\$?0x80|svc[[:space:]]+#?0)"
-				    "([^A-Za-z0-9_]|$)",
-			  REG_EXTENDED);
+	asm_ok =
+	    !regcomp(&asm_re,
+	             "(^|[^A-Za-z0-9_])(asm|__asm|__asm__)([[:space:]]+(volatile|__volatile__|goto|inline))*"
+	             "[[:space:]]*\\(",
+	             REG_EXTENDED) &&
+	    !regcomp(
+	        &insn_re,
+	        "(^|[^A-Za-z0-9_.]|\\\\[nt])(syscall|sysenter|int[[:space:]]*\\$?0x80|svc[[:space:]]+#?0)"
+	        "([^A-Za-z0-9_]|$)",
+	        REG_EXTENDED);
 }
 
 /*
@@ -295,11 +303,13 @@ static int raw_syscalls(const char *own, struct kp_verdict *v)
 			kp_buf_add(&stmt, start, (size_t)(q - start));
 			if (!regexec(&insn_re, stmt.buf, 3, im, 0)) {
 				char insn[32];
-				snprintf(insn, sizeof(insn), "%.*s", (int)(im[2].rm_eo - im[2].rm_so), stmt.buf + im[2].rm_so);
+				snprintf(insn, sizeof(insn), "%.*s", (int)(im[2].rm_eo - im[2].rm_so),
+				         stmt.buf + im[2].rm_so);
 				refuse(v, "threads",
-				       kp_xasprintf("line %d: a system call in inline assembly ('%s'): it can start a "
-						    "process or reach another one past every library-call check",
-						    kp_src_line_of(joined.buf, (size_t)(start - joined.buf)), insn));
+				       kp_xasprintf(
+				           "line %d: a system call in inline assembly ('%s'): it can start a "
+				           "process or reach another one past every library-call check",
+				           kp_src_line_of(joined.buf, (size_t)(start - joined.buf)), insn));
 				found = 1;
 			}
 			kp_buf_release(&stmt);
@@ -313,8 +323,8 @@ static int raw_syscalls(const char *own, struct kp_verdict *v)
 }
 
 /* nvcc -E of the candidate as it will be built; the output in `out`. 0 and empty `out` when nvcc failed. */
-static int preprocess(const struct kp_eval_ctx *x, const char *src, size_t len, const char *inc, struct kp_buf *out,
-		      int *capped, struct kp_error *err)
+static int preprocess(const struct kp_eval_ctx *x, const char *src, size_t len, const char *inc,
+                      struct kp_buf *out, int *capped, struct kp_error *err)
 {
 	struct kp_buf dir = KP_BUF_INIT, path = KP_BUF_INIT;
 	struct kp_child c = KP_CHILD_INIT;
@@ -328,7 +338,8 @@ static int preprocess(const struct kp_eval_ctx *x, const char *src, size_t len, 
 	kp_strvec_pushl(&c.args, x->tc.nvcc, "-E", "-x", "cu", NULL);
 	kp_strvec_pushv(&c.args, (const char *const *)x->tc.flags.v);
 	{
-		const struct kp_cutlass *cl = kp_cutlass_source_uses(src, len) ? kp_cutlass_cached(NULL) : NULL;
+		const struct kp_cutlass *cl =
+		    kp_cutlass_source_uses(src, len) ? kp_cutlass_cached(NULL) : NULL;
 		const char *arch = x->tc.arch;
 		kp_cutlass_build_flags(cl, src, len, &c.args, &arch, NULL);
 	}
@@ -356,7 +367,7 @@ out:
 }
 
 int kp_preproc_check(const struct kp_eval_ctx *x, const char *src, size_t len, const char *inc,
-		     struct kp_verdict *v, struct kp_error *err)
+                     struct kp_verdict *v, struct kp_error *err)
 {
 	struct kp_buf pp = KP_BUF_INIT, own = KP_BUF_INIT;
 	struct kp_verdict after;
@@ -373,19 +384,22 @@ int kp_preproc_check(const struct kp_eval_ctx *x, const char *src, size_t len, c
 		return rc == KP_ECANCELED ? rc : 0; /* nvcc's own complaint comes from the build */
 	}
 	if (capped) {
-		refuse(v, "foreign_include",
-		       kp_xasprintf("the preprocessed source is larger than %u MiB; its includes cannot all be checked",
-				    PP_CAP >> 20));
+		refuse(
+		    v, "foreign_include",
+		    kp_xasprintf(
+		        "the preprocessed source is larger than %u MiB; its includes cannot all be checked",
+		        PP_CAP >> 20));
 		goto out;
 	}
 	roots_init(&r, x, inc);
 	split_output(pp.buf, pp.len, &r, &own, foreign, sizeof(foreign));
 	roots_release(&r);
 	if (foreign[0]) {
-		refuse(v, "foreign_include",
-		       kp_xasprintf("the preprocessor opened '%s', a file outside the candidate and the include "
-				    "directories (a computed #include)",
-				    foreign));
+		refuse(
+		    v, "foreign_include",
+		    kp_xasprintf("the preprocessor opened '%s', a file outside the candidate and the include "
+		                 "directories (a computed #include)",
+		                 foreign));
 		goto out;
 	}
 	if (raw_syscalls(own.buf, v))
@@ -396,15 +410,17 @@ int kp_preproc_check(const struct kp_eval_ctx *x, const char *src, size_t len, c
 	if (after.status == KP_STATUS_CHEAT_SUSPECTED) {
 		for (size_t i = 0; i < after.nflags; i++)
 			if (after.flags[i].severity == KP_SEV_REFUSE)
-				kp_verdict_flag(v, after.flags[i].check, KP_SEV_REFUSE, "after preprocessing (nvcc -E): %s",
-						after.flags[i].message);
+				kp_verdict_flag(v, after.flags[i].check, KP_SEV_REFUSE,
+				                "after preprocessing (nvcc -E): %s", after.flags[i].message);
 		free(v->message);
 		free(v->log);
 		free(v->phase);
-		v->message = kp_xasprintf("%s (seen after preprocessing)", after.message ? after.message : "refused");
-		v->log = kp_xasprintf("after preprocessing (nvcc -E), where macros, token pasting and continuation "
-				      "lines are resolved:\n%s",
-				      after.log ? after.log : "");
+		v->message =
+		    kp_xasprintf("%s (seen after preprocessing)", after.message ? after.message : "refused");
+		v->log = kp_xasprintf(
+		    "after preprocessing (nvcc -E), where macros, token pasting and continuation "
+		    "lines are resolved:\n%s",
+		    after.log ? after.log : "");
 		v->phase = kp_xstrdup("static");
 	}
 	kp_verdict_release(&after);
@@ -433,7 +449,8 @@ static int diag_file(const char *p, const char *e, char *file, size_t fn)
 			const char *d = q + 1;
 			while (d < e && *d >= '0' && *d <= '9')
 				d++;
-			if (d < e && ((*q == '(' && *d == ')') || (*q == ':' && (*d == ':' || *d == ','))) && q > p) {
+			if (d < e && ((*q == '(' && *d == ')') || (*q == ':' && (*d == ':' || *d == ','))) &&
+			    q > p) {
 				size_t n = (size_t)(q - p);
 				if (n >= fn)
 					return 0;
@@ -461,9 +478,11 @@ void kp_preproc_own_log(const struct kp_eval_ctx *x, const char *inc, const char
 			/* No '/': the build directory, which holds the candidate alone. */
 			withheld = strchr(file, '/') && !under_roots(&r, file);
 			if (withheld) {
-				kp_buf_addf(out, "%s: [what the compiler said about this file is withheld: it is not the "
-						 "candidate's and not a toolkit header]\n",
-					    file);
+				kp_buf_addf(
+				    out,
+				    "%s: [what the compiler said about this file is withheld: it is not the "
+				    "candidate's and not a toolkit header]\n",
+				    file);
 				any = 1;
 			}
 		} else if (withheld && (e == p || p[0] == ' ' || p[0] == '\t')) {

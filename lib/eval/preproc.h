@@ -22,7 +22,7 @@
  * (v says); nvcc missing or failing is no refusal (the build reports it).
  */
 int kp_preproc_check(const struct kp_eval_ctx *x, const char *src, size_t len, const char *inc,
-		     struct kp_verdict *v, struct kp_error *err);
+                     struct kp_verdict *v, struct kp_error *err);
 
 /*
  * Appends to `out` the build log `log` with the text of every diagnostic located in a file outside

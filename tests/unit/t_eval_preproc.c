@@ -31,10 +31,10 @@ static int teardown(void **state)
 
 #define HEAD "#include <cuda_runtime.h>\n#include \"kp_native.h\"\n"
 #define BODY                                                                                                 \
-	"__global__ void k(const float *x, float *y, long n) { long i = blockIdx.x * 256L + threadIdx.x; "  \
-	"if (i < n) y[i] = x[i]; }\n"                                                                         \
+	"__global__ void k(const float *x, float *y, long n) { long i = blockIdx.x * 256L + threadIdx.x; "   \
+	"if (i < n) y[i] = x[i]; }\n"                                                                        \
 	"KP_EXPORT int kp_run(const kp_tensor *in, int nin, kp_tensor *out, int nout, kp_stream_t stream)\n" \
-	"{ k<<<1, 256, 0, (cudaStream_t)stream>>>((const float *)in[0].data, (float *)out[0].data, 1); "    \
+	"{ k<<<1, 256, 0, (cudaStream_t)stream>>>((const float *)in[0].data, (float *)out[0].data, 1); "     \
 	"return 0; }\n"
 
 /* The verdict for `src`; `with_nvcc` resolves the toolchain first (skipped when there is none). */
@@ -78,7 +78,8 @@ static void expect(const char *src, int with_nvcc, const char *check_id, const c
 static void test_written_includes(void **state)
 {
 	(void)state;
-	expect(HEAD "#include \"/etc/hostname\"\n" BODY, 0, "foreign_include", "line 3: includes '/etc/hostname'");
+	expect(HEAD "#include \"/etc/hostname\"\n" BODY, 0, "foreign_include",
+	       "line 3: includes '/etc/hostname'");
 	expect(HEAD "#  include </etc/passwd>\n" BODY, 0, "foreign_include", "'/etc/passwd'");
 	expect(HEAD "#include \"../../run.db\"\n" BODY, 0, "foreign_include", "'../../run.db'");
 	expect(HEAD "#include <cute/../../x.h>\n" BODY, 0, "foreign_include", "'cute/../../x.h'");
@@ -98,10 +99,12 @@ static void test_after_preprocessing(void **state)
 	       "starts a process (`system(`)");
 	expect(HEAD BODY "void f() { asm volatile(\"sys\" \"call\"); }\n", 1, "threads",
 	       "a system call in inline assembly ('syscall')");
-	expect(HEAD BODY "void f() { __asm__(\"mov $59, %%eax\\n\\tsyscall\"); }\n", 1, "threads", "'syscall'");
+	expect(HEAD BODY "void f() { __asm__(\"mov $59, %%eax\\n\\tsyscall\"); }\n", 1, "threads",
+	       "'syscall'");
 	/* PTX in device code is no system call. */
-	expect(HEAD BODY "__device__ int lane() { int l; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return l; }\n", 1,
-	       NULL, NULL);
+	expect(HEAD BODY
+	       "__device__ int lane() { int l; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return l; }\n",
+	       1, NULL, NULL);
 }
 
 /* A build log's diagnostics about other files keep their place but not their text. */
@@ -111,18 +114,18 @@ static void test_own_log(void **state)
 	struct kp_buf out = KP_BUF_INIT;
 	char *inc = kp_xstrdup(kp_test_path("harness/include"));
 	char *log = kp_xasprintf("In file included from cand.cu:3:\n"
-				 "/etc/passwd(1): error: unrecognized token\n"
-				 "  root:x:0:0:SECRET-LINE:/root:/bin/bash\n"
-				 "  ^\n"
-				 "cand.cu(7): error: identifier \"vec4\" is undefined\n"
-				 "      vec4 v = x[i];\n"
-				 "      ^\n"
-				 "%s/kp_native.h(12): error: something about the ABI header\n"
-				 "  typedef struct kp_tensor kp_tensor;\n"
-				 "/etc/shadow:1:1: error: expected ';' before 'SECRET-TOKEN'\n"
-				 "    1 | SECRET-TOKEN\n"
-				 "3 errors detected in the compilation of \"cand.cu\".\n",
-				 inc);
+	                         "/etc/passwd(1): error: unrecognized token\n"
+	                         "  root:x:0:0:SECRET-LINE:/root:/bin/bash\n"
+	                         "  ^\n"
+	                         "cand.cu(7): error: identifier \"vec4\" is undefined\n"
+	                         "      vec4 v = x[i];\n"
+	                         "      ^\n"
+	                         "%s/kp_native.h(12): error: something about the ABI header\n"
+	                         "  typedef struct kp_tensor kp_tensor;\n"
+	                         "/etc/shadow:1:1: error: expected ';' before 'SECRET-TOKEN'\n"
+	                         "    1 | SECRET-TOKEN\n"
+	                         "3 errors detected in the compilation of \"cand.cu\".\n",
+	                         inc);
 	(void)state;
 	memset(&x, 0, sizeof(x));
 	x.task = &gelu;
@@ -132,7 +135,8 @@ static void test_own_log(void **state)
 		fail_msg("an included file's text reached the log:\n%s", out.buf);
 	assert_non_null(strstr(out.buf, "/etc/passwd: [what the compiler said about this file is withheld"));
 	assert_non_null(strstr(out.buf, "/etc/shadow: [what the compiler said"));
-	assert_non_null(strstr(out.buf, "cand.cu(7): error: identifier \"vec4\" is undefined\n      vec4 v = x[i];\n"));
+	assert_non_null(
+	    strstr(out.buf, "cand.cu(7): error: identifier \"vec4\" is undefined\n      vec4 v = x[i];\n"));
 	assert_non_null(strstr(out.buf, "typedef struct kp_tensor kp_tensor;")); /* the toolkit's own: kept */
 	assert_non_null(strstr(out.buf, "In file included from cand.cu:3:"));
 	assert_non_null(strstr(out.buf, "3 errors detected"));
@@ -144,9 +148,9 @@ static void test_own_log(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_written_includes),
-		cmocka_unit_test(test_after_preprocessing),
-		cmocka_unit_test(test_own_log),
+	    cmocka_unit_test(test_written_includes),
+	    cmocka_unit_test(test_after_preprocessing),
+	    cmocka_unit_test(test_own_log),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -42,16 +42,16 @@ static int held_checks(const char *dir)
 
 	kp_secret_hold_env();
 	read_proc_environ(&b);
-	bad |= strstr(b.buf, KEY) != NULL;                      /* 1: /proc/self/environ */
-	bad |= (getenv("OPENAI_API_KEY") != NULL) << 1;          /* 2: getenv */
+	bad |= strstr(b.buf, KEY) != NULL;              /* 1: /proc/self/environ */
+	bad |= (getenv("OPENAI_API_KEY") != NULL) << 1; /* 2: getenv */
 	bad |= (!kp_secret_getenv("OPENAI_API_KEY") || strcmp(kp_secret_getenv("OPENAI_API_KEY"), KEY)) << 2;
 	kp_strvec_pushl(&c.args, "sh", "-c", "echo \"[$OPENAI_API_KEY]\"", NULL);
 	kp_child_run(&c, NULL);
-	bad |= (strcmp(c.out.buf, "[]\n") != 0) << 3;             /* 8: a child never sees it */
+	bad |= (strcmp(c.out.buf, "[]\n") != 0) << 3; /* 8: a child never sees it */
 	kp_strvec_pushl(&all.args, "sh", "-c", "echo \"[$OPENAI_API_KEY]\"", NULL);
 	all.inherit_env = 1;
 	kp_child_run(&all, NULL);
-	bad |= (strcmp(all.out.buf, "[" KEY "]\n") != 0) << 4;    /* 16: the user's own command does */
+	bad |= (strcmp(all.out.buf, "[" KEY "]\n") != 0) << 4; /* 16: the user's own command does */
 	kp_write_file_atomic(path, text, strlen(text), NULL);
 	kp_buf_reset(&b);
 	kp_read_file(path, 0, &b, NULL);
@@ -76,7 +76,8 @@ static void test_hold_env(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		/* A new image, so the key is in the kernel's copy of the environment as at any program start. */
+		/* A new image, so the key is in the kernel's copy of the environment as at any program start.
+		 */
 		char self[4096];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		char *env_dir = kp_xasprintf("KP_SECRET_CHILD=%s", dir);
@@ -102,7 +103,7 @@ static void test_scrub(void **state)
 	size_t len = 0;
 	char *s;
 	(void)state;
-	kp_secret_add("short");                     /* too short to be a key: ignored */
+	kp_secret_add("short"); /* too short to be a key: ignored */
 	assert_null(kp_secret_scrub("a short word", 12, NULL));
 	kp_secret_add("sk-unit-scrub-112233445566");
 	assert_null(kp_secret_scrub("nothing here", 12, NULL));
@@ -119,8 +120,8 @@ static void test_scrub(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hold_env),
-		cmocka_unit_test(test_scrub),
+	    cmocka_unit_test(test_hold_env),
+	    cmocka_unit_test(test_scrub),
 	};
 	if (getenv("KP_SECRET_CHILD"))
 		test_hold_env(NULL);
