@@ -72,11 +72,12 @@ void kp_secret_hold_env(void)
 		name[n] = '\0';
 		unsetenv(name); /* environ[i] now holds the next entry: do not advance */
 	}
-#ifdef __linux__
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
 	/*
 	 * Not dumpable while a secret is held: /proc/PID/mem, and our heap with it, is then closed to
 	 * other processes of the same user (root without CAP_SYS_PTRACE included). Children are dumpable
-	 * again after their exec.
+	 * again after their exec. (Not in the sanitizer build: LeakSanitizer's exit check ptraces the
+	 * process, which a non-dumpable one refuses without CAP_SYS_PTRACE.)
 	 */
 	if (n_held)
 		prctl(PR_SET_DUMPABLE, 0);
