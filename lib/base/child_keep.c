@@ -178,7 +178,7 @@ static void close_cloexec(int keep)
 void kp__child_keep(pid_t parent, int report_fd)
 {
 	sigset_t all, wait_for;
-	pid_t prog;
+	pid_t prog, keeper;
 	int status = 0;
 
 	sigfillset(&all);
@@ -188,6 +188,7 @@ void kp__child_keep(pid_t parent, int report_fd)
 	    getppid() != parent)
 		_exit(127);
 	close_cloexec(report_fd);
+	keeper = getpid();
 	prog = fork();
 	if (prog < 0) {
 		int e = errno;
@@ -196,7 +197,7 @@ void kp__child_keep(pid_t parent, int report_fd)
 	}
 	if (prog == 0) {
 		sigset_t none;
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != keeper)
 			_exit(127);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
