@@ -9,6 +9,7 @@
 #include "kernelpro/buf.h"
 #include "kernelpro/hw.h"
 #include "kernelpro/json.h"
+#include "kernelpro/secret.h"
 #include "commands.h"
 #include "suggest.h"
 
@@ -49,8 +50,12 @@ static const char *did_you_mean(const char *word, const struct kp_cmd *const *cm
 static void cli_vmsg(struct kp_cli *cli, const char *what, const char *style, const char *fmt, va_list ap)
 {
 	kp_progress_clear(&cli->progress);
+	struct kp_buf msg = KP_BUF_INIT;
 	fprintf(cli->err, "kernelpro: %s%s%s: ", kp_cli_color(cli, style), what, kp_cli_reset(cli));
-	vfprintf(cli->err, fmt, ap);
+	kp_buf_vaddf(&msg, fmt, ap);
+	kp_secret_scrub_buf(&msg); /* an error quoting a child's output quotes no key */
+	fputs(msg.buf, cli->err);
+	kp_buf_release(&msg);
 	fputc('\n', cli->err);
 	fflush(cli->err);
 }

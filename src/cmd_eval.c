@@ -154,6 +154,24 @@ static void print_verdict(struct kp_cli *cli, const struct kp_verdict *v)
 	fprintf(cli->out, "%s\n", kp_cli_reset(cli));
 }
 
+/*
+ * An evaluation that could not finish (the reference does not build, the harness failed): the error on
+ * stderr, and with --json still a verdict object on stdout, the error in it, for scripts that parse it.
+ */
+static int eval_fail(struct kp_cli *cli, const struct kp_verdict *v, const struct kp_error *err)
+{
+	int rc = kp_cli_fail(cli, err);
+	if (cli->json) {
+		json_t *j = kp_verdict_to_json(v), *e = json_object();
+		kp_json_set(e, "code", json_string(kp_errname(err->code ? err->code : KP_EIO)));
+		kp_json_set(e, "message", json_string(kp_error_msg(err)));
+		kp_json_set(j, "error", e);
+		kp_cli_print_json(cli, j);
+		json_decref(j);
+	}
+	return rc;
+}
+
 static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 {
 	struct kp_task task;
@@ -201,7 +219,7 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 	kp_task_init(&task);
 	kp_verdict_init(&v);
 	if ((rc = kp_task_load(&task, kp_arg_pos(args, 0), &err))) {
-		rc = kp_cli_fail(cli, &err);
+		rc = eval_fail(cli, &v, &err);
 		goto out;
 	}
 	if (kp_arg_given(args, "profile-run")) {
@@ -232,7 +250,7 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 			      : kp_eval_file(&task, kp_arg_pos(args, 1), &o, &v, &err);
 	}
 	if (rc) {
-		rc = kp_cli_fail(cli, &err);
+		rc = eval_fail(cli, &v, &err);
 		goto out;
 	}
 	if (cli->json) {

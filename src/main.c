@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "kernelpro/child.h"
+#include "kernelpro/secret.h"
 
 /*
  * Set by the first SIGINT, SIGTERM, SIGHUP or SIGUSR1 (Slurm's warning before a time limit): what
@@ -42,6 +43,8 @@ static void handle_stop_signals(void)
 
 int main(int argc, char **argv)
 {
+	/* API keys out of our environment (and /proc/PID/environ) before anything else runs. */
+	kp_secret_hold_env();
 	/* Writes to a closed pipe become EPIPE errors: the command ends as it would have (a reader that
 	 * stopped reading, `| head -1`, is no failure); other write errors are reported (src/cli.c). */
 	signal(SIGPIPE, SIG_IGN);

@@ -135,9 +135,13 @@ void kp_cli_print_run_summary(struct kp_cli *cli, const json_t *sum)
 	const char *key;
 	json_t *v;
 
-	fprintf(cli->out, "run:       %s (%s%s%s)\n", kp_json_str(sum, "run", "?"),
-		kp_json_str(sum, "status", "?"), kp_json_str(sum, "end_reason", NULL) ? ": " : "",
-		kp_json_str(sum, "end_reason", ""));
+	{
+		const char *status = kp_json_str(sum, "status", "?"), *why = kp_json_str(sum, "end_reason", NULL);
+		if (why && !strcmp(why, status))
+			why = NULL; /* "stopped", not "stopped: stopped" (issue 30, #36) */
+		fprintf(cli->out, "run:       %s (%s%s%s)\n", kp_json_str(sum, "run", "?"), status, why ? ": " : "",
+			why ? why : "");
+	}
 	fprintf(cli->out, "task:      %s (%s)\n", kp_json_str(json_object_get(sum, "task"), "name", "?"),
 		kp_json_str(json_object_get(sum, "task"), "path", "?"));
 	fprintf(cli->out, "search:    %s, objective %s, backup %s, c=%g\n",
@@ -187,7 +191,7 @@ void kp_cli_print_run_summary(struct kp_cli *cli, const json_t *sum)
 void kp_cli_run_progress(struct kp_cli *cli, const struct kp_search_status *st)
 {
 	const struct kp_search_budget *b = st->budget;
-	char el[32], left[64] = "", tok[32], evals[48];
+	char el[32], left[64] = "", tok[32], evals[48], best[48];
 
 	if (cli->json || cli->verbosity < 0)
 		return;
@@ -205,8 +209,12 @@ void kp_cli_run_progress(struct kp_cli *cli, const struct kp_search_status *st)
 		snprintf(evals, sizeof(evals), "%ld/%ld", st->evals, b->evals);
 	else
 		snprintf(evals, sizeof(evals), "%ld", st->evals);
-	kp_progress_update(&cli->progress, "evals %s  best %.2fx (#%ld)  tokens %s  %s%s  [%s]", evals,
-			   st->best_speedup, st->best_node, tok, el, left, st->phase ? st->phase : "");
+	if (st->best_node > 0)
+		snprintf(best, sizeof(best), "%.2fx (#%ld)", st->best_speedup, st->best_node);
+	else
+		snprintf(best, sizeof(best), "none yet"); /* not "1.00x (#0)" before anything was evaluated */
+	kp_progress_update(&cli->progress, "evals %s  best %s  tokens %s  %s%s  [%s]", evals, best, tok, el, left,
+			   st->phase ? st->phase : "");
 }
 
 void kp_cli_run_note(struct kp_cli *cli, const char *line)
@@ -247,11 +255,15 @@ void kp_cli_run_result(struct kp_cli *cli, struct kp_run *r, const struct kp_sea
 	fprintf(cli->out, "run %s: %s%s%s%s\n", kp_json_str(sum, "run", "?"), status, same ? "" : " (",
 		same ? "" : why, same ? "" : ")");
 	if (json_is_true(json_object_get(best, "improved"))) {
-		fprintf(cli->out,
-			"best: #%lld, %.2fx faster than the reference (%.4g ms vs %.4g ms): %s/%s\n",
-			kp_json_int(best, "node", 0), kp_json_num(best, "speedup", NAN),
-			kp_json_num(best, "time_ms", NAN), kp_json_num(best, "ref_time_ms", NAN), dir.buf,
-			kp_json_str(best, "file", "best.cu"));
+		double ms = kp_json_num(best, "time_ms", NAN), ref_ms = kp_json_num(best, "ref_time_ms", NAN);
+		char times[64] = "";
+		/* An evaluator may report a speedup alone: only the times it gave (never "nan ms"). */
+		if (isfinite(ms) && isfinite(ref_ms))
+			snprintf(times, sizeof(times), " (%.4g ms vs %.4g ms)", ms, ref_ms);
+		else if (isfinite(ms))
+			snprintf(times, sizeof(times), " (%.4g ms)", ms);
+		fprintf(cli->out, "best: #%lld, %.2fx faster than the reference%s: %s/%s\n", kp_json_int(best, "node", 0),
+			kp_json_num(best, "speedup", NAN), times, dir.buf, kp_json_str(best, "file", "best.cu"));
 		path = json_object_get(best, "path");
 		for (size_t i = 0; i < json_array_size(path); i++)
 			kp_print_path_line(cli->out, json_array_get(path, i));

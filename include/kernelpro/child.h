@@ -18,9 +18,11 @@
  * No shell is ever involved. The child gets its own process group; on the
  * time limit the whole group (grandchildren too) gets SIGTERM and, after
  * `kill_grace_ms`, SIGKILL. When the child exits, anything left in its
- * group is killed as well, so nothing outlives an evaluation. On Linux the
- * child also dies (SIGKILL) when the thread that started it does, kill -9
- * of kernelpro included.
+ * group is killed as well, so nothing outlives an evaluation. On Linux a
+ * keeper process leads the group (c->pid is the keeper's; it exits as the
+ * program did): a subreaper that dies with the thread that started it,
+ * kill -9 of kernelpro included, killing the group and whatever left it
+ * first (lib/base/child_keep.c).
  *
  * Environment: a child never inherits the whole environment. It starts from
  * an allow-list of the parent's (kp_child_env_allowed(): PATH, HOME, locale,
@@ -54,6 +56,7 @@ struct kp_child {
 	unsigned inherit_stdout : 1;/* don't capture: share the parent's stdout */
 	unsigned inherit_stderr : 1;
 	unsigned stop_proof : 1;    /* not canceled by kp_child_set_cancel's flag (only by `cancel`) */
+	unsigned kill_at_cap : 1;   /* past out_cap (stdout), the group is killed at once (output_capped) */
 	const char *cwd;            /* NULL: the parent's */
 	const void *stdin_data;     /* written to the child's stdin, then closed; NULL: /dev/null */
 	size_t stdin_len;
@@ -80,6 +83,7 @@ struct kp_child {
 	unsigned err_truncated : 1;
 	unsigned timed_out : 1;
 	unsigned canceled : 1;      /* stopped by cancel (kp_child_run returned KP_ECANCELED) */
+	unsigned output_capped : 1; /* killed for passing a cap (kill_at_cap) */
 	int exit_code;              /* valid when term_signal == 0 */
 	int term_signal;            /* signal that ended the child, 0 if it exited */
 	double elapsed_s;
@@ -149,6 +153,16 @@ int kp_child_canceled(void);
  * a child killed by a signal.
  */
 void kp_child_kill_all(void);
+
+/*
+ * Every child's environment carries KERNELPRO_OWNER=kp_child_owner(), a mark of this process
+ * (its pid and start time) that its descendants inherit. kp_child_sweep(token) SIGKILLs every
+ * process of ours whose environment holds an earlier process's mark: what a killed session left,
+ * swept when its run is taken up again (the token is in run.lock). Returns how many it killed.
+ */
+#define KP_CHILD_OWNER_VAR "KERNELPRO_OWNER"
+const char *kp_child_owner(void);
+int kp_child_sweep(const char *token);
 
 /*
  * Finds `name` on PATH (or checks it when it contains a '/'). Returns an

@@ -20,7 +20,9 @@ int kp_write_file_atomic(const char *path, const void *data, size_t len, struct 
 
 /*
  * Appends the whole file to `out`. Fails with KP_ETOOBIG, naming the file,
- * if it is larger than `cap` bytes (0: no cap), KP_ENOENT if it is missing.
+ * if it is larger than `cap` bytes (0: no cap), KP_ENOENT if it is missing,
+ * KP_EINVAL if it is not a regular file (a FIFO, socket, device or directory:
+ * opened non-blocking and refused, so a FIFO with no writer never hangs us).
  */
 int kp_read_file(const char *path, size_t cap, struct kp_buf *out, struct kp_error *err);
 

@@ -36,6 +36,11 @@
 #define KP_RUN_DB "run.db"
 /* The longest run name, in bytes (a file name's limit on Linux file systems). */
 #define KP_RUN_NAME_MAX 255
+/*
+ * A run's or a suite's name (`what`: "run", "suite"): one printable path component (no '/', not
+ * starting with '.', no control character) of at most `max` bytes. KP_EINVAL saying which rule.
+ */
+int kp_run_name_check(const char *name, const char *what, size_t max, struct kp_error *err);
 /* The budget of a run started without any: this many candidate evaluations. */
 #define KP_RUN_DEFAULT_EVALS 20
 /* The model a run records when it has none (optimize --llm none): the tune action alone. */

@@ -300,6 +300,12 @@ struct kp_search_eval {
 
 void kp_search_eval_init(struct kp_search_eval *r);
 void kp_search_eval_release(struct kp_search_eval *r);
+/*
+ * A "correct" result whose numbers no measurement gives (`why`: kp_eval_numbers_check's message)
+ * becomes that candidate's failure: cheat_suspected, the check 'implausible_result' named first in
+ * its log, its times and speedup cleared. One bad verdict fails its candidate, not the run.
+ */
+void kp_search_eval_implausible(struct kp_search_eval *r, const struct kp_error *why);
 
 /* ---- The tune action: a version's knobs searched without an LLM (docs/internals/search.md) ---------- */
 

@@ -80,9 +80,12 @@ int kp_exec_verdict_parse(const char *what, const char *text, size_t len, struct
 	out->findings_json = dump_or_null(json_object_get(v, "findings"));
 	out->profile_json = dump_or_null(json_object_get(v, "profile"));
 	out->verdict_json = kp_xstrndup(text, len);
-	if (out->outcome == KP_OUTCOME_CORRECT)
-		rc = kp_eval_numbers_check(what, out->time_ms, out->time_std_ms, out->ref_time_ms, out->speedup,
-					   out->energy_j, err);
+	if (out->outcome == KP_OUTCOME_CORRECT) {
+		struct kp_error why = KP_ERROR_INIT;
+		if (kp_eval_numbers_check(what, out->time_ms, out->time_std_ms, out->ref_time_ms, out->speedup,
+					  out->energy_j, &why))
+			kp_search_eval_implausible(out, &why); /* this candidate fails; the run goes on */
+	}
 	if (!rc && out->outcome == KP_OUTCOME_CORRECT && !(out->speedup > 0))
 		rc = kp_error_set(err, KP_EPARSE, "%s: a correct verdict needs \"speedup\" (or runtime and ref_runtime "
 						  "median_ms)", what);

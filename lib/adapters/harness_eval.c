@@ -313,10 +313,6 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 	out->time_std_ms = v.runtime.std_ms;
 	out->ref_time_ms = v.ref_runtime.median_ms;
 	out->speedup = v.speedup;
-	if (out->outcome == KP_OUTCOME_CORRECT &&
-	    (rc = kp_eval_numbers_check("the evaluation", out->time_ms, out->time_std_ms, out->ref_time_ms,
-					out->speedup, NAN, err)))
-		goto out;
 	if (v.log || v.message) {
 		struct kp_buf log = KP_BUF_INIT;
 		if (v.message)
@@ -325,6 +321,12 @@ static int harness_evaluate(struct kp_search_evaluator *base, long node, const c
 			kp_buf_adds(&log, v.log);
 		kp_buf_rtrim(&log);
 		out->log = kp_buf_detach(&log, NULL);
+	}
+	if (out->outcome == KP_OUTCOME_CORRECT) {
+		struct kp_error why = KP_ERROR_INIT;
+		if (kp_eval_numbers_check("the evaluation", out->time_ms, out->time_std_ms, out->ref_time_ms,
+					  out->speedup, NAN, &why))
+			kp_search_eval_implausible(out, &why); /* this candidate fails; the run goes on */
 	}
 	out->verdict_json = kp_json_text(kp_verdict_to_json(&v));
 	if (out->outcome == KP_OUTCOME_CORRECT) {

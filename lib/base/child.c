@@ -13,13 +13,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
+#include "base/child_int.h"
 #include "kernelpro/child.h"
 #include "kernelpro/fault.h"
 #include "kernelpro/log.h"
+#include "kernelpro/secret.h"
 
 extern char **environ;
 
@@ -122,19 +121,6 @@ static const char *const env_prefixes[] = {
 	"PYTHON", "PYTORCH_", "TORCH", "TRITON_", "KERNELPRO_", "KP_", "SLURM_",
 	"NVTX_", "NSYS_", "NSIGHT_", /* NVTX_INJECTION64_PATH: ncu's --nvtx-include sees our ranges */
 };
-/* A name holding one of these is held back even in an allowed family (KERNELPRO_API_KEY, SLURM_JWT). */
-static const char *const secret_words[] = {"KEY",    "TOKEN",      "SECRET", "PASSWORD",
-					   "PASSWD", "CREDENTIAL", "AUTH",   "JWT"};
-
-static int name_has_word(const char *name, size_t n, const char *word)
-{
-	size_t w = strlen(word);
-	for (size_t i = 0; i + w <= n; i++)
-		if (!strncasecmp(name + i, word, w))
-			return 1;
-	return 0;
-}
-
 static int allowed_n(const char *name, size_t n)
 {
 	int listed = 0;
@@ -144,9 +130,8 @@ static int allowed_n(const char *name, size_t n)
 		size_t k = strlen(env_prefixes[i]);
 		listed = n > k && !strncmp(name, env_prefixes[i], k);
 	}
-	for (size_t i = 0; i < KP_ARRAY_SIZE(secret_words) && listed; i++)
-		listed = !name_has_word(name, n, secret_words[i]);
-	return listed;
+	/* A name holding a secret word is held back even in an allowed family (KERNELPRO_API_KEY, SLURM_JWT). */
+	return listed && !kp_secret_name(name, n);
 }
 
 int kp_child_env_allowed(const char *name)
@@ -231,6 +216,12 @@ void kp_child_environment(const struct kp_child *c, struct kp_strvec *out)
 {
 	const char *pass = getenv("KERNELPRO_PASS_ENV");
 	for (char **e = environ; e && *e && !c->env_clear; e++) {
+		const char *eq = strchr(*e, '=');
+		if (eq && inherits(c, *e, (size_t)(eq - *e), pass))
+			kp_strvec_push(out, *e);
+	}
+	/* The secrets kp_secret_hold_env took out of our environment: the same rules. */
+	for (const char *const *e = kp_secret_held(); *e && !c->env_clear; e++) {
 		const char *eq = strchr(*e, '=');
 		if (eq && inherits(c, *e, (size_t)(eq - *e), pass))
 			kp_strvec_push(out, *e);
@@ -322,19 +313,10 @@ static _Noreturn void child_exec(const struct kp_child *c, const char *prog, cha
 	sigset_t none;
 
 	setpgid(0, 0);
-#ifdef __linux__
-	/* Die with the thread that started us (kill -9 of kernelpro too); it may already be gone. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
-		_exit(127);
-#else
-	(void)parent;
-#endif
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	for (int s = 1; s < NSIG; s++)
 		sigaction(s, &sa, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 
 	if (in_fd >= 0)
 		dup2(in_fd, 0);
@@ -344,6 +326,10 @@ static _Noreturn void child_exec(const struct kp_child *c, const char *prog, cha
 		dup2(out_fd, 2);
 	else if (err_fd >= 0)
 		dup2(err_fd, 2);
+	/* From here on the program; this process stays behind as the keeper of its tree (Linux). */
+	kp__child_keep(parent, report_fd);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (c->cwd && chdir(c->cwd) != 0) {
 		e = errno;
 		(void)!write(report_fd, &e, sizeof(e));
@@ -390,7 +376,7 @@ static void reset_results(struct kp_child *c)
 	kp_buf_reset(&c->out);
 	kp_buf_reset(&c->err);
 	c->out_total = c->err_total = 0;
-	c->out_truncated = c->err_truncated = c->timed_out = c->canceled = 0;
+	c->out_truncated = c->err_truncated = c->timed_out = c->canceled = c->output_capped = 0;
 	c->exit_code = -1;
 	c->term_signal = 0;
 	c->elapsed_s = 0;
@@ -452,6 +438,7 @@ static int spawn(struct kp_child *c, struct run *r, struct kp_error *err)
 	int rc;
 
 	kp_child_environment(c, &envv);
+	kp_strvec_pushf(&envv, KP_CHILD_OWNER_VAR "=%s", kp_child_owner());
 	prog = which_in(c->args.v[0], env_get(&envv, "PATH"));
 	if (!prog) {
 		rc = kp_error_set(err, KP_ENOTOOL, "cannot run '%s': not found%s", c->args.v[0],
@@ -568,6 +555,13 @@ static void transfer(struct kp_child *c, struct run *r, const struct pollfd *pfd
 			if ((w < 0 && errno != EAGAIN && errno != EINTR) || r->in_off >= c->stdin_len)
 				close_fd(&r->in_fd);
 		}
+	}
+	/* Reading on past the cap would only burn our CPU until the time limit: stop it now. */
+	if (c->kill_at_cap && r->out_trunc && !r->group_killed && !r->exited) {
+		c->output_capped = 1;
+		kill(-r->pid, SIGKILL);
+		kill(r->pid, SIGKILL);
+		r->stopping = r->group_killed = 1;
 	}
 }
 

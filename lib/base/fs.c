@@ -9,6 +9,7 @@
 
 #include "kernelpro/fault.h"
 #include "kernelpro/fs.h"
+#include "kernelpro/secret.h"
 
 int kp_mkdir_p(const char *path, mode_t mode, struct kp_error *err)
 {
@@ -38,11 +39,15 @@ out:
 int kp_write_file_atomic(const char *path, const void *data, size_t len, struct kp_error *err)
 {
 	struct kp_buf tmp = KP_BUF_INIT;
-	const char *p = data;
+	size_t scrubbed_len = 0;
+	char *scrubbed = kp_secret_scrub(data, len, &scrubbed_len); /* no key reaches a file */
+	const char *p = scrubbed ? scrubbed : data;
 	int fd = -1, rc = 0;
 
+	if (scrubbed)
+		len = scrubbed_len;
 	if ((rc = kp_fault(KP_FAULT_FILE_WRITE, path, err)))
-		return rc;
+		goto out;
 	kp_buf_addf(&tmp, "%s.tmp.XXXXXX", path);
 	fd = mkstemp(tmp.buf);
 	if (fd < 0) {
@@ -82,6 +87,7 @@ out:
 	if (rc && tmp.len)
 		unlink(tmp.buf);
 	kp_buf_release(&tmp);
+	free(scrubbed);
 	return rc;
 }
 
@@ -89,10 +95,19 @@ int kp_read_file(const char *path, size_t cap, struct kp_buf *out, struct kp_err
 {
 	char chunk[65536];
 	size_t start = out->len, total = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one (nor a device for its carrier). */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc = 0;
 	if (fd < 0)
 		return kp_error_set(err, errno == ENOENT ? KP_ENOENT : (errno == EACCES ? KP_EPERM : KP_EIO),
 				    "cannot read '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return kp_error_set(err, KP_EINVAL,
+				    "'%s' is not a regular file (a FIFO, socket or device would block or never end): give "
+				    "the file itself",
+				    path);
+	}
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)

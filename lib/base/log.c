@@ -7,6 +7,8 @@
 
 #include "kernelpro/buf.h"
 #include "kernelpro/log.h"
+#include "kernelpro/secret.h"
+#include "kernelpro/str.h"
 
 static kp_log_sink log_sink;
 static void *log_ud;
@@ -40,7 +42,12 @@ void kp_vlog(enum kp_log_level level, const char *fmt, va_list ap)
 	char msg[2048];
 	if (!kp_log_enabled(level))
 		return;
+	char *scrubbed;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if ((scrubbed = kp_secret_scrub(msg, strlen(msg), NULL))) {
+		kp_strlcpy(msg, scrubbed, sizeof(msg));
+		free(scrubbed);
+	}
 	pthread_mutex_lock(&log_lock);
 	log_sink(level, msg, log_ud);
 	pthread_mutex_unlock(&log_lock);

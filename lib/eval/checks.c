@@ -92,6 +92,11 @@ static const struct kp_check_info checks[] = {
 	{"fast_math", S, W, BOTH, "fast-math compilation",
 	 "-use_fast_math / --use_fast_math approximate division, square roots and transcendentals. "
 	 "Allowed when the tolerance holds; recorded because results move closer to its edge."},
+	{"foreign_include", S, R, BOTH, "the candidate includes a file outside itself and the toolkit's headers",
+	 "Native: an #include of an absolute path or one with '..', or any file the preprocessor (nvcc -E) opens "
+	 "outside harness/include, the CUDA toolkit, the system's, CUTLASS's and -I directories (a computed "
+	 "#include). The build would read that file, and the compiler's errors would quote it into the repair "
+	 "prompt."},
 	{"reads_reference", S, R, BOTH, "the candidate reaches for the reference",
 	 "KernelBench: calls get_inputs/get_init_inputs from code ModelNew runs (forward and what it "
 	 "reaches, any of its methods), or imports them or Model from the task; defining or copying them, "

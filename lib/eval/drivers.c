@@ -7,6 +7,7 @@
 #include "eval/drivers.h"
 #include "eval/excerpt.h"
 #include "eval/natspec.h"
+#include "eval/preproc.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/log.h"
 #include "kernelpro/json.h"
@@ -279,13 +280,19 @@ int kp_native_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_
 	if (strcmp(x->mode, "baseline")) {
 		if ((rc = kp_read_file(x->cand_path, 1 << 20, &cand, err)))
 			goto out;
+		/* Includes and the checks on the preprocessed source (a refusal: cmd->argv stays empty). */
+		if ((rc = kp_preproc_check(x, cand.buf, cand.len, inc, v, err)) ||
+		    v->status == KP_STATUS_CHEAT_SUSPECTED)
+			goto out;
 		if ((rc = build_one(x, cand.buf, cand.len, x->cand_path, inc, header.buf, &cb, err)))
 			goto out;
 		v->build_s = kp_now() - t0;
 		v->build_cached = (unsigned)cb.cached;
 		if (!cb.ok) {
-			struct kp_buf ex = KP_BUF_INIT;
-			kp_excerpt(cb.log, strlen(cb.log), COMPILE_LOG_CAP, 2, &ex);
+			struct kp_buf ex = KP_BUF_INIT, own = KP_BUF_INIT;
+			kp_preproc_own_log(x, inc, cb.log, &own); /* no included file's lines reach a prompt */
+			kp_excerpt(own.buf, own.len, COMPILE_LOG_CAP, 2, &ex);
+			kp_buf_release(&own);
 			v->status = KP_STATUS_COMPILE_ERROR;
 			v->message = kp_xstrdup(cb.timed_out ? "nvcc timed out" : "nvcc failed");
 			v->log = kp_buf_detach(&ex, NULL);

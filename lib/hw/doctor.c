@@ -10,6 +10,7 @@
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
 #include "kernelpro/ncu_metrics.h"
+#include "kernelpro/secret.h"
 #include "kernelpro/str.h"
 #include "kernelpro/toolchain.h"
 
@@ -317,7 +318,7 @@ static void check_llm(struct kp_doctor *d)
 	struct kp_buf set = KP_BUF_INIT, unset = KP_BUF_INIT;
 	int have_key = 0;
 	for (size_t i = 0; i < KP_ARRAY_SIZE(vars); i++) {
-		const char *v = getenv(vars[i]);
+		const char *v = kp_secret_getenv(vars[i]);
 		struct kp_buf *b = v && *v ? &set : &unset;
 		if (b->len)
 			kp_buf_adds(b, ", ");

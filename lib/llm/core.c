@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "kernelpro/log.h"
+#include "kernelpro/secret.h"
 #include "llm/core.h"
 
 int kp_llm_fail(struct kp_llm *llm, struct kp_llm_job *job, int code, const char *fmt, ...)
@@ -94,6 +95,15 @@ static long checked_tokens(const struct kp_llm *llm, long n, size_t chars, const
 void kp_llm_job_done(struct kp_llm *llm, struct kp_llm_job *job)
 {
 	struct kp_llm_usage *u = &job->reply->usage;
+	size_t len;
+	/* A reply holding the key (echoed, or asked for) would carry it into every file: scrubbed here, where
+	 * it enters, and again by each writer. */
+	char *scrubbed = job->reply->text ? kp_secret_scrub(job->reply->text, job->reply->len, &len) : NULL;
+	if (scrubbed) {
+		free(job->reply->text);
+		job->reply->text = scrubbed;
+		job->reply->len = len;
+	}
 	u->input_tokens =
 		checked_tokens(llm, u->input_tokens, request_chars(job->req), "input", &u->estimated);
 	u->output_tokens = checked_tokens(llm, u->output_tokens, job->reply->len, "output", &u->estimated);

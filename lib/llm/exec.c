@@ -80,6 +80,7 @@ static void run_one(struct kp_llm *llm, struct kp_llm_job *job)
 		c.timeout_ms = (long)(cfg->timeout_s * 1000.0);
 		c.out_cap = KP_LLM_REPLY_CAP;
 		c.err_cap = 64u << 10;
+		c.kill_at_cap = 1; /* a command that never stops writing is stopped at the reply cap */
 		/* The user's own command, acting for the user (it may call an API): the whole environment. */
 		c.inherit_env = 1;
 		c.cancel = child_canceled;
@@ -91,7 +92,7 @@ static void run_one(struct kp_llm *llm, struct kp_llm_job *job)
 			kp_child_release(&c);
 			break;
 		}
-		if (c.out_truncated) {
+		if (c.out_truncated || c.output_capped) {
 			/* Final: the same request would bring the same flood again. */
 			kp_llm_fail(llm, job, KP_ETOOBIG, "llm: exec: '%s' wrote more than %u MiB (not retried)",
 				    cfg->exec_argv.v[0], KP_LLM_REPLY_CAP >> 20);

@@ -11,6 +11,7 @@
 
 #include "kernelpro/fault.h"
 #include "kernelpro/log.h"
+#include "kernelpro/secret.h"
 #include "kernelpro/str.h"
 #include "llm/backend.h"
 #include "llm/wire.h"
@@ -119,7 +120,7 @@ static int make_auth(struct kp_llm *llm, struct http *st, struct kp_error *err)
 {
 	const struct kp_llm_config *c = &llm->cfg;
 	const char *var = key_var(llm);
-	const char *key = getenv(var);
+	const char *key = kp_secret_getenv(var);
 	const char *name = llm->be->name;
 
 	kp_redactor_add_env(&llm->redact, var);

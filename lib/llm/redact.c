@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 
+#include "kernelpro/secret.h"
 #include "llm/redact.h"
 
 #define REDACTED "[redacted]"
@@ -20,6 +21,7 @@ void kp_redactor_add(struct kp_redactor *r, const char *secret)
 {
 	if (!secret || strlen(secret) < MIN_SECRET || r->n >= KP_LLM_MAX_SECRETS)
 		return;
+	kp_secret_add(secret); /* every writer's scrub (kp_secret_scrub) knows it too */
 	for (size_t i = 0; i < r->n; i++)
 		if (!strcmp(r->secret[i], secret))
 			return;
@@ -28,7 +30,7 @@ void kp_redactor_add(struct kp_redactor *r, const char *secret)
 
 void kp_redactor_add_env(struct kp_redactor *r, const char *name)
 {
-	kp_redactor_add(r, getenv(name));
+	kp_redactor_add(r, kp_secret_getenv(name));
 }
 
 void kp_redactor_release(struct kp_redactor *r)

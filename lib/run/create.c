@@ -40,26 +40,23 @@ static const char *shown(const char *s, char *out, size_t n)
 	return out;
 }
 
-/* A name is one printable path component of at most KP_RUN_NAME_MAX bytes. */
-static int check_name(const char *name, struct kp_error *err)
+int kp_run_name_check(const char *name, const char *what, size_t max, struct kp_error *err)
 {
 	char show[96];
 	size_t len = strlen(name);
 
 	if (!len || strchr(name, '/') || name[0] == '.')
-		return kp_error_set(err, KP_EINVAL,
-				    "run name '%s' must not be empty, contain '/' or start with '.'",
-				    shown(name, show, sizeof(show)));
-	if (len > KP_RUN_NAME_MAX)
-		return kp_error_set(err, KP_EINVAL,
-				    "run name '%s' is %zu bytes long; at most %d (choose a shorter --name)",
-				    shown(name, show, 48), len, KP_RUN_NAME_MAX);
+		return kp_error_set(err, KP_EINVAL, "%s name '%s' must not be empty, contain '/' or start with '.'",
+				    what, shown(name, show, sizeof(show)));
+	if (len > max)
+		return kp_error_set(err, KP_EINVAL, "%s name '%s' is %zu bytes long; at most %zu (choose a shorter --name)",
+				    what, shown(name, show, 48), len, max);
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
 			return kp_error_set(err, KP_EINVAL,
-					    "run name '%s' holds a control character (\\x%02x); choose a "
+					    "%s name '%s' holds a control character (\\x%02x); choose a "
 					    "--name of printable characters",
-					    shown(name, show, sizeof(show)), *p);
+					    what, shown(name, show, sizeof(show)), *p);
 	return 0;
 }
 
@@ -72,7 +69,7 @@ static int choose_name(const struct kp_run_new *o, const char *stamp, struct kp_
 		kp_buf_adds(name, o->name);
 	else
 		kp_buf_addf(name, "%s-%s", o->task->name, stamp);
-	rc = check_name(name->buf, err);
+	rc = kp_run_name_check(name->buf, "run", KP_RUN_NAME_MAX, err);
 	if (rc && !o->name)
 		kp_error_prefix(err, "the task's name makes no usable run name; give one with --name");
 	return rc;

@@ -7,8 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernelpro/child.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/json.h"
+#include "kernelpro/log.h"
 #include "kernelpro/str.h"
 #include "run/run_int.h"
 
@@ -190,6 +192,29 @@ static int load_settings(struct kp_run *r, int strict, struct kp_error *err)
 /* ---- the lock -------------------------------------------------------------------------------- */
 
 /*
+ * The previous holder of the lock is gone (we hold it now): whatever its children left running
+ * (a killed session's evaluator and what that started) is killed before this session starts any.
+ * The file's second line is that session's kp_child_owner() mark.
+ */
+static void sweep_previous(int f)
+{
+	char text[192];
+	ssize_t n = pread(f, text, sizeof(text) - 1, 0);
+	char *nl, *mark;
+	int killed;
+	if (n <= 0)
+		return;
+	text[n] = '\0';
+	if (!(nl = strchr(text, '\n')))
+		return;
+	mark = nl + 1;
+	mark[strcspn(mark, "\n")] = '\0';
+	if (*mark && (killed = kp_child_sweep(mark)) > 0)
+		kp_warn("killed %d process%s left running by the earlier session of this run", killed,
+			killed == 1 ? "" : "es");
+}
+
+/*
  * An flock on DIR/run.lock, released when the process ends (kill -9 included) or the handle
  * closes: one process, and one handle, works on a run at a time.
  */
@@ -210,6 +235,7 @@ int kp__run_lock(const char *dir, int *fd, struct kp_error *err)
 	if (flock(f, LOCK_EX | LOCK_NB) != 0) {
 		ssize_t n = read(f, pid, sizeof(pid) - 1);
 		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0'; /* the first line; the owner mark follows */
 		close(f);
 		return kp_error_set(err, KP_EEXISTS,
 				    "run '%s' is in use by another kernelpro process%s%s%s; wait for it "
@@ -217,10 +243,13 @@ int kp__run_lock(const char *dir, int *fd, struct kp_error *err)
 				    dir, pid[0] ? " (pid " : "", pid[0] ? kp_str_trim(pid) : "",
 				    pid[0] ? ")" : "");
 	}
+	sweep_previous(f);
 	if (ftruncate(f, 0) == 0) {
-		int n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-		if (pwrite(f, pid, (size_t)n, 0) < 0)
-			pid[0] = '\0'; /* the pid is only a courtesy in the message above */
+		/* The pid for the message above; the owner mark for the next session's sweep. */
+		char line[160];
+		int n = snprintf(line, sizeof(line), "%ld\n%s\n", (long)getpid(), kp_child_owner());
+		if (pwrite(f, line, (size_t)n, 0) < 0)
+			line[0] = '\0';
 	}
 	*fd = f;
 	return 0;

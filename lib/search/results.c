@@ -55,6 +55,16 @@ void kp_search_eval_init(struct kp_search_eval *r)
 	r->time_ms = r->time_std_ms = r->ref_time_ms = r->speedup = r->energy_j = r->gpu_s = NAN;
 }
 
+void kp_search_eval_implausible(struct kp_search_eval *r, const struct kp_error *why)
+{
+	char *log = kp_xasprintf("refused by check 'implausible_result': %s%s%s", kp_error_msg(why), r->log ? "\n" : "",
+				 r->log ? r->log : "");
+	free(r->log);
+	r->log = log;
+	r->outcome = KP_OUTCOME_CHEAT_SUSPECTED;
+	r->time_ms = r->time_std_ms = r->speedup = r->energy_j = NAN;
+}
+
 void kp_search_eval_release(struct kp_search_eval *r)
 {
 	free(r->log);

@@ -58,7 +58,7 @@ int kp_store_node_insert(struct kp_store *s, struct kp_node_row *r, const char *
 	sqlite3_bind_int64(st, 1, r->id);
 	sqlite3_bind_text(st, 2, lang ? lang : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, hex, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, source, -1, SQLITE_TRANSIENT);
+	kp__store_bind_text(st, 4, source ? source : "");
 	kp__store_bind_text(st, 5, r->format[0] ? r->format : NULL);
 	return kp__store_step_done(s, st, "saving a candidate", err);
 }
@@ -240,7 +240,7 @@ static int insert_text_row(struct kp_store *s, const char *sql, long node, const
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, node);
-	sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+	kp__store_bind_text(st, 2, text ? text : "");
 	return kp__store_step_done(s, st, what, err);
 }
 
@@ -464,7 +464,7 @@ int kp_store_exchange_insert(struct kp_store *s, const struct kp_exchange_row *r
 	sqlite3_bind_text(st, 3, r->mode ? r->mode : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 4, r->round);
 	sqlite3_bind_text(st, 5, hex, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, r->prompt, -1, SQLITE_TRANSIENT);
+	kp__store_bind_text(st, 6, r->prompt ? r->prompt : "");
 	sqlite3_bind_double(st, 7, now);
 	rc = kp__store_step_done(s, st, "saving a prompt", err);
 	if (rc)
@@ -540,7 +540,7 @@ int kp_store_memory_add(struct kp_store *s, struct kp_store_memory_row *r, struc
 	kp__store_bind_text(st, 1, r->family);
 	sqlite3_bind_int(st, 2, r->kind);
 	sqlite3_bind_text(st, 3, r->key ? r->key : "", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, r->text ? r->text : "", -1, SQLITE_TRANSIENT);
+	kp__store_bind_text(st, 4, r->text ? r->text : "");
 	sqlite3_bind_int(st, 5, r->outcome);
 	kp__store_bind_real(st, 6, r->gain);
 	if (r->node > 0)

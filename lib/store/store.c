@@ -9,6 +9,7 @@
 #include "kernelpro/fault.h"
 #include "kernelpro/json.h"
 #include "kernelpro/log.h"
+#include "kernelpro/secret.h"
 #include "kernelpro/store.h"
 #include "store/store_int.h"
 
@@ -62,10 +63,12 @@ void kp__store_bind_real(sqlite3_stmt *st, int i, double v)
 
 void kp__store_bind_text(sqlite3_stmt *st, int i, const char *v)
 {
+	char *scrubbed = v ? kp_secret_scrub(v, strlen(v), NULL) : NULL; /* no key reaches a database */
 	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, i, scrubbed ? scrubbed : v, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, i);
+	free(scrubbed);
 }
 
 double kp__store_col_real(sqlite3_stmt *st, int i)
@@ -178,6 +181,37 @@ static int check_file(const char *path, unsigned flags, const struct kp__store_s
 	return 0;
 }
 
+/*
+ * For a read-only open: when the database's directory cannot be written and no write-ahead log
+ * holds anything (a WAL database closed cleanly leaves none), `uri` gets "file:PATH?immutable=1"
+ * and 1 is returned. With a log waiting, the plain open reads it (it needs the -shm beside it).
+ */
+static int immutable_uri(const char *path, struct kp_buf *uri)
+{
+	struct kp_buf dir = KP_BUF_INIT, wal = KP_BUF_INIT;
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int use;
+	kp_buf_add(&dir, path, slash ? (size_t)(slash - path) + (slash == path) : 0);
+	if (!dir.len)
+		kp_buf_adds(&dir, ".");
+	kp_buf_addf(&wal, "%s-wal", path);
+	use = access(dir.buf, W_OK) != 0 && (stat(wal.buf, &st) != 0 || st.st_size == 0);
+	if (use) {
+		kp_buf_adds(uri, "file:");
+		for (const char *p = path; *p; p++) {
+			if (*p == '%' || *p == '?' || *p == '#')
+				kp_buf_addf(uri, "%%%02X", (unsigned char)*p);
+			else
+				kp_buf_addch(uri, *p);
+		}
+		kp_buf_adds(uri, "?immutable=1");
+	}
+	kp_buf_release(&dir);
+	kp_buf_release(&wal);
+	return use;
+}
+
 /* A file of another schema (a suite database opened as a run database, or the reverse) is refused. */
 static int check_application(struct kp_store *s, const struct kp__store_schema *schema, int version,
 			     struct kp_error *err)
@@ -193,6 +227,8 @@ int kp__store_open_schema(struct kp_store **out, const char *path, unsigned flag
 			  const struct kp__store_schema *schema, struct kp_error *err)
 {
 	struct kp_store *s = kp_xcalloc(1, sizeof(*s));
+	struct kp_buf uri = KP_BUF_INIT;
+	const char *open_path = path;
 	int version = 0, rc;
 	int oflags = (flags & KP_STORE_READONLY) ? SQLITE_OPEN_READONLY
 			 : SQLITE_OPEN_READWRITE | ((flags & KP_STORE_CREATE) ? SQLITE_OPEN_CREATE : 0);
@@ -203,7 +239,13 @@ int kp__store_open_schema(struct kp_store **out, const char *path, unsigned flag
 	s->readonly = !!(flags & KP_STORE_READONLY);
 	if ((rc = check_file(path, flags, schema, err)))
 		goto out;
-	if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (s->readonly && immutable_uri(path, &uri)) {
+		/* A directory we cannot write (a read-only mount): SQLite cannot make the WAL's -shm file there,
+		 * so the file is opened as the unchanging thing it is there (issue 30, N6). */
+		oflags |= SQLITE_OPEN_URI;
+		open_path = uri.buf;
+	}
+	if (sqlite3_open_v2(open_path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = kp__store_fail(s, "opening", err);
 		goto out;
 	}
@@ -252,8 +294,10 @@ int kp__store_open_schema(struct kp_store **out, const char *path, unsigned flag
 	}
 	s->version = version;
 	*out = s;
+	kp_buf_release(&uri);
 	return 0;
 out:
+	kp_buf_release(&uri);
 	kp_store_close(s);
 	return rc;
 }
@@ -344,7 +388,7 @@ int kp_store_meta_set(struct kp_store *s, const char *key, const char *value, st
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+	kp__store_bind_text(st, 2, value ? value : "");
 	return kp__store_step_done(s, st, "writing run metadata", err);
 }
 

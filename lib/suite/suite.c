@@ -372,12 +372,9 @@ int kp_bench_create(const struct kp_bench_new *o, struct kp_buf *dir, struct kp_
 		kp_buf_adds(&name, o->name);
 	else
 		kp_buf_addf(&name, "%s-%s", o->label && *o->label ? o->label : "suite", stamp);
-	if (!name.len || strchr(name.buf, '/') || name.buf[0] == '.') {
-		rc = kp_error_set(err, KP_EINVAL,
-		                  "suite name '%s' must not be empty, contain '/' or start with '.'",
-		                  name.buf);
+	/* The run names' rule; shorter by the ".new-PID" of the directory it is built in. */
+	if ((rc = kp_run_name_check(name.buf, "suite", KP_RUN_NAME_MAX - 32, err)))
 		goto out;
-	}
 	if (!o->tasks || !o->tasks->n) {
 		rc = kp_error_set(err, KP_EINVAL, "a suite needs at least one task");
 		goto out;

@@ -427,6 +427,185 @@ static void test_dies_with_parent(void **state)
 #endif
 }
 
+/*
+ * kill -9 of kernelpro while the program's own children run (issue 30, N4): PDEATHSIG reached only
+ * the direct child, and a `sleep` it started, in its group, lived on. The keeper kills the group.
+ */
+static void test_grandchild_dies_with_parent(void **state)
+{
+#ifdef __linux__
+	char *dir = kp_test_tmpdir();
+	char *pidfile = kp_xasprintf("%s/pid", dir), *escfile = kp_xasprintf("%s/esc", dir);
+	long grandchild, escapee = 0;
+	char *setsid_path = kp_which("setsid");
+	int have_setsid = setsid_path != NULL;
+	pid_t mid;
+	(void)state;
+	free(setsid_path);
+	/* One grandchild in the group, and (with setsid) one in a session of its own whose parent lives on. */
+	mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0) {
+		struct kp_child c = KP_CHILD_INIT;
+		kp_strvec_pushl(&c.args, "sh", "-c",
+				"if [ \"$3\" = 1 ]; then setsid sleep 100 & echo $! >\"$2.tmp\"; mv \"$2.tmp\" \"$2\"; fi; "
+				"sleep 100 & echo $! >\"$1.tmp\"; mv \"$1.tmp\" \"$1\"; wait",
+				"sh", pidfile, escfile, have_setsid ? "1" : "0", NULL);
+		kp_child_run(&c, NULL);
+		_exit(0);
+	}
+	grandchild = read_pid(pidfile, 10);
+	assert_true(grandchild > 0);
+	if (have_setsid) {
+		escapee = read_pid(escfile, 10);
+		assert_true(escapee > 0);
+	}
+	kill(mid, SIGKILL);
+	waitpid(mid, NULL, 0);
+	assert_true(wait_dead(grandchild, 5.0));
+	if (escapee)
+		assert_true(wait_dead(escapee, 5.0));
+	free(pidfile);
+	free(escfile);
+	kp_test_tmpdir_remove(dir);
+#else
+	skip();
+#endif
+}
+
+/* A process that left the group (setsid) is the keeper's to kill when the program ends. */
+static void test_setsid_escapee_killed(void **state)
+{
+#ifdef __linux__
+	struct kp_child c = KP_CHILD_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	char *dir = kp_test_tmpdir();
+	char *pidfile = kp_xasprintf("%s/pid", dir);
+	long escapee;
+	char *setsid_path = kp_which("setsid");
+	(void)state;
+	if (!setsid_path)
+		skip();
+	free(setsid_path);
+	kp_strvec_pushl(&c.args, "sh", "-c", "setsid sleep 100 & echo $! >\"$1.tmp\"; mv \"$1.tmp\" \"$1\"; sleep 0.3",
+			"sh", pidfile, NULL);
+	c.timeout_ms = 20000;
+	KP_ASSERT_OK(kp_child_run(&c, &err), &err);
+	assert_int_equal(c.exit_code, 0);
+	escapee = read_pid(pidfile, 1);
+	assert_true(escapee > 0);
+	assert_true(wait_dead(escapee, 5.0));
+	kp_child_release(&c);
+	free(pidfile);
+	kp_test_tmpdir_remove(dir);
+#else
+	skip();
+#endif
+}
+
+/* The keeper ends as the program did: its status, its signal. */
+static void test_keeper_relays_end(void **state)
+{
+	struct kp_child c = KP_CHILD_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	(void)state;
+	kp_strvec_pushl(&c.args, "sh", "-c", "kill -SEGV $$", NULL);
+	KP_ASSERT_OK(kp_child_run(&c, &err), &err);
+	assert_int_equal(c.term_signal, SIGSEGV);
+	kp_child_release(&c);
+	kp_child_init(&c);
+	kp_strvec_pushl(&c.args, "sh", "-c", "exit 7", NULL);
+	KP_ASSERT_OK(kp_child_run(&c, &err), &err);
+	assert_int_equal(c.exit_code, 7);
+	assert_int_equal(c.term_signal, 0);
+	kp_child_release(&c);
+}
+
+/*
+ * Descriptors without close-on-exec reach the program as they would without the keeper: ncu
+ * --target-processes all reaches the processes it follows through them (issue 30: the keeper once
+ * closed them all, and nvcc under ncu failed). A close-on-exec one (another child's pipe) does not.
+ */
+static void test_inherited_descriptors(void **state)
+{
+	struct kp_child c = KP_CHILD_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	int open_p[2], cloexec_p[2];
+	char buf[16] = "";
+	char *script;
+	ssize_t n;
+	(void)state;
+	assert_int_equal(pipe(open_p), 0);
+	assert_int_equal(pipe2(cloexec_p, O_CLOEXEC), 0);
+	script = kp_xasprintf("echo inherited >&%d; echo leaked >&%d 2>/dev/null; exit 0", open_p[1], cloexec_p[1]);
+	kp_strvec_pushl(&c.args, "sh", "-c", script, NULL);
+	KP_ASSERT_OK(kp_child_run(&c, &err), &err);
+	close(open_p[1]);
+	close(cloexec_p[1]);
+	n = read(open_p[0], buf, sizeof(buf) - 1);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, "inherited\n");
+	assert_int_equal(read(cloexec_p[0], buf, sizeof(buf)), 0); /* EOF: nobody else held it */
+	close(open_p[0]);
+	close(cloexec_p[0]);
+	free(script);
+	kp_child_release(&c);
+}
+
+/* N5: a program that never stops writing is killed at the cap, not read until its time limit. */
+static void test_kill_at_cap(void **state)
+{
+	struct kp_child c = KP_CHILD_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	(void)state;
+	kp_strvec_pushl(&c.args, "yes", NULL);
+	c.out_cap = 1u << 20;
+	c.kill_at_cap = 1;
+	c.timeout_ms = 60000;
+	KP_ASSERT_OK(kp_child_run(&c, &err), &err);
+	assert_true(c.output_capped);
+	assert_true(c.out_truncated);
+	assert_false(c.timed_out);
+	assert_int_equal(c.term_signal, SIGKILL);
+	assert_int_equal(c.out.len, 1u << 20);
+	kp_child_release(&c);
+}
+
+/* The sweep kills a process carrying an earlier session's mark, and nothing else. */
+static void test_sweep_owner(void **state)
+{
+#ifdef __linux__
+	pid_t marked, other;
+	(void)state;
+	marked = fork();
+	assert_true(marked >= 0);
+	if (marked == 0) {
+		char *const argv[] = {"sleep", "100", NULL};
+		char *const envp[] = {KP_CHILD_OWNER_VAR "=1.2.test-mark", "PATH=/usr/bin:/bin", NULL};
+		execve("/bin/sleep", argv, envp);
+		_exit(127);
+	}
+	other = fork();
+	assert_true(other >= 0);
+	if (other == 0) {
+		char *const argv[] = {"sleep", "100", NULL};
+		char *const envp[] = {KP_CHILD_OWNER_VAR "=1.2.test-mark-other", NULL};
+		execve("/bin/sleep", argv, envp);
+		_exit(127);
+	}
+	usleep(200000); /* both have exec'd */
+	assert_int_equal(kp_child_sweep("1.2.test-mark"), 1);
+	assert_int_equal(waitpid(marked, NULL, 0), marked);
+	assert_true(kp_test_pid_alive(other));
+	assert_int_equal(kp_child_sweep(kp_child_owner()), 0); /* never our own */
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+#else
+	skip();
+#endif
+}
+
 /* stdin_from_fd: the input comes later, from another thread, through the caller's end of a pipe. */
 struct feeder {
 	int fd;
@@ -509,6 +688,12 @@ int main(void)
 		cmocka_unit_test(test_cancel_flag),
 		cmocka_unit_test(test_kill_all),
 		cmocka_unit_test(test_dies_with_parent),
+		cmocka_unit_test(test_grandchild_dies_with_parent),
+		cmocka_unit_test(test_setsid_escapee_killed),
+		cmocka_unit_test(test_keeper_relays_end),
+		cmocka_unit_test(test_inherited_descriptors),
+		cmocka_unit_test(test_kill_at_cap),
+		cmocka_unit_test(test_sweep_owner),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

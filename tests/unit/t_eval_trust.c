@@ -43,7 +43,10 @@ static void test_numbers(void **state)
 	numbers_refused(1, NAN, 2, 2, -5, "energy -5 J");
 }
 
-/* The search's exec evaluator takes the same bounds (lib/adapters/exec_eval.c). */
+/*
+ * The search's exec evaluator takes the same bounds (lib/adapters/exec_eval.c); a verdict outside them
+ * fails its candidate as implausible_result, not the run (issue 30, N12).
+ */
 static void test_exec_evaluator_refuses_absurd_numbers(void **state)
 {
 	static const char *const bad[] = {
@@ -57,9 +60,12 @@ static void test_exec_evaluator_refuses_absurd_numbers(void **state)
 		struct kp_search_eval e;
 		struct kp_error err = KP_ERROR_INIT;
 		kp_search_eval_init(&e);
-		if (kp_exec_verdict_parse("exec evaluator", bad[i], strlen(bad[i]), &e, &err) != KP_EPARSE)
+		KP_ASSERT_OK(kp_exec_verdict_parse("exec evaluator", bad[i], strlen(bad[i]), &e, &err), &err);
+		if (e.outcome != KP_OUTCOME_CHEAT_SUSPECTED)
 			fail_msg("accepted %s", bad[i]);
-		assert_non_null(strstr(kp_error_msg(&err), "is not a measurement"));
+		assert_non_null(strstr(e.log, "refused by check 'implausible_result'"));
+		assert_non_null(strstr(e.log, "is not a measurement"));
+		assert_true(isnan(e.speedup) && isnan(e.time_ms));
 		kp_search_eval_release(&e);
 	}
 }
