@@ -13,6 +13,20 @@ case "${1:-}" in
 esac
 [ $# -le 1 ] || usage
 
+# make check's Python linters (tools/check-python.sh: ruff and mypy over the harness), from PyPI,
+# pinned so that every machine lints alike; tried before the apt packages, which may need root.
+py_tools() {
+	py_missing=
+	python3 -m ruff --version >/dev/null 2>&1 || py_missing="$py_missing ruff==0.17.6"
+	python3 -m mypy --version >/dev/null 2>&1 || py_missing="$py_missing mypy==2.4.1"
+	[ -n "$py_missing" ] || return 0
+	# shellcheck disable=SC2086
+	python3 -m pip install -q $py_missing 2>/dev/null ||
+		python3 -m pip install -q --break-system-packages $py_missing ||
+		echo "install-deps: could not pip install$py_missing; make check will say it skipped them" >&2
+}
+[ "$want" = program ] || py_tools
+
 if [ "$want" = program ]; then
 	PKGS="build-essential pkg-config git ca-certificates python3 \
 libcurl4-openssl-dev libjansson-dev libsqlite3-dev liblua5.4-dev libssl-dev"
