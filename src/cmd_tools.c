@@ -4,8 +4,6 @@
 #include "kernelpro/json.h"
 #include "tools_cli.h"
 
-static const char *const class_names[] = {"unknown", "compute", "memory", "latency", "mixed"};
-
 static const struct kp_opt tools_opts[] = {
 	KP_TOOLS_OPTS,
 	KP_OPT_TABLE_END,
@@ -20,7 +18,7 @@ static void classes_str(unsigned classes, struct kp_buf *b)
 	/* mixed and unknown select every tool; list the classes that make a difference. */
 	for (size_t i = 1; i < 4; i++)
 		if (classes & KP_CLASS_BIT(i))
-			kp_buf_addf(b, "%s%s", b->len ? "," : "", class_names[i]);
+			kp_buf_addf(b, "%s%s", b->len ? "," : "", kp_cli_tool_class_names[i]);
 	if (!b->len)
 		kp_buf_adds(b, "mixed");
 }
@@ -28,19 +26,9 @@ static void classes_str(unsigned classes, struct kp_buf *b)
 static json_t *classes_json(unsigned classes)
 {
 	json_t *a = json_array();
-	for (size_t i = 0; i < KP_ARRAY_SIZE(class_names); i++)
+	for (size_t i = 0; i < KP_CLI_TOOL_NCLASSES; i++)
 		if (classes & KP_CLASS_BIT(i))
-			json_array_append_new(a, json_string(class_names[i]));
-	return a;
-}
-
-static json_t *sources_json(unsigned sources)
-{
-	static const char *const names[] = {"ncu", "sass", "ptxas", "trace"};
-	json_t *a = json_array();
-	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++)
-		if (sources & (1u << i))
-			json_array_append_new(a, json_string(names[i]));
+			json_array_append_new(a, json_string(kp_cli_tool_class_names[i]));
 	return a;
 }
 
@@ -59,7 +47,7 @@ static int run_list(struct kp_cli *cli, const struct kp_args *args)
 			json_t *o = json_object();
 			kp_json_set(o, "name", json_string(t->name));
 			kp_json_set(o, "description", json_string(t->description));
-			kp_json_set(o, "sources", sources_json(t->sources));
+			kp_json_set(o, "sources", kp_cli_tool_sources_json(t->sources));
 			kp_json_set(o, "classes", classes_json(t->classes));
 			kp_json_set(o, "origin", t->origin ? json_string(t->origin) : NULL);
 			kp_json_set(o, "replaces_builtin", json_boolean(t->replaces_builtin));
@@ -126,8 +114,8 @@ static json_t *show_json(const struct kp_tool_info *t)
 	kp_json_set(o, "name", json_string(t->name));
 	kp_json_set(o, "description", json_string(t->description));
 	kp_json_set(o, "details", json_string(t->details ? t->details : ""));
-	kp_json_set(o, "sources", sources_json(t->sources));
-	kp_json_set(o, "needs", sources_json(t->needs));
+	kp_json_set(o, "sources", kp_cli_tool_sources_json(t->sources));
+	kp_json_set(o, "needs", kp_cli_tool_sources_json(t->needs));
 	kp_json_set(o, "classes", classes_json(t->classes));
 	kp_json_set(o, "origin", t->origin ? json_string(t->origin) : NULL);
 	kp_json_set(o, "replaces_builtin", json_boolean(t->replaces_builtin));
@@ -217,85 +205,7 @@ static const struct kp_cmd cmd_show = {
 		    "kernelpro tools show coalescing --threshold coalescing.max_excess_pct=5",
 };
 
-/* ---- tools metrics ----------------------------------------------------------------------------- */
-
-static const struct kp_opt metrics_opts[] = {
-	{"class", 0, KP_OPT_CHOICE, "compute|memory|latency|mixed|unknown", "the tools this Stage-1 class selects", NULL},
-	{"energy", 0, KP_OPT_FLAG, NULL, "energy is an objective (adds instruction_mix)", NULL},
-	KP_TOOLS_OPTS,
-	KP_OPT_TABLE_END,
-};
-
-static int run_metrics(struct kp_cli *cli, const struct kp_args *args)
-{
-	struct kp_toolset *ts;
-	struct kp_strvec ids = KP_STRVEC_INIT, metrics = KP_STRVEC_INIT, collect = KP_STRVEC_INIT,
-			 sections = KP_STRVEC_INIT;
-	struct kp_error err = KP_ERROR_INIT;
-	const char *cls = kp_arg_str(args, "class");
-	unsigned sources = 0;
-	int rc = kp_cli_toolset_open(cli, args, &ts);
-
-	if (rc)
-		return rc;
-	if (kp_arg_npos(args)) {
-		for (size_t i = 0; i < kp_arg_npos(args); i++)
-			kp_strvec_push(&ids, kp_arg_pos(args, i));
-	} else {
-		enum kp_bound b = KP_BOUND_MIXED;
-		for (size_t i = 0; cls && i < KP_ARRAY_SIZE(class_names); i++)
-			if (!strcmp(cls, class_names[i]))
-				b = (enum kp_bound)i;
-		kp_toolset_select(ts, b, kp_arg_flag(args, "energy"), &ids);
-	}
-	if (kp_toolset_metrics(ts, &ids, &metrics, &sources, &err) ||
-	    kp_toolset_collection(ts, &ids, &collect, &sections, &err)) {
-		kp_cli_error(cli, "%s", kp_error_msg(&err));
-		rc = KP_EXIT_USAGE;
-		goto out;
-	}
-	if (cli->json) {
-		json_t *o = json_object(), *t = json_array(), *m = json_array(), *sec = json_array();
-		for (size_t i = 0; i < ids.n; i++)
-			json_array_append_new(t, json_string(ids.v[i]));
-		for (size_t i = 0; i < metrics.n; i++)
-			json_array_append_new(m, json_string(metrics.v[i]));
-		for (size_t i = 0; i < sections.n; i++)
-			json_array_append_new(sec, json_string(sections.v[i]));
-		kp_json_set(o, "tools", t);
-		kp_json_set(o, "sources", sources_json(sources));
-		kp_json_set(o, "metrics", m);
-		kp_json_set(o, "sections", sec); /* for the metrics only an ncu section collects */
-		kp_cli_print_json_new(cli, o);
-	} else {
-		for (size_t i = 0; i < metrics.n; i++)
-			fprintf(cli->out, "%s%s\n", metrics.v[i],
-				kp_strvec_find(&collect, metrics.v[i]) < 0 ? "  (source-level: --section SourceCounters)" : "");
-	}
-out:
-	kp_strvec_release(&ids);
-	kp_strvec_release(&metrics);
-	kp_strvec_release(&collect);
-	kp_strvec_release(&sections);
-	kp_toolset_free(ts);
-	return rc;
-}
-
-static const struct kp_cmd cmd_metrics = {
-	.name = "metrics",
-	.summary = "Print the ncu metrics the selected tools read (what the profiler must collect)",
-	.usage = "[--json] [--class CLASS] [--energy] [ID...]",
-	.description = "With tool ids, the union of what those tools read; otherwise what the tools a Stage-1\n"
-		       "class selects read (without --class: every tool). One metric per line.",
-	.flags = KP_CMD_JSON,
-	.opts = metrics_opts,
-	.max_args = -1,
-	.run = run_metrics,
-	.examples = "kernelpro tools metrics --class memory\n"
-		    "ncu --metrics $(kernelpro tools metrics coalescing vector_width) ./my_app",
-};
-
-static const struct kp_cmd *const tools_subs[] = {&cmd_list, &cmd_show, &cmd_metrics, NULL};
+static const struct kp_cmd *const tools_subs[] = {&cmd_list, &cmd_show, &kp_cmd_tools_metrics, NULL};
 
 const struct kp_cmd kp_cmd_tools = {
 	.name = "tools",

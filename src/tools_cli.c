@@ -33,3 +33,16 @@ int kp_cli_toolset_open(struct kp_cli *cli, const struct kp_args *args, struct k
 	}
 	return 0;
 }
+
+const char *const kp_cli_tool_class_names[KP_CLI_TOOL_NCLASSES] = {"unknown", "compute", "memory", "latency",
+                                                                 "mixed"};
+
+json_t *kp_cli_tool_sources_json(unsigned sources)
+{
+	static const char *const names[] = {"ncu", "sass", "ptxas", "trace"};
+	json_t *a = json_array();
+	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++)
+		if (sources & (1u << i))
+			json_array_append_new(a, json_string(names[i]));
+	return a;
+}

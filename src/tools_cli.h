@@ -30,4 +30,14 @@
  */
 int kp_cli_toolset_open(struct kp_cli *cli, const struct kp_args *args, struct kp_toolset **out);
 
+/* The Stage-1 classes by enum kp_bound, for `tools list|show|metrics`. */
+#define KP_CLI_TOOL_NCLASSES 5
+extern const char *const kp_cli_tool_class_names[KP_CLI_TOOL_NCLASSES];
+
+/* The profiler outputs a tool reads (KP_SRC_* bits) as a JSON array of names (new reference). */
+json_t *kp_cli_tool_sources_json(unsigned sources);
+
+/* `tools metrics` (src/cmd_tools_metrics.c), a sub-command of `tools`. */
+extern const struct kp_cmd kp_cmd_tools_metrics;
+
 #endif
