@@ -41,7 +41,7 @@ HEADER_TEXT = "#include <torch/extension.h>\n"
 PCH_TIMEOUT_S = 600
 
 # What install() did, for the verdict's timeline and the tests: one dict per load_inline call.
-calls = []
+calls: list = []
 
 
 def enabled():
