@@ -13,11 +13,25 @@ cp "$task" kb/level1/2_SwishScale.py
 cp "$KP_ROOT/examples/kernelbench/swish_scale_inline.py" run/level_1_problem_2_sample_0_kernel.py
 sed 's|y\[i\] = scale \* x\[i\]|y[i] = 0.5f * scale * x[i]|' "$KP_ROOT/examples/kernelbench/swish_scale_inline.py" \
 	>run/level_1_problem_2_sample_1_kernel.py
+# run_eval FILE WANT COMMAND...: COMMAND's stdout into FILE; its exit must be WANT and FILE a verdict.
+# `kernelpro eval` exits 0 for a correct verdict and 1 for any other (the job failed): the wrong variant,
+# sample 1, exits 1. Any other exit, or no verdict on stdout, is a failure.
+run_eval() {
+	out=$1 want=$2
+	shift 2
+	rc=0
+	"$@" >"$out" || rc=$?
+	[ "$rc" -eq "$want" ] || { echo "    exit $rc, expected $want"; return 1; }
+	python3 -c 'import json, sys; assert "status" in json.load(open(sys.argv[1]))' "$out" ||
+		{ echo "    no verdict on stdout"; return 1; }
+}
 for s in 0 1; do
 	k=run/level_1_problem_2_sample_${s}_kernel.py
-	XDG_CACHE_HOME="$KP_TMP/plain" KERNELPRO_INLINE_CACHE=0 "$KP" eval "$task" $k --worker --json >plain$s.json ||
-		fail "plain eval of $k"
-	XDG_CACHE_HOME="$KP_TMP/shared" "$KP" eval "$task" $k --worker --json >pch$s.json || fail "eval of $k"
+	want=$s # 0: correct, exit 0; 1: wrong_output, exit 1
+	run_eval plain$s.json "$want" env XDG_CACHE_HOME="$KP_TMP/plain" KERNELPRO_INLINE_CACHE=0 \
+		"$KP" eval "$task" $k --worker --json || fail "plain eval of $k"
+	run_eval pch$s.json "$want" env XDG_CACHE_HOME="$KP_TMP/shared" "$KP" eval "$task" $k --worker --json ||
+		fail "eval of $k"
 	python3 - plain$s.json pch$s.json <<'PY' || fail "$k: verdicts differ with the precompiled header"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])

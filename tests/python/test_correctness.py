@@ -17,7 +17,7 @@ except ImportError:
     torch = None
 
 from kernelpro import correctness, inputs as kin  # noqa: E402
-from kernelpro.util import Stop  # noqa: E402
+from kernelpro.util import REFUSE, Stop  # noqa: E402
 
 if torch is not None:
     import kp_torch  # noqa: E402
@@ -341,6 +341,60 @@ class PartsTest(unittest.TestCase):
         self.assertEqual(rep["candidate"]["calls"], 10)
         self.assertEqual(rep["flops"]["calls"], 1)
         self.assertEqual(rep["intact"]["calls"], 5)
+
+
+class Judge(correctness.Correctness):
+    """judge_evidence alone, on records made up here: no torch needed. (TrialsTest runs it too, but only
+    where torch is installed: without torch it is skipped, which is how a cfg without a "candidate"
+    path, as CpuAdapter's, crashed it with KeyError only on the GPU machine.)"""
+
+    def __init__(self, cfg, cand_kernels=None, ref_kernels=None, cand_ops=None):
+        import collections
+        self.cfg, self.result, self.flags = cfg, {}, []
+        kern = lambda ks: None if ks is None else collections.Counter(ks)  # noqa: E731
+        ops = collections.Counter
+        self.records = {"candidate": {"ops": ops(cand_ops or {"mul": 2}), "kernels": kern(cand_kernels)},
+                        "reference": {"ops": ops({"mul": 2, "sigmoid": 1}), "kernels": kern(ref_kernels)}}
+
+    def flag(self, check, severity, message):
+        self.flags.append(check)
+        if severity == REFUSE:
+            raise Stop("cheat_suspected", message)
+
+
+class JudgeEvidenceTest(unittest.TestCase):
+    REF = ["void at::native::vectorized_elementwise_kernel<4, sigmoid>(int, float*)"]
+
+    def test_no_candidate_path(self):
+        """No source file (a test's config, a candidate given as a module): judged on the record."""
+        j = Judge({})
+        j.judge_evidence()  # ops only: recorded, nothing refused
+        ev = j.result["runtime_evidence"]
+        self.assertTrue(ev["recorded"])
+        self.assertIn("no candidate source file", ev["no_source"])
+        self.assertEqual(j.flags, [])
+        j = Judge({"candidate": None}, cand_kernels=["swish_kernel(float*)"], ref_kernels=self.REF)
+        j.judge_evidence()  # a kernel neither the reference's nor PyTorch's: its own, from the record alone
+        self.assertEqual(j.result["runtime_evidence"]["own_kernels"], ["swish_kernel(float*)"])
+        self.assertEqual(j.flags, [])
+        j = Judge({}, cand_kernels=self.REF, ref_kernels=self.REF, cand_ops={"mul": 2, "sigmoid": 1})
+        with self.assertRaises(Stop):  # the reference's own kernels and ops: refused on the record
+            j.judge_evidence()
+        self.assertEqual(j.flags, ["torch_fallback"])
+
+    def test_source_read_or_unreadable(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cand.py")
+            with open(path, "w") as f:
+                f.write('src = "__global__ void swish_kernel(float* x) {}"\n')
+            j = Judge({"candidate": path}, cand_kernels=["void swish_kernel(float*)"], ref_kernels=self.REF)
+            j.judge_evidence()
+            self.assertNotIn("no_source", j.result["runtime_evidence"])
+            self.assertEqual(j.result["runtime_evidence"]["own_kernels"], ["void swish_kernel(float*)"])
+            j = Judge({"candidate": os.path.join(d, "gone.py")})
+            j.judge_evidence()
+            self.assertIn("candidate source unreadable", j.result["runtime_evidence"]["no_source"])
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import os
 from . import evidence
 from . import inputs as kin
 from . import outcheck
+from . import util
 from .state import AdapterState
 from .util import DTYPE_NAMES, FAIL, REFUSE, WARN, Stop, dtype_name, unravel
 
@@ -153,9 +154,21 @@ class Correctness(AdapterState):
             self.result["runtime_evidence"] = {"recorded": False,
                                                "why": self.evidence_why or "the first trial recorded nothing"}
             return
-        with open(self.cfg["candidate"], encoding="utf-8") as f:
-            defined = evidence.candidate_kernels(f.read())
+        # The kernels its source defines: none known without the source (a test's adapter, a
+        # candidate given as a module), and then the record alone decides which kernels are its own.
+        path, defined, no_source = self.cfg.get("candidate"), set(), None
+        if not path:
+            no_source = "no candidate source file"
+        else:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    defined = evidence.candidate_kernels(f.read())
+            except OSError as e:
+                no_source = "candidate source unreadable: %s" % util.first_line(e)[:160]
         self.result["runtime_evidence"] = evidence.summary(recs, defined)
+        if no_source is not None:
+            self.result["runtime_evidence"]["no_source"] = no_source + \
+                " (its own kernels from the record only: neither the reference's nor PyTorch's)"
         if recs["candidate"].get("kernels") is None:
             self.result["runtime_evidence"]["why"] = self.evidence_why or \
                 "kernels not recorded (KERNELPRO_EVIDENCE=kernels records them: ~5 s more per evaluation)"

@@ -23,15 +23,27 @@ HOST_TRIALS = 20
 HOST_CONFIRM = 100  # calls of each kind in the second measurement, which a refusal must survive
 # Inputs of the candidate's timed calls (issue 28): a result cached by the inputs' content (a
 # device-side fingerprint, no host sync) must not pay. Before each timed call, outside its events, the
-# same input buffers are refilled with new values: drawn from get_inputs() with a seed of the call's
-# own on the GPU, or copied from one of ROTATE_CPU sets drawn once when the task's inputs are drawn on
-# the CPU (seconds each; a cache of fewer entries never hits). The buffers keep their addresses, as
-# the one input set of before did (a first version drew new tensors for every call and put the small
-# task's medians 17.9% apart on the H200). The outputs of CHECKED_CALLS timed calls, picked at random,
-# are compared with the reference's on the same inputs (check timed_output). The reference, warm-ups
-# and host-timed calls run on the buffers as they are: nothing is gained by caching there.
+# same input buffers are refilled (copy_) with values of that call's own. The buffers keep their
+# addresses, as the one input set of before did (a first version drew new tensors for every call and
+# put the small task's medians 17.9% apart on the H200). Where the values come from:
+# * predrawn: one set per timed call (trials + discarded ones), drawn on the GPU from get_inputs()
+#   with the call's own seed before the timing loop, when all of them fit PREDRAW_MAX_BYTES and
+#   1/PREDRAW_FREE_SHARE of the free device memory: between two timed calls the host only launches
+#   the copies. (Drawing inside the loop, Python get_inputs() work and RNG kernels per call, left the
+#   GPU idle long enough that the fast-path example's 38 us kernel ran slower in some evaluations:
+#   median spread 5.93% over 10 evaluations on the H200, 0.19% before the refill.)
+# * fresh: over that budget (large inputs, whose kernels dominate the host's work), each call's set is
+#   drawn just before it, one extra set at a time; also when predrawing fails (out of memory).
+# * rotated: when the task's inputs are drawn on the CPU (seconds each), ROTATE_CPU sets drawn once,
+#   in turn (a cache of fewer entries never hits).
+# The outputs of CHECKED_CALLS timed calls, picked at random, are compared with the reference's on the
+# same inputs (check timed_output). The reference, warm-ups and host-timed calls run on the buffers as
+# they are: nothing is gained by caching there. result["timing_inputs"] records the mode ("mode",
+# "sets": the number of sets drawn up front, null when fresh; "why": why not predrawn).
 ROTATE_CPU = 3
 CHECKED_CALLS = 3
+PREDRAW_MAX_BYTES = 2 << 30
+PREDRAW_FREE_SHARE = 4  # predrawn sets take at most a quarter of the free device memory
 TIMING_SEED = 0x71ED  # xor'ed into each timed call's seed: no correctness trial's
 
 
@@ -88,9 +100,42 @@ class Timing(AdapterState):
         med = lambda xs: util.stats(xs)["median_ms"]  # noqa: E731
         return med(diffs), med(gaps), med(bases)
 
-    def input_source(self, seed):
-        """refill(args, k): new values for timed call k written into the tensors of args, outside the
-        timed region; and what it does, for the result's `timing_inputs`."""
+    def predraw_budget(self):
+        """How many bytes the predrawn sets may take, and why not more when that is 0."""
+        try:
+            free, _ = self.torch.cuda.mem_get_info(self.dev)
+        except Exception as e:  # no figure: draw per call, one extra set at a time, as before
+            return 0, "free device memory unknown (%s)" % util.first_line(e)[:120]
+        return min(PREDRAW_MAX_BYTES, int(free) // PREDRAW_FREE_SHARE), None
+
+    def predraw(self, seed, size, calls):
+        """One set per timed call drawn up front, or (None, why not)."""
+        budget, why = self.predraw_budget()
+        total = size * calls
+        if why is None and total > budget:
+            why = "%d sets of %.4g MiB over the budget of %.4g MiB" % (calls, size / 2**20, budget / 2**20)
+        if why is not None:
+            return None, why
+        inputs = self.inputs
+        before = (inputs.on_cpu, getattr(inputs, "why", None))
+        sets = []
+        try:
+            for k in range(calls):
+                sets.append(inputs.make(timing_seed(seed, k)))
+                if inputs.on_cpu:  # a GPU draw failed (out of memory?) and fell back to the CPU: seconds each
+                    raise RuntimeError("a draw fell back to the CPU: %s" % inputs.why)
+        except RuntimeError as e:  # torch.cuda.OutOfMemoryError is one
+            why = "predrawing failed after %d sets: %s" % (len(sets), util.first_line(e)[:160])
+            sets.clear()
+            inputs.on_cpu, inputs.why = before
+            self.torch.cuda.empty_cache()
+            return None, why
+        return sets, None
+
+    def input_source(self, seed, inputs, calls):
+        """refill(args, k): new values for timed call k (0 <= k < calls) written into the tensors of
+        args, outside the timed region; and what it does, for the result's `timing_inputs`. `inputs`
+        is a set as drawn (its size decides whether the calls' sets are predrawn)."""
         t = self.torch
         how = {"mode": "fresh", "sets": None}
 
@@ -101,15 +146,21 @@ class Timing(AdapterState):
                         a.copy_(f)
                     except RuntimeError as e:  # an expanded input (stride 0) cannot be written: it keeps its values
                         how.setdefault("kept", {})[str(i)] = util.first_line(e)[:120]
-        if not self.inputs.on_cpu:
-            def refill(args, k):
-                fresh = self.inputs.make(timing_seed(seed, k))
-                into(args, fresh)
-                del fresh  # freed before the next call's draw: one extra set at a time
-            return refill, how
-        sets = [self.inputs.make(timing_seed(seed, i)) for i in range(ROTATE_CPU)]
-        how.update(mode="rotated", sets=len(sets))
-        return (lambda args, k: into(args, sets[k % len(sets)])), how
+        if self.inputs.on_cpu:
+            rot = [self.inputs.make(timing_seed(seed, i)) for i in range(ROTATE_CPU)]
+            how.update(mode="rotated", sets=len(rot))
+            return (lambda args, k: into(args, rot[k % len(rot)])), how
+        sets, why = self.predraw(seed, int(kin.nbytes(t, inputs)), calls)
+        if sets is not None:
+            how.update(mode="predrawn", sets=len(sets))
+            return (lambda args, k: into(args, sets[k])), how
+        how["why"] = why
+
+        def refill(args, k):
+            fresh = self.inputs.make(timing_seed(seed, k))
+            into(args, fresh)
+            del fresh  # freed before the next call's draw: one extra set at a time
+        return refill, how
 
     def time_model(self, model, args, who, refill=None, check_at=()):
         """KernelBench's cuda_event method; then host-timed calls for the host_time check. With
@@ -170,16 +221,17 @@ class Timing(AdapterState):
         self.make_flush()
         seed = int(self.cfg.get("seed", 42))
         inputs = self.inputs.make(seed)
-        refill, how = self.input_source(seed)
-        how["checked"] = []
-        self.result["timing_inputs"] = how  # the same dict: `kept` lands in it as inputs are refilled
         if self.cfg.get("time_candidate", True):
             trials = int(self.cfg.get("trials", 100)) + int(self.cfg.get("discard_first", 1))
+            refill, how = self.input_source(seed, inputs, trials)
+            how["checked"] = []
+            self.result["timing_inputs"] = how  # the same dict: `kept` lands in it as inputs are refilled
             check_at = () if "timed_output" in self.checks_off else \
                 sorted(random.Random(seed ^ TIMING_SEED).sample(range(trials), min(CHECKED_CALLS, trials)))
             # The candidate passed inputs_modified, so it leaves them as they are unless the reference
             # writes into its own (then each side gets a copy, as before).
             st, gap = self.time_model(self.cand, self.private(inputs), "ModelNew", refill, check_at)
+            del refill  # the predrawn sets freed before the reference is timed
             self.check_intact("during timing")
             self.check_host_time(st["median_ms"], self.private(inputs))
             self.result["runtime"] = st
