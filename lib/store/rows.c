@@ -408,11 +408,12 @@ int kp_store_evals_each(struct kp_store *s, int (*fn)(const struct kp_eval_row *
 	return rc;
 }
 
-int kp_store_verdict_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err)
+/* The text of one column of the latest row `sql` selects for node (?1); nothing when there is none. */
+static int node_text(struct kp_store *s, const char *sql, long node, const char *what, struct kp_buf *out,
+		     struct kp_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s, "SELECT verdict_json FROM evaluations WHERE node_id = ?1 ORDER BY id DESC LIMIT 1",
-				   &st, err), step;
+	int rc = kp__store_prepare(s, sql, &st, err), step;
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, node);
@@ -420,25 +421,20 @@ int kp_store_verdict_get(struct kp_store *s, long node, struct kp_buf *out, stru
 	if (step == SQLITE_ROW)
 		add_column_text(out, st, 0);
 	else if (step != SQLITE_DONE)
-		rc = kp__store_fail(s, "reading a verdict", err);
+		rc = kp__store_fail(s, what, err);
 	sqlite3_finalize(st);
 	return rc;
 }
 
+int kp_store_verdict_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err)
+{
+	return node_text(s, "SELECT verdict_json FROM evaluations WHERE node_id = ?1 ORDER BY id DESC LIMIT 1", node,
+			 "reading a verdict", out, err);
+}
+
 int kp_store_profile_get(struct kp_store *s, long node, struct kp_buf *out, struct kp_error *err)
 {
-	sqlite3_stmt *st;
-	int rc = kp__store_prepare(s, "SELECT json FROM profiles WHERE node_id = ?1", &st, err), step;
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, node);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
-		add_column_text(out, st, 0);
-	else if (step != SQLITE_DONE)
-		rc = kp__store_fail(s, "reading a profile", err);
-	sqlite3_finalize(st);
-	return rc;
+	return node_text(s, "SELECT json FROM profiles WHERE node_id = ?1", node, "reading a profile", out, err);
 }
 
 /* ---- prompts and replies ---------------------------------------------------------------------------- */
