@@ -125,4 +125,8 @@ struct kp_svg_axis kp_svg_speedup_axis(double lo, double hi, const char *label);
 /* An axis value formatted the axis's way ("2×", "40%", "1.2 T"). */
 void kp_svg_fmt_value(char *buf, size_t n, enum kp_svg_fmt fmt, double v);
 
+/* The run page's roofline section (run_roofline.c): ref and best are run-view nodes, best NULL when no
+ * version beat the reference. */
+void kp__report_roofline(struct kp_buf *b, const json_t *ref, const json_t *best);
+
 #endif
