@@ -19,6 +19,9 @@ static struct kp_task kb_task, native_task, gelu_task;
 static int setup(void **state)
 {
 	struct kp_error err = KP_ERROR_INIT;
+	/* The Python parser (harness/kp_pystatic.py) from this repository: kp_find_data's paths relative to
+	 * the binary reach it from build/tests but not from the sanitizer build's build/san/tests. */
+	setenv("KERNELPRO_HOME", kp_test_path("."), 0);
 	kp_task_init(&kb_task);
 	kp_task_init(&native_task);
 	kp_task_init(&gelu_task);
