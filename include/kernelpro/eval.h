@@ -112,6 +112,9 @@ struct kp_eval_opts {
 	int time_reference;      /* 1: time the reference in the same child, for v.speedup */
 	int l2_flush;            /* 1: write 256 MB before each timed trial (cold L2, as KernelBench) */
 	int build_only;          /* 1: stop after building; status compiled */
+	int gpu_lock;            /* 1: the harness holds the GPU's lock (<build cache>/gpu-locks/) while it
+				  * uses the GPU, not while it builds: evaluations that share a GPU
+				  * (bench --per-gpu) build side by side and run one at a time */
 	double atol, rtol;       /* NAN: the task's, else the default for its precision */
 	enum kp_tol_mode tol_mode;
 
@@ -225,6 +228,8 @@ struct kp_verdict {
 	char *work_dir;           /* set when opts.keep_work */
 	char *timeline;           /* where the harness child spent its time, seconds per phase:
 				   * "start 1.84, build 0.92, load 0.01, correctness 1.10, timing 0.41"; or NULL */
+	char *build_note;         /* how the candidate's load_inline builds were made (the shared
+				   * precompiled header, the light cuda.cu header, or why not); or NULL */
 
 	int trials_run, trials_passed;
 	double max_abs_diff;      /* worst over the trials; NAN when nothing was compared */

@@ -147,6 +147,7 @@ int kp_harness_apply(const struct kp_harness_out *h, const struct kp_child *c, s
 		}
 	}
 	set_str(&v->timeline, kp_json_str(r, "timeline", NULL));
+	set_str(&v->build_note, kp_json_str(r, "build_note", NULL));
 	if (json_is_object(json_object_get(r, "runtime_evidence"))) {
 		json_decref(v->evidence);
 		v->evidence = json_deep_copy(json_object_get(r, "runtime_evidence"));

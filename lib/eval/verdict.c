@@ -76,6 +76,7 @@ void kp_verdict_release(struct kp_verdict *v)
 	free(v->artifact);
 	free(v->work_dir);
 	free(v->timeline);
+	free(v->build_note);
 	free(v->scaled.reason);
 	for (size_t i = 0; i < v->nflags; i++)
 		free(v->flags[i].message);
@@ -284,6 +285,7 @@ json_t *kp_verdict_to_json(const struct kp_verdict *v)
 	kp_json_set(o, "artifact", str_or_null(v->artifact));
 	kp_json_set(o, "work_dir", str_or_null(v->work_dir));
 	kp_json_set(o, "timeline", str_or_null(v->timeline));
+	kp_json_set(o, "build_note", str_or_null(v->build_note));
 
 	kp_json_set(c, "trials_run", json_integer(v->trials_run));
 	kp_json_set(c, "trials_passed", json_integer(v->trials_passed));
@@ -469,6 +471,7 @@ int kp_verdict_from_json(struct kp_verdict *v, const json_t *j, struct kp_error 
 	v->artifact = dup_str(j, "artifact");
 	v->work_dir = dup_str(j, "work_dir");
 	v->timeline = dup_str(j, "timeline");
+	v->build_note = dup_str(j, "build_note");
 	sha = kp_json_str(j, "source_sha256", "");
 	kp_strlcpy(v->source_sha256, strlen(sha) == 64 ? sha : "", sizeof(v->source_sha256));
 

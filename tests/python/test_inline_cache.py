@@ -6,6 +6,7 @@ same main.cpp compiled with and without the precompiled header gives the same ma
 really reads the .gch. No torch needed."""
 
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -35,7 +36,10 @@ def fake_cpp_extension(cxx, include):
                     extra_cuda_cflags=None, extra_include_paths=None, with_cuda=None, use_pch=False,
                     no_implicit_headers=False, verbose=False):
         seen.append({"name": name, "extra_cflags": extra_cflags, "extra_cuda_cflags": extra_cuda_cflags,
-                     "use_pch": use_pch})
+                     "use_pch": use_pch, "cuda_sources": cuda_sources})
+        text = cuda_sources if isinstance(cuda_sources, str) else "\n".join(cuda_sources or [])
+        if "needs_extension_h" in text and "#include <torch/extension.h>\n" not in text:
+            raise RuntimeError("Error building extension '%s': needs_extension_h is undefined" % name)
         return "module " + name
 
     m = types.ModuleType("fake_cpp_extension")
@@ -154,6 +158,159 @@ MAIN_CPP = """#include <torch/extension.h>
 torch::Tensor relu(torch::Tensor x) { for (auto &e : x.v) e = e > 0 ? e : 0; return x; }
 int module_init() { return torch::registry()["relu"] + (int)torch::describe(torch::Tensor{}).size(); }
 """
+
+
+KERNEL = """#include <torch/extension.h>
+#include <cuda_runtime.h>
+
+__global__ void k(float* y, const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i];
+}
+
+torch::Tensor f(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    k<<<(x.numel() + 255) / 256, 256>>>(y.data_ptr<float>(), x.data_ptr<float>(), x.numel());
+    return y;
+}
+"""
+
+
+class LightenTest(unittest.TestCase):
+    """Golden cases of the cuda.cu rewrite: which includes go, what is left as written and why."""
+
+    def test_full_headers_become_comments_of_the_same_line(self):
+        src = KERNEL + '  #  include "torch/torch.h"  // for everything\n#include <torch/types.h>\n'
+        out, what = inline_cache.lighten(src)
+        self.assertEqual(what, "2 include(s) of torch's full headers left to torch/types.h")
+        self.assertEqual(len(out.splitlines()), len(src.splitlines()))
+        changed = [(a, b) for a, b in zip(src.splitlines(), out.splitlines()) if a != b]
+        self.assertEqual([b for _, b in changed], [
+            "// kernelpro: #include <torch/extension.h> (torch/types.h is included)",
+            '// kernelpro: #  include "torch/torch.h"  // for everything (torch/types.h is included)'])
+        self.assertIn("#include <torch/types.h>", out)
+        self.assertIn("#include <cuda_runtime.h>", out)
+
+    def test_list_of_sources(self):
+        out, what = inline_cache.lighten([KERNEL, "#include <torch/extension.h>\nint g();\n"])
+        self.assertIsInstance(out, list)
+        self.assertEqual(len(out), 2)
+        self.assertTrue(all("#include <torch/extension.h>\n" not in x for x in out))
+        self.assertTrue(what.startswith("2 include(s)"))
+
+    def test_left_as_written(self):
+        cases = {
+            KERNEL + "PYBIND11_MODULE(m, mod) { mod.def(\"f\", &f); }\n": "uses PYBIND11_MODULE",
+            KERNEL + "py::object o;\n": "uses py::",
+            KERNEL + "auto l = torch::nn::functional::relu(x);\n": "uses torch::nn",
+            KERNEL + "bool ok = torch::cuda::is_available();\n": "uses torch::cuda",
+            KERNEL + "const char* s = R\"(#include <torch/extension.h>)\";\n": "raw string literal",
+            KERNEL.replace("#include <torch/extension.h>", "#include <ATen/ATen.h>"): "includes neither",
+            "": "no cuda_sources",
+            "x = 1 // #include <torch/extension.h>\n": "includes neither",
+        }
+        for src, why in cases.items():
+            out, what = inline_cache.lighten(src)
+            self.assertIsNone(out, src)
+            self.assertIn(why, what)
+        self.assertIsNone(inline_cache.lighten([KERNEL, 3])[0])
+        self.assertIsNone(inline_cache.lighten(None)[0])
+
+    def test_at_cuda_is_not_torch_cuda(self):
+        src = KERNEL + "#include <ATen/cuda/CUDAContext.h>\nauto s = at::cuda::getCurrentCUDAStream();\n"
+        self.assertIsNotNone(inline_cache.lighten(src)[0])
+
+    def test_fuzz_only_include_lines_change(self):
+        """Random cuts, duplications and insertions: lighten() never raises, keeps the line count, and
+        changes no line but a full-header include, into its comment."""
+        rng = random.Random(29)
+        tokens = ["#include <torch/extension.h>", "\n", "#", "include", "<torch/torch.h>", "R\"(", "py::", "//",
+                  "torch::nn", "\"", " ", "\t", "\r\n"]
+        for _ in range(600):
+            s = list(KERNEL)
+            for _ in range(rng.randint(1, 6)):
+                i = rng.randrange(len(s) + 1)
+                op = rng.random()
+                if op < 0.5:
+                    s[i:i] = list(rng.choice(tokens))
+                elif op < 0.75:
+                    del s[i:i + rng.randint(1, 20)]
+                else:
+                    j = rng.randrange(len(s) + 1)
+                    s[i:i] = s[j:j + rng.randint(1, 40)]
+            src = "".join(s)
+            out, what = inline_cache.lighten(src)
+            self.assertIsInstance(what, str)
+            if out is None:
+                continue
+            a, b = src.split("\n"), out.split("\n")
+            self.assertEqual(len(a), len(b))
+            for x, y in zip(a, b):
+                if x != y:
+                    self.assertTrue(y.startswith("// kernelpro: #"), (x, y))
+                    self.assertRegex(x, r"^[ \t]*#[ \t]*include[ \t]*[<\"]torch/(extension|torch)\.h")
+
+
+class LightWrapperTest(WrapperTest):
+    """The wrapper's cuda.cu half on the stand-in cpp_extension."""
+
+    def test_light_used(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        self.assertEqual(self.ext.load_inline("a", "int f();", cuda_sources=KERNEL), "module a")
+        self.assertEqual(len(self.ext.seen), 1)
+        self.assertNotIn("#include <torch/extension.h>\n", self.ext.seen[0]["cuda_sources"])
+        self.assertTrue(inline_cache.calls[0]["light"].startswith("light: 1 include(s)"))
+        self.assertIsNotNone(inline_cache.calls[0]["pch"])  # both halves
+
+    def test_light_failed_built_as_written(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        src = KERNEL + "int z = needs_extension_h;\n"
+        self.assertEqual(self.ext.load_inline("a", "int f();", cuda_sources=src), "module a")
+        self.assertEqual(len(self.ext.seen), 2)
+        self.assertNotEqual(self.ext.seen[0]["cuda_sources"], src)
+        self.assertEqual(self.ext.seen[1]["cuda_sources"], src)  # the second build is the source as written
+        self.assertEqual(self.ext.seen[0]["extra_cflags"], self.ext.seen[1]["extra_cflags"])
+        self.assertEqual("as written: the light build failed (RuntimeError), so it was built again as written",
+                         inline_cache.calls[0]["light"])
+
+    def test_build_error_of_the_source_as_written_propagates(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        src = KERNEL.replace("#include <torch/extension.h>", "#include <torch/torch.h>")
+        src += "int z = needs_extension_h;\n"
+        with self.assertRaisesRegex(RuntimeError, "needs_extension_h is undefined"):
+            self.ext.load_inline("a", "int f();", cuda_sources=src)
+        self.assertEqual(len(self.ext.seen), 2)
+
+    def test_light_switched_off(self):
+        os.environ["KERNELPRO_INLINE_LIGHT"] = "0"
+        try:
+            inline_cache.install(self.cache, self.ext, torch_version="v")
+            self.ext.load_inline("a", "int f();", cuda_sources=KERNEL)
+        finally:
+            os.environ.pop("KERNELPRO_INLINE_LIGHT")
+        self.assertEqual(self.ext.seen[0]["cuda_sources"], KERNEL)
+        self.assertEqual(inline_cache.calls[0]["light"], "as written: KERNELPRO_INLINE_LIGHT=0")
+
+    def test_describe(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        self.ext.load_inline("a", "int f();", cuda_sources=KERNEL)
+        self.ext.load_inline("b", "int f();", cuda_sources=KERNEL + "py::object o;\n")
+        a, b = inline_cache.describe().split("\n")
+        self.assertRegex(a, r"^load_inline a: main.cpp with the shared precompiled header \(built now, [0-9.]+ s\); "
+                            r"cuda.cu light: 1 include\(s\) of torch's full headers left to torch/types.h "
+                            r"\([0-9.]+ s\)$")
+        self.assertEqual(b, "load_inline b: main.cpp with the shared precompiled header; "
+                            "cuda.cu as written: the source uses py::, which only torch/extension.h declares")
+        self.assertEqual(len(inline_cache.describe(cap=40)), 40)
+        self.assertIsNone(inline_cache.describe([]))
+
+    def test_light_without_precompiled_header(self):
+        os.environ["FAIL_PCH"] = "1"
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        self.ext.load_inline("a", "int f();", cuda_sources=[KERNEL])
+        self.assertIsNone(inline_cache.calls[0]["pch"])
+        self.assertTrue(inline_cache.calls[0]["light"].startswith("light: "))
+        self.assertIsInstance(self.ext.seen[0]["cuda_sources"], list)
 
 
 @unittest.skipUnless(shutil.which("g++") and shutil.which("objdump"), "needs g++ and objdump")

@@ -28,6 +28,7 @@ import fcntl
 import hashlib
 import inspect
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -146,9 +147,61 @@ def ensure(cache_dir, cxx, compiler_id, torch_version, flags):
     return p
 
 
+def light_enabled():
+    return os.environ.get("KERNELPRO_INLINE_LIGHT", "1") != "0"
+
+
+def lighten(cuda_sources):
+    """The candidate's cuda_sources without its own torch/extension.h and torch/torch.h includes, and
+    what was done: (sources, "N include(s) ...") or (None, why not). load_inline writes cuda.cu as
+    `#include <torch/types.h>`, cuda.h and cuda_runtime.h, then these sources; types.h declares
+    torch::Tensor, every ATen operator, the factories and AT_DISPATCH, which is what a kernel's wrapper
+    uses, while extension.h adds torch's C++ frontend (nn, optim, data, jit, serialize, ...) and the
+    Python bindings, which nvcc then parses three times. Each include line becomes a comment of the
+    same line, so the compiler's line numbers are unchanged. Sources that name what only the full
+    headers declare are left as written; so are raw string literals, where a line that looks like an
+    include is data."""
+    if not cuda_sources:
+        return None, "no cuda_sources"
+    parts = [cuda_sources] if isinstance(cuda_sources, str) else list(cuda_sources)
+    if not all(isinstance(x, str) for x in parts):
+        return None, "cuda_sources are not strings"
+    text = "\n".join(parts)
+    m = NEEDS_FULL.search(text)
+    if m:
+        return None, "the source uses %s, which only torch/extension.h declares" % m.group(0)
+    if RAW_STRING.search(text):
+        return None, "the source has a raw string literal"
+    n = 0
+    out = []
+    for part in parts:
+        part, k = HEAVY_INCLUDE.subn(_as_comment, part)
+        n += k
+        out.append(part)
+    if n == 0:
+        return None, "the source includes neither torch/extension.h nor torch/torch.h"
+    what = "%d include(s) of torch's full headers left to torch/types.h" % n
+    return (out[0] if isinstance(cuda_sources, str) else out), what
+
+
+def _as_comment(m):
+    return "// kernelpro: " + m.group(0).strip() + " (torch/types.h is included)"
+
+
+# An include of torch's full headers, alone on its line (a trailing comment allowed).
+HEAVY_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]torch/(?:extension|torch)\.h[>"][ \t]*(?://[^\n]*)?$', re.M)
+# What torch/types.h does not declare: pybind11 and the C++ frontend's namespaces (torch/all.h).
+NEEDS_FULL = re.compile(
+    r"\bpy::|\bpybind11\b|\bPYBIND11_\w*|\btorch::(?:nn|optim|data|jit|serialize|autograd|fft|special|"
+    r"linalg|nested|sparse|cuda|mps|xpu|python|utils|enumtype|stable)\b"
+)
+RAW_STRING = re.compile(r'\b(?:u8|u|U|L)?R"')
+
+
 def install(cache_dir, cpp_extension=None, torch_version=None):
-    """Wraps cpp_extension.load_inline (torch.utils.cpp_extension unless given) to use the shared
-    precompiled header. Idempotent; nothing happens when disabled or on another OS."""
+    """Wraps cpp_extension.load_inline (torch.utils.cpp_extension unless given): main.cpp with the
+    shared precompiled header, cuda.cu with torch's light header when that builds (the sources as
+    written otherwise). Idempotent; nothing happens when disabled or on another OS."""
     if not enabled() or not sys.platform.startswith("linux"):
         return False
     if cpp_extension is None:
@@ -163,20 +216,14 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
     signature = inspect.signature(original)
     state = {}
 
-    def load_inline(*args, **kwargs):
-        bound = signature.bind(*args, **kwargs)
-        a = bound.arguments
-        note = {"name": a.get("name"), "pch": None, "pch_built_s": 0.0, "why": None}
-        calls.append(note)
-        if a.get("use_pch") or a.get("no_implicit_headers"):
-            note["why"] = "the candidate asks for torch's own precompiled header or no implicit headers"
-            return original(*args, **kwargs)
+    def with_pch(a, note):
+        """Adds the precompiled header to main.cpp's flags, or says in note["why"] why not."""
         cxx = _compiler(cpp_extension)
         if "id" not in state:
             state["id"] = _compiler_identity(cxx)
         if state["id"] is None:
             note["why"] = "the C++ compiler is not g++"
-            return original(*args, **kwargs)
+            return
         with_cuda = a.get("with_cuda")
         if with_cuda is None:
             with_cuda = bool(a.get("cuda_sources"))
@@ -186,16 +233,62 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
         p = ensure(cache_dir, cxx, state["id"], torch_version, flags)
         if p is None:
             note["why"] = "the precompiled header could not be built (see %s/pch/*/failed.log)" % cache_dir
-            return original(*args, **kwargs)
+            return
         note["pch"] = p.gch
         note["pch_built_s"] = p.seconds
         a["extra_cflags"] = extra + ["-include", p.header]
-        return original(*bound.args, **bound.kwargs)
+
+    def load_inline(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        a = bound.arguments
+        note = {"name": a.get("name"), "pch": None, "pch_built_s": 0.0, "why": None, "light": None, "light_s": None}
+        calls.append(note)
+        if a.get("use_pch") or a.get("no_implicit_headers"):
+            note["why"] = "the candidate asks for torch's own precompiled header or no implicit headers"
+            return original(*args, **kwargs)
+        with_pch(a, note)
+        light, what = lighten(a.get("cuda_sources")) if light_enabled() else (None, "KERNELPRO_INLINE_LIGHT=0")
+        note["light"] = "as written: " + what
+        if light is None:
+            return original(*bound.args, **bound.kwargs)
+        written = a["cuda_sources"]
+        a["cuda_sources"] = light
+        t0 = time.monotonic()
+        try:
+            module = original(*bound.args, **bound.kwargs)
+        except Exception as e:  # noqa: BLE001 (any failure of the light build: built again as written)
+            note["light"] = "as written: the light build failed (%s), so it was built again as written" % (
+                type(e).__name__)
+            note["light_s"] = round(time.monotonic() - t0, 3)
+            a["cuda_sources"] = written
+            return original(*bound.args, **bound.kwargs)
+        note["light"] = "light: " + what
+        note["light_s"] = round(time.monotonic() - t0, 3)
+        return module
 
     load_inline._kp_inline_cache = True
     load_inline.__wrapped__ = original
     cpp_extension.load_inline = load_inline
     return True
+
+
+def describe(notes=None, cap=1000):
+    """One line per load_inline call of this process, for the verdict's build_note; None when none."""
+    lines = []
+    for n in calls if notes is None else notes:
+        if n.get("pch"):
+            built = " (built now, %.1f s)" % n["pch_built_s"] if n.get("pch_built_s") else ""
+            pch = "main.cpp with the shared precompiled header" + built
+        else:
+            pch = "main.cpp plain (%s)" % (n.get("why") or "no precompiled header")
+        light = n.get("light") or "as written"
+        if n.get("light_s") is not None:
+            light += " (%.1f s)" % n["light_s"]
+        lines.append("load_inline %s: %s; cuda.cu %s" % (n.get("name"), pch, light))
+    if not lines:
+        return None
+    text = "\n".join(lines)
+    return text if len(text) <= cap else text[: cap - 3] + "..."
 
 
 def install_for(candidate_path, build_cache):
