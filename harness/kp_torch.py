@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "python"))
 
 from kernelpro import build as kbuild  # noqa: E402
-from kernelpro import inline_cache  # noqa: E402
+from kernelpro import gpulock, inline_cache  # noqa: E402
 from kernelpro import inputs as kin  # noqa: E402
 from kernelpro import pystatic  # noqa: E402
 from kernelpro import sandbox  # noqa: E402
@@ -83,6 +83,7 @@ class Adapter(Correctness, Timing):
         self.torch = None
         self.timeline = [("start", T_START if t_start is None else t_start)]
         self.corr_parts = None  # util.Parts of the correctness phase, once it started
+        self.gpu = gpulock.GpuLock(cfg.get("gpu_lock"))  # bench --per-gpu: GPU phases one at a time
 
     # --- protocol ---------------------------------------------------------------------------
     def phase(self, name, limit_key):
@@ -97,6 +98,17 @@ class Adapter(Correctness, Timing):
         if limit > 0:
             # A C thread: fires even while the main thread waits inside a CUDA call.
             faulthandler.dump_traceback_later(limit, exit=True)
+
+    def gpu_acquire(self, resume):
+        """Waits for the GPU's lock (bench --per-gpu) in a phase of its own, "gpu_wait", with no limit of
+        its own (another evaluation's phases bound it), then goes back to `resume` (name, limit key): its
+        limit starts again, so waiting costs the build nothing. Nothing happens without a lock."""
+        if self.gpu.fd is None:
+            return
+        self.phase("gpu_wait", "none")
+        self.gpu.acquire()
+        if resume:
+            self.phase(*resume)
 
     def flag(self, check, severity, message):
         if check in self.checks_off:
@@ -125,6 +137,9 @@ class Adapter(Correctness, Timing):
         r["phase"] = self.cur_phase if status != "correct" else "done"
         end = time.monotonic()
         marks = self.timeline + [("end", end)]
+        r["build_note"] = inline_cache.describe()
+        if self.gpu.fd is not None:
+            r["gpu_wait_s"] = round(self.gpu.waited_s, 3)
         r["timeline"] = ", ".join("%s %.2f" % (marks[i][0], marks[i + 1][1] - marks[i][1])
                                   for i in range(len(marks) - 1))
         self.parts = None
@@ -412,13 +427,16 @@ class Adapter(Correctness, Timing):
         self.phase("build", "build")
         self.prebuild(src)
         self.import_torch()
+        self.gpu_acquire(("build", "build"))
         self.load_reference(probe=True)
         if self.cfg.get("with_compile") and self.cfg.get("time_reference", True):
             self.compile_reference()
+        self.gpu.release()  # the candidate's build needs no GPU: another evaluation may use it meanwhile
         self.load_candidate()
         self.result["compiled"] = True
         if self.cfg.get("build_only"):
             return self.finish("compiled", "built")
+        self.gpu_acquire(None)
         self.phase("load", "check")
         self.build_candidate()
         if not self.warm_lazy_build(src):
@@ -456,6 +474,7 @@ class Adapter(Correctness, Timing):
     def run_baseline(self):
         self.phase("build", "build")
         self.import_torch()
+        self.gpu_acquire(("build", "build"))
         self.load_reference(probe=False)
         self.phase("timing", "timing")
         t = self.torch

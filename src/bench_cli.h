@@ -27,6 +27,7 @@ struct bench_state {
 	void **slot_user;
 	int gpus[KP_BENCH_MAX_SLOTS];
 	int ngpus;
+	int per_gpu; /* --per-gpu: slots per GPU (gpus[] names each GPU that many times) */
 	int shard, shards;
 	struct kp_eval_opts eval;
 	struct kp_buf block, note;

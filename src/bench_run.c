@@ -21,6 +21,11 @@ static int session_hook(struct kp_bench_slot *slot, const struct kp_bench_task_i
 
 	if (t->kernel) /* bench --kernels: no model, no profiling */
 		return kp_bench_cli_kernel_session(B->args, &P->parts, t, s);
+	if (B->per_gpu > 1) /* a search profiles and measures energy outside the harness, so outside the lock */
+		return kp_error_set(err, KP_EINVAL,
+		                    "task %s: --per-gpu is for suites of `bench --kernels` (a search uses the GPU outside "
+		                    "the evaluation's lock); run it with --per-gpu 1",
+		                    t->name);
 	kp_llm_config_release(&P->llm);
 	/* The command line's model (none: the run's own), with a list file's per-task model over it. */
 	if ((rc = kp_cli_llm_config(B->args, NULL, &P->llm, err)))
@@ -99,6 +104,10 @@ int kp_bench_cli_run(struct bench_state *B, int created)
 	if (rc)
 		return rc;
 	B->eval.worker = !kp_arg_flag(a, "no-worker");
+	if (B->per_gpu > 1) { /* the worker runs one job at a time: the slots of a GPU evaluate cold */
+		B->eval.worker = 0;
+		B->eval.gpu_lock = 1;
+	}
 	o.dir = B->dir.buf;
 	o.shard = B->shard;
 	o.shards = B->shards;

@@ -47,6 +47,28 @@ int kp_bench_cli_suite_budget(struct kp_cli *cli, const struct kp_args *a, struc
 	return 0;
 }
 
+/* --per-gpu N: each GPU of the list named N times in a row, one slot each. */
+static int per_gpu_slots(struct bench_state *B)
+{
+	int n = (int)kp_arg_int(B->args, "per-gpu", 1);
+	int gpus[KP_BENCH_MAX_SLOTS], k = 0;
+
+	B->per_gpu = n;
+	if (n <= 1)
+		return 0;
+	if (B->ngpus * n > KP_BENCH_MAX_SLOTS) {
+		kp_cli_error(B->cli, "--per-gpu %d with %d GPU(s) makes %d slots; at most %d: give a smaller --per-gpu", n,
+		             B->ngpus, B->ngpus * n, KP_BENCH_MAX_SLOTS);
+		return KP_EXIT_USAGE;
+	}
+	for (int i = 0; i < B->ngpus; i++)
+		for (int j = 0; j < n; j++)
+			gpus[k++] = B->gpus[i];
+	memcpy(B->gpus, gpus, sizeof(int) * (size_t)k);
+	B->ngpus = k;
+	return 0;
+}
+
 /* "all": every device this process sees (CUDA_VISIBLE_DEVICES's entries when it is set). */
 int kp_bench_cli_parse_gpus(struct bench_state *B)
 {
@@ -58,7 +80,7 @@ int kp_bench_cli_parse_gpus(struct bench_state *B)
 	if (strcmp(spec, "all")) {
 		if (kp_bench_gpus_parse(spec, B->gpus, KP_BENCH_MAX_SLOTS, &B->ngpus, &err))
 			return kp_bench_cli_usage(B->cli, kp_error_msg(&err));
-		return 0;
+		return per_gpu_slots(B);
 	}
 	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
 	if (cvd && *cvd) {
@@ -80,7 +102,7 @@ int kp_bench_cli_parse_gpus(struct bench_state *B)
 		             err.code ? ": " : "", err.code ? kp_error_msg(&err) : "");
 		return KP_EXIT_MISSING;
 	}
-	return 0;
+	return per_gpu_slots(B);
 }
 
 /* ---- a new suite ---------------------------------------------------------------------------------- */

@@ -19,6 +19,10 @@ static const struct kp_opt bench_opts[] = {
      NULL},
     {"gpus", 0, KP_OPT_STR, "all|0,2,3", "GPU slots: every GPU (of CUDA_VISIBLE_DEVICES when set), or a list",
      "all"},
+    {"per-gpu", 0, KP_OPT_INT, "N:1..16",
+     "with --kernels: N evaluations per GPU at once, their builds side by side and their GPU work one at a "
+     "time (a lock per GPU); no warm workers",
+     "1"},
     {"shard", 0, KP_OPT_STR, "K/M", "run only shard K of M (the tasks whose index is K modulo M)", NULL},
     {"evals", 0, KP_OPT_INT, "N:1..",
      "budget per task: candidate evaluations (default 20 when no budget is given)", NULL},
@@ -180,7 +184,7 @@ out:
 
 /* What --help shows; --help-all adds the rest. */
 static const char *const bench_brief[] = {
-	"resume", "suites-dir", "name", "gpus", "evals", "time", "tokens", "cost", "suite-time",
+	"resume", "suites-dir", "name", "gpus", "per-gpu", "evals", "time", "tokens", "cost", "suite-time",
 	"suite-cost", "retry-failed", "status", "report", "list-tasks", "slurm", "nodes", "dry-run",
 	"kernels", "tasks", "llm", NULL
 };

@@ -2,6 +2,7 @@
  * reference and candidate builds), the GPU selection, and the tolerance in force. */
 #include "base/setup.h"
 
+#include <ctype.h>
 #include <math.h>
 
 #include "eval/drivers.h"
@@ -44,6 +45,29 @@ const char *kp_eval_tolerance_source(const struct kp_task *t, const struct kp_ev
 	if (o->tol_mode == KP_TOL_KB_V01 && kp_dtype_is_float(t->precision))
 		return "kernelbench-v0.1";
 	return "default";
+}
+
+/* The lock of the device behind index `gpu`: named by CUDA_VISIBLE_DEVICES's entry when that is set
+ * (the same physical GPU under another index shares it), else by the index. */
+static void gpu_lock_path(const char *cache, int gpu, struct kp_buf *out)
+{
+	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+	struct kp_strvec parts = KP_STRVEC_INIT;
+	const char *id = NULL;
+	if (cvd && *cvd) {
+		kp_strvec_split(&parts, cvd, ',');
+		if (gpu >= 0 && (size_t)gpu < parts.n)
+			id = parts.v[gpu];
+	}
+	kp_buf_addf(out, "%s/gpu-locks/", cache);
+	if (id) {
+		for (const char *p = id; *p; p++) /* a UUID or an index: nothing but [A-Za-z0-9-] in the name */
+			kp_buf_addch(out, (isalnum((unsigned char)*p) || *p == '-') ? *p : '_');
+	} else {
+		kp_buf_addf(out, "%d", gpu);
+	}
+	kp_buf_adds(out, ".lock");
+	kp_strvec_release(&parts);
 }
 
 int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err)
@@ -133,6 +157,12 @@ int kp_torch_prepare(struct kp_eval_ctx *x, struct kp_eval_cmd *cmd, struct kp_v
 	kp_json_set(cfg, "with_compile", json_boolean(x->with_compile || (!strcmp(x->mode, "eval") && o->time_compiled)));
 	kp_json_set(cfg, "checks_off", str_array(o->allow_checks));
 	kp_json_set(cfg, "cpu_inputs", json_boolean(o->cpu_inputs));
+	if (o->gpu_lock) {
+		struct kp_buf lock = KP_BUF_INIT;
+		gpu_lock_path(x->tc.cache, o->gpu, &lock);
+		kp_json_set(cfg, "gpu_lock", json_string(lock.buf));
+		kp_buf_release(&lock);
+	}
 	limits = json_object();
 	build = json_object();
 	kp_json_set(limits, "build", json_real(o->build_timeout_s));

@@ -117,6 +117,21 @@ expect_exit 0 "$KP" report suites/whole
 contains suites/whole/report.html 'id="s-rejudge"'
 [ "$(json suites/whole/results.json 'd["rejudge"]["summary"]["agree"]')" = 3 ] || fail "report SUITE lost the table"
 
+# --per-gpu: three slots on GPU 0 judge the same kernels to the same table; its bounds are refused.
+KP_FAKE_SLEEP=0.2 expect_exit 0 kbench --kernels run --tasks KernelBench --gpus 0 --per-gpu 3 --name pergpu
+contains out "suite pergpu: 6 tasks, 6 finished, 0 failed, 0 not done"
+python3 - suites/whole/results.json suites/pergpu/results.json <<'PY' || fail "--per-gpu judged otherwise"
+import json, sys
+a, b = (json.load(open(p))["rejudge"] for p in sys.argv[1:3])
+key = lambda r: sorted((k["name"], k["kernelpro"]["outcome"], k["agree"]) for k in r["kernels"])
+assert key(a) == key(b), (key(a), key(b))
+assert a["summary"]["agree"] == b["summary"]["agree"]
+PY
+expect_exit 2 kbench --kernels run --tasks KernelBench --gpus 0 --per-gpu 17 --name toomany
+contains err "per-gpu"
+expect_exit 2 kbench --kernels run --tasks KernelBench --gpus 0,1,2,3,4 --per-gpu 16 --name toomany
+contains err "makes 80 slots; at most 64"
+
 # kill -9 at random points until a session completes; the results equal the uninterrupted run's.
 seed=${KP_SEED:-$(date +%s)}
 echo "kill points from seed $seed (KP_SEED=$seed reproduces them)"
