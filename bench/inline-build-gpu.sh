@@ -2,12 +2,14 @@
 # load_inline builds on the GPU host (issue 29), source to verdict through the warm worker, side by side
 # in one run; every verdict and timing under OUT with the command that made it:
 #   1 plain      candidate A, KERNELPRO_INLINE_CACHE=0 (as load_inline builds it), fresh caches
-#   2 first      candidate B, the shared precompiled torch/extension.h built by this candidate
+#   2 first      candidate B, the shared precompiled torch/extension.h built by this candidate, cuda.cu
+#                with torch/types.h alone (the build cache's two parts; the verdict's build_note says so)
 #   3 warm       candidate A again, uncached build, the precompiled header already there: its verdict
 #                must equal 1's (status, trials, refusing checks)
 #   4 wrong      a wrong-output load_inline candidate both ways: the same verdict (WRONG=0: skipped)
 #   5 parallel   N distinct candidates evaluated at once (cold, builds in parallel): candidates/minute
-#   6 rejudge    (when CORPUS is set: a KernelBench run directory and its tasks) bench --kernels on it
+#   6 rejudge    (when CORPUS is set: a KernelBench run directory and its tasks) bench --kernels on it,
+#                with --per-gpu $PER_GPU (default 1) and --suite-time $CORPUS_TIME when set
 #   bench/inline-build-gpu.sh OUT [N]   (N default $INLINE_PARALLEL, else 4; WRONG=0 skips step 4; CORPUS_RUN=DIR CORPUS_TASKS=DIR for step 6,
 #                                       CORPUS_MAX=K kernels of it by a list file)
 set -u
@@ -77,6 +79,8 @@ for label in ("plain", "first", "warm"):
     d = v(label)
     s = d.get("seconds") or {}
     print("%-6s status %-12s build %s s, timeline: %s" % (label, d["status"], s.get("build"), d.get("timeline")))
+    if d.get("build_note"):
+        print("       build_note: %s" % d["build_note"].replace("\n", "\n                   "))
 PY
 # Parallel: N distinct candidates at once, cold (one harness child each: the worker runs one job at a time).
 i=0
@@ -90,9 +94,11 @@ done
 wait
 t1=$(now)
 echo "XDG_CACHE_HOME=$w/shared $KP eval $task p\$i.py --json   (i = 0..$((n - 1)), all at once)" >"$out/parallel.cmd"
-awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "parallel   %d candidates in %.1f s: %.1f load_inline candidates per minute\n", n, b - a, n * 60 / (b - a) }' |
-	tee -a "$out/summary.txt"
-grep -h '"status"' "$out"/parallel-*.json | sed 's/^ *//' | sort | uniq -c | tee -a "$out/summary.txt"
+if [ "$n" -gt 0 ]; then
+	awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "parallel   %d candidates in %.1f s: %.1f load_inline candidates per minute\n", n, b - a, n * 60 / (b - a) }' |
+		tee -a "$out/summary.txt"
+	grep -h '"status"' "$out"/parallel-*.json | sed 's/^ *//' | sort | uniq -c | tee -a "$out/summary.txt"
+fi
 if [ -n "${CORPUS_RUN:-}" ]; then
 	kernels=$CORPUS_RUN
 	if [ -n "${CORPUS_MAX:-}" ]; then
@@ -100,11 +106,12 @@ if [ -n "${CORPUS_RUN:-}" ]; then
 			awk '{ print $2, $3, "name=" $1 }' >"$w/corpus.txt"
 		kernels="$w/corpus.txt"
 	fi
-	cmd="$KP bench --kernels $kernels --tasks $CORPUS_TASKS --recorded $CORPUS_RUN/eval_results.json --gpus all --no-compile --suites-dir $out/suites --name rejudge"
+	extra="--per-gpu ${PER_GPU:-1}${CORPUS_TIME:+ --suite-time $CORPUS_TIME}"
+	cmd="$KP bench --kernels $kernels --tasks $CORPUS_TASKS --recorded $CORPUS_RUN/eval_results.json --gpus all $extra --no-compile --suites-dir $out/suites --name rejudge"
 	echo "$cmd" >"$out/rejudge.cmd"
 	t0=$(now)
 	XDG_CACHE_HOME="$w/shared" "$KP" bench --kernels "$kernels" --tasks "$CORPUS_TASKS" --recorded "$CORPUS_RUN/eval_results.json" \
-		--gpus all --no-compile --suites-dir "$out/suites" --name rejudge >"$out/rejudge.out" 2>"$out/rejudge.err"
+		--gpus all $extra --no-compile --suites-dir "$out/suites" --name rejudge >"$out/rejudge.out" 2>"$out/rejudge.err"
 	t1=$(now)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "rejudge    %.1f s wall\n", b - a }' | tee -a "$out/summary.txt"
 	tail -n 4 "$out/rejudge.out" | tee -a "$out/summary.txt"
