@@ -10,7 +10,7 @@
 #   5 parallel   N distinct candidates evaluated at once (cold, builds in parallel): candidates/minute
 #   6 rejudge    (when CORPUS is set: a KernelBench run directory and its tasks) bench --kernels on it,
 #                with --per-gpu $PER_GPU (default 1) and --suite-time $CORPUS_TIME when set
-#   bench/inline-build-gpu.sh OUT [N]   (N default $INLINE_PARALLEL, else 4; WRONG=0 skips step 4; CORPUS_RUN=DIR CORPUS_TASKS=DIR for step 6,
+#   bench/inline-build-gpu.sh OUT [N]   (N default $INLINE_PARALLEL, else 4; WRONG=0 skips step 4; SKIP_SINGLE=1 steps 1-5; CORPUS_RUN=DIR CORPUS_TASKS=DIR for step 6,
 #                                       CORPUS_MAX=K kernels of it by a list file)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,6 +53,7 @@ evaluate() {
 	echo "host: $(uname -n), $(nproc) cores; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 	echo "torch: $("$py" -c 'import torch; print(torch.__version__)' 2>&1); g++: $(g++ --version | head -1)"
 } | tee "$out/summary.txt"
+if [ "${SKIP_SINGLE:-0}" != 1 ]; then # SKIP_SINGLE=1: the corpus re-judge alone
 evaluate plain "$w/plain" "KERNELPRO_INLINE_CACHE=0" "$w/a.py"
 evaluate first "$w/shared" "" "$w/b.py"
 evaluate warm "$w/shared" "" "$w/a.py"
@@ -98,6 +99,7 @@ if [ "$n" -gt 0 ]; then
 	awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "parallel   %d candidates in %.1f s: %.1f load_inline candidates per minute\n", n, b - a, n * 60 / (b - a) }' |
 		tee -a "$out/summary.txt"
 	grep -h '"status"' "$out"/parallel-*.json | sed 's/^ *//' | sort | uniq -c | tee -a "$out/summary.txt"
+fi
 fi
 if [ -n "${CORPUS_RUN:-}" ]; then
 	kernels=$CORPUS_RUN

@@ -190,7 +190,7 @@ class TimingInputsTest(unittest.TestCase):
         ad = Adapter(lambda x: Box(2.0 * x.v), free=1 << 40)
         sets, why = ad.predraw(42, timing.PREDRAW_MAX_BYTES // 21 + 1, 21)
         self.assertIsNone(sets)
-        self.assertIn("over the budget of 2048 MiB", why)
+        self.assertIn("over the budget of 8192 MiB", why)
         sets, why = ad.predraw(42, timing.PREDRAW_MAX_BYTES // 21, 21)
         self.assertEqual((len(sets), why), (21, None))
 
