@@ -10,6 +10,7 @@
 command -v python3 >/dev/null || skip "no python3"
 mkdir -p root fake py/torch/utils py/torch/cuda
 ln -s "$KP_ROOT/bench" root/bench
+ln -s "$KP_ROOT/harness" root/harness # capture.py builds with the harness's light cuda.cu rule (kernelpro.inline_cache)
 R="$PWD/root"
 
 # --- a stand-in torch: just what capture.py and the test kernels touch
