@@ -236,8 +236,27 @@ static int before(const struct sched_task *a, const struct sched_task *b)
 enum job { JOB_NONE, JOB_BASELINE, JOB_RUN };
 
 /*
+ * Another task of the same content (the baseline's cache key but the GPU's name and the protocol, which
+ * all slots share): one whose baseline this session measured (`done`), else one being measured now.
+ */
+static struct sched_task *same_content(struct sched *S, const struct sched_task *st, int done)
+{
+	for (size_t i = 0; i < S->n; i++) {
+		struct sched_task *o = &S->ts[i];
+		if (o == st || strcmp(o->t->sha256, st->t->sha256))
+			continue;
+		if (done ? (!o->need_baseline && o->p.baseline && !o->p.baseline_error) : (o->need_baseline && o->taken))
+			return o;
+	}
+	return NULL;
+}
+
+/*
  * Baselines first (any slot, list order); a task starts only once none is left to measure, so the
- * longest-first order is the true one; then the longest task not taken.
+ * longest-first order is the true one; then the longest task not taken. A task whose content another
+ * task has (the samples of one problem in `bench --kernels`) takes that one's baseline once it is
+ * measured, and waits while it is: slots that share a GPU (--per-gpu) would otherwise measure the
+ * same reference side by side, one after another under the GPU's lock.
  */
 static enum job pick(struct sched *S, struct sched_task **out)
 {
@@ -247,13 +266,26 @@ static enum job pick(struct sched *S, struct sched_task **out)
 		if (S->stopping)
 			return JOB_NONE;
 		for (size_t i = 0; i < S->n; i++) {
-			struct sched_task *st = &S->ts[i];
-			if (st->need_baseline && !st->taken) {
-				st->taken = 1;
-				*out = st;
-				return JOB_BASELINE;
+			struct sched_task *st = &S->ts[i], *o;
+			if (!st->need_baseline || st->taken) {
+				measuring |= st->need_baseline;
+				continue;
 			}
-			measuring |= st->need_baseline;
+			if ((o = same_content(S, st, 1))) {
+				free(st->p.baseline);
+				st->p.baseline = kp_xstrdup(o->p.baseline);
+				st->p.est_ms = o->p.est_ms;
+				st->need_baseline = 0;
+				kp__sched_put(S, st);
+				continue;
+			}
+			if (same_content(S, st, 0)) {
+				measuring = 1;
+				continue;
+			}
+			st->taken = 1;
+			*out = st;
+			return JOB_BASELINE;
 		}
 		if (measuring) {
 			pthread_cond_wait(&S->cv, &S->mu);

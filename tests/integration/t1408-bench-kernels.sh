@@ -12,7 +12,8 @@ row() { grep -qE "^$1 +$2 +$3 +$4" out || { cat out; fail "no row '$*'"; }; }
 
 mkdir -p KernelBench/level1 run
 for p in 2 4 6 8; do
-	{ echo "# fake-ref-ms: $p"; cat "$KP_ROOT/examples/kernelbench/swish_scale.py"; } >KernelBench/level1/${p}_Swish$p.py
+	{ echo "# fake-ref-ms: $p"; echo "# fake-task: p$p"; cat "$KP_ROOT/examples/kernelbench/swish_scale.py"; } \
+		>KernelBench/level1/${p}_Swish$p.py
 done
 cp KernelBench/level1/2_Swish2.py KernelBench/level1/3_Odd.py # never named by a kernel
 kernel() { # PROBLEM SAMPLE VERDICT
@@ -117,8 +118,12 @@ expect_exit 0 "$KP" report suites/whole
 contains suites/whole/report.html 'id="s-rejudge"'
 [ "$(json suites/whole/results.json 'd["rejudge"]["summary"]["agree"]')" = 3 ] || fail "report SUITE lost the table"
 
-# --per-gpu: three slots on GPU 0 judge the same kernels to the same table; its bounds are refused.
-KP_FAKE_SLEEP=0.2 expect_exit 0 kbench --kernels run --tasks KernelBench --gpus 0 --per-gpu 3 --name pergpu
+# --per-gpu: three slots on GPU 0 judge the same kernels to the same table; the two samples of a problem
+# share one baseline, measured once (before, the slots measured it side by side); its bounds are refused.
+KP_FAKE_SLEEP=0.2 KP_BENCH_LOG="$PWD/pergpu.log" expect_exit 0 kbench --kernels run --tasks KernelBench --gpus 0 \
+	--per-gpu 3 --name pergpu
+[ "$(grep -c '^start 0 p[0-9]* baseline' pergpu.log)" = 4 ] || { cat pergpu.log; fail "one baseline per problem"; }
+[ "$(grep -c '^start 0 level_[0-9a-z_]* candidate' pergpu.log)" = 6 ] || { cat pergpu.log; fail "one evaluation per kernel"; }
 contains out "suite pergpu: 6 tasks, 6 finished, 0 failed, 0 not done"
 python3 - suites/whole/results.json suites/pergpu/results.json <<'PY' || fail "--per-gpu judged otherwise"
 import json, sys
