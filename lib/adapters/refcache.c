@@ -7,8 +7,12 @@
 #include "base/setup.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kernelpro/fs.h"
 #include "kernelpro/hash.h"
@@ -115,6 +119,37 @@ static int entry_dir(const char *key, struct kp_buf *dir)
 		return -1;
 	kp_buf_addf(dir, "/references/%s", key);
 	return 0;
+}
+
+int kp_refcache_lock(const char *key)
+{
+	struct kp_buf dir = KP_BUF_INIT, path = KP_BUF_INIT;
+	struct kp_error ignore = KP_ERROR_INIT;
+	int fd = -1;
+
+	if (!*key || kp_cache_dir(&dir, &ignore))
+		goto out;
+	kp_buf_adds(&dir, "/references");
+	kp_buf_addf(&path, "%s/%s.lock", dir.buf, key);
+	if (kp_mkdir_p(dir.buf, 0755, &ignore))
+		goto out;
+	fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	while (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+		if (errno != EINTR) {
+			close(fd);
+			fd = -1;
+		}
+	}
+out:
+	kp_buf_release(&dir);
+	kp_buf_release(&path);
+	return fd;
+}
+
+void kp_refcache_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* the lock goes with the last descriptor of its open file */
 }
 
 /* Copies the regular files of `from` into `to` (made when missing). */

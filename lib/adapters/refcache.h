@@ -16,6 +16,15 @@ void kp_refcache_key(const struct kp_harness_opts *o, const struct kp_strvec *me
  */
 int kp_refcache_load(const char *key, const char *profile_dir, struct kp_search_eval *out, double *floor_s);
 
+/*
+ * The key's lock (flock on <cache>/references/<key>.lock), held while the reference is evaluated, so
+ * runs that start side by side (bench --per-gpu, several samples of one problem) evaluate it once and
+ * the others load it: a file descriptor to pass to kp_refcache_unlock, or -1 when there is no key or
+ * no lock could be had (then each evaluates it, as before). Blocks while another process holds it.
+ */
+int kp_refcache_lock(const char *key);
+void kp_refcache_unlock(int fd);
+
 /* Keeps `res` and the files of `profile_dir` under `key`; best effort (a warning on failure). */
 void kp_refcache_store(const char *key, const char *profile_dir, const struct kp_search_eval *res, double floor_s);
 

@@ -1,10 +1,14 @@
 /* Unit tests: the reference's evaluation cached across runs (lib/adapters/refcache.c): no key without
  * the task's identity and GPU, a key for everything that changes the measurement, a whole entry kept
- * and read back into another run's profile directory, a miss for another key. */
+ * and read back into another run's profile directory, a miss for another key; the key's lock held by one
+ * process at a time. */
 #include "base/setup.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kp_test.h"
 #include "kernelpro/fs.h"
@@ -120,11 +124,60 @@ static void test_store_and_load(void **state)
 	kp_test_tmpdir_remove(run2);
 }
 
+/* A child holds the key's lock until the parent writes to it; the parent's try fails meanwhile and its
+ * blocking lock succeeds once the child has let go. No key, no lock. */
+static void test_lock(void **state)
+{
+	char *cache = kp_test_tmpdir();
+	int go[2], ready[2], fd, probe;
+	char c = 0, key[] = "00ff";
+	pid_t pid;
+	struct kp_buf path = KP_BUF_INIT;
+
+	(void)state;
+	setenv("XDG_CACHE_HOME", cache, 1);
+	assert_int_equal(kp_refcache_lock(""), -1);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int held = kp_refcache_lock(key);
+		if (held < 0 || write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		kp_refcache_unlock(held);
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	kp_buf_addf(&path, "%s/kernelpro/references/%s.lock", cache, key);
+	probe = open(path.buf, O_RDWR);
+	assert_true(probe >= 0);
+	assert_int_equal(flock(probe, LOCK_EX | LOCK_NB), -1); /* the child holds it */
+	assert_int_equal(write(go[1], "g", 1), 1);
+	fd = kp_refcache_lock(key); /* blocks until the child has let go */
+	assert_true(fd >= 0);
+	kp_refcache_unlock(fd);
+	{
+		int status = 0;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	close(probe);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	kp_buf_release(&path);
+	unsetenv("XDG_CACHE_HOME");
+	kp_test_tmpdir_remove(cache);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_store_and_load),
+		cmocka_unit_test(test_lock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
