@@ -68,7 +68,9 @@ for c in kb_hang:timeout kb_illegal:runtime_error kb_oom:runtime_error kb_segv:r
 		"$KP_ROOT/examples/kernelbench/swish_scale_fast.py" >after.json 2>&1
 	grep -q '"status": "correct"' after.json || { echo "    evaluation after $name failed:"; cat after.json; bad=$((bad + 1)); }
 done
-grep -q "out of memory" kb_oom.json || { echo "kb_oom: no 'out of memory' in the verdict"; bad=$((bad + 1)); }
-grep -q "illegal memory access" kb_illegal.json || { echo "kb_illegal: no 'illegal memory access'"; bad=$((bad + 1)); }
+# message FILE: the verdict's status, message and the log's last lines, for a failed expectation.
+message() { python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); print("    %s: %s\n    log: %s" % (v.get("status"), v.get("message"), (v.get("log") or "")[-600:]))' "$1" 2>&1 || cat "$1"; }
+grep -q "out of memory" kb_oom.json || { echo "kb_oom: no 'out of memory' in the verdict"; message kb_oom.json; bad=$((bad + 1)); }
+grep -q "illegal memory access" kb_illegal.json || { echo "kb_illegal: no 'illegal memory access'"; message kb_illegal.json; bad=$((bad + 1)); }
 echo "$n cases, $bad wrong"
 [ "$bad" -eq 0 ]
