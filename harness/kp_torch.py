@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "python"))
 
 from kernelpro import build as kbuild  # noqa: E402
-from kernelpro import gpulock, inline_cache  # noqa: E402
+from kernelpro import buildlog, gpulock, inline_cache  # noqa: E402
 from kernelpro import inputs as kin  # noqa: E402
 from kernelpro import pystatic  # noqa: E402
 from kernelpro import sandbox  # noqa: E402
@@ -133,6 +133,9 @@ class Adapter(Correctness, Timing):
             r["runtime_evidence"] = ev
         r["status"] = status
         r["message"] = message
+        if status == "compile_error" and log:  # no file outside the candidate's is quoted back
+            torch_dir = os.path.dirname(self.torch.__file__) if getattr(self.torch, "__file__", None) else None
+            log = buildlog.confine(log, buildlog.roots_from_env(self.cfg.get("candidate"), torch_dir))
         r["log"] = util.excerpt(log, 8000) if log else None
         r["phase"] = self.cur_phase if status != "correct" else "done"
         end = time.monotonic()
