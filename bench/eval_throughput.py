@@ -131,7 +131,7 @@ class Bench:
             base = os.path.join(self.a.out, "kb%03d" % self.n)
             env = dict(self.env, CUDA_VISIBLE_DEVICES=os.environ.get("CUDA_VISIBLE_DEVICES", "0"))
             if fast:  # kernelpro.fast for the candidate's import, a fresh build cache
-                env["PYTHONPATH"] = os.path.join(self.root, "harness", "python")
+                env["PYTHONPATH"] = os.path.join(self.root, "harness")
                 env["KP_BUILD_CACHE"] = tempfile.mkdtemp(prefix="kbcache-", dir=self.tmp)
                 env["KP_ARCH"] = self.a.arch
             t0 = now()

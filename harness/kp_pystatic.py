@@ -5,12 +5,9 @@ kernelpro.pystatic.analyze finds (docs/internals/eval.md, "Static checks"). Noth
 is executed: both are only parsed."""
 
 import json
-import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
-
-from kernelpro import pystatic  # noqa: E402
+from kernelpro import pystatic  # harness/kernelpro, beside this script
 
 
 def main():

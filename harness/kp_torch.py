@@ -26,8 +26,8 @@ import os  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "python"))
+# The kernelpro package is harness/kernelpro, beside this script: Python puts the script's own folder
+# first on sys.path, so it is found with nothing added (the warm worker, in this folder too, as well).
 
 from kernelpro import build as kbuild  # noqa: E402
 from kernelpro import buildlog, gpulock, inline_cache  # noqa: E402

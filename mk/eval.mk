@@ -19,7 +19,7 @@ $(LIBEXEC)/kp-native-harness: $(NH_OBJS) $(LIBKP)
 		-lpthread
 
 # The sandbox prelude (lib/eval/sandbox.c, libc only) as a shared library for the PyTorch adapter,
-# which loads it with ctypes (harness/python/kernelpro/sandbox.py); built with or without nvcc. Never
+# which loads it with ctypes (harness/kernelpro/sandbox.py); built with or without nvcc. Never
 # with the sanitizers: it is loaded into a python3 that has no ASan runtime.
 KP_SANDBOX_SO := $(LIBEXEC)/libkp_sandbox.so
 all: $(KP_SANDBOX_SO)

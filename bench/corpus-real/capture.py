@@ -30,7 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 KERNELS = os.path.join(ROOT, ".real", "kernels")
-sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
+sys.path.insert(0, os.path.join(ROOT, "harness"))
 from kernelpro import inline_cache  # noqa: E402
 TOL = 1e-2  # KernelBench's fp32 atol and rtol
 _ORIG_LOAD_INLINE = None  # torch's own, kept once: wrap_load_inline runs once per kernel

@@ -413,7 +413,7 @@ void kp_eval_cmd_release(struct kp_eval_cmd *cmd);
 
 /*
  * KERNELPRO_SANDBOX_LIB=<libexec>/libkp_sandbox.so for a PyTorch adapter's environment, so that its
- * sandbox prelude (harness/python/kernelpro/sandbox.py) finds the C half; nothing when it is not
+ * sandbox prelude (harness/kernelpro/sandbox.py) finds the C half; nothing when it is not
  * installed (the prelude then reports the sandbox as not applied). kp_eval_* add it themselves; a
  * process that starts the adapter another way (a fork-server worker) adds it to its own environment.
  */

@@ -27,7 +27,7 @@ const char *kp_arch_for_cc(int major, int minor, char *buf, size_t n);
  * "sm_90a" (SASS for that GPU only: -arch=sm_90a would also compile compute_90 PTX and embed it,
  * a second cicc and ptxas pass, 1.4 s instead of 1.1 s for a small kernel with nvcc 13.0, and
  * nothing kernelpro runs reads embedded PTX), "-arch=compute_90" for "compute_90" (PTX only, as asked).
- * harness/python/kernelpro/build.py nvcc_target() is the same.
+ * harness/kernelpro/build.py nvcc_target() is the same.
  */
 const char *kp_nvcc_target(const char *arch, char *buf, size_t n);
 

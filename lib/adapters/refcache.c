@@ -88,7 +88,7 @@ void kp_refcache_key(const struct kp_harness_opts *o, const struct kp_strvec *me
 	add_line(&h, "gpu", o->gpu_name);
 	add_line(&h, "version", KP_VERSION);
 	add_sources(&h, "harness/kp_torch.py");
-	add_sources(&h, "harness/python/kernelpro");
+	add_sources(&h, "harness/kernelpro");
 	add_num(&h, "seed", (double)e->seed);
 	add_num(&h, "warmup", e->warmup);
 	add_num(&h, "trials", e->timing_trials);

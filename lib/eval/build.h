@@ -1,5 +1,5 @@
 /* A build's toolchain (nvcc from toolchain.h, its version, the target arch, the flags) and the
- * content-addressed build cache of shared libraries. harness/python/kernelpro/build.py computes the
+ * content-addressed build cache of shared libraries. harness/kernelpro/build.py computes the
  * same keys for the fast path. */
 #ifndef KP_EVAL_BUILD_H
 #define KP_EVAL_BUILD_H

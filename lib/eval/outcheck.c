@@ -1,5 +1,5 @@
 /* Degenerate-output checks: the bounds, the group layouts and classification, and the judgement on
- * one output's statistics (outcheck.h; the Python twin is harness/python/kernelpro/outcheck.py). */
+ * one output's statistics (outcheck.h; the Python twin is harness/kernelpro/outcheck.py). */
 #include "base/setup.h"
 
 #include <math.h>

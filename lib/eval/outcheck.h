@@ -1,7 +1,7 @@
 /* Degenerate-output checks: outputs that pass the elementwise tolerance without being right (zeros or
  * a constant where the reference varies, an error large for the reference's own scale, agreement on
  * only part of the elements). The harnesses measure the statistics on the GPU; this module judges
- * them. The PyTorch adapter has the same logic in Python (harness/python/kernelpro/outcheck.py); both
+ * them. The PyTorch adapter has the same logic in Python (harness/kernelpro/outcheck.py); both
  * are held to tests/golden/eval/outcheck-cases.json. C and C++ (the native harness links it). */
 #ifndef KP_EVAL_OUTCHECK_H
 #define KP_EVAL_OUTCHECK_H

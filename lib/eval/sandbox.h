@@ -2,7 +2,7 @@
  * The sandbox an evaluation child puts itself in before any candidate code runs: resource limits, no
  * network (a network namespace), and a seccomp filter under which creating a process fails with EPERM
  * and every attempt is counted. Both harnesses call it as their prelude (kp-native-harness directly,
- * the PyTorch adapter through harness/python/kernelpro/sandbox.py), and so must each child a
+ * the PyTorch adapter through harness/kernelpro/sandbox.py), and so must each child a
  * fork-server worker forks. docs/eval.md ("The sandbox") says what is enforced and what is not.
  *
  * One sandbox per process: the filter, the SIGSYS handler and the counters are process-wide. The

@@ -118,7 +118,9 @@ int kp_pyfacts_run(struct kp_pyfacts *f, const char *python, const char *task_sr
 		rc = kp_error_set(err, KP_EPARSE, "the static checks' request could not be written");
 		goto out;
 	}
-	kp_strvec_pushl(&c.args, python && *python ? python : "python3", "-I", "-B", script, NULL);
+	/* -E -s: no PYTHON* variables, no user site; not -I, which since Python 3.11 also leaves the script's
+	 * folder off sys.path, where the kernelpro package is (harness/kernelpro). */
+	kp_strvec_pushl(&c.args, python && *python ? python : "python3", "-E", "-s", "-B", script, NULL);
 	c.stdin_data = req;
 	c.stdin_len = strlen(req);
 	c.timeout_ms = HELPER_TIMEOUT_MS;

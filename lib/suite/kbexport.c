@@ -13,8 +13,8 @@
 #include "kernelpro/suite.h"
 #include "suite/kbexport.h"
 
-#define FAST_PY         "harness/python/kernelpro/fast.py"
-#define BUILD_PY        "harness/python/kernelpro/build.py"
+#define FAST_PY         "harness/kernelpro/fast.py"
+#define BUILD_PY        "harness/kernelpro/build.py"
 #define PY_CAP          (1u << 20)
 #define RELATIVE_IMPORT "from . import build as _build\n"
 
@@ -180,7 +180,7 @@ static int inline_block(struct kp_buf *b, struct kp_error *err)
 	kp_buf_adds(
 	    b, "# ---- kernelpro.fast, inlined by kernelpro's export (kernelpro " KP_VERSION "): this file\n"
 	       "# ---- needs PyTorch and nvcc, not kernelpro. The two texts below are kernelpro's\n"
-	       "# ---- harness/python/kernelpro/build.py and fast.py, unchanged but for fast.py's import of "
+	       "# ---- harness/kernelpro/build.py and fast.py, unchanged but for fast.py's import of "
 	       "build.\n"
 	       "def _kp_inline_fast(build_py, fast_py):\n"
 	       "    import os, types\n"
@@ -251,7 +251,7 @@ int kp__suite_kb_kernel(const char *src, struct kp_buf *out, int *rewritten, str
 		if (sc.uses || sc.unknown)
 			kp_buf_adds(out, "# kernelpro's export: this kernel imports kernelpro in a form the "
 			                 "export does not\n"
-			                 "# rewrite; run it with PYTHONPATH=<kernelpro>/harness/python.\n");
+			                 "# rewrite; run it with PYTHONPATH=<kernelpro>/harness.\n");
 		kp_buf_adds(out, src);
 		return 0;
 	}

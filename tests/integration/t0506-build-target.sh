@@ -27,7 +27,7 @@ for arch in sm_90a compute_90; do
 done
 python3 - "$KP_ROOT" <<'PY' || fail "the C and Python builders' nvcc targets"
 import os, sys
-sys.path.insert(0, os.path.join(sys.argv[1], "harness", "python"))
+sys.path.insert(0, os.path.join(sys.argv[1], "harness"))
 from kernelpro import build
 c = [l.split() for l in open("argv.log")]  # the reference's build and the candidate's, per arch
 want = {"sm_90a": "-gencode=arch=compute_90a,code=sm_90a", "compute_90": "-arch=compute_90"}

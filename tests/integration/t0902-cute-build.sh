@@ -38,7 +38,7 @@ CU
 python3 - "$KP_ROOT" "$CUTLASS_PATH" "$KP_TMP/pycache" <<'PY' || fail "fast-path CuTe build"
 import os, shutil, sys
 root, cutlass, cache = sys.argv[1:4]
-sys.path.insert(0, os.path.join(root, "harness", "python"))
+sys.path.insert(0, os.path.join(root, "harness"))
 from kernelpro import build
 nvcc = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
 if not os.access(nvcc, os.X_OK):

@@ -24,7 +24,7 @@ contains "$K" "load_cuda = _kp_fast.load_cuda"
 
 # The inlined texts are kernelpro's own build.py and fast.py (fast.py's one relative import aside),
 # and they load: the kernel's fast path is the code kernelpro judged, not a copy that drifted.
-python3 - "$K" "$KP_ROOT/harness/python/kernelpro" <<'PY' || fail "the inlined fast path"
+python3 - "$K" "$KP_ROOT/harness/kernelpro" <<'PY' || fail "the inlined fast path"
 import ast, os, sys
 src = open(sys.argv[1]).read()
 tree = ast.parse(src)

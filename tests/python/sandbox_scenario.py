@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
+sys.path.insert(0, os.path.join(ROOT, "harness"))
 
 from kernelpro import build as kbuild  # noqa: E402
 from kernelpro import sandbox  # noqa: E402

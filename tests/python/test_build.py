@@ -8,7 +8,7 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
+sys.path.insert(0, os.path.join(ROOT, "harness"))
 
 from kernelpro import build  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""The degenerate-output checks of the PyTorch adapter (harness/python/kernelpro/outcheck.py): the judgement
+"""The degenerate-output checks of the PyTorch adapter (harness/kernelpro/outcheck.py): the judgement
 against the cases lib/eval/outcheck.c is held to as well, and, where torch is installed, the statistics
 measured on CPU tensors for the adversarial patterns (zeros, a constant, every k-th element, a scaled copy,
 small rows) and for honest kernels (reordered sums, fp16 with fp32 accumulation)."""
@@ -10,7 +10,7 @@ import sys
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
+sys.path.insert(0, os.path.join(ROOT, "harness"))
 
 from kernelpro import outcheck  # noqa: E402
 

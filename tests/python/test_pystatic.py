@@ -9,7 +9,7 @@ import sys
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
+sys.path.insert(0, os.path.join(ROOT, "harness"))
 
 from kernelpro import pystatic  # noqa: E402
 
@@ -255,14 +255,14 @@ class ModelNew(torch.nn.Module):
 class HelperTest(unittest.TestCase):
     def test_protocol(self):
         req = json.dumps({"task": TASK, "candidate": HONEST})
-        out = subprocess.run([sys.executable, "-I", "-B", os.path.join(ROOT, "harness", "kp_pystatic.py")],
+        out = subprocess.run([sys.executable, "-E", "-s", "-B", os.path.join(ROOT, "harness", "kp_pystatic.py")],
                              input=req, capture_output=True, text=True, check=True).stdout
         r = json.loads(out)
         self.assertTrue(r["ok"])
         self.assertEqual(r["reads_reference"], [])
 
     def test_bad_request(self):
-        out = subprocess.run([sys.executable, "-I", "-B", os.path.join(ROOT, "harness", "kp_pystatic.py")],
+        out = subprocess.run([sys.executable, "-E", "-s", "-B", os.path.join(ROOT, "harness", "kp_pystatic.py")],
                              input="{not json", capture_output=True, text=True, check=True).stdout
         self.assertFalse(json.loads(out)["ok"])
 

@@ -1,4 +1,4 @@
-"""kernelpro.sandbox (harness/python/kernelpro/sandbox.py) on a CPU: each scenario of
+"""kernelpro.sandbox (harness/kernelpro/sandbox.py) on a CPU: each scenario of
 sandbox_scenario.py runs in its own process (a seccomp filter cannot be left) with a stand-in adapter,
 and imports a candidate that tries to start a process one way or another. The sandbox must refuse
 every attempt (no marker file), record it, and turn the verdict into cheat_suspected (process_spawn);
@@ -221,7 +221,7 @@ class TrustedDirsTest(unittest.TestCase):
             self.skipTest("no setuptools with _distutils_hack here")
         code = ("import sys; sys.path.insert(0, %r); from kernelpro import sandbox; "
                 "sandbox._package_dir('distutils'); print(sorted(m for m in sys.modules if 'setuptools' in m))"
-                % os.path.join(ROOT, "harness", "python"))
+                % os.path.join(ROOT, "harness"))
         out = subprocess.run([sys.executable, "-B", "-c", code], stdout=subprocess.PIPE, check=True).stdout
         self.assertEqual(out.decode().strip(), "[]")
 

@@ -13,7 +13,7 @@ import types
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
+sys.path.insert(0, os.path.join(ROOT, "harness"))
 
 from kernelpro import timing  # noqa: E402
 from kernelpro.util import REFUSE, Stop  # noqa: E402

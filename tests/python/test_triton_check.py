@@ -6,7 +6,7 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "harness", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "harness"))
 
 from kernelpro import triton_check as tc  # noqa: E402
 

@@ -7,7 +7,7 @@ import sys
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "harness", "python"))
+sys.path.insert(0, os.path.join(ROOT, "harness"))
 
 from kernelpro import util  # noqa: E402
 

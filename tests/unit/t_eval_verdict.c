@@ -469,7 +469,7 @@ static void test_build_key(void **state)
 	const char *flags[] = {"-O3", "-lineinfo"}, *bad[] = {"-O3\n"}, *extra[] = {"header"};
 	char k1[65], k2[65], k3[65], k4[65];
 	KP_ASSERT_OK(kp_build_key("src", 3, flags, 2, "V13.0.88", "sm_90a", NULL, 0, k1), NULL);
-	/* Golden: the same value harness/python/kernelpro/build.py computes (t0503 checks them together). */
+	/* Golden: the same value harness/kernelpro/build.py computes (t0503 checks them together). */
 	assert_string_equal(k1, "327a425c2d8135f2fd8887ad678c1a648d2f86798b60413178cc63045e7528bf");
 	KP_ASSERT_OK(kp_build_key("src", 3, flags, 1, "V13.0.88", "sm_90a", NULL, 0, k2), NULL);
 	KP_ASSERT_OK(kp_build_key("src", 3, flags, 2, "V13.0.88", "sm_90", NULL, 0, k3), NULL);

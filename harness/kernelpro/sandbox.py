@@ -59,7 +59,7 @@ def find_lib():
     cands = [os.environ.get("KERNELPRO_SANDBOX_LIB")]
     if os.environ.get("KERNELPRO_LIBEXEC"):
         cands.append(os.path.join(os.environ["KERNELPRO_LIBEXEC"], LIB_NAME))
-    root = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # <root>/harness/python/kernelpro
+    root = os.path.dirname(os.path.dirname(here))  # <root>/harness/kernelpro
     cands.append(os.path.join(root, "build", "libexec", "kernelpro", LIB_NAME))
     cands.append(os.path.join(os.path.dirname(os.path.dirname(root)), "libexec", "kernelpro", LIB_NAME))
     for c in cands:
