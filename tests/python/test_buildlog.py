@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.join(HERE, "fake_harness"))
 
 import cpu_adapter  # noqa: E402
 from kernelpro import buildlog  # noqa: E402
+from mutate import mutate  # noqa: E402
 from test_compile_threads import evaluate  # noqa: E402
 
 EXT = "/cache/builds/torch_ext/0123456789abcdef"
@@ -101,18 +102,9 @@ class ConfineTest(unittest.TestCase):
         tokens = ["\n", "  ", "(1): error: ", ":3:1: error: ", "In file included from ", "/home/x/k.h",
                   '  File "/etc/k.py", line 1\n', "main.cpp", "\t"]
         base = LOG.split("\n")
+        pieces = [[t + x] for t in tokens for x in ("", "x", "  y")]
         for _ in range(500):
-            lines = list(base)
-            for _ in range(rng.randint(1, 5)):
-                i = rng.randrange(len(lines) + 1)
-                op = rng.random()
-                if op < 0.4:
-                    lines[i:i] = [rng.choice(tokens) + rng.choice(["", "x", "  y"])]
-                elif op < 0.7:
-                    del lines[i:i + rng.randint(1, 3)]
-                else:
-                    j = rng.randrange(len(lines) + 1)
-                    lines[i:i] = lines[j:j + rng.randint(1, 4)]
+            lines = mutate(rng, base, pieces, ops=5, cut_len=3, dup_len=4)
             log = "\n".join(lines)
             out = buildlog.confine(log, ROOTS)
             self.assertIsInstance(out, str)

@@ -19,6 +19,9 @@ sys.path.insert(0, os.path.join(ROOT, "harness"))
 
 from kernelpro import inline_cache  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mutate import mutate  # noqa: E402
+
 FAKE_GXX = """#!/bin/sh
 # A stand-in g++: -v says it is gcc; a header build writes -o (or fails when $FAIL_PCH is set).
 if [ "$1" = "-v" ]; then echo "gcc version 12.2.0 (fake)" >&2; exit 0; fi
@@ -227,18 +230,7 @@ class LightenTest(unittest.TestCase):
         tokens = ["#include <torch/extension.h>", "\n", "#", "include", "<torch/torch.h>", "R\"(", "py::", "//",
                   "torch::nn", "\"", " ", "\t", "\r\n"]
         for _ in range(600):
-            s = list(KERNEL)
-            for _ in range(rng.randint(1, 6)):
-                i = rng.randrange(len(s) + 1)
-                op = rng.random()
-                if op < 0.5:
-                    s[i:i] = list(rng.choice(tokens))
-                elif op < 0.75:
-                    del s[i:i + rng.randint(1, 20)]
-                else:
-                    j = rng.randrange(len(s) + 1)
-                    s[i:i] = s[j:j + rng.randint(1, 40)]
-            src = "".join(s)
+            src = "".join(mutate(rng, KERNEL, tokens, insert=0.5, cut=0.75))
             out, what = inline_cache.lighten(src)
             self.assertIsInstance(what, str)
             if out is None:

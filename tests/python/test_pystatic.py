@@ -13,6 +13,9 @@ sys.path.insert(0, os.path.join(ROOT, "harness"))
 
 from kernelpro import pystatic  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mutate import mutate  # noqa: E402
+
 TASK = '''
 import torch
 import torch.nn as nn
@@ -276,17 +279,7 @@ class FuzzTest(unittest.TestCase):
         tokens = ["self", ".", "(", ")", "forward", "apply", "super()", "\n    ", "for x in self.net:", "@",
                   "Model", "get_inputs()", "+", "lambda: 0", "[0]", "def f(self):"]
         for _ in range(400):
-            s = list(rng.choice(seeds))
-            for _ in range(rng.randint(1, 6)):
-                i = rng.randrange(len(s) + 1)
-                op = rng.random()
-                if op < 0.4:
-                    s[i:i] = list(rng.choice(tokens))
-                elif op < 0.7:
-                    del s[i:i + rng.randint(1, 20)]
-                else:
-                    j = rng.randrange(len(s) + 1)
-                    s[i:i] = s[j:j + rng.randint(1, 40)]
+            s = mutate(rng, rng.choice(seeds), tokens)
             r = pystatic.analyze(TASK, "".join(s))
             self.assertIn("ok", r)
 
