@@ -77,10 +77,13 @@ void kp_bench_cli_close_slots(struct bench_state *B);
 	     "with --kernels: every sample, or per problem the one its recorded verdicts call fastest "      \
 	     "correct",                                                                                      \
 	     "all"},                                                                                         \
+	{"recorded", 0, KP_OPT_STR, "FILE",                                                                  \
+	 "with --kernels: the eval_results.json to compare with (default: the one beside the kernels)",     \
+	 NULL},                                                                                              \
 	{                                                                                                    \
-		"recorded", 0, KP_OPT_STR, "FILE",                                                           \
-		    "with --kernels: the eval_results.json to compare with (default: the one beside the "    \
-		    "kernels)",                                                                              \
+		"recorded-baseline", 0, KP_OPT_STR, "FILE",                                                  \
+		    "with --kernels: KernelBench's baseline_time_torch.json of the recorded run's GPU, for the " \
+		    "recorded speedups where eval_results.json has no ref_runtime",                          \
 		    NULL                                                                                     \
 	}
 int kp_bench_cli_kernels(struct bench_state *B);

@@ -69,6 +69,36 @@ const struct kp_recorded *kp_recorded_find(const struct kp_recorded_set *s, int 
 json_t *kp_recorded_to_json(const struct kp_recorded *r);
 int kp_recorded_from_json(struct kp_recorded *r, const json_t *o, struct kp_error *err);
 
+/*
+ * The reference times KernelBench measured on a GPU (results/timing/GPU/baseline_time_torch.json, which
+ * scripts/generate_baseline_time.py writes): {"levelL": {"P_Name.py": {"mean": MS, "std", "min", "max",
+ * "num_trials", "hardware", "device"}}}; only "mean" (and "hardware" when present) is read. For runs whose
+ * eval_results.json records no ref_runtime, so that their recorded speedups can be computed.
+ */
+struct kp_recorded_ref {
+	int level, problem_id;
+	double mean_ms; /* > 0 */
+	char *hardware; /* or NULL */
+};
+
+struct kp_recorded_refs {
+	struct kp_recorded_ref *v;
+	size_t n, alloc;
+};
+
+/* The most entries one file may hold (KernelBench has 250 problems). */
+#define KP_RECORDED_REFS_MAX 10000
+
+void kp_recorded_refs_init(struct kp_recorded_refs *s);
+void kp_recorded_refs_release(struct kp_recorded_refs *s);
+/* Parses the file's text (`what` names it in messages). KP_EPARSE naming the level and file for a key
+ * that is not levelN or P_NAME.py, a mean that is not a number > 0, a problem given twice; s is then
+ * empty. */
+int kp_recorded_refs_parse(struct kp_recorded_refs *s, const char *text, size_t len, const char *what,
+                           struct kp_error *err);
+/* The mean time of (level, problem), or NAN when the file has none. */
+double kp_recorded_ref_ms(const struct kp_recorded_refs *s, int level, int problem_id);
+
 /* "correct", "compile_error", "runtime_error" (compiled, not correct, no wrong-output record) or
  * "wrong_output" (a correctness_issue): the recorded verdict in kernelpro's outcome names. */
 const char *kp_recorded_outcome(const struct kp_recorded *r);

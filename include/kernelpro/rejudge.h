@@ -12,6 +12,7 @@
 
 #include "kernelpro/bench.h"
 #include "kernelpro/error.h"
+#include "kernelpro/recorded.h"
 
 /* The longest kernel file read (bytes). */
 #define KP_REJUDGE_KERNEL_CAP (1u << 20)
@@ -28,6 +29,9 @@ struct kp_rejudge_opts {
 	const char *tasks;   /* a KernelBench checkout, its KernelBench/ folder or one levelN folder */
 	const char *results; /* an eval_results.json for every source; NULL: each folder's own, if any */
 	enum kp_rejudge_samples samples;
+	/* KernelBench's reference times for the recorded run's GPU (--recorded-baseline), or NULL: a
+	 * recorded verdict without a ref_runtime takes its problem's time from here. */
+	const struct kp_recorded_refs *refs;
 };
 
 /*

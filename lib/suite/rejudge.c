@@ -478,7 +478,8 @@ static void keep_best(struct found_list *f)
 	f->n = w;
 }
 
-static int push_tasks(struct kp_bench_list *l, struct found_list *f, struct kp_error *err)
+static int push_tasks(struct kp_bench_list *l, struct found_list *f, const struct kp_rejudge_opts *o,
+                      struct kp_error *err)
 {
 	size_t n0 = l->n;
 	int rc = 0;
@@ -486,6 +487,8 @@ static int push_tasks(struct kp_bench_list *l, struct found_list *f, struct kp_e
 		struct kp_bench_task_settings set;
 		struct kp_buf src = KP_BUF_INIT;
 		memset(&set, 0, sizeof(set));
+		if (f->v[i].have_rec && isnan(f->v[i].rec.ref_ms) && f->v[i].level)
+			f->v[i].rec.ref_ms = kp_recorded_ref_ms(o->refs, f->v[i].level, f->v[i].problem);
 		if (!(rc = kp_read_file(f->v[i].kernel, KP_REJUDGE_KERNEL_CAP, &src, err))) {
 			set.name = f->v[i].name;
 			set.kernel = f->v[i].kernel;
@@ -542,7 +545,7 @@ int kp_rejudge_add_source(struct kp_bench_list *l, const char *source, const str
 		qsort(f.v, f.n, sizeof(*f.v), found_cmp);
 		if (o->samples == KP_REJUDGE_BEST)
 			keep_best(&f);
-		rc = push_tasks(l, &f, err);
+		rc = push_tasks(l, &f, o, err);
 	}
 	found_release(&f);
 	return rc;

@@ -235,7 +235,7 @@ int kp_rejudge_table(const char *suite_dir, const struct kp_suite *s, json_t **o
 	kp_json_set(sum, "disagree", json_integer(disagree));
 	kp_json_set(sum, "recorded_correct_kernelpro_not", json_integer(rec_only));
 	kp_json_set(sum, "kernelpro_correct_recorded_not", json_integer(kp_only));
-	kp_json_set(sum, "recorded", side_json(&sr, "the reference time the run recorded"));
+	kp_json_set(sum, "recorded", side_json(&sr, "the reference time the run recorded (or --recorded-baseline's)"));
 	kp_json_set(sum, "kernelpro", side_json(&sk, "eager, measured by kernelpro"));
 	*out = json_object();
 	kp_json_set(*out, "kernels", rows);

@@ -137,6 +137,25 @@ contains err "per-gpu"
 expect_exit 2 kbench --kernels run --tasks KernelBench --gpus 0,1,2,3,4 --per-gpu 16 --name toomany
 contains err "makes 80 slots; at most 64"
 
+# --recorded-baseline: a run whose eval_results.json records no ref_runtime gets its recorded speedups
+# from KernelBench's reference times; a malformed file is refused with nothing made.
+printf '{"2": [{"sample_id": 0, "compiled": true, "correctness": true, "runtime": 1.5}]}' >noref.json
+printf '{"level1": {"2_Swish2.py": {"mean": 2.7, "hardware": "NVIDIA L40S"}}}' >base.json
+KP_FAKE_SLEEP=0 expect_exit 0 kbench --kernels run/level_1_problem_2_sample_0_kernel.py --tasks KernelBench \
+	--recorded noref.json --recorded-baseline base.json --gpus 0 --name withbase
+python3 - suites/withbase/results.json <<'PY' || fail "--recorded-baseline"
+import json, sys
+k = json.load(open(sys.argv[1]))["rejudge"]["kernels"][0]
+assert abs(k["recorded"]["ref_ms"] - 2.7) < 1e-12 and abs(k["recorded"]["speedup"] - 1.8) < 1e-9, k["recorded"]
+PY
+printf '{"level1": {"2_Swish2.py": {"mean": 0}}}' >badbase.json
+expect_exit 1 kbench --kernels run --tasks KernelBench --recorded-baseline badbase.json --gpus 0 --name badbase
+contains err "the reference times are malformed"
+contains err "level1/2_Swish2.py: 'mean' must be a number of milliseconds > 0"
+[ ! -d suites/badbase ] || fail "a malformed --recorded-baseline made a suite"
+expect_exit 1 kbench --kernels run --tasks KernelBench --recorded-baseline nowhere.json --gpus 0 --name badbase
+contains err "--recorded-baseline 'nowhere.json' not found"
+
 # kill -9 at random points until a session completes; the results equal the uninterrupted run's.
 seed=${KP_SEED:-$(date +%s)}
 echo "kill points from seed $seed (KP_SEED=$seed reproduces them)"

@@ -133,6 +133,59 @@ static void test_malformed(void **state)
 	kp_buf_release(&out);
 }
 
+/* KernelBench's reference times (baseline_time_torch.json): our own file in its layout, then each
+ * malformed form and its message (golden: what a user reads). */
+static void test_refs(void **state)
+{
+	static const char *const bad[] = {
+	    "",
+	    "[]",
+	    "{\"lvl1\": {}}",
+	    "{\"level0\": {}}",
+	    "{\"level1\": []}",
+	    "{\"level1\": {\"ReLU.py\": {\"mean\": 1}}}",
+	    "{\"level1\": {\"19_ReLU\": {\"mean\": 1}}}",
+	    "{\"level1\": {\"0_ReLU.py\": {\"mean\": 1}}}",
+	    "{\"level1\": {\"19_ReLU.py\": 1.5}}",
+	    "{\"level1\": {\"19_ReLU.py\": {\"std\": 1}}}",
+	    "{\"level1\": {\"19_ReLU.py\": {\"mean\": 0}}}",
+	    "{\"level1\": {\"19_ReLU.py\": {\"mean\": -1}}}",
+	    "{\"level1\": {\"19_ReLU.py\": {\"mean\": \"fast\"}}}",
+	    "{\"level1\": {\"19_ReLU.py\": {\"mean\": 1, \"hardware\": 7}}}",
+	    "{\"level1\": {\"19_ReLU.py\": {\"mean\": 1}, \"19_Other.py\": {\"mean\": 2}}}",
+	    NULL,
+	};
+	struct kp_recorded_refs r;
+	struct kp_buf text = KP_BUF_INIT, out = KP_BUF_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+
+	(void)state;
+	kp_recorded_refs_init(&r);
+	kp_test_read("tests/golden/rejudge/baseline_time_torch.json", &text);
+	assert_int_equal(kp_recorded_refs_parse(&r, text.buf, text.len, "base.json", &err), 0);
+	assert_int_equal(r.n, 3);
+	assert_float_equal(kp_recorded_ref_ms(&r, 1, 2), 2.61, 1e-12);
+	assert_float_equal(kp_recorded_ref_ms(&r, 1, 19), 0.0143, 1e-12);
+	assert_float_equal(kp_recorded_ref_ms(&r, 2, 4), 0.0771, 1e-12);
+	assert_true(isnan(kp_recorded_ref_ms(&r, 2, 19)));
+	assert_true(isnan(kp_recorded_ref_ms(NULL, 1, 2)));
+	for (size_t i = 0; i < r.n; i++)
+		if (r.v[i].problem_id == 4)
+			assert_null(r.v[i].hardware);
+		else
+			assert_string_equal(r.v[i].hardware, "NVIDIA H100 80GB HBM3");
+	for (int i = 0; bad[i]; i++) {
+		kp_error_clear(&err);
+		assert_int_equal(kp_recorded_refs_parse(&r, bad[i], strlen(bad[i]), "base.json", &err), KP_EPARSE);
+		assert_int_equal(r.n, 0); /* nothing half-read is kept */
+		kp_buf_addf(&out, "%s\n  -> %s\n", bad[i], err.msg);
+	}
+	kp_test_golden("tests/golden/rejudge/refs-malformed.txt", out.buf);
+	kp_recorded_refs_release(&r);
+	kp_buf_release(&text);
+	kp_buf_release(&out);
+}
+
 static void test_names(void **state)
 {
 	int l, p, e, s;
@@ -320,7 +373,7 @@ int main(void)
 	    cmocka_unit_test(test_layouts),         cmocka_unit_test(test_outcomes_and_find),
 	    cmocka_unit_test(test_malformed),       cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_pairing),         cmocka_unit_test(test_refusals_add_nothing),
-	    cmocka_unit_test(test_json_round_trip),
+	    cmocka_unit_test(test_json_round_trip), cmocka_unit_test(test_refs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
