@@ -1,4 +1,7 @@
-"""Faster load_inline builds: torch/extension.h precompiled once and shared by every candidate.
+"""Faster load_inline builds: main.cpp against torch/extension.h precompiled once and shared by every
+candidate, and cuda.cu with torch/types.h alone where that builds (lighten(): the candidate's own
+include of torch's full headers made a comment of the same line; any failure builds it again as
+written, whose outcome is the verdict's; KERNELPRO_INLINE_LIGHT=0 turns this half off).
 
 torch.utils.cpp_extension.load_inline writes main.cpp as `#include <torch/extension.h>`, the
 candidate's declarations and the pybind11 module, and g++ parses torch's headers again for every
@@ -18,8 +21,8 @@ The translation unit is unchanged: main.cpp includes torch/extension.h first any
 made with compatible options, silently parsing the header otherwise. A header that cannot be
 precompiled is noted (a .failed file with g++'s output) and candidates build as they would
 without. Candidates that ask for torch's own use_pch, or no_implicit_headers, are left alone.
-KERNELPRO_INLINE_CACHE=0 switches it off (for side-by-side measurements). docs/rejudge.md has the
-rules and the measurements.
+KERNELPRO_INLINE_CACHE=0 switches both halves off (for side-by-side measurements); describe() is the
+verdict's build_note. docs/rejudge.md has the rules and the measurements.
 
 Pure Python; the torch module is passed in or imported by install(), never at import.
 """
