@@ -170,6 +170,11 @@ static int run_bench(struct kp_cli *cli, const struct kp_args *args)
 	}
 	if ((rc = kp_evalopts_from_args(cli, args, &B.eval)) || (rc = kp_bench_cli_parse_gpus(&B)))
 		goto out;
+	if (!existing && B.per_gpu > 1) { /* a resumed suite's search tasks are refused one by one */
+		rc = kp_bench_cli_usage(cli, "--per-gpu is for bench --kernels: a search profiles and measures energy "
+		                             "outside the evaluation's lock (give --per-gpu 1)");
+		goto out;
+	}
 	if (!existing && (rc = kp_bench_cli_new_suite(&B)))
 		goto out;
 	rc = kp_bench_cli_run(&B, !existing);

@@ -132,6 +132,9 @@ key = lambda r: sorted((k["name"], k["kernelpro"]["outcome"], k["agree"]) for k 
 assert key(a) == key(b), (key(a), key(b))
 assert a["summary"]["agree"] == b["summary"]["agree"]
 PY
+expect_exit 2 kbench KernelBench/level1 --gpus 0 --per-gpu 2 --name search
+contains err "--per-gpu is for bench --kernels"
+[ ! -d suites/search ] || fail "--per-gpu on a search suite made it"
 expect_exit 2 kbench --kernels run --tasks KernelBench --gpus 0 --per-gpu 17 --name toomany
 contains err "per-gpu"
 expect_exit 2 kbench --kernels run --tasks KernelBench --gpus 0,1,2,3,4 --per-gpu 16 --name toomany
