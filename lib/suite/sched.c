@@ -147,6 +147,14 @@ static int load_tasks(struct sched *S, struct kp_error *err)
 		kp__task_load_record(st);
 	}
 	kp_suitedb_progress_free(rows, nrows);
+	for (size_t i = 0; i < S->n; i++) { /* the samples of one problem in `bench --kernels` share one */
+		S->ts[i].lead = &S->ts[i];
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(S->ts[j].t->sha256, S->ts[i].t->sha256)) {
+				S->ts[i].lead = S->ts[j].lead;
+				break;
+			}
+	}
 	return 0;
 }
 
@@ -236,27 +244,14 @@ static int before(const struct sched_task *a, const struct sched_task *b)
 enum job { JOB_NONE, JOB_BASELINE, JOB_RUN };
 
 /*
- * Another task of the same content (the baseline's cache key but the GPU's name and the protocol, which
- * all slots share): one whose baseline this session measured (`done`), else one being measured now.
- */
-static struct sched_task *same_content(struct sched *S, const struct sched_task *st, int done)
-{
-	for (size_t i = 0; i < S->n; i++) {
-		struct sched_task *o = &S->ts[i];
-		if (o == st || strcmp(o->t->sha256, st->t->sha256))
-			continue;
-		if (done ? (!o->need_baseline && o->p.baseline && !o->p.baseline_error) : (o->need_baseline && o->taken))
-			return o;
-	}
-	return NULL;
-}
-
-/*
  * Baselines first (any slot, list order); a task starts only once none is left to measure, so the
- * longest-first order is the true one; then the longest task not taken. A task whose content another
- * task has (the samples of one problem in `bench --kernels`) takes that one's baseline once it is
- * measured, and waits while it is: slots that share a GPU (--per-gpu) would otherwise measure the
- * same reference side by side, one after another under the GPU's lock.
+ * longest-first order is the true one; then the longest task not taken. A task whose content an
+ * earlier task has (its lead: the samples of one problem in `bench --kernels`; the baseline's cache key
+ * but the GPU's name and the protocol, which all slots share) takes the lead's baseline once it is
+ * measured and waits while it is; when the lead has none to give (its measurement failed) the next
+ * such task leads the rest in its place. Slots that share a GPU
+ * (--per-gpu) would otherwise measure the same reference side by side, one after another under the
+ * GPU's lock.
  */
 static enum job pick(struct sched *S, struct sched_task **out)
 {
@@ -266,23 +261,27 @@ static enum job pick(struct sched *S, struct sched_task **out)
 		if (S->stopping)
 			return JOB_NONE;
 		for (size_t i = 0; i < S->n; i++) {
-			struct sched_task *st = &S->ts[i], *o;
+			struct sched_task *st = &S->ts[i], *l = st->lead;
 			if (!st->need_baseline || st->taken) {
 				measuring |= st->need_baseline;
 				continue;
 			}
-			if ((o = same_content(S, st, 1))) {
+			if (l != st && !l->need_baseline && l->p.baseline && !l->p.baseline_error) {
 				free(st->p.baseline);
-				st->p.baseline = kp_xstrdup(o->p.baseline);
-				st->p.est_ms = o->p.est_ms;
+				st->p.baseline = kp_xstrdup(l->p.baseline);
+				st->p.est_ms = l->p.est_ms;
 				st->need_baseline = 0;
 				kp__sched_put(S, st);
 				continue;
 			}
-			if (same_content(S, st, 0)) {
+			if (l != st && l->need_baseline) { /* being measured: the lead comes first in list order */
 				measuring = 1;
 				continue;
 			}
+			if (l != st) /* the lead has no baseline to give (it failed): this task leads the rest */
+				for (size_t j = i; j < S->n; j++)
+					if (S->ts[j].lead == l)
+						S->ts[j].lead = st;
 			st->taken = 1;
 			*out = st;
 			return JOB_BASELINE;

@@ -15,6 +15,8 @@ struct sched_task {
 	struct kp_suitedb_progress p;    /* its row in the shard database (kept in step with it) */
 	int taken;                       /* a slot works on it now */
 	int need_baseline;               /* to measure before the longest-first order is known */
+	struct sched_task *lead;         /* the shard's first task of the same content (itself when none comes
+	                                  * before it): the one whose baseline the others take */
 	int runnable;                    /* to (re)start in this session */
 	struct kp_suite_task rec;        /* its results record (when p.record is set) */
 	int have_rec;
