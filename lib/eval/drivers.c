@@ -47,52 +47,60 @@ const char *kp_eval_tolerance_source(const struct kp_task *t, const struct kp_ev
 	return "default";
 }
 
-/* The lock of the device behind index `gpu`: named by CUDA_VISIBLE_DEVICES's entry when that is set
- * (the same physical GPU under another index shares it), else by the index. */
-static void gpu_lock_path(const char *cache, int gpu, struct kp_buf *out)
+/* The device the child sees as its GPU: CUDA_VISIBLE_DEVICES's entry `gpu` when that is set (an index
+ * or a UUID), else the index itself; KP_EINVAL when the list is shorter. */
+static int visible_device(int gpu, struct kp_buf *out, struct kp_error *err)
 {
 	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
 	struct kp_strvec parts = KP_STRVEC_INIT;
-	const char *id = NULL;
-	if (cvd && *cvd) {
-		kp_strvec_split(&parts, cvd, ',');
-		if (gpu >= 0 && (size_t)gpu < parts.n)
-			id = parts.v[gpu];
-	}
-	kp_buf_addf(out, "%s/gpu-locks/", cache);
-	if (id) {
-		for (const char *p = id; *p; p++) /* a UUID or an index: nothing but [A-Za-z0-9-] in the name */
-			kp_buf_addch(out, (isalnum((unsigned char)*p) || *p == '-') ? *p : '_');
-	} else {
+	int rc = 0;
+
+	if (gpu < 0)
+		return kp_error_set(err, KP_EINVAL, "gpu index %d: must be 0 or more", gpu);
+	if (!cvd || !*cvd) {
 		kp_buf_addf(out, "%d", gpu);
+		return 0;
 	}
-	kp_buf_adds(out, ".lock");
+	kp_strvec_split(&parts, cvd, ',');
+	if ((size_t)gpu >= parts.n)
+		rc = kp_error_set(err, KP_EINVAL, "gpu %d: CUDA_VISIBLE_DEVICES='%s' lists only %zu device(s)", gpu, cvd,
+		                  parts.n);
+	else
+		kp_buf_adds(out, parts.v[gpu]);
 	kp_strvec_release(&parts);
+	return rc;
+}
+
+/* The lock of the device behind index `gpu`, named as the child sees it (visible_device: the same
+ * physical GPU under another index shares it), else by the index. */
+static void gpu_lock_path(const char *cache, int gpu, struct kp_buf *out)
+{
+	struct kp_buf id = KP_BUF_INIT;
+	struct kp_error ignore = KP_ERROR_INIT;
+
+	kp_buf_addf(out, "%s/gpu-locks/", cache);
+	if (visible_device(gpu, &id, &ignore))
+		kp_buf_addf(out, "%d", gpu);
+	else
+		for (const char *p = id.buf; *p; p++) /* a UUID or an index: nothing but [A-Za-z0-9-] in the name */
+			kp_buf_addch(out, (isalnum((unsigned char)*p) || *p == '-') ? *p : '_');
+	kp_buf_adds(out, ".lock");
+	kp_buf_release(&id);
 }
 
 int kp_eval_gpu_env(int gpu, struct kp_strvec *env, struct kp_error *err)
 {
-	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
-	if (gpu < 0)
-		return kp_error_set(err, KP_EINVAL, "gpu index %d: must be 0 or more", gpu);
-	if (cvd && *cvd) {
-		struct kp_strvec parts = KP_STRVEC_INIT;
-		int rc = 0;
-		kp_strvec_split(&parts, cvd, ',');
-		if ((size_t)gpu >= parts.n)
-			rc = kp_error_set(err, KP_EINVAL, "gpu %d: CUDA_VISIBLE_DEVICES='%s' lists only %zu device(s)", gpu,
-					  cvd, parts.n);
-		else
-			kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%s", parts.v[gpu]);
-		kp_strvec_release(&parts);
+	struct kp_buf id = KP_BUF_INIT;
+	int rc = visible_device(gpu, &id, err);
+
+	if (!rc) {
+		kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%s", id.buf);
+		/* TF32 off in cuBLAS and cuDNN whatever either side asks for, and in Triton's tl.dot unless a
+		 * kernel asks (which the precision check refuses in fp32 tasks): an fp32 task stays fp32. */
 		kp_strvec_pushl(env, "NVIDIA_TF32_OVERRIDE=0", "TRITON_F32_DEFAULT=ieee", NULL);
-		return rc;
 	}
-	kp_strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%d", gpu);
-	/* TF32 off in cuBLAS and cuDNN whatever either side asks for, and in Triton's tl.dot unless a
-	 * kernel asks (which the precision check refuses in fp32 tasks): an fp32 task stays fp32. */
-	kp_strvec_pushl(env, "NVIDIA_TF32_OVERRIDE=0", "TRITON_F32_DEFAULT=ieee", NULL);
-	return 0;
+	kp_buf_release(&id);
+	return rc;
 }
 
 static json_t *str_array(const char *const *v)

@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "eval/build.h"
+#include "eval/drivers.h"
 #include "eval/excerpt.h"
 #include "eval/harness.h"
 #include "kp_test.h"
@@ -510,6 +511,36 @@ static void test_opts_defaults(void **state)
 	assert_true(o.floor_slack == 0.9 && o.excessive_speedup == 10);
 }
 
+/* The child's GPU: CUDA_VISIBLE_DEVICES's entry for the index when that is set, else the index; TF32 off. */
+static void test_gpu_env(void **state)
+{
+	struct kp_strvec env = KP_STRVEC_INIT;
+	struct kp_error err = KP_ERROR_INIT;
+	(void)state;
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	assert_int_equal(kp_eval_gpu_env(2, &env, &err), 0);
+	assert_int_equal(env.n, 3);
+	assert_string_equal(env.v[0], "CUDA_VISIBLE_DEVICES=2");
+	assert_string_equal(env.v[1], "NVIDIA_TF32_OVERRIDE=0");
+	assert_string_equal(env.v[2], "TRITON_F32_DEFAULT=ieee");
+	kp_strvec_release(&env);
+	setenv("CUDA_VISIBLE_DEVICES", "GPU-5e1f,3", 1);
+	assert_int_equal(kp_eval_gpu_env(0, &env, &err), 0);
+	assert_string_equal(env.v[0], "CUDA_VISIBLE_DEVICES=GPU-5e1f");
+	kp_strvec_release(&env);
+	assert_int_equal(kp_eval_gpu_env(1, &env, &err), 0);
+	assert_string_equal(env.v[0], "CUDA_VISIBLE_DEVICES=3");
+	kp_strvec_release(&env);
+	assert_int_equal(kp_eval_gpu_env(2, &env, &err), KP_EINVAL);
+	assert_string_equal(err.msg, "gpu 2: CUDA_VISIBLE_DEVICES='GPU-5e1f,3' lists only 2 device(s)");
+	kp_strvec_release(&env);
+	kp_error_clear(&err);
+	assert_int_equal(kp_eval_gpu_env(-1, &env, &err), KP_EINVAL);
+	assert_string_equal(err.msg, "gpu index -1: must be 0 or more");
+	kp_strvec_release(&env);
+	unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_excerpt),
 		cmocka_unit_test(test_build_key),
 		cmocka_unit_test(test_opts_defaults),
+		cmocka_unit_test(test_gpu_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
