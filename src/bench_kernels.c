@@ -9,7 +9,6 @@
 #include <math.h>
 
 #include "bench_cli.h"
-#include "kernelpro/fs.h"
 #include "kernelpro/json.h"
 #include "kernelpro/rejudge.h"
 #include "kernelpro/str.h"
@@ -51,22 +50,6 @@ static int check_options(struct bench_state *B)
 	return rc;
 }
 
-/* --recorded-baseline FILE: KernelBench's reference times, read strictly (nothing is made otherwise). */
-static int load_refs(const char *path, struct kp_recorded_refs *refs, struct kp_error *err)
-{
-	struct kp_buf text = KP_BUF_INIT;
-	int rc;
-	if (!kp_path_exists(path))
-		return kp_error_set(err, KP_ENOENT, "--recorded-baseline '%s' not found", path);
-	if (!(rc = kp_read_file(path, KP_REJUDGE_RESULTS_CAP, &text, err)))
-		rc = kp_recorded_refs_parse(refs, text.buf ? text.buf : "", text.len, path, err);
-	if (rc == KP_EPARSE)
-		kp_error_prefix(err, "the reference times are malformed (nothing was made; fix the file or leave out "
-		                     "--recorded-baseline)");
-	kp_buf_release(&text);
-	return rc;
-}
-
 static int load_kernels(struct bench_state *B, struct kp_bench_list *l)
 {
 	const struct kp_strvec *src = kp_arg_list(B->args, "kernels");
@@ -83,7 +66,7 @@ static int load_kernels(struct bench_state *B, struct kp_bench_list *l)
 
 	kp_recorded_refs_init(&refs);
 	if (refs_path)
-		rc = load_refs(refs_path, &refs, &err);
+		rc = kp_rejudge_load_refs(refs_path, &refs, &err);
 	for (size_t i = 0; !rc && i < src->n; i++)
 		rc = kp_rejudge_add_source(l, src->v[i], &o, &err);
 	kp_recorded_refs_release(&refs);

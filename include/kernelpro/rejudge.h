@@ -49,6 +49,13 @@ int kp_rejudge_add_source(struct kp_bench_list *l, const char *source, const str
                           struct kp_error *err);
 
 /*
+ * Reads --recorded-baseline's file (KernelBench's baseline_time_torch.json) into refs, as the recorded
+ * verdicts are read beside it: KP_ENOENT when it is not there, KP_EPARSE (with what to do) when it is
+ * malformed; refs is then empty.
+ */
+int kp_rejudge_load_refs(const char *path, struct kp_recorded_refs *refs, struct kp_error *err);
+
+/*
  * "level_1_problem_3_sample_0_kernel.py" (a path's last part; _solution_S and _epoch_E_sample_S too)
  * -> 0 with the ids (epoch 0 when the name has none), or -1.
  */

@@ -248,6 +248,21 @@ static int load_results(const char *path, struct kp_recorded_set *rs, int *have,
 	return rc;
 }
 
+int kp_rejudge_load_refs(const char *path, struct kp_recorded_refs *refs, struct kp_error *err)
+{
+	struct kp_buf text = KP_BUF_INIT;
+	int rc;
+	if (!kp_path_exists(path))
+		return kp_error_set(err, KP_ENOENT, "--recorded-baseline '%s' not found", path);
+	if (!(rc = kp_read_file(path, KP_REJUDGE_RESULTS_CAP, &text, err)))
+		rc = kp_recorded_refs_parse(refs, text.buf ? text.buf : "", text.len, path, err);
+	if (rc == KP_EPARSE)
+		kp_error_prefix(err, "the reference times are malformed (nothing was made; fix the file or leave out "
+		                     "--recorded-baseline)");
+	kp_buf_release(&text);
+	return rc;
+}
+
 /* The results file for kernels in `dir`: the option's, else DIR/eval_results.json when there is one. */
 static int results_for(const char *dir, const struct kp_rejudge_opts *o, struct kp_recorded_set *rs,
                        int *have, struct kp_error *err)
