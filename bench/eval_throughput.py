@@ -109,7 +109,14 @@ class Bench:
                                                      for k, p in top))
         return ", ".join(parts)
 
+    def wanted(self, name):
+        """--only: the cases whose name holds one of its comma-separated words; the others are left out
+        of the table (and their targets say "no correct runs")."""
+        return not self.a.only or any(w in name for w in self.a.only.split(","))
+
     def eval_case(self, name, reps, task, cand, worker, cached, extra=()):
+        if not self.wanted(name):
+            return []
         warm = os.path.join(self.tmp, "cache-warm-" + os.path.basename(cand))
         if cached and not os.path.isdir(warm):
             self.kp_eval(task, cand, warm, worker=False, extra=("--build-only",))
@@ -121,6 +128,8 @@ class Bench:
         return self.case(name, reps, run)
 
     def kb_case(self, name, reps, cand, fast):
+        if not self.wanted(name):
+            return []
         kbsrc = os.path.join(self.root, ".kb", "KernelBench", "src")
         if not os.path.isdir(os.path.join(kbsrc, "kernelbench")):
             self.rows.append((name, [], [], ["skipped: no .kb/ (bench/kb-prepare.sh, carry .kb)"]))
@@ -241,6 +250,7 @@ def main():
     ap.add_argument("--kb-reps", type=int, default=2)
     ap.add_argument("--large-reps", type=int, default=3)
     ap.add_argument("--budget", type=float, default=450, help="seconds; later cases are cut short past it")
+    ap.add_argument("--only", default="", help="comma-separated words: only the cases whose name holds one")
     a = ap.parse_args()
     b = Bench(a)
     small, fast, inline = ("examples/kernelbench/swish_scale.py", "examples/kernelbench/swish_scale_fast.py",

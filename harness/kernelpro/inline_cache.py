@@ -21,8 +21,10 @@ The translation unit is unchanged: main.cpp includes torch/extension.h first any
 made with compatible options, silently parsing the header otherwise. A header that cannot be
 precompiled is noted (a .failed file with g++'s output) and candidates build as they would
 without. Candidates that ask for torch's own use_pch, or no_implicit_headers, are left alone.
-KERNELPRO_INLINE_CACHE=0 switches both halves off (for side-by-side measurements); describe() is the
-verdict's build_note. docs/rejudge.md has the rules and the measurements.
+The nvcc step itself runs its host and device halves side by side (nvcc_halves(): torch's ninja file
+runs harness/kp_nvcc.py as $PYTORCH_NVCC; nvcc_par.py has the rules; KERNELPRO_INLINE_NVCC=0 leaves
+nvcc alone). KERNELPRO_INLINE_CACHE=0 switches all of it off (for side-by-side measurements);
+describe() is the verdict's build_note. docs/rejudge.md has the rules and the measurements.
 
 Pure Python; the torch module is passed in or imported by install(), never at import.
 """
@@ -30,6 +32,7 @@ Pure Python; the torch module is passed in or imported by install(), never at im
 import fcntl
 import hashlib
 import inspect
+import json
 import os
 import re
 import shlex
@@ -201,6 +204,48 @@ NEEDS_FULL = re.compile(
 RAW_STRING = re.compile(r'\b(?:u8|u|U|L)?R"')
 
 
+NVCC_SAFE = re.compile(r"^[A-Za-z0-9_./+,@%=-]+$")
+
+
+def nvcc_halves(cpp_extension):
+    """Points torch's ninja file at harness/kp_nvcc.py (nvcc with its host and device halves side by
+    side: kernelpro/nvcc_par.py) through PYTORCH_NVCC. Returns None when done, else why not."""
+    if os.environ.get("KERNELPRO_INLINE_NVCC", "1") == "0":
+        return "KERNELPRO_INLINE_NVCC=0"
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kp_nvcc.py")
+    ours = "%s -E -s -B %s" % (sys.executable, script)
+    if os.environ.get("PYTORCH_NVCC") not in (None, ours):
+        return "PYTORCH_NVCC is set to the user's own"
+    join = getattr(cpp_extension, "_join_cuda_home", None)
+    try:
+        real = join("bin", "nvcc") if join else None
+    except Exception:  # noqa: BLE001 (torch raises when it finds no CUDA: the build will say so)
+        real = None
+    if not real or not os.path.isfile(script):
+        return "no nvcc or no kp_nvcc.py"
+    if not (NVCC_SAFE.match(sys.executable) and NVCC_SAFE.match(script)):
+        return "a path that ninja's command line would need quoted"
+    os.environ["PYTORCH_NVCC"] = ours
+    os.environ["KERNELPRO_REAL_NVCC"] = real
+    return None
+
+
+def _nvcc_notes(path):
+    """What kp_nvcc.py wrote for one load_inline call: a line for the build_note, or None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            records = [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        return None
+    parts = []
+    for r in records:
+        if r.get("mode") == "halves":
+            parts.append("nvcc's host and device halves side by side (%.1f s)" % float(r.get("s") or 0))
+        else:
+            parts.append("nvcc as is (%s)" % str(r.get("why"))[:160])
+    return "; ".join(parts) or None
+
+
 def install(cache_dir, cpp_extension=None, torch_version=None):
     """Wraps cpp_extension.load_inline (torch.utils.cpp_extension unless given): main.cpp with the
     shared precompiled header, cuda.cu with torch's light header when that builds (the sources as
@@ -217,7 +262,7 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
         torch_version = "%s %s" % (torch.__version__, os.path.dirname(torch.__file__))
     original = cpp_extension.load_inline
     signature = inspect.signature(original)
-    state = {}
+    state = {"nvcc_why": nvcc_halves(cpp_extension)}
 
     def with_pch(a, note):
         """Adds the precompiled header to main.cpp's flags, or says in note["why"] why not."""
@@ -244,11 +289,29 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
     def load_inline(*args, **kwargs):
         bound = signature.bind(*args, **kwargs)
         a = bound.arguments
-        note = {"name": a.get("name"), "pch": None, "pch_built_s": 0.0, "why": None, "light": None, "light_s": None}
+        note = {"name": a.get("name"), "pch": None, "pch_built_s": 0.0, "why": None, "light": None, "light_s": None,
+                "nvcc": None}
         calls.append(note)
+        if not a.get("cuda_sources"):
+            return build(a, bound, note)
+        if state["nvcc_why"] is not None:
+            note["nvcc"] = "nvcc as is (%s)" % state["nvcc_why"]
+            return build(a, bound, note)
+        fd, notes = tempfile.mkstemp(prefix="kp-nvcc-notes-")
+        os.close(fd)
+        os.environ["KERNELPRO_NVCC_NOTES"] = notes
+        try:
+            return build(a, bound, note)
+        finally:
+            os.environ.pop("KERNELPRO_NVCC_NOTES", None)
+            note["nvcc"] = _nvcc_notes(notes)
+            os.unlink(notes)
+
+    def build(a, bound, note):
+        args, kwargs = bound.args, bound.kwargs
         if a.get("use_pch") or a.get("no_implicit_headers"):
             note["why"] = "the candidate asks for torch's own precompiled header or no implicit headers"
-            return original(*args, **kwargs)
+            return original(*args, **kwargs)  # its own arguments, untouched
         with_pch(a, note)
         light, what = lighten(a.get("cuda_sources")) if light_enabled() else (None, "KERNELPRO_INLINE_LIGHT=0")
         note["light"] = "as written: " + what
@@ -287,7 +350,8 @@ def describe(notes=None, cap=1000):
         light = n.get("light") or "as written"
         if n.get("light_s") is not None:
             light += " (%.1f s)" % n["light_s"]
-        lines.append("load_inline %s: %s; cuda.cu %s" % (n.get("name"), pch, light))
+        nvcc = "; " + n["nvcc"] if n.get("nvcc") else ""
+        lines.append("load_inline %s: %s; cuda.cu %s%s" % (n.get("name"), pch, light, nvcc))
     if not lines:
         return None
     text = "\n".join(lines)

@@ -290,11 +290,42 @@ class LightWrapperTest(WrapperTest):
         a, b = inline_cache.describe().split("\n")
         self.assertRegex(a, r"^load_inline a: main.cpp with the shared precompiled header \(built now, [0-9.]+ s\); "
                             r"cuda.cu light: 1 include\(s\) of torch's full headers left to torch/types.h "
-                            r"\([0-9.]+ s\)$")
+                            r"\([0-9.]+ s\); nvcc as is \(no nvcc or no kp_nvcc.py\)$")
         self.assertEqual(b, "load_inline b: main.cpp with the shared precompiled header; "
-                            "cuda.cu as written: the source uses py::, which only torch/extension.h declares")
+                            "cuda.cu as written: the source uses py::, which only torch/extension.h declares; "
+                            "nvcc as is (no nvcc or no kp_nvcc.py)")
         self.assertEqual(len(inline_cache.describe(cap=40)), 40)
         self.assertIsNone(inline_cache.describe([]))
+
+    def test_nvcc_halves_through_pytorch_nvcc(self):
+        keep = {k: os.environ.pop(k, None) for k in ("PYTORCH_NVCC", "KERNELPRO_REAL_NVCC", "KERNELPRO_INLINE_NVCC")}
+        try:
+            self.ext._join_cuda_home = lambda *p: os.path.join("/opt/cuda", *p)
+            self.assertIsNone(inline_cache.nvcc_halves(self.ext))
+            self.assertEqual(os.environ["KERNELPRO_REAL_NVCC"], "/opt/cuda/bin/nvcc")
+            cmd = os.environ["PYTORCH_NVCC"].split(" ")
+            self.assertEqual(cmd[:4], [sys.executable, "-E", "-s", "-B"])
+            self.assertTrue(cmd[4].endswith("harness/kp_nvcc.py") and os.path.isfile(cmd[4]))
+            self.assertIsNone(inline_cache.nvcc_halves(self.ext))  # ours again: fine
+            os.environ["PYTORCH_NVCC"] = "ccache nvcc"
+            self.assertEqual(inline_cache.nvcc_halves(self.ext), "PYTORCH_NVCC is set to the user's own")
+            self.assertEqual(os.environ["PYTORCH_NVCC"], "ccache nvcc")
+            os.environ["KERNELPRO_INLINE_NVCC"] = "0"
+            self.assertEqual(inline_cache.nvcc_halves(self.ext), "KERNELPRO_INLINE_NVCC=0")
+        finally:
+            for k, v in keep.items():
+                os.environ.pop(k, None)
+                if v is not None:
+                    os.environ[k] = v
+
+    def test_nvcc_notes_in_the_build_note(self):
+        path = os.path.join(self.tmp, "notes")
+        with open(path, "w") as f:
+            f.write('{"out": "cuda.cuda.o", "mode": "nvcc", "why": "cicc exited 2"}\n'
+                    '{"out": "cuda.cuda.o", "mode": "halves", "s": 12.25}\n')
+        self.assertEqual(inline_cache._nvcc_notes(path), "nvcc as is (cicc exited 2); "
+                                                         "nvcc's host and device halves side by side (12.2 s)")
+        self.assertIsNone(inline_cache._nvcc_notes(os.path.join(self.tmp, "none")))
 
     def test_light_without_precompiled_header(self):
         os.environ["FAIL_PCH"] = "1"
