@@ -42,6 +42,7 @@ assert key(a) == key(b), (key(a), key(b))
 assert not a.get("build_note"), a.get("build_note")  # KERNELPRO_INLINE_CACHE=0: load_inline untouched
 assert "main.cpp with the shared precompiled header" in (b.get("build_note") or ""), b.get("build_note")
 assert "cuda.cu light: " in b["build_note"], b["build_note"]  # the example includes torch/extension.h
+assert "nvcc's host and device halves side by side" in b["build_note"], b["build_note"]  # kp_nvcc.py ran
 print("   ", b["build_note"])
 print(sys.argv[1], key(a), "build %s s plain, %s s with the header" % ((a.get("seconds") or {}).get("build"),
       (b.get("seconds") or {}).get("build")))
