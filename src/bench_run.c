@@ -104,8 +104,10 @@ int kp_bench_cli_run(struct bench_state *B, int created)
 	if (rc)
 		return rc;
 	B->eval.worker = !kp_arg_flag(a, "no-worker");
+	B->eval.worker_off = !B->eval.worker; /* also where the task kind would use it (KernelBench) */
 	if (B->per_gpu > 1) { /* the worker runs one job at a time: the slots of a GPU evaluate cold */
 		B->eval.worker = 0;
+		B->eval.worker_off = 1;
 		B->eval.gpu_lock = 1;
 	}
 	o.dir = B->dir.buf;

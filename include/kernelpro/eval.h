@@ -153,6 +153,9 @@ struct kp_eval_opts {
 	/* Throughput (issue 12). */
 	int worker;              /* 1: kp_eval_file/source run the harness in the warm worker for opts.gpu
 				  * (started when none runs; a cold start when it cannot be had). Default 0 */
+	int worker_off;          /* 1: never the warm worker, even where the task kind uses it by default
+				  * (optimize on KernelBench tasks): bench --no-worker, and bench --per-gpu,
+				  * whose slots would otherwise queue on the GPU's one worker. Default 0 */
 	int cpu_inputs;          /* 1: KernelBench get_inputs() on the CPU, KernelBench's exact values (slow
 				  * for large inputs); 0: on the GPU, same distributions (default) */
 };

@@ -182,7 +182,7 @@ static int take_staged(struct harness *h, long node, struct kp_eval_job **job, i
 static void worker_launch(struct harness *h)
 {
 	struct kp_error werr = KP_ERROR_INIT;
-	if (!kp_task_kind_info(h->o.task->kind)->warm_worker && !h->o.eval.worker)
+	if (h->o.eval.worker_off || (!kp_task_kind_info(h->o.task->kind)->warm_worker && !h->o.eval.worker))
 		return;
 	if (kp_eval_worker_launch(h->o.eval.gpu, &h->o.eval, &h->worker, &werr))
 		kp_warn("%s; this run evaluates without the warm worker (a cold start each time)", werr.msg);

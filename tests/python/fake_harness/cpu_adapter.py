@@ -155,6 +155,22 @@ class CpuAdapter(kp_torch.Adapter):
         return inputs
 
 
+    def run_baseline(self):
+        """The reference alone, as a suite's baseline measures it: its trial, fixed numbers."""
+        self.phase("build", "build")
+        self.import_torch()
+        self.gpu_acquire(("build", "build"))
+        self.load_reference(probe=False)
+        self.phase("timing", "timing")
+        x = self.inputs.make(int(self.cfg.get("seed", 42)))
+        self.call(self.ref, x, "the reference")
+        self.result["ref_runtime"], _ = self.time_model(self.ref, x, "the reference")
+        self.result["in_bytes"] = self.result["out_bytes"] = 8
+        self.result["io_bytes"] = 16
+        self.result["precision"] = {"reference": "float32", "candidate": None}
+        self.finish("correct", "reference timed")
+
+
 def install(cfg):
     """The stand-in torch as `import torch` sees it; returns it."""
     t = fake_torch(cfg)
