@@ -294,11 +294,13 @@ class Adapter(Correctness, Timing):
         path = self.cfg["candidate"]
         t0 = time.monotonic()
         self.result["inline_cache"] = inline_cache.install_for(path, self.tc.cache)
+        printed = util.Printed()
         try:
-            spec = importlib.util.spec_from_file_location("kp_candidate", path)
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules["kp_candidate"] = mod
-            spec.loader.exec_module(mod)
+            with printed:
+                spec = importlib.util.spec_from_file_location("kp_candidate", path)
+                mod = importlib.util.module_from_spec(spec)
+                sys.modules["kp_candidate"] = mod
+                spec.loader.exec_module(mod)
         except kbuild.BuildError as e:
             raise Stop("compile_error", "nvcc failed: %s" % str(e).splitlines()[0],
                        (e.log or str(e)) + "\n" + util.format_exception(e, limit=4))
@@ -308,8 +310,11 @@ class Adapter(Correctness, Timing):
         except BaseException as e:  # load_inline raises RuntimeError("Error building extension ...")
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise Stop("cheat_suspected", "the candidate tried to exit the harness while loading")
+            log = util.format_exception(e)
+            if printed.text().strip():  # load_inline(verbose=True): the build's output was printed
+                log += "\n--- what the import printed (its end) ---\n" + printed.text().rstrip()
             raise Stop("compile_error", "importing the candidate failed: %s: %s"
-                       % (type(e).__name__, _first_line(e)), util.format_exception(e))
+                       % (type(e).__name__, _first_line(e)), log)
         self.result["build_s"] = time.monotonic() - t0
         builds = kbuild.registry()
         self.result["fast_builds"] = [{"key": b.key, "lib": b.lib, "cached": b.cached, "seconds": b.seconds}

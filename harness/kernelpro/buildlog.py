@@ -25,11 +25,13 @@ _FRAME = re.compile(r'^\s*File "([^"\n]+)", line \d+')
 
 
 def roots_from_env(candidate=None, torch_dir=None):
-    """The places whose text a log may quote: the candidate's file, the extension's build directory
+    """The places whose text a log may quote: kernelpro's harness (its own frames in a traceback), the
+    candidate's file, the extension's build directory
     (TORCH_EXTENSIONS_DIR), torch's package, Python's own libraries and headers, the CUDA toolkit
     (KP_NVCC's parent), the fast path's build cache (KP_BUILD_CACHE), CUTLASS (KP_CUTLASS_INCLUDES)
     and the system's headers."""
     roots = list(SYSTEM_DIRS)
+    roots.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # kernelpro's harness
     if candidate:
         roots.append(os.path.abspath(candidate))
     if os.environ.get("TORCH_EXTENSIONS_DIR"):
@@ -49,7 +51,8 @@ def roots_from_env(candidate=None, torch_dir=None):
     for inc in (os.environ.get("KP_CUTLASS_INCLUDES") or "").split("\x1f"):
         if inc:
             roots.append(inc)
-    return [os.path.normpath(r) for r in roots if r]
+    # Never "/" (an nvcc at /bin/nvcc would make it the toolkit's root): under it is every file.
+    return [r for r in (os.path.normpath(r) for r in roots if r) if r != "/"]
 
 
 def _under(path, roots):

@@ -17,6 +17,9 @@ analyze(task_src, cand_src) returns a dict (docs/internals/eval.md, "Static chec
   "reads_reference" [{"line", "what", "text"}] calls of get_inputs/get_init_inputs
   "fallback"      [{"line", "what", "text"}] ModelNew running the reference Model's forward
   "lazy_build"    [{"line", "what", "text"}] load_inline/load/load_cuda reached from forward
+  "custom_calls"  how many calls forward reaches into the candidate's own code (a built extension's
+                  functions, a launch of one of its Triton kernels): > 0, something was replaced
+  "defines_model_new" whether the import can bind ModelNew at all (False: it fails with no ModelNew)
 Names are raw (the last name of a call chain, the module class a called attribute holds, an
 operator's name: add sub mul div matmul pow); static.c canonicalizes them with its table.
 """
@@ -190,9 +193,14 @@ class _Reach:
         self.reached = []  # (function, owner) in the order reached
         self.site = None  # the call being visited
         self.task_models = []  # calls that run a Model this file does not define
+        self.custom = []  # calls into the candidate's own code: its extensions, its Triton kernels
 
     def add_function(self, fn, owner=None, via=None):
-        if id(fn) in self.done or _decorated_kernel(fn):
+        if _decorated_kernel(fn):
+            if self.site is not None:
+                self.custom.append(self.site)  # kernel[grid](...): a launch of the candidate's kernel
+            return
+        if id(fn) in self.done:
             return
         self.done.add(id(fn))
         self.owner[id(fn)] = owner
@@ -304,7 +312,10 @@ class _Reach:
     def visit_function(self, fn, owner):
         shape = self.shape_names(fn) if not self.count_shape_ops else set()
         loops = self.loop_attrs(fn)
+        dead = _cpu_only(fn)
         for node in ast.walk(fn):
+            if id(node) in dead:
+                continue
             if isinstance(node, (ast.BinOp, ast.AugAssign)):
                 op = OPERATORS.get(type(node.op))
                 if op is None:
@@ -343,6 +354,9 @@ class _Reach:
                     self.add_function(m, c)
                     break
             return
+        if isinstance(f, ast.Subscript) and isinstance(f.value, ast.Name) and f.value.id in self.mod.funcs:
+            self.add_function(self.mod.funcs[f.value.id])  # kernel[grid](...)
+            return
         if isinstance(f, ast.Name) and f.id in loops:
             self.add_attr(loops[f.id], cls=owner)
             return
@@ -363,9 +377,47 @@ class _Reach:
             self.task_models.append(node)
         root = ch[0] if ch else None
         if root in self.mod.ext_names or (root == "self" and len(ch) > 2 and "self." + ch[1] in self.mod.ext_names):
+            self.custom.append(node)
             return  # into the candidate's own extension
         if last and not (not self.count_shape_ops and isinstance(f, ast.Name) and last in BUILTINS):
             self.ops.append([last, node.lineno])
+
+
+def _device_test(test):
+    """What an `if` on the input's device means: "cuda" (true on a CUDA tensor), "cpu" (true on a CPU
+    one), or None. `x.is_cuda`, `x.is_cpu`, `x.device.type == "cuda"` (or != / "cpu"), with `not`."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _device_test(test.operand)
+        return {"cuda": "cpu", "cpu": "cuda"}.get(inner) if inner else None
+    if isinstance(test, ast.Attribute) and test.attr in ("is_cuda", "is_cpu"):
+        return "cuda" if test.attr == "is_cuda" else "cpu"
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        sides = [test.left, test.comparators[0]]
+        dev = [x for x in sides if isinstance(x, ast.Attribute) and x.attr == "type"
+               and isinstance(x.value, ast.Attribute) and x.value.attr == "device"]
+        lit = [x.value for x in sides if isinstance(x, ast.Constant) and x.value in ("cuda", "cpu")]
+        if dev and lit:
+            true_on = lit[0] if isinstance(test.ops[0], ast.Eq) else {"cuda": "cpu", "cpu": "cuda"}[lit[0]]
+            return true_on
+    return None
+
+
+def _cpu_only(fn):
+    """Ids of the nodes in fn that only a CPU input runs: the branch of an `if` (or `a if c else b`) on
+    the input's device that a CUDA tensor does not take. The harness gives ModelNew CUDA tensors only,
+    so a `torch.op(x)` kept for CPU inputs is not what forward runs (KernelBench answers often have
+    `if x.is_cuda: return ext.f(x) else: return torch.op(x)`)."""
+    dead = set()
+    for node in ast.walk(fn):
+        if not isinstance(node, (ast.If, ast.IfExp)):
+            continue
+        t = _device_test(node.test)
+        if t is None:
+            continue
+        branch = node.orelse if t == "cuda" else node.body
+        for sub in (branch if isinstance(branch, list) else [branch]):
+            dead.update(id(n) for n in ast.walk(sub))
+    return dead
 
 
 def _entry(mod, name):
@@ -481,7 +533,25 @@ def analyze(task_src, cand_src):
     return {"ok": True, "ref_ops": sorted(ref_ops, key=lambda o: o[1]),
             "cand_ops": sorted(reach.ops, key=lambda o: o[1]),
             "reads_reference": _reads_reference(cand, reach), "fallback": _fallback(cand, reach),
-            "lazy_build": _lazy_build(cand, reach)}
+            "lazy_build": _lazy_build(cand, reach), "custom_calls": len(reach.custom),
+            "defines_model_new": _defines(cand, "ModelNew")}
+
+
+def _defines(mod, name):
+    """Whether the import can bind `name` at module level: a class or function of that name, an
+    assignment or import to it, or anything that binds names out of sight (globals(), exec, a star
+    import)."""
+    if name in mod.classes or name in mod.funcs:
+        return True
+    for n in ast.walk(mod.tree):
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+            return True
+        if isinstance(n, (ast.Import, ast.ImportFrom)) and any(a.name == "*" or (a.asname or a.name) == name
+                                                                for a in n.names):
+            return True
+        if isinstance(n, ast.Call) and _chain(n.func)[-1:] in (["globals"], ["exec"], ["setattr"], ["vars"]):
+            return True
+    return False
 
 
 def lazy_build(cand_src):

@@ -160,6 +160,57 @@ class Channel:
         self._f.flush()
 
 
+class Printed:
+    """What the process prints on stdout (file descriptor 1, so children such as ninja too) inside
+    `with`: kept in a temporary file, then written on to stderr, where stdout goes otherwise (Channel).
+    text() is its last `cap` bytes. torch's load_inline(verbose=True) runs ninja with its output on
+    stdout instead of in the exception, so this is where a compile_error finds it. stderr is left
+    alone: faulthandler's timeout report must reach kernelpro however the import ends."""
+
+    def __init__(self, cap=64 << 10, passthrough=1 << 20):
+        self.cap, self.passthrough = cap, passthrough
+        self._tail = b""
+
+    def __enter__(self):
+        import tempfile  # noqa: PLC0415 (only evaluations that import a candidate)
+
+        sys_flush()
+        self._f = tempfile.TemporaryFile()
+        self._saved = os.dup(1)
+        os.dup2(self._f.fileno(), 1)
+        return self
+
+    def __exit__(self, *exc):
+        sys_flush()
+        os.dup2(self._saved, 1)
+        os.close(self._saved)
+        size = self._f.seek(0, os.SEEK_END)
+        keep = min(size, max(self.cap, self.passthrough))
+        self._f.seek(size - keep)
+        data = self._f.read(keep)
+        self._f.close()
+        if size > keep:
+            os.write(2, b"[%d bytes of output left out]\n" % (size - keep))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(2, view):]
+        self._tail = data[-self.cap:]
+        return False
+
+    def text(self):
+        return self._tail.decode("utf-8", errors="replace")
+
+
+def sys_flush():
+    import sys  # noqa: PLC0415
+
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except (OSError, ValueError):
+            pass
+
+
 def _jsonable(x):
     try:
         return float(x)

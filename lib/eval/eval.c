@@ -349,7 +349,7 @@ int kp_eval_begin(struct kp_eval_pending *p, const struct kp_task *task, const c
 		return 0;
 	}
 	kp_eval_static(task, src, len, p->o, v, err);
-	if (v->status == KP_STATUS_CHEAT_SUSPECTED) {
+	if (v->status == KP_STATUS_CHEAT_SUSPECTED || v->status == KP_STATUS_COMPILE_ERROR) {
 		p->done = 1;
 		return 0;
 	}

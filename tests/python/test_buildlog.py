@@ -4,6 +4,7 @@ nvcc, g++ and a Python traceback; the adapter's compile_error through it; a fuzz
 
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -18,6 +19,7 @@ from mutate import mutate  # noqa: E402
 from test_compile_threads import evaluate  # noqa: E402
 
 EXT = "/cache/builds/torch_ext/0123456789abcdef"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROOTS = [EXT, "/usr/local/cuda", "/site/torch", "/tmp/run/cand.py"] + list(buildlog.SYSTEM_DIRS)
 SECRET = "sk-do-not-leak-0123456789"
 
@@ -128,6 +130,48 @@ class AdapterTest(unittest.TestCase):
         self.assertIn(secret_file + ": " + buildlog.WITHHELD, res["log"])
         self.assertIn("main.cpp:2:1: error: own", res["log"])
         self.assertNotIn(SECRET, res["message"])
+
+    def test_printed_build_output_in_the_log(self):
+        """load_inline(verbose=True) prints ninja's output (a child process's, on fd 1) and raises with
+        none of it: the compile_error's log gets its end, confined like the rest; the adapter's own
+        frames are not withheld."""
+        d = tempfile.mkdtemp(prefix="kp-buildlog-")
+        secret_file = os.path.join(d, "outside", "keys.h")
+        os.makedirs(os.path.dirname(secret_file))
+        with open(secret_file, "w") as f:
+            f.write(SECRET + "\n")
+        ninja = ("FAILED: main.o\nc++ -arch=sm_70 -c main.cpp -o main.o\n"
+                 "c++: error: unrecognized command-line option '-arch=sm_70'\n"
+                 "%s(1): error: bad\n  %s\n" % (secret_file, SECRET))
+        cand = ("import os, sys\n"
+                "os.system = None\n"
+                "sys.stdout.write('[1/3] c++ main.cpp\\n'); sys.stdout.flush()\n"
+                "os.write(1, %r.encode())\n"
+                "raise RuntimeError(\"Error building extension 'kp_x'\")\n" % ninja)
+        res, _ = evaluate(self, candidate=cand + cpu_adapter.CANDIDATE)
+        self.assertEqual(res["status"], "compile_error", res)
+        self.assertIn("what the import printed", res["log"])
+        self.assertIn("c++: error: unrecognized command-line option '-arch=sm_70'", res["log"])
+        self.assertIn("[1/3] c++ main.cpp", res["log"])
+        self.assertNotIn(SECRET, res["log"])
+        self.assertNotIn("kernelpro/inline_cache.py: [what", res["log"])
+
+
+class PrintedTest(unittest.TestCase):
+    def test_captures_fd1_and_passes_it_on(self):
+        code = ("import os, subprocess, sys\n"
+                "sys.path.insert(0, %r)\n"
+                "from kernelpro import util\n"
+                "p = util.Printed(cap=10)\n"
+                "with p:\n"
+                "    print('from python')\n"
+                "    subprocess.run(['sh', '-c', 'echo from a child; echo to stderr >&2'])\n"
+                "print('after', repr(p.text()))\n" % os.path.join(ROOT, "harness"))
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "after 'm a child\\n'\n")  # the last 10 bytes; stdout itself back
+        self.assertIn("from python\nfrom a child\n", r.stderr)  # passed on to stderr
+        self.assertIn("to stderr", r.stderr)
 
 
 if __name__ == "__main__":

@@ -230,6 +230,62 @@ class ModelNew(torch.nn.Module):
 '''
         self.assertEqual(names(self.analyze(cand)["cand_ops"]), ["empty_like", "numel"])
 
+    def test_cpu_only_branches_do_not_run(self):
+        """The harness gives ModelNew CUDA tensors: the branch of a device test a CUDA input does not
+        take is not what forward runs; the one it takes is."""
+        body = {  # torch.div(x, 2) is the reference's op kept; ext.div(x) the candidate's own
+            "if x.is_cuda:\n            return ext.div(x)\n        else:\n            return torch.div(x, 2)": [],
+            "if not x.is_cuda:\n            return torch.div(x, 2)\n        return ext.div(x)": [],
+            "if x.device.type == 'cpu':\n            return torch.div(x, 2)\n        return ext.div(x)": [],
+            "return ext.div(x) if x.device.type == 'cuda' else torch.div(x, 2)": [],
+            "if x.is_cuda:\n            return ext.div(x)\n        return torch.div(x, 2)": ["div"],  # after the if
+            "if x.is_cpu:\n            return ext.div(x)\n        else:\n            return torch.div(x, 2)": ["div"],  # *
+            "if x.device.type != 'cuda':\n            return ext.div(x)\n        return torch.div(x, 2)": ["div"],  # *
+            "if x.numel() > 4:\n            return ext.div(x)\n        else:\n            return torch.div(x, 2)":
+                ["div", "numel"],
+        }
+        for code, want in body.items():
+            cand = ("import torch\nfrom torch.utils.cpp_extension import load_inline\next = load_inline('e', '')\n"
+                    "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        %s\n" % code)
+            r = self.analyze(cand)
+            self.assertEqual(names(r["cand_ops"]), want, code)
+            self.assertEqual(r["custom_calls"], 0 if "is_cpu:" in code or "!=" in code else 1, code)  # *: CPU only
+
+    def test_custom_calls(self):
+        cand = '''
+import torch, triton
+from torch.utils.cpp_extension import load_inline
+ext = load_inline("e", "")
+@triton.jit
+def k(x_ptr):
+    pass
+class ModelNew(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.e = ext
+    def forward(self, x):
+        k[(1,)](x)
+        self.e.f(x)
+        return torch.relu(x)
+'''
+        self.assertEqual(self.analyze(cand)["custom_calls"], 2)
+        self.assertEqual(self.analyze(HONEST.replace("ModelNew", "Other"))["custom_calls"], 0)
+
+    def test_defines_model_new(self):
+        self.assertTrue(self.analyze(HONEST)["defines_model_new"])
+        for src, want in (("batch_size = 4\ndef get_inputs():\n    return []\n", False),
+                          ("ModelNew = type('ModelNew', (), {})\n", True),
+                          ("globals()['Model' + 'New'] = object\n", True),
+                          ("from elsewhere import *\n", True),
+                          ("from elsewhere import Thing as ModelNew\n", True),
+                          ("def ModelNew():\n    pass\n", True)):
+            self.assertEqual(self.analyze(src)["defines_model_new"], want, src)
+
+    def test_not_python(self):
+        r = pystatic.analyze(TASK, "// A tiled matmul\n#include <cuda_runtime.h>\n__global__ void k() {}\n")
+        self.assertFalse(r["ok"])
+        self.assertIn("does not parse", r["error"])
+
     def test_lazy_build(self):
         lazy = '''
 import torch

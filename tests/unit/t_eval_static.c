@@ -8,6 +8,7 @@
 
 #include "eval/srcscan.h"
 #include "kp_test.h"
+#include "eval/static_py.h"
 #include "kernelpro/eval.h"
 #include "kernelpro/fs.h"
 #include "kernelpro/str.h"
@@ -262,6 +263,34 @@ static void test_judges_what_runs(void **state)
 		       "threads");
 	expect_refused(&t, "K = r\"\"\"\n__global__ void k() {}\ntorch::Tensor f(torch::Tensor x) { return torch::clone(x); }\n\"\"\"\n",
 		       "none");
+	/* The reference's op kept only for CPU inputs (the harness's are CUDA tensors): not run, not kept;
+	 * kept where a CUDA input goes, it is. */
+	expect_refused(&t, KERNEL EXT "import torch\nimport torch.nn as nn\n" DIV_INIT
+			   "    def forward(self, x):\n        y = self.norm(self.conv(x))\n        if y.is_cuda:\n"
+			   "            return ext.div(y, self.d)\n        else:\n            return y / self.d\n",
+		       "none");
+	expect_refused(&t, KERNEL EXT "import torch\nimport torch.nn as nn\n" DIV_INIT
+			   "    def forward(self, x):\n        y = self.norm(self.conv(x))\n        if y.is_cpu:\n"
+			   "            return ext.div(y, self.d)\n        return y / self.d\n",
+		       "torch_fallback");
+	/* A file that cannot bind ModelNew is not a cheat for writing no kernel: its import fails (and says
+	 * so); one that does is. */
+	expect_refused(&t, "import torch\n" COPIED, "none");
+	expect_refused(&t, "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+			   "        return ext.div(x, 2)\n",
+		       "no_kernel");
+	/* Not Python (a reply of C++ and prose): a compile error, as its import is, and no check runs. */
+	{
+		struct kp_buf got = KP_BUF_INIT;
+		struct kp_verdict v;
+		run_static(&t, "// A tiled matmul: 2x faster\n#include <torch/extension.h>\n" KERNEL, NULL, &got, &v);
+		assert_string_equal(got.buf, "none");
+		assert_int_equal(v.status, KP_STATUS_COMPILE_ERROR);
+		assert_non_null(strstr(v.message, "not valid Python"));
+		assert_string_equal(v.phase, "static");
+		kp_verdict_release(&v);
+		kp_buf_release(&got);
+	}
 	/* Without the parser (KERNELPRO_PYSTATIC=off) the text rules stand in and say so. */
 	{
 		struct kp_buf got = KP_BUF_INIT;
@@ -430,6 +459,34 @@ static void test_examples_pass(void **state)
 
 /* --- the lexer -------------------------------------------------------------------------------------- */
 
+/* The parser helper's reply (golden): the optional facts' defaults, and wrong types refused. */
+static void test_pyfacts_parse(void **state)
+{
+	static struct kp_pyfacts f; /* large: not on the stack */
+	struct kp_error err = KP_ERROR_INIT;
+	const char *base = "{\"ok\": true, \"ref_ops\": [[\"div\", 3]], \"cand_ops\": [], \"reads_reference\": [], "
+			   "\"fallback\": [], \"lazy_build\": []";
+	char buf[512];
+	(void)state;
+	snprintf(buf, sizeof(buf), "%s}", base);
+	KP_ASSERT_OK(kp_pyfacts_parse(&f, buf, strlen(buf), &err), &err);
+	assert_true(f.parsed);
+	assert_int_equal(f.custom_calls, -1); /* an older helper: not said */
+	assert_true(f.defines_model_new);
+	snprintf(buf, sizeof(buf), "%s, \"custom_calls\": 2, \"defines_model_new\": false}", base);
+	KP_ASSERT_OK(kp_pyfacts_parse(&f, buf, strlen(buf), &err), &err);
+	assert_int_equal(f.custom_calls, 2);
+	assert_false(f.defines_model_new);
+	snprintf(buf, sizeof(buf), "%s, \"custom_calls\": \"2\"}", base);
+	assert_int_equal(kp_pyfacts_parse(&f, buf, strlen(buf), &err), KP_EPARSE);
+	assert_false(f.parsed);
+	kp_error_clear(&err);
+	snprintf(buf, sizeof(buf), "{\"ok\": false, \"error\": \"the candidate does not parse: invalid syntax\"}");
+	KP_ASSERT_OK(kp_pyfacts_parse(&f, buf, strlen(buf), &err), &err);
+	assert_false(f.parsed);
+	assert_string_equal(f.error, "the candidate does not parse: invalid syntax");
+}
+
 static void test_pysrc(void **state)
 {
 	struct kp_pysrc p;
@@ -471,7 +528,7 @@ int main(void)
 		cmocka_unit_test(test_evidence_has_line_numbers), cmocka_unit_test(test_judges_what_runs),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_examples_pass),	   cmocka_unit_test(test_pysrc),
-		cmocka_unit_test(test_csrc),
+		cmocka_unit_test(test_csrc),		   cmocka_unit_test(test_pyfacts_parse),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
