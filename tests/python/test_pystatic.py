@@ -239,8 +239,9 @@ class ModelNew(torch.nn.Module):
             "if x.device.type == 'cpu':\n            return torch.div(x, 2)\n        return ext.div(x)": [],
             "return ext.div(x) if x.device.type == 'cuda' else torch.div(x, 2)": [],
             "if x.is_cuda:\n            return ext.div(x)\n        return torch.div(x, 2)": ["div"],  # after the if
-            "if x.is_cpu:\n            return ext.div(x)\n        else:\n            return torch.div(x, 2)": ["div"],  # *
-            "if x.device.type != 'cuda':\n            return ext.div(x)\n        return torch.div(x, 2)": ["div"],  # *
+            # *: the candidate's own call is the CPU-only branch here
+            "if x.is_cpu:\n            return ext.div(x)\n        else:\n            return torch.div(x, 2)": ["div"],
+            "if x.device.type != 'cuda':\n            return ext.div(x)\n        return torch.div(x, 2)": ["div"],
             "if x.numel() > 4:\n            return ext.div(x)\n        else:\n            return torch.div(x, 2)":
                 ["div", "numel"],
         }
@@ -249,7 +250,7 @@ class ModelNew(torch.nn.Module):
                     "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        %s\n" % code)
             r = self.analyze(cand)
             self.assertEqual(names(r["cand_ops"]), want, code)
-            self.assertEqual(r["custom_calls"], 0 if "is_cpu:" in code or "!=" in code else 1, code)  # *: CPU only
+            self.assertEqual(r["custom_calls"], 0 if "is_cpu:" in code or "!=" in code else 1, code)
 
     def test_custom_calls(self):
         cand = '''
