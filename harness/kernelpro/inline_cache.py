@@ -240,7 +240,11 @@ def _nvcc_notes(path):
     parts = []
     for r in records:
         if r.get("mode") == "halves":
-            parts.append("nvcc's host and device halves side by side (%.1f s)" % float(r.get("s") or 0))
+            split = ""
+            if all(isinstance(r.get(k), (int, float)) for k in ("host", "device", "final")):
+                split = ": host half %.1f s beside the device half %.1f s, then the host compile %.1f s" % (
+                    r["host"], r["device"], r["final"])
+            parts.append("nvcc's host and device halves side by side (%.1f s%s)" % (float(r.get("s") or 0), split))
         else:
             parts.append("nvcc as is (%s)" % str(r.get("why"))[:160])
     return "; ".join(parts) or None
@@ -319,13 +323,17 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
             return original(*bound.args, **bound.kwargs)
         written = a["cuda_sources"]
         a["cuda_sources"] = light
-        t0 = time.monotonic()
+        t0, wall0 = time.monotonic(), time.time()
         try:
             module = original(*bound.args, **bound.kwargs)
         except Exception as e:  # noqa: BLE001 (any failure of the light build: built again as written)
+            note["light_s"] = round(time.monotonic() - t0, 3)
+            if main_cpp_failed(cpp_extension, a, wall0):
+                note["light"] = ("light: the build failed in main.cpp (%s), which is the same file and flags as "
+                                 "written, so it was not built again" % type(e).__name__)
+                raise
             note["light"] = "as written: the light build failed (%s), so it was built again as written" % (
                 type(e).__name__)
-            note["light_s"] = round(time.monotonic() - t0, 3)
             a["cuda_sources"] = written
             return original(*bound.args, **bound.kwargs)
         note["light"] = "light: " + what
@@ -336,6 +344,21 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
     load_inline.__wrapped__ = original
     cpp_extension.load_inline = load_inline
     return True
+
+
+def main_cpp_failed(cpp_extension, a, since):
+    """Whether a failed load_inline build failed in main.cpp alone: this build made cuda.cuda.o (nvcc
+    succeeded) and no main.o. main.cpp and its flags are the same whether cuda.cu is light or as
+    written, so building again as written would fail the same way. False when unsure (no build
+    directory to look in, an object older than the build), which builds again."""
+    try:
+        d = a.get("build_directory") or cpp_extension._get_build_directory(a.get("name"), False)
+        cuda_o, main_o = os.path.join(d, "cuda.cuda.o"), os.path.join(d, "main.o")
+        fresh = os.path.getmtime(cuda_o) >= since - 1.0
+        main_made = os.path.exists(main_o) and os.path.getmtime(main_o) >= since - 1.0
+    except Exception:  # noqa: BLE001 (torch's private helper moved, a file vanished: build again)
+        return False
+    return fresh and not main_made
 
 
 def describe(notes=None, cap=1000):

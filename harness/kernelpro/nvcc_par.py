@@ -204,9 +204,16 @@ class _Chain(threading.Thread):
     def __init__(self, cmds, env, procs):
         super().__init__(daemon=True)
         self.cmds, self.env, self.procs = cmds, env, procs
-        self.output, self.failed = [], None
+        self.output, self.failed, self.seconds = [], None, 0.0
 
     def run(self):
+        t0 = time.monotonic()
+        try:
+            self._run()
+        finally:
+            self.seconds = time.monotonic() - t0
+
+    def _run(self):
         for c in self.cmds:
             if c[0] == "rm":
                 try:
@@ -228,8 +235,9 @@ class _Chain(threading.Thread):
 
 
 def execute(plan, base_env):
-    """Runs the two halves at once, then the host compile. Returns (None, output) on success, else
-    (why, None); on a failure the other half's running step is killed."""
+    """Runs the two halves at once, then the host compile. Returns (None, output, seconds) on success,
+    seconds = {"host": ..., "device": ..., "final": ...}, else (why, None, None); on a failure the other
+    half's running step is killed."""
     env = dict(base_env)
     env.update(plan["env"])
     procs = []
@@ -244,18 +252,19 @@ def execute(plan, base_env):
         time.sleep(0.02)
     why = host.failed or device.failed
     if why:
-        return why, None
+        return why, None, None
     with open(plan["module_id"], "rb") as f:
         ident = f.read()
     for own in plan["cicc_ids"]:
         with open(own, "rb") as f:
             if f.read() != ident:
-                return "cicc's module id differs from cudafe++'s", None
+                return "cicc's module id differs from cudafe++'s", None, None
     final = _Chain([plan["final"]], env, procs)
     final.run()
     if final.failed:
-        return final.failed, None
-    return None, b"".join(host.output + device.output + final.output)
+        return final.failed, None, None
+    seconds = {"host": round(host.seconds, 3), "device": round(device.seconds, 3), "final": round(final.seconds, 3)}
+    return None, b"".join(host.output + device.output + final.output), seconds
 
 
 def _note(record):
@@ -290,11 +299,11 @@ def main(args, real=None):
         except Shape as e:
             why = str(e)
         else:
-            why, output = execute(plan, env)
+            why, output, seconds = execute(plan, env)
             if why is None:
                 sys.stdout.flush()
                 os.write(2, output)
-                _note({"out": out, "mode": "halves", "s": round(time.monotonic() - t0, 3)})
+                _note(dict({"out": out, "mode": "halves", "s": round(time.monotonic() - t0, 3)}, **seconds))
                 return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

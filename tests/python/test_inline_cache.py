@@ -265,6 +265,44 @@ class LightWrapperTest(WrapperTest):
         self.assertEqual("as written: the light build failed (RuntimeError), so it was built again as written",
                          inline_cache.calls[0]["light"])
 
+    def fake_build_dir(self, made):
+        """The stand-in's build directory, where each build leaves the objects `made` says."""
+        d = os.path.join(self.tmp, "ext")
+        os.makedirs(d, exist_ok=True)
+        self.ext._get_build_directory = lambda name, verbose: d
+        original = self.ext.load_inline
+
+        def load_inline(name, cpp_sources, cuda_sources=None, **kw):
+            for f in os.listdir(d):
+                os.unlink(os.path.join(d, f))
+            for obj in made:
+                with open(os.path.join(d, obj), "w") as f:
+                    f.write("o")
+            self.ext.seen.append({"cuda_sources": cuda_sources})
+            raise RuntimeError("Error building extension '%s'" % name)
+        self.ext.load_inline = load_inline
+        return original
+
+    def test_main_cpp_failure_is_not_built_again(self):
+        # nvcc made cuda.cuda.o, g++ no main.o: main.cpp (the same both ways) is what failed.
+        self.fake_build_dir(["cuda.cuda.o"])
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        with self.assertRaises(RuntimeError):
+            self.ext.load_inline("a", "int f();", cuda_sources=KERNEL)
+        self.assertEqual(len(self.ext.seen), 1)
+        self.assertIn("failed in main.cpp", inline_cache.calls[0]["light"])
+
+    def test_other_failures_are_built_again(self):
+        for made in (["cuda.cuda.o", "main.o"], [], ["main.o"]):  # the link, nvcc, nvcc
+            del inline_cache.calls[:]
+            self.ext = fake_cpp_extension(self.cxx, os.path.join(self.tmp, "inc"))
+            self.fake_build_dir(made)
+            inline_cache.install(self.cache, self.ext, torch_version="v")
+            with self.assertRaises(RuntimeError):
+                self.ext.load_inline("a", "int f();", cuda_sources=KERNEL)
+            self.assertEqual(len(self.ext.seen), 2, made)
+            self.assertIn("built again as written", inline_cache.calls[0]["light"])
+
     def test_build_error_of_the_source_as_written_propagates(self):
         inline_cache.install(self.cache, self.ext, torch_version="v")
         src = KERNEL.replace("#include <torch/extension.h>", "#include <torch/torch.h>")
@@ -322,9 +360,13 @@ class LightWrapperTest(WrapperTest):
         path = os.path.join(self.tmp, "notes")
         with open(path, "w") as f:
             f.write('{"out": "cuda.cuda.o", "mode": "nvcc", "why": "cicc exited 2"}\n'
-                    '{"out": "cuda.cuda.o", "mode": "halves", "s": 12.25}\n')
+                    '{"out": "cuda.cuda.o", "mode": "halves", "s": 12.25}\n'
+                    '{"out": "cuda.cuda.o", "mode": "halves", "s": 20.0, "host": 9.1, "device": 7.2, "final": 10.8}\n')
         self.assertEqual(inline_cache._nvcc_notes(path), "nvcc as is (cicc exited 2); "
-                                                         "nvcc's host and device halves side by side (12.2 s)")
+                                                         "nvcc's host and device halves side by side (12.2 s); "
+                                                         "nvcc's host and device halves side by side (20.0 s: host "
+                                                         "half 9.1 s beside the device half 7.2 s, then the host "
+                                                         "compile 10.8 s)")
         self.assertIsNone(inline_cache._nvcc_notes(os.path.join(self.tmp, "none")))
 
     def test_light_without_precompiled_header(self):

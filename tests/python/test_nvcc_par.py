@@ -213,6 +213,7 @@ class EndToEndTest(unittest.TestCase):
         r, log, notes = self.run_nvcc(self.ARGS)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual([n["mode"] for n in notes], ["halves"])
+        self.assertTrue(all(isinstance(notes[0][k], float) for k in ("host", "device", "final")), notes)
         self.assertFalse(any(line.startswith("nvcc-itself") for line in log), log)
         self.assertEqual(len(log), 7)  # gcc -E twice, cudafe++, cicc, ptxas, fatbinary, gcc -c
         with open(os.path.join(self.tmp, "cuda.cuda.o")) as f:
