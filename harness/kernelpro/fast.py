@@ -130,10 +130,20 @@ class _Wrapped:
 
 
 def _cuda_error_name(code):
-    # The common cudaError_t values; the full list is in driver_types.h.
-    names = {1: "cudaErrorInvalidValue", 2: "cudaErrorMemoryAllocation", 9: "cudaErrorInvalidConfiguration",
-             98: "cudaErrorInvalidDeviceFunction", 200: "cudaErrorInvalidKernelImage",
-             209: "cudaErrorNoKernelImageForDevice", 400: "cudaErrorInvalidResourceHandle",
-             700: "cudaErrorIllegalAddress", 701: "cudaErrorLaunchOutOfResources",
-             702: "cudaErrorLaunchTimeout", 716: "cudaErrorMisalignedAddress", 719: "cudaErrorLaunchFailure"}
-    return names.get(code, "error code %d" % code)
+    """The cudaError_t's name and cudaGetErrorString's words for the common values (the full list is
+    in driver_types.h): "cudaErrorIllegalAddress: an illegal memory access was encountered"."""
+    names = {1: ("cudaErrorInvalidValue", "invalid argument"),
+             2: ("cudaErrorMemoryAllocation", "out of memory"),
+             9: ("cudaErrorInvalidConfiguration", "invalid configuration argument"),
+             98: ("cudaErrorInvalidDeviceFunction", "invalid device function"),
+             200: ("cudaErrorInvalidKernelImage", "device kernel image is invalid"),
+             209: ("cudaErrorNoKernelImageForDevice", "no kernel image is available for execution on the device"),
+             400: ("cudaErrorInvalidResourceHandle", "invalid resource handle"),
+             700: ("cudaErrorIllegalAddress", "an illegal memory access was encountered"),
+             701: ("cudaErrorLaunchOutOfResources", "too many resources requested for launch"),
+             702: ("cudaErrorLaunchTimeout", "the launch timed out and was terminated"),
+             716: ("cudaErrorMisalignedAddress", "misaligned address"),
+             719: ("cudaErrorLaunchFailure", "unspecified launch failure")}
+    if code not in names:
+        return "error code %d" % code
+    return "%s: %s" % names[code]

@@ -98,5 +98,15 @@ class FormatExceptionTest(unittest.TestCase):
         self.assertIn("Traceback", text)
 
 
+class CudaErrorTextTest(unittest.TestCase):
+    def test_name_and_words(self):
+        from kernelpro import fast  # noqa: PLC0415
+
+        self.assertEqual(fast._cuda_error_name(700),
+                         "cudaErrorIllegalAddress: an illegal memory access was encountered")
+        self.assertEqual(fast._cuda_error_name(716), "cudaErrorMisalignedAddress: misaligned address")
+        self.assertEqual(fast._cuda_error_name(12345), "error code 12345")
+
+
 if __name__ == "__main__":
     unittest.main()
