@@ -126,6 +126,12 @@ def main():
                             ", ".join("%s %d" % kv for kv in checks.most_common()) or "none", static,
                             by["no_verdict"]))
     print("statically refused: %d of %d (%.1f%%)" % (static, len(rows), 100.0 * static / max(1, len(rows))))
+    # The population: files that define a kernel of their own (a pure PyTorch rewrite that
+    # KernelBench accepted is refused as no_kernel by design, and that reason holds up from the file).
+    own = [r for r in rows if not (r.get("holds") or "").startswith("holds up: the file defines no kernel")]
+    own_static = sum(1 for r in own if r.get("phase") == "static")
+    print("of the %d that define a kernel of their own: statically refused %d (%.1f%%)"
+          % (len(own), own_static, 100.0 * own_static / max(1, len(own))))
     review = [r for r in rows if (r.get("holds") or "").startswith("review")]
     print("refusals or failures to review (not confirmed from the file alone): %d" % len(review))
     if judged:

@@ -240,8 +240,25 @@ static void test_vector_width(void **state)
 	s->executed[KP_SASS_LDG_128] = 2097152;
 	silent("vector_width");
 
+	/* Without the SASS: the width the counters imply (sectors per request x bytes used per sector / 32),
+	 * and missing with neither. */
 	fx.prof.sass = NULL;
-	assert_non_null(strstr(missing("vector_width"), "SASS"));
+	assert_non_null(missing("vector_width"));
+	kp_fx_set(&fx, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 2048);
+	kp_fx_set(&fx, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 4 * 2048); /* 4 sectors of 32 used bytes */
+	kp_fx_set(&fx, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", 32);
+	kp_fx_set(&fx, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1024);
+	kp_fx_set(&fx, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 4 * 1024);
+	kp_fx_set(&fx, "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", 32);
+	f = fired("vector_width"); /* 4 bytes a thread: scalar */
+	assert_non_null(strstr(f->title, "at most 4 bytes a thread"));
+	kp_fx_set(&fx, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 16 * 2048); /* float4: 16 bytes a thread */
+	kp_fx_set(&fx, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 16 * 1024);
+	silent("vector_width");
+	/* Scattered 32-bit loads (32 sectors, 4 bytes used of each) are scalar too. */
+	kp_fx_set(&fx, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 32 * 2048);
+	kp_fx_set(&fx, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", 4);
+	fired("vector_width"); /* 2048 of 3072 requests: 67% >= 50% */
 }
 
 /* ---- cache_reuse -------------------------------------------------------------------------------- */
