@@ -41,7 +41,7 @@ enum kp_code_lang {
 struct kp_feedback_opts {
 	enum kp_feedback_mode mode;
 	enum kp_code_lang lang;
-	size_t max_findings; /* 0: 5 */
+	size_t max_findings; /* 0: 3 */
 	size_t max_recs;     /* recommendations per finding; 0: 3 */
 	size_t max_chars;    /* bound on the text; 0: 6000 */
 };
@@ -73,6 +73,7 @@ struct kp_feedback {
 	size_t nfolded;   /* findings folded into the ones that explain them, or merged */
 	size_t ndropped;  /* findings the tools estimated below the toolset's min_gain */
 	size_t nomitted;  /* findings beyond max_findings */
+	struct kp_strvec omitted; /* those findings, "tool (severity)", best first */
 	struct kp_strvec notes; /* "tool: missing metric ..." for tools that could not run */
 	enum kp_code_lang lang; /* CUDA or Triton, resolved: how recommendations are rendered */
 	char *triton;           /* a Triton kernel's launch (num_warps, num_stages, shared memory), or NULL */

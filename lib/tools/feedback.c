@@ -13,7 +13,7 @@
 #include "kernelpro/ncu_metrics.h"
 #include "kernelpro/json.h"
 
-#define DEFAULT_MAX_FINDINGS 5
+#define DEFAULT_MAX_FINDINGS 3 /* what a person acts on first: the rest is named in one line */
 #define DEFAULT_MAX_RECS 3
 #define DEFAULT_MAX_CHARS 6000
 
@@ -180,8 +180,11 @@ void kp_feedback_build(struct kp_feedback *fb, const struct kp_toolset *ts, cons
 	for (size_t i = 0; i < all.n; i++) {
 		if (i < fb->opts.max_findings)
 			kp_findings_push_copy(&fb->findings, &all.v[i]);
-		else
+		else {
 			fb->nomitted++;
+			kp_strvec_pushf(&fb->omitted, "%s (%s)", all.v[i].tool ? all.v[i].tool : "?",
+			                kp_finding_severity_name(all.v[i].severity));
+		}
 	}
 	kp_findings_release(&all);
 }
@@ -193,6 +196,7 @@ void kp_feedback_release(struct kp_feedback *fb)
 	free(fb->triton);
 	kp_findings_release(&fb->findings);
 	kp_strvec_release(&fb->notes);
+	kp_strvec_release(&fb->omitted);
 	for (size_t i = 0; i < fb->nraw; i++) {
 		free(fb->raw[i].name);
 		free(fb->raw[i].unit);

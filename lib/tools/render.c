@@ -219,8 +219,12 @@ void kp_feedback_text(const struct kp_feedback *fb, struct kp_buf *out)
 	}
 	if (shown < fb->findings.n || fb->nomitted || fb->nfolded || fb->ndropped) {
 		kp_buf_adds(out, "\n(");
-		if (shown < fb->findings.n || fb->nomitted)
-			kp_buf_addf(out, "%zu more finding(s) omitted for length; ", fb->findings.n - shown + fb->nomitted);
+		if (shown < fb->findings.n || fb->nomitted) {
+			kp_buf_addf(out, "%zu more finding(s) omitted", fb->findings.n - shown + fb->nomitted);
+			for (size_t i = 0; i < fb->omitted.n && i < 4; i++)
+				kp_buf_addf(out, "%s%s", i ? ", " : ": ", fb->omitted.v[i]);
+			kp_buf_adds(out, "; ");
+		}
 		kp_buf_addf(out, "%zu folded into the findings that explain them; %zu estimated to gain too little)\n",
 			    fb->nfolded, fb->ndropped);
 	}
