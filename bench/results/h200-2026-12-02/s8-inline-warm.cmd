@@ -1,0 +1,1 @@
+XDG_CACHE_HOME=/tmp/kp-inline-4nJavN/shared  /work/main/dist/gpu/bin/kernelpro eval /work/main/examples/kernelbench/swish_scale.py /tmp/kp-inline-4nJavN/a.py --worker --json

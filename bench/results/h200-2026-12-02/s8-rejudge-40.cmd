@@ -1,0 +1,1 @@
+/work/main/dist/gpu/bin/kernelpro bench --kernels /tmp/kp-inline-eyiatI/corpus.txt --tasks /work/main/.kb-corpus/KernelBench --recorded /work/main/.kb-corpus/runs/evolrule_parallel_8_batch_level1/eval_results.json --gpus all --per-gpu 12 --suite-time 270s --no-compile --suites-dir /tmp/kp-par-YhW3S9/s0/logs/bench/inline-build-gpu/suites --name rejudge
