@@ -5,7 +5,9 @@
 # Runs wherever g++, nvcc and torch's headers are: TORCH_INCLUDE=.../torch/include (a torch wheel's
 # include/ is enough: see docs/rejudge.md, "Measuring builds"); PYTHON_INCLUDE (default: this python's).
 # Usage: bench/inline-build-breakdown.sh OUTDIR   (writes OUTDIR/breakdown.txt and nvcc-time.csv; LIGHT=1 also
-# times nvcc on the same cuda.cu without its own #include <torch/extension.h>)
+# times nvcc on the same cuda.cu without its own #include <torch/extension.h>; HALVES=1 times that light file
+# by nvcc and by harness/kp_nvcc.py, side by side, and compares the objects; NVCC_ONLY=1 skips the g++ and
+# the plain nvcc steps)
 set -eu
 out=${1:?usage: inline-build-breakdown.sh OUTDIR}
 mkdir -p "$out"
@@ -57,6 +59,7 @@ sys.exit(rc)' "$@"
 echo "machine: $(uname -n), $(nproc) cores; $(g++ --version | head -1); $($NVCC --version | tail -1)"
 echo "torch headers: $TI"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${NVCC_ONLY:-0}" != 1 ]; then # NVCC_ONLY=1: the nvcc steps alone (with HALVES=1, LIGHT=1)
 echo "g++ main.cpp, plain:                        $(run g++ -DTORCH_EXTENSION_NAME=relu_a $cflags -c "$w/main.cpp" -o "$w/main.o")"
 mkdir -p "$w/pch"
 printf '#include <torch/extension.h>\n' >"$w/pch/kp_torch_extension.h"
@@ -75,6 +78,7 @@ echo "nvcc cuda.cu:                               $(run "$NVCC" -DTORCH_EXTENSIO
 	--compiler-options '-fPIC' -std=c++20 -time "$out/nvcc-time.csv" -c "$w/cuda.cu" -o "$w/cuda.o")"
 echo "  its phases (nvcc -time, ms of wall time):"
 awk -F, 'NR > 1 { gsub(/"/, ""); printf "    %-28s %10.0f\n", $2, $(NF - 1) }' "$out/nvcc-time.csv"
+fi
 if [ "${LIGHT:-0}" = 1 ]; then
 	# The same cuda.cu without its own #include <torch/extension.h> (load_inline's torch/types.h is all
 	# this wrapper needs): what lighter headers would save, where a wrapper allows them.
@@ -84,6 +88,26 @@ if [ "${LIGHT:-0}" = 1 ]; then
 		-gencode=arch=compute_$ARCH,code=compute_$ARCH -gencode=arch=compute_$ARCH,code=sm_$ARCH \
 		--compiler-options '-fPIC' -std=c++20 -time "$out/nvcc-light-time.csv" -c "$w/cuda_light.cu" -o "$w/cuda_light.o")"
 	awk -F, 'NR > 1 { gsub(/"/, ""); printf "    %-28s %10.0f\n", $2, $(NF - 1) }' "$out/nvcc-light-time.csv"
+fi
+if [ "${HALVES:-0}" = 1 ]; then
+	# The light cuda.cu by nvcc, then by harness/kp_nvcc.py (nvcc's own steps, its host and device halves
+	# side by side), neither under -time (kp_nvcc leaves -time to nvcc); the two objects compared.
+	grep -v '^#include <torch/extension.h>' "$w/cuda.cu" >"$w/cuda_light.cu"
+	flags="-DTORCH_EXTENSION_NAME=relu_a $common -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__
+		-D__CUDA_NO_BFLOAT16_CONVERSIONS__ -D__CUDA_NO_HALF2_OPERATORS__ --expt-relaxed-constexpr
+		-gencode=arch=compute_$ARCH,code=compute_$ARCH -gencode=arch=compute_$ARCH,code=sm_$ARCH
+		--compiler-options -fPIC -std=c++20"
+	# shellcheck disable=SC2086
+	echo "nvcc, light cuda.cu:                        $(run "$NVCC" -MD -MF "$w/a.d" $flags -c "$w/cuda_light.cu" -o "$w/a.o")"
+	# shellcheck disable=SC2086
+	echo "kp_nvcc.py (halves side by side), the same: $(KERNELPRO_REAL_NVCC="$NVCC" KERNELPRO_NVCC_NOTES="$w/notes" run python3 -E -s -B \
+		"$(dirname "$0")/../harness/kp_nvcc.py" -MD -MF "$w/b.d" $flags -c "$w/cuda_light.cu" -o "$w/b.o")"
+	echo "  kp_nvcc's note: $(cat "$w/notes" 2>/dev/null)"
+	objdump -d -r --no-show-raw-insn "$w/a.o" | tail -n +4 | sed 's/tmpxft_[0-9a-f_]*/TMP/g' >"$w/a.dis"
+	objdump -d -r --no-show-raw-insn "$w/b.o" | tail -n +4 | sed 's/tmpxft_[0-9a-f_]*/TMP/g' >"$w/b.dis"
+	objcopy -O binary --only-section=.nv_fatbin "$w/a.o" "$w/a.fatbin"
+	objcopy -O binary --only-section=.nv_fatbin "$w/b.o" "$w/b.fatbin"
+	echo "host code and fatbinary both ways:          $(cmp -s "$w/a.dis" "$w/b.dis" && cmp -s "$w/a.fatbin" "$w/b.fatbin" && echo identical || echo DIFFERENT)"
 fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$out/breakdown.txt"
