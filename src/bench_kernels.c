@@ -201,7 +201,9 @@ void kp_bench_cli_print_rejudge(FILE *o, const json_t *rj)
 		        json_is_true(agree)    ? "yes"
 		        : json_is_false(agree) ? "NO"
 		                               : "-");
-		if (json_is_false(agree) || (!k && kp_json_str(x, "reason", NULL)))
+		/* Why, for every verdict that is not `correct` (a disagreement or not): which check, what it said. */
+		if (json_is_false(agree) || (!k && kp_json_str(x, "reason", NULL)) ||
+		    (k && strcmp(kp_json_str(k, "outcome", "correct"), "correct")))
 			fprintf(o, " %s%s%.160s", check ? check : "", check && msg ? ": " : "",
 			        msg ? msg : kp_json_str(x, "reason", ""));
 		fputc('\n', o);

@@ -84,6 +84,8 @@ row level_1_problem_2_sample_0 correct correct yes
 row level_1_problem_4_sample_0 compile_error correct NO
 row level_1_problem_4_sample_1 correct wrong_output "NO +3 of 5 trials differ"
 row level_1_problem_6_sample_0 compile_error compile_error yes
+# A verdict that is not correct says why, agreeing or not.
+grep -E "^level_1_problem_6_sample_0 +compile_error +compile_error +yes +[^ ]" out >/dev/null || { cat out; fail "no reason beside the agreeing compile error"; }
 row level_1_problem_8_sample_0 - correct -
 contains out "agree on correctness: 3 of 5 compared (1 recorded correct and refused here, 1 the other way)"
 contains out "recorded  correct 3/5  fast_0 0.60  fast_0.5 0.60  fast_0.8 0.60  fast_1 0.60  fast_1.5 0.20  fast_2 0.20  geomean 1.66x"
