@@ -479,12 +479,16 @@ class Adapter(Correctness, Timing):
             msg += "; %.4g ms median" % rt["median_ms"]
         self.finish("correct", msg)
 
-    def run_baseline(self):
+    def start_baseline(self):
+        """A baseline's steps up to its timing: torch, the GPU's lock, the reference loaded."""
         self.phase("build", "build")
         self.import_torch()
         self.gpu_acquire(("build", "build"))
         self.load_reference(probe=False)
         self.phase("timing", "timing")
+
+    def run_baseline(self):
+        self.start_baseline()
         t = self.torch
         seed = int(self.cfg.get("seed", 42))
         self.make_flush()

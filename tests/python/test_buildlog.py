@@ -113,13 +113,19 @@ class ConfineTest(unittest.TestCase):
             self.assertLessEqual(out.count(SECRET), log.count(SECRET))
 
 
+def outside_secret():
+    """A file outside the candidate's holding SECRET: its path."""
+    d = tempfile.mkdtemp(prefix="kp-buildlog-")
+    secret_file = os.path.join(d, "outside", "keys.h")
+    os.makedirs(os.path.dirname(secret_file))
+    with open(secret_file, "w") as f:
+        f.write(SECRET + "\n")
+    return secret_file
+
+
 class AdapterTest(unittest.TestCase):
     def test_compile_error_log_is_confined(self):
-        d = tempfile.mkdtemp(prefix="kp-buildlog-")
-        secret_file = os.path.join(d, "outside", "keys.h")
-        os.makedirs(os.path.dirname(secret_file))
-        with open(secret_file, "w") as f:
-            f.write(SECRET + "\n")
+        secret_file = outside_secret()
         # As nvcc reports a file the candidate included: its location, then the quoted line.
         cand = ("_text = open(%r).read().strip()\n"
                 "raise RuntimeError(\"Error building extension 'kp_x': %s(1): error: bad\\n  \" + _text + "
@@ -135,11 +141,7 @@ class AdapterTest(unittest.TestCase):
         """load_inline(verbose=True) prints ninja's output (a child process's, on fd 1) and raises with
         none of it: the compile_error's log gets its end, confined like the rest; the adapter's own
         frames are not withheld."""
-        d = tempfile.mkdtemp(prefix="kp-buildlog-")
-        secret_file = os.path.join(d, "outside", "keys.h")
-        os.makedirs(os.path.dirname(secret_file))
-        with open(secret_file, "w") as f:
-            f.write(SECRET + "\n")
+        secret_file = outside_secret()
         ninja = ("FAILED: main.o\nc++ -arch=sm_70 -c main.cpp -o main.o\n"
                  "c++: error: unrecognized command-line option '-arch=sm_70'\n"
                  "%s(1): error: bad\n  %s\n" % (secret_file, SECRET))

@@ -157,11 +157,7 @@ class CpuAdapter(kp_torch.Adapter):
 
     def run_baseline(self):
         """The reference alone, as a suite's baseline measures it: its trial, fixed numbers."""
-        self.phase("build", "build")
-        self.import_torch()
-        self.gpu_acquire(("build", "build"))
-        self.load_reference(probe=False)
-        self.phase("timing", "timing")
+        self.start_baseline()
         x = self.inputs.make(int(self.cfg.get("seed", 42)))
         self.call(self.ref, x, "the reference")
         self.result["ref_runtime"], _ = self.time_model(self.ref, x, "the reference")
