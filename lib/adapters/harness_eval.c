@@ -215,13 +215,15 @@ static int harness_reference(struct kp_search_evaluator *base, struct kp_search_
 	const char *path = h->o.task->reference;
 	struct kp_energy_measurement em;
 	double t0 = kp_now(), ej = NAN, floor_s = NAN;
-	int rc, lock = -1;
+	int rc, lock = -1, hit;
 
 	kp_baseline_init(&b);
-	if (kp_refcache_load(h->refkey, h->profile_dir, out, &floor_s) != 0) {
-		lock = kp_refcache_lock(h->refkey); /* another run may be evaluating it: then it is loaded below */
+	hit = kp_refcache_load(h->refkey, h->profile_dir, out, &floor_s) == 0;
+	if (!hit) { /* another run may be evaluating it: wait for its key's lock, then look again */
+		lock = kp_refcache_lock(h->refkey);
+		hit = kp_refcache_load(h->refkey, h->profile_dir, out, &floor_s) == 0;
 	}
-	if (kp_refcache_load(h->refkey, h->profile_dir, out, &floor_s) == 0) {
+	if (hit) {
 		kp_refcache_unlock(lock);
 		kp_info("the reference's timing and profile come from the cache (same task, GPU and harness)");
 		h->o.eval.floor_time_s = floor_s;
