@@ -17,8 +17,6 @@ analyze(task_src, cand_src) returns a dict (docs/internals/eval.md, "Static chec
   "reads_reference" [{"line", "what", "text"}] calls of get_inputs/get_init_inputs
   "fallback"      [{"line", "what", "text"}] ModelNew running the reference Model's forward
   "lazy_build"    [{"line", "what", "text"}] load_inline/load/load_cuda reached from forward
-  "custom_calls"  how many calls forward reaches into the candidate's own code (a built extension's
-                  functions, a launch of one of its Triton kernels): > 0, something was replaced
   "defines_model_new" whether the import can bind ModelNew at all (False: it fails with no ModelNew)
 Names are raw (the last name of a call chain, the module class a called attribute holds, an
 operator's name: add sub mul div matmul pow); static.c canonicalizes them with its table.
@@ -193,14 +191,9 @@ class _Reach:
         self.reached = []  # (function, owner) in the order reached
         self.site = None  # the call being visited
         self.task_models = []  # calls that run a Model this file does not define
-        self.custom = []  # calls into the candidate's own code: its extensions, its Triton kernels
 
     def add_function(self, fn, owner=None, via=None):
-        if _decorated_kernel(fn):
-            if self.site is not None:
-                self.custom.append(self.site)  # kernel[grid](...): a launch of the candidate's kernel
-            return
-        if id(fn) in self.done:
+        if id(fn) in self.done or _decorated_kernel(fn):
             return
         self.done.add(id(fn))
         self.owner[id(fn)] = owner
@@ -354,9 +347,6 @@ class _Reach:
                     self.add_function(m, c)
                     break
             return
-        if isinstance(f, ast.Subscript) and isinstance(f.value, ast.Name) and f.value.id in self.mod.funcs:
-            self.add_function(self.mod.funcs[f.value.id])  # kernel[grid](...)
-            return
         if isinstance(f, ast.Name) and f.id in loops:
             self.add_attr(loops[f.id], cls=owner)
             return
@@ -377,7 +367,6 @@ class _Reach:
             self.task_models.append(node)
         root = ch[0] if ch else None
         if root in self.mod.ext_names or (root == "self" and len(ch) > 2 and "self." + ch[1] in self.mod.ext_names):
-            self.custom.append(node)
             return  # into the candidate's own extension
         if last and not (not self.count_shape_ops and isinstance(f, ast.Name) and last in BUILTINS):
             self.ops.append([last, node.lineno])
@@ -533,7 +522,7 @@ def analyze(task_src, cand_src):
     return {"ok": True, "ref_ops": sorted(ref_ops, key=lambda o: o[1]),
             "cand_ops": sorted(reach.ops, key=lambda o: o[1]),
             "reads_reference": _reads_reference(cand, reach), "fallback": _fallback(cand, reach),
-            "lazy_build": _lazy_build(cand, reach), "custom_calls": len(reach.custom),
+            "lazy_build": _lazy_build(cand, reach),
             "defines_model_new": _defines(cand, "ModelNew")}
 
 

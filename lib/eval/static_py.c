@@ -82,16 +82,12 @@ int kp_pyfacts_parse(struct kp_pyfacts *f, const char *json, size_t len, struct 
 	    (rc = ev_parse(json_object_get(root, "lazy_build"), "lazy_build", &f->lazy, err)))
 		f->parsed = 0;
 	else {
-		const json_t *cc = json_object_get(root, "custom_calls"), *mn = json_object_get(root, "defines_model_new");
-		if ((cc && !json_is_integer(cc)) || (mn && !json_is_boolean(mn))) {
+		const json_t *mn = json_object_get(root, "defines_model_new");
+		if (mn && !json_is_boolean(mn)) {
 			f->parsed = 0;
-			rc = kp_error_set(err, KP_EPARSE, "python static facts: 'custom_calls' must be an integer and "
-			                  "'defines_model_new' a boolean");
+			rc = kp_error_set(err, KP_EPARSE, "python static facts: 'defines_model_new' must be a boolean");
 			goto out;
 		}
-		f->custom_calls = cc ? (int)(json_integer_value(cc) > 1000000 ? 1000000 : json_integer_value(cc)) : -1;
-		if (f->custom_calls < -1)
-			f->custom_calls = -1;
 		f->defines_model_new = mn ? json_is_true(mn) : 1;
 	}
 out:

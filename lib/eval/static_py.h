@@ -35,8 +35,6 @@ struct kp_pyfacts {
 	struct kp_pyev_list reads;    /* calls of get_inputs/get_init_inputs from code ModelNew runs */
 	struct kp_pyev_list fallback; /* ModelNew running the reference Model's forward */
 	struct kp_pyev_list lazy;     /* extension builds reached from forward */
-	int custom_calls;             /* calls forward reaches into the candidate's own code (its extensions'
-	                               * functions, its Triton kernels' launches); -1: not said */
 	int defines_model_new;        /* 0: nothing in the file can bind ModelNew (its import leaves none) */
 };
 

@@ -471,13 +471,11 @@ static void test_pyfacts_parse(void **state)
 	snprintf(buf, sizeof(buf), "%s}", base);
 	KP_ASSERT_OK(kp_pyfacts_parse(&f, buf, strlen(buf), &err), &err);
 	assert_true(f.parsed);
-	assert_int_equal(f.custom_calls, -1); /* an older helper: not said */
-	assert_true(f.defines_model_new);
-	snprintf(buf, sizeof(buf), "%s, \"custom_calls\": 2, \"defines_model_new\": false}", base);
+	assert_true(f.defines_model_new); /* an older helper: not said */
+	snprintf(buf, sizeof(buf), "%s, \"defines_model_new\": false}", base);
 	KP_ASSERT_OK(kp_pyfacts_parse(&f, buf, strlen(buf), &err), &err);
-	assert_int_equal(f.custom_calls, 2);
 	assert_false(f.defines_model_new);
-	snprintf(buf, sizeof(buf), "%s, \"custom_calls\": \"2\"}", base);
+	snprintf(buf, sizeof(buf), "%s, \"defines_model_new\": 1}", base);
 	assert_int_equal(kp_pyfacts_parse(&f, buf, strlen(buf), &err), KP_EPARSE);
 	assert_false(f.parsed);
 	kp_error_clear(&err);
