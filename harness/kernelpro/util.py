@@ -8,6 +8,8 @@ import json
 import math
 import os
 import re
+import sys
+import tempfile
 import time
 
 REFUSE, WARN, FAIL = "refuse", "warn", "fail"
@@ -172,16 +174,14 @@ class Printed:
         self._tail = b""
 
     def __enter__(self):
-        import tempfile  # noqa: PLC0415 (only evaluations that import a candidate)
-
-        sys_flush()
+        _flush_std()
         self._f = tempfile.TemporaryFile()
         self._saved = os.dup(1)
         os.dup2(self._f.fileno(), 1)
         return self
 
     def __exit__(self, *exc):
-        sys_flush()
+        _flush_std()
         os.dup2(self._saved, 1)
         os.close(self._saved)
         size = self._f.seek(0, os.SEEK_END)
@@ -201,9 +201,7 @@ class Printed:
         return self._tail.decode("utf-8", errors="replace")
 
 
-def sys_flush():
-    import sys  # noqa: PLC0415
-
+def _flush_std():
     for f in (sys.stdout, sys.stderr):
         try:
             f.flush()

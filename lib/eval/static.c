@@ -555,6 +555,17 @@ static const char *fix_hint(const char *check)
 	return NULL;
 }
 
+/* The verdict's message and log (both taken over) from the static checks: phase "static". */
+static void static_verdict(struct kp_verdict *v, char *message, char *log)
+{
+	free(v->message);
+	free(v->log);
+	free(v->phase);
+	v->message = message;
+	v->log = log;
+	v->phase = kp_xstrdup("static");
+}
+
 /* The Python parser's facts (static_py.c), unless KERNELPRO_PYSTATIC=off (fuzzing the text rules) or
  * it cannot run: then the text rules stand in, and their reads_reference evidence says why. */
 static int python_facts(struct scan *sc, struct kp_pyfacts *f, const char *src, size_t len)
@@ -608,14 +619,10 @@ int kp_eval_static(const struct kp_task *task, const char *src, size_t len, cons
 		if (sc.facts && !facts.parsed) {
 			/* Not Python (a reply of C++ or prose, a truncated file): its import fails, so it is a compile
 			 * error, as KernelBench reports it; no check can say what code that never runs does. */
-			free(v->message);
-			free(v->log);
-			free(v->phase);
 			v->status = KP_STATUS_COMPILE_ERROR;
-			v->message = kp_xasprintf("the candidate is not valid Python: %s", facts.error);
-			v->log = kp_xasprintf("%s\n  fix: the candidate must be a Python file defining class ModelNew (a "
-			                      "model's reply may hold C++ or prose around the code)", facts.error);
-			v->phase = kp_xstrdup("static");
+			static_verdict(v, kp_xasprintf("the candidate is not valid Python: %s", facts.error),
+			               kp_xasprintf("%s\n  fix: the candidate must be a Python file defining class ModelNew "
+			                            "(a model's reply may hold C++ or prose around the code)", facts.error));
 			return 0;
 		}
 		kp_pysrc_parse(&p, src, len);
@@ -667,13 +674,9 @@ int kp_eval_static(const struct kp_task *task, const char *src, size_t len, cons
 		}
 	}
 	if (refused) {
-		free(v->message);
-		free(v->log);
-		free(v->phase);
-		v->message = kp_xasprintf("refused by static check%s: %s", refused > 1 ? "s" : "", msg.buf);
 		kp_buf_rtrim(&log);
-		v->log = kp_buf_detach(&log, NULL);
-		v->phase = kp_xstrdup("static");
+		static_verdict(v, kp_xasprintf("refused by static check%s: %s", refused > 1 ? "s" : "", msg.buf),
+		               kp_buf_detach(&log, NULL));
 	}
 	for (size_t i = 0; i < sc.nhits; i++)
 		kp_buf_release(&sc.hits[i].ev);
