@@ -300,6 +300,36 @@ static void vec_add(struct kp_fx *fx)
 	kp_strlcpy(s1->reason, "memory: below the ridge", sizeof(s1->reason));
 }
 
+/* Issue 31: at most 3 findings by default, the others named by tool and severity in one line. */
+static void test_feedback_three_findings(void **state)
+{
+	struct kp_launch launch;
+	struct kp_kernel_profile prof = {.launch = &launch};
+	struct kp_tool_input in = {.profile = &prof};
+	struct kp_diagnosis d = KP_DIAGNOSIS_INIT;
+	struct kp_feedback fb;
+	struct kp_feedback_opts o = {.mode = KP_FEEDBACK_TOOLS};
+	struct kp_buf text = KP_BUF_INIT;
+	(void)state;
+
+	memset(&launch, 0, sizeof(launch));
+	add(&d.findings, "coalescing", KP_SEV_CRITICAL, 0.8, "one");
+	add(&d.findings, "grid_waves", KP_SEV_HIGH, 0.5, "two");
+	add(&d.findings, "occupancy", KP_SEV_MEDIUM, 0.3, "three");
+	add(&d.findings, "bank_conflicts", KP_SEV_LOW, 0.08, "four");
+	add(&d.findings, "divergence", KP_SEV_LOW, 0.06, "five");
+	kp_feedback_build(&fb, NULL, NULL, &in, &d, &o);
+	assert_int_equal(fb.findings.n, 3);
+	assert_int_equal(fb.nomitted, 2);
+	assert_string_equal(fb.findings.v[2].tool, "occupancy");
+	kp_feedback_text(&fb, &text);
+	assert_non_null(strstr(text.buf, "2 more finding(s) omitted: bank_conflicts (low), divergence (low); "));
+	assert_null(strstr(text.buf, "### 4."));
+	kp_feedback_release(&fb);
+	kp_diagnosis_release(&d);
+	kp_buf_release(&text);
+}
+
 static void test_stage2_and_feedback(void **state)
 {
 	struct kp_toolset *ts = open_ts();
@@ -434,7 +464,7 @@ int main(void)
 		cmocka_unit_test(test_open_options),
 		cmocka_unit_test(test_select_and_metrics),
 		cmocka_unit_test(test_synthesize),
-		cmocka_unit_test(test_stage2_and_feedback),
+		cmocka_unit_test(test_feedback_three_findings), cmocka_unit_test(test_stage2_and_feedback),
 		cmocka_unit_test(test_reactive),
 		cmocka_unit_test(test_modes_parse),
 	};
