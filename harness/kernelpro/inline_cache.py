@@ -1,7 +1,9 @@
 """Faster load_inline builds: main.cpp against torch/extension.h precompiled once and shared by every
-candidate, and cuda.cu with torch/types.h alone where that builds (lighten(): the candidate's own
-include of torch's full headers made a comment of the same line; any failure builds it again as
-written, whose outcome is the verdict's; KERNELPRO_INLINE_LIGHT=0 turns this half off).
+candidate, and cuda.cu with lighter headers where that builds: "min" (min_tier(): a header of ATen's
+Tensor and the operators the source calls, in place of load_inline's torch/types.h), else "light"
+(lighten(): the candidate's own include of torch's full headers made a comment of the same line);
+any failure tries the next, and last builds it as written, whose outcome is the verdict's
+(KERNELPRO_INLINE_MIN=0 turns the first off, KERNELPRO_INLINE_LIGHT=0 both).
 
 torch.utils.cpp_extension.load_inline writes main.cpp as `#include <torch/extension.h>`, the
 candidate's declarations and the pybind11 module, and g++ parses torch's headers again for every
@@ -35,6 +37,7 @@ import inspect
 import json
 import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -157,6 +160,10 @@ def light_enabled():
     return os.environ.get("KERNELPRO_INLINE_LIGHT", "1") != "0"
 
 
+def min_enabled():
+    return os.environ.get("KERNELPRO_INLINE_MIN", "1") != "0"
+
+
 def lighten(cuda_sources):
     """The candidate's cuda_sources without its own torch/extension.h and torch/torch.h includes, and
     what was done: (sources, "N include(s) ...") or (None, why not). load_inline writes cuda.cu as
@@ -185,7 +192,7 @@ def lighten(cuda_sources):
         n += k
         out.append(part)
     if n == 0:
-        return None, "the source includes neither torch/extension.h nor torch/torch.h"
+        return None, NEITHER
     what = "%d include(s) of torch's full headers left to torch/types.h" % n
     return (out[0] if isinstance(cuda_sources, str) else out), what
 
@@ -202,6 +209,114 @@ NEEDS_FULL = re.compile(
     r"linalg|nested|sparse|cuda|mps|xpu|python|utils|enumtype|stable)\b"
 )
 RAW_STRING = re.compile(r'\b(?:u8|u|U|L)?R"')
+NEITHER = "the source includes neither torch/extension.h nor torch/torch.h"
+
+
+# The min cuda.cu: in place of load_inline's torch/types.h (ATen.h, hence every operator of ATen's
+# Functions.h, ~12 s of parsing for each of nvcc's three parsers), a header of kernelpro's own with
+# ATen's Tensor class (every method), AT_DISPATCH, and the operator headers (ATen/ops/NAME.h, every
+# overload of at::NAME) of each NAME the source calls or names as torch::NAME / at::NAME; torch:: is
+# at:: plus the dtype names torch/types.h adds. What it leaves out: torch::'s own factories (the
+# autograd wrappers of at::'s, which differ only in requires_grad: a source that says requires_grad
+# is not built min), Tensor operators (a + b: TensorOperators.h includes Functions.h; a source that
+# uses them fails to compile and is built light), torch::tensor (an initializer list), indexing,
+# torch/library.h.
+MIN_KEY_VERSION = "kernelpro-inline-min-v1"
+MIN_SKIP = re.compile(r"\brequires_grad\b|\bTORCH_LIBRARY\w*|\b(?:torch|at)::(?:indexing|Library|tensor)\b")
+MIN_CALLED = re.compile(r"\b([A-Za-z_]\w*)[ \t]*\(")
+MIN_QUALIFIED = re.compile(r"\b(?:torch|at)[ \t]*::[ \t]*([A-Za-z_]\w*)")
+MIN_HEAD = """// kernelpro's min prefix of a load_inline cuda.cu (harness/kernelpro/inline_cache.py), in place of
+// torch/types.h: ATen's Tensor, AT_DISPATCH and the operators this source calls.
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <ATen/Dispatch.h>
+#include <c10/util/Exception.h>
+#include <optional>
+"""
+MIN_TAIL = """namespace torch {
+using namespace at; // NOLINT
+using std::nullopt; // NOLINT
+using std::optional; // NOLINT
+using Dtype = at::ScalarType;
+constexpr auto kUInt8 = at::kByte;
+constexpr auto kInt8 = at::kChar;
+constexpr auto kInt16 = at::kShort;
+constexpr auto kInt32 = at::kInt;
+constexpr auto kInt64 = at::kLong;
+constexpr auto kUInt16 = at::kUInt16;
+constexpr auto kUInt32 = at::kUInt32;
+constexpr auto kUInt64 = at::kUInt64;
+constexpr auto kFloat16 = at::kHalf;
+constexpr auto kFloat32 = at::kFloat;
+constexpr auto kFloat64 = at::kDouble;
+constexpr auto kU8 = kUInt8;
+constexpr auto kU16 = kUInt16;
+constexpr auto kU32 = kUInt32;
+constexpr auto kU64 = kUInt64;
+constexpr auto kI8 = kInt8;
+constexpr auto kI16 = kInt16;
+constexpr auto kI32 = kInt32;
+constexpr auto kI64 = kInt64;
+constexpr auto kF16 = kFloat16;
+constexpr auto kF32 = kFloat32;
+constexpr auto kF64 = kFloat64;
+} // namespace torch
+"""
+
+
+def min_header_text(text, ops_dir):
+    """The min header for a cuda.cu whose candidate text is `text`, and how many operator headers it has."""
+    names = set(MIN_CALLED.findall(text)) | set(MIN_QUALIFIED.findall(text))
+    ops = sorted(n for n in names if os.path.isfile(os.path.join(ops_dir, n + ".h")))
+    return MIN_HEAD + "".join("#include <ATen/ops/%s.h>\n" % n for n in ops) + MIN_TAIL, len(ops)
+
+
+def min_tier(cache_dir, cpp_extension, signature, cpp_sources, cuda_sources, note):
+    """The min build's (what, argument changes), or None (note["min"] says why): load_inline's own
+    main.cpp text (torch/extension.h first, as torch writes it) and cuda.cu with the min header in
+    torch/types.h's place, cuda.h and cuda_runtime.h, then the sources, so every line keeps its number.
+    Asked with no_implicit_headers, which torch then leaves to us."""
+    if "no_implicit_headers" not in signature.parameters:
+        note["min"] = "this torch's load_inline has no no_implicit_headers"
+        return None
+    parts = [cuda_sources] if isinstance(cuda_sources, str) else list(cuda_sources)
+    cpp = [cpp_sources] if isinstance(cpp_sources, str) else list(cpp_sources or [])
+    if not all(isinstance(x, str) for x in parts + cpp):
+        note["min"] = "sources that are not strings"
+        return None
+    text = "\n".join(parts)
+    m = MIN_SKIP.search(text)
+    if m:
+        note["min"] = "the source uses %s" % m.group(0)
+        return None
+    ops_dir = None
+    try:
+        for d in _system_includes(cpp_extension, True):
+            aten = os.path.join(d, "ATen")
+            if os.path.isfile(os.path.join(aten, "core", "Tensor.h")) and os.path.isdir(os.path.join(aten, "ops")):
+                ops_dir = os.path.join(aten, "ops")
+                break
+    except Exception:  # noqa: BLE001 (torch's include paths unknown: no min build)
+        ops_dir = None
+    if ops_dir is None:
+        note["min"] = "no ATen/ops headers among torch's include directories"
+        return None
+    header, nops = min_header_text(text, ops_dir)
+    key = hashlib.sha256((MIN_KEY_VERSION + "\n" + ops_dir + "\n" + header).encode()).hexdigest()[:24]
+    path = os.path.join(cache_dir, "min", key + ".h")
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".min-", dir=os.path.dirname(path))
+        with os.fdopen(fd, "w") as f:
+            f.write(header)
+        os.replace(tmp, path)
+    if not NVCC_SAFE.match(path):
+        note["min"] = "a cache path that an include line would need quoted"
+        return None
+    cuda = ['#include "%s"' % path, "#include <cuda.h>", "#include <cuda_runtime.h>"] + parts
+    what = "ATen's Tensor and %d operator header(s) in place of torch/types.h" % nops
+    return what, {"no_implicit_headers": True, "cpp_sources": ["#include <torch/extension.h>"] + cpp,
+                  "cuda_sources": cuda}
 
 
 NVCC_SAFE = re.compile(r"^[A-Za-z0-9_./+,@%=-]+$")
@@ -294,22 +409,26 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
         bound = signature.bind(*args, **kwargs)
         a = bound.arguments
         note = {"name": a.get("name"), "pch": None, "pch_built_s": 0.0, "why": None, "light": None, "light_s": None,
-                "nvcc": None}
+                "nvcc": None, "cpu_s": None}
         calls.append(note)
-        if not a.get("cuda_sources"):
-            return build(a, bound, note)
-        if state["nvcc_why"] is not None:
-            note["nvcc"] = "nvcc as is (%s)" % state["nvcc_why"]
-            return build(a, bound, note)
-        fd, notes = tempfile.mkstemp(prefix="kp-nvcc-notes-")
-        os.close(fd)
-        os.environ["KERNELPRO_NVCC_NOTES"] = notes
+        cpu0 = _children_cpu()
         try:
-            return build(a, bound, note)
+            if not a.get("cuda_sources"):
+                return build(a, bound, note)
+            if state["nvcc_why"] is not None:
+                note["nvcc"] = "nvcc as is (%s)" % state["nvcc_why"]
+                return build(a, bound, note)
+            fd, notes = tempfile.mkstemp(prefix="kp-nvcc-notes-")
+            os.close(fd)
+            os.environ["KERNELPRO_NVCC_NOTES"] = notes
+            try:
+                return build(a, bound, note)
+            finally:
+                os.environ.pop("KERNELPRO_NVCC_NOTES", None)
+                note["nvcc"] = _nvcc_notes(notes)
+                os.unlink(notes)
         finally:
-            os.environ.pop("KERNELPRO_NVCC_NOTES", None)
-            note["nvcc"] = _nvcc_notes(notes)
-            os.unlink(notes)
+            note["cpu_s"] = round(_children_cpu() - cpu0, 1)
 
     def build(a, bound, note):
         args, kwargs = bound.args, bound.kwargs
@@ -319,31 +438,66 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
         with_pch(a, note)
         light, what = lighten(a.get("cuda_sources")) if light_enabled() else (None, "KERNELPRO_INLINE_LIGHT=0")
         note["light"] = "as written: " + what
-        if light is None:
-            return original(*bound.args, **bound.kwargs)
-        written = a["cuda_sources"]
-        a["cuda_sources"] = light
-        t0, wall0 = time.monotonic(), time.time()
-        try:
-            module = original(*bound.args, **bound.kwargs)
-        except Exception as e:  # noqa: BLE001 (any failure of the light build: built again as written)
-            note["light_s"] = round(time.monotonic() - t0, 3)
-            if main_cpp_failed(cpp_extension, a, wall0):
-                note["light"] = ("light: the build failed in main.cpp (%s), which is the same file and flags as "
-                                 "written, so it was not built again" % type(e).__name__)
-                raise
-            note["light"] = "as written: the light build failed (%s), so it was built again as written" % (
-                type(e).__name__)
-            a["cuda_sources"] = written
-            return original(*bound.args, **bound.kwargs)
-        note["light"] = "light: " + what
-        note["light_s"] = round(time.monotonic() - t0, 3)
-        return module
+        written = {k: a[k] for k in ("cpp_sources", "cuda_sources", "no_implicit_headers") if k in a}
+        tiers = []  # (label, what, changes to the arguments), lightest first; then the sources as written
+        if light is not None:
+            tiers.append(("light", what, {"cuda_sources": light}))
+        base = light if light is not None else (a.get("cuda_sources") if what == NEITHER else None)
+        if base is not None and light_enabled() and min_enabled():
+            m = min_tier(cache_dir, cpp_extension, signature, a.get("cpp_sources"), base, note)
+            if m is not None:
+                tiers.insert(0, ("min", m[0], m[1]))
+        fails = []  # (tier, exception type) of each lighter build that failed
+        for label, what_tier, changes in tiers:
+            a.update(changes)
+            _fresh_lists(a, written)
+            t0, wall0 = time.monotonic(), time.time()
+            try:
+                module = original(*bound.args, **bound.kwargs)
+            except Exception as e:  # noqa: BLE001 (any failure of a lighter build: the next one, then as written)
+                note["light_s"] = round((note.get("light_s") or 0.0) + time.monotonic() - t0, 3)
+                for k in changes:
+                    a.pop(k, None)
+                a.update(written)
+                if main_cpp_failed(cpp_extension, a, wall0):
+                    note["light"] = ("%s: the build failed in main.cpp (%s), which is the same file and flags as "
+                                     "written, so it was not built again" % (label, type(e).__name__))
+                    raise
+                fails.append((label, type(e).__name__))
+                continue
+            note["light_s"] = round((note.get("light_s") or 0.0) + time.monotonic() - t0, 3)
+            note["light"] = label + ": " + what_tier + ("" if not fails else " (after %s)" % _failed(fails))
+            return module
+        if fails:
+            note["light"] = "as written: %s, so it was built again as written" % _failed(fails)
+            _fresh_lists(a, written)
+        return original(*bound.args, **bound.kwargs)
 
     load_inline._kp_inline_cache = True
     load_inline.__wrapped__ = original
     cpp_extension.load_inline = load_inline
     return True
+
+
+def _children_cpu():
+    """CPU seconds (user + system) of this process's waited-for children and theirs: the compilers
+    ninja ran for a build (what many builds side by side on one host are bound by)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _fresh_lists(a, written):
+    """A copy of each source list the candidate passed: load_inline inserts its includes into the list
+    it is given, so an attempt that failed must not leave them in the candidate's for the next one."""
+    for k in ("cpp_sources", "cuda_sources"):
+        if isinstance(a.get(k), list) and a.get(k) is written.get(k):
+            a[k] = list(a[k])
+
+
+def _failed(fails):
+    """'the light build failed (RuntimeError)', 'the min and light builds failed (RuntimeError, ...)'."""
+    labels = " and ".join(label for label, _ in fails)
+    return "the %s build%s failed (%s)" % (labels, "s" if len(fails) > 1 else "", ", ".join(e for _, e in fails))
 
 
 def main_cpp_failed(cpp_extension, a, since):
@@ -374,7 +528,8 @@ def describe(notes=None, cap=1000):
         if n.get("light_s") is not None:
             light += " (%.1f s)" % n["light_s"]
         nvcc = "; " + n["nvcc"] if n.get("nvcc") else ""
-        lines.append("load_inline %s: %s; cuda.cu %s%s" % (n.get("name"), pch, light, nvcc))
+        cpu = "; %.1f CPU-s in the build's processes" % n["cpu_s"] if n.get("cpu_s") else ""
+        lines.append("load_inline %s: %s; cuda.cu %s%s%s" % (n.get("name"), pch, light, nvcc, cpu))
     if not lines:
         return None
     text = "\n".join(lines)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # load_inline candidates with and without the build cache (issue 29: main.cpp with the shared precompiled
-# torch/extension.h, cuda.cu with torch/types.h alone where it builds so): the same
+# torch/extension.h, cuda.cu with ATen's Tensor and the operators it calls where it builds so): the same
 # candidates (the example, and a variant that computes the wrong thing) evaluated both ways through the
 # warm worker, each build uncached, give the same verdict (status, trials, refusing checks); the build
 # with the header used it (the adapter's inline_cache record). A re-judge (bench --kernels) of the two
@@ -41,11 +41,23 @@ key = lambda v: (v["status"], v["correctness"]["trials_run"], v["correctness"]["
 assert key(a) == key(b), (key(a), key(b))
 assert not a.get("build_note"), a.get("build_note")  # KERNELPRO_INLINE_CACHE=0: load_inline untouched
 assert "main.cpp with the shared precompiled header" in (b.get("build_note") or ""), b.get("build_note")
-assert "cuda.cu light: " in b["build_note"], b["build_note"]  # the example includes torch/extension.h
+assert "cuda.cu min: " in b["build_note"], b["build_note"]  # the example's wrapper needs only ATen's Tensor
 assert "nvcc's host and device halves side by side" in b["build_note"], b["build_note"]  # kp_nvcc.py ran
 print("   ", b["build_note"])
 print(sys.argv[1], key(a), "build %s s plain, %s s with the header" % ((a.get("seconds") or {}).get("build"),
       (b.get("seconds") or {}).get("build")))
+PY
+	[ "$s" = 0 ] || continue # the light cuda.cu (KERNELPRO_INLINE_MIN=0) for the correct example
+	run_eval light$s.json "$want" env XDG_CACHE_HOME="$KP_TMP/shared" KERNELPRO_INLINE_MIN=0 "$KP" eval "$task" $k \
+		--worker --json || fail "eval of $k with KERNELPRO_INLINE_MIN=0"
+	python3 - plain$s.json light$s.json <<'PY' || fail "$k: verdicts differ with the light cuda.cu"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda v: (v["status"], v["correctness"]["trials_run"], v["correctness"]["trials_passed"],
+                 sorted(f["check"] for f in v.get("flags", []) if f["severity"] != "warn"))
+assert key(a) == key(b), (key(a), key(b))
+assert "cuda.cu light: " in (b.get("build_note") or ""), b.get("build_note")
+print("   ", b["build_note"])
 PY
 done
 grep -q '"status": *"correct"' plain0.json || fail "the example is not correct"

@@ -39,10 +39,15 @@ def fake_cpp_extension(cxx, include):
                     extra_cuda_cflags=None, extra_include_paths=None, with_cuda=None, use_pch=False,
                     no_implicit_headers=False, verbose=False):
         seen.append({"name": name, "extra_cflags": extra_cflags, "extra_cuda_cflags": extra_cuda_cflags,
-                     "use_pch": use_pch, "cuda_sources": cuda_sources})
+                     "use_pch": use_pch, "cuda_sources": cuda_sources, "cpp_sources": cpp_sources,
+                     "no_implicit_headers": no_implicit_headers})
         text = cuda_sources if isinstance(cuda_sources, str) else "\n".join(cuda_sources or [])
+        if isinstance(cpp_sources, list) and not no_implicit_headers:
+            cpp_sources.insert(0, "#include <torch/extension.h>")  # as torch does, into the caller's list
         if "needs_extension_h" in text and "#include <torch/extension.h>\n" not in text:
             raise RuntimeError("Error building extension '%s': needs_extension_h is undefined" % name)
+        if "needs_types_h" in text and no_implicit_headers:
+            raise RuntimeError("Error building extension '%s': needs_types_h is undefined" % name)
         return "module " + name
 
     m = types.ModuleType("fake_cpp_extension")
@@ -379,6 +384,101 @@ class LightWrapperTest(WrapperTest):
 
 
 @unittest.skipUnless(shutil.which("g++") and shutil.which("objdump"), "needs g++ and objdump")
+class MinWrapperTest(WrapperTest):
+    """The min cuda.cu on the stand-in cpp_extension, whose include directory has ATen's Tensor and
+    two operator headers."""
+
+    def setUp(self):
+        super().setUp()
+        inc = os.path.join(self.tmp, "inc")
+        for h in ("ATen/core/Tensor.h", "ATen/ops/empty_like.h", "ATen/ops/relu.h", "ATen/ops/zeros.h"):
+            os.makedirs(os.path.dirname(os.path.join(inc, h)), exist_ok=True)
+            with open(os.path.join(inc, h), "w") as f:
+                f.write("#pragma once\n")
+
+    def test_min_used(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        self.assertEqual(self.ext.load_inline("a", "int f();", cuda_sources=KERNEL), "module a")
+        self.assertEqual(len(self.ext.seen), 1)
+        seen = self.ext.seen[0]
+        self.assertTrue(seen["no_implicit_headers"])
+        self.assertEqual(seen["cpp_sources"], ["#include <torch/extension.h>", "int f();"])  # torch's own main.cpp text
+        cuda = seen["cuda_sources"]
+        self.assertEqual(cuda[1:3], ["#include <cuda.h>", "#include <cuda_runtime.h>"])  # 3 lines, as torch's
+        self.assertEqual(cuda[3], inline_cache.lighten(KERNEL)[0])
+        header = cuda[0][len('#include "'):-1]
+        with open(header) as f:
+            text = f.read()
+        self.assertIn("#include <ATen/ops/empty_like.h>\n", text)  # called: torch::empty_like
+        self.assertNotIn("relu.h", text)  # exists, not called
+        self.assertIn("constexpr auto kFloat32 = at::kFloat;", text)
+        self.assertEqual(inline_cache.calls[0]["light"],
+                         "min: ATen's Tensor and 1 operator header(s) in place of torch/types.h")
+        # the same source again: the same header file, not another
+        self.ext.load_inline("b", "int f();", cuda_sources=KERNEL)
+        self.assertEqual(self.ext.seen[1]["cuda_sources"][0], cuda[0])
+        self.assertEqual(len(os.listdir(os.path.dirname(header))), 1)
+
+    def test_min_failed_then_light(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        cpp = ["int f();"]
+        src = KERNEL + "int z = needs_types_h;\n"
+        self.assertEqual(self.ext.load_inline("a", cpp, cuda_sources=src), "module a")
+        self.assertEqual(len(self.ext.seen), 2)
+        self.assertFalse(self.ext.seen[1]["no_implicit_headers"])
+        self.assertEqual(self.ext.seen[1]["cuda_sources"], inline_cache.lighten(src)[0])
+        self.assertEqual(self.ext.seen[1]["cpp_sources"], ["#include <torch/extension.h>", "int f();"])
+        self.assertEqual(cpp, ["int f();"])  # the candidate's own list, as it gave it
+        self.assertEqual(inline_cache.calls[0]["light"],
+                         "light: 1 include(s) of torch's full headers left to torch/types.h "
+                         "(after the min build failed (RuntimeError))")
+
+    def test_every_lighter_build_failed(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        cpp = ["int f();"]
+        src = KERNEL + "int z = needs_types_h + needs_extension_h;\n"
+        self.assertEqual(self.ext.load_inline("a", cpp, cuda_sources=src), "module a")
+        self.assertEqual(len(self.ext.seen), 3)
+        self.assertEqual(self.ext.seen[2]["cuda_sources"], src)  # as written, third
+        self.assertEqual(self.ext.seen[2]["cpp_sources"], ["#include <torch/extension.h>", "int f();"])
+        self.assertEqual(inline_cache.calls[0]["light"],
+                         "as written: the min and light builds failed (RuntimeError, RuntimeError), "
+                         "so it was built again as written")
+
+    def test_min_needs_no_heavy_include(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        src = KERNEL.replace("#include <torch/extension.h>\n", "")
+        self.ext.load_inline("a", "int f();", cuda_sources=src)
+        self.assertEqual(self.ext.seen[0]["cuda_sources"][3], src)
+        self.assertTrue(inline_cache.calls[0]["light"].startswith("min: "))
+
+    def test_min_skipped(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        for i, extra in enumerate(("auto o = x.options().requires_grad(true);", "TORCH_LIBRARY(m, l) {}",
+                                   "auto t = torch::tensor({1});", "using torch::indexing::Slice;")):
+            self.ext.load_inline("a%d" % i, "int f();", cuda_sources=KERNEL + extra + "\n")
+            self.assertFalse(self.ext.seen[-1]["no_implicit_headers"], extra)
+            self.assertTrue(inline_cache.calls[-1]["light"].startswith("light: "), extra)
+            self.assertIn("the source uses", inline_cache.calls[-1]["min"])
+
+    def test_min_header_names(self):
+        ops = os.path.join(self.tmp, "inc", "ATen", "ops")
+        text, n = inline_cache.min_header_text("at::relu(x); torch :: zeros; relu (y); zeros_like(z);", ops)
+        self.assertEqual(n, 2)
+        self.assertIn("#include <ATen/ops/relu.h>\n#include <ATen/ops/zeros.h>\n", text)
+
+    def test_no_min_without_no_implicit_headers(self):
+        def old(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None, extra_cuda_cflags=None,
+                extra_include_paths=None, with_cuda=None, use_pch=False, verbose=False):
+            self.ext.seen.append({"cuda_sources": cuda_sources})
+            return "module " + name
+        self.ext.load_inline = old
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        self.ext.load_inline("a", "int f();", cuda_sources=KERNEL)
+        self.assertEqual(self.ext.seen[0]["cuda_sources"], inline_cache.lighten(KERNEL)[0])
+        self.assertEqual(inline_cache.calls[0]["min"], "this torch's load_inline has no no_implicit_headers")
+
+
 class RealCompilerTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
