@@ -9,7 +9,10 @@
 #   4 wrong      a wrong-output load_inline candidate both ways: the same verdict (WRONG=0: skipped)
 #   5 parallel   N distinct candidates evaluated at once (cold, builds in parallel): candidates/minute
 #   6 rejudge    (when CORPUS is set: a KernelBench run directory and its tasks) bench --kernels on it,
-#                with --per-gpu $PER_GPU (default 1) and --suite-time $CORPUS_TIME when set
+#                with --per-gpu $PER_GPU (default 1), --suite-time $CORPUS_TIME and --tolerance-mode $TOL_MODE
+#                when set; REJUDGE_SUITES=DIR keeps the suite there and REJUDGE_RESUME=1 resumes it (a later
+#                call); REJUDGE_CACHE=DIR the build cache (XDG_CACHE_HOME) to share between such calls;
+#                bench/rejudge_phases.py's table of where each kernel's time went
 #   bench/inline-build-gpu.sh OUT [N]   (N default $INLINE_PARALLEL, else 4; WRONG=0 skips step 4; SKIP_SINGLE=1 steps 1-5; CORPUS_RUN=DIR CORPUS_TASKS=DIR for step 6,
 #                                       CORPUS_MAX=K kernels of it by a list file)
 set -u
@@ -102,20 +105,28 @@ if [ "$n" -gt 0 ]; then
 fi
 fi
 if [ -n "${CORPUS_RUN:-}" ]; then
+	suites=${REJUDGE_SUITES:-$out/suites} # REJUDGE_SUITES: a folder that outlives the call, for REJUDGE_RESUME=1
 	kernels=$CORPUS_RUN
 	if [ -n "${CORPUS_MAX:-}" ]; then
 		"$KP" bench --kernels "$CORPUS_RUN" --tasks "$CORPUS_TASKS" --list-tasks | head -n "$CORPUS_MAX" |
 			awk '{ print $2, $3, "name=" $1 }' >"$w/corpus.txt"
 		kernels="$w/corpus.txt"
 	fi
-	extra="--per-gpu ${PER_GPU:-1}${CORPUS_TIME:+ --suite-time $CORPUS_TIME}"
-	cmd="$KP bench --kernels $kernels --tasks $CORPUS_TASKS --recorded $CORPUS_RUN/eval_results.json --gpus all $extra --no-compile --suites-dir $out/suites --name rejudge"
-	echo "$cmd" >"$out/rejudge.cmd"
+	extra="--per-gpu ${PER_GPU:-1}${CORPUS_TIME:+ --suite-time $CORPUS_TIME}${TOL_MODE:+ --tolerance-mode $TOL_MODE}"
+	if [ "${REJUDGE_RESUME:-0}" = 1 ]; then # the suite a call before this one started (kill -9 or its deadline)
+		set -- "$suites/rejudge" --resume --gpus all $extra
+	else
+		set -- --kernels "$kernels" --tasks "$CORPUS_TASKS" --recorded "$CORPUS_RUN/eval_results.json" \
+			--gpus all $extra --no-compile --suites-dir "$suites" --name rejudge
+	fi
+	echo "$KP bench $*" >"$out/rejudge.cmd"
 	t0=$(now)
-	XDG_CACHE_HOME="$w/shared" "$KP" bench --kernels "$kernels" --tasks "$CORPUS_TASKS" --recorded "$CORPUS_RUN/eval_results.json" \
-		--gpus all $extra --no-compile --suites-dir "$out/suites" --name rejudge >"$out/rejudge.out" 2>"$out/rejudge.err"
+	XDG_CACHE_HOME="${REJUDGE_CACHE:-$w/shared}" "$KP" bench "$@" >"$out/rejudge.out" 2>"$out/rejudge.err"
 	t1=$(now)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "rejudge    %.1f s wall\n", b - a }' | tee -a "$out/summary.txt"
 	tail -n 4 "$out/rejudge.out" | tee -a "$out/summary.txt"
-	rm -rf "$out/suites/rejudge/runs" # the runs stay on the GPU machine; results.json and the page come back
+	"$py" "$root/bench/rejudge_phases.py" "$suites/rejudge" >"$out/rejudge-phases.txt" 2>&1
+	tail -n 6 "$out/rejudge-phases.txt" | tee -a "$out/summary.txt"
+	cp "$suites/rejudge/results.json" "$out/rejudge-results.json" 2>/dev/null
+	[ -n "${REJUDGE_SUITES:-}" ] || rm -rf "$out/suites/rejudge/runs" # the runs stay on the GPU machine
 fi
