@@ -5,7 +5,8 @@
 #   2 first      candidate B, the shared precompiled torch/extension.h built by this candidate, cuda.cu
 #                with torch/types.h alone (the build cache's two parts; the verdict's build_note says so)
 #   3 warm       candidate A again, uncached build, the precompiled header already there: its verdict
-#                must equal 1's (status, trials, refusing checks)
+#                must equal 1's (status, trials, refusing checks); then warm-light, candidate C the same
+#                way with KERNELPRO_INLINE_MIN=0 (the light cuda.cu: torch/types.h, not the min header)
 #   4 wrong      a wrong-output load_inline candidate both ways: the same verdict (WRONG=0: skipped)
 #   5 parallel   N distinct candidates evaluated at once (cold, builds in parallel): candidates/minute
 #   6 rejudge    (when CORPUS is set: a KernelBench run directory and its tasks) bench --kernels on it,
@@ -39,6 +40,7 @@ variant() {
 }
 variant a "scale"
 variant b "(scale * 1.0f)"
+variant c "(scale * 1.0f + 0.0f)"
 variant wrong "(scale * 0.5f)"
 now() { date +%s.%N; }
 # evaluate LABEL CACHE_HOME ENV CANDIDATE [worker]: one evaluation, its verdict and wall time recorded
@@ -60,6 +62,7 @@ if [ "${SKIP_SINGLE:-0}" != 1 ]; then # SKIP_SINGLE=1: the corpus re-judge alone
 evaluate plain "$w/plain" "KERNELPRO_INLINE_CACHE=0" "$w/a.py"
 evaluate first "$w/shared" "" "$w/b.py"
 evaluate warm "$w/shared" "" "$w/a.py"
+evaluate warm-light "$w/shared" "KERNELPRO_INLINE_MIN=0" "$w/c.py"
 if [ "${WRONG:-1}" = 1 ]; then
 	evaluate wrong-plain "$w/plain" "KERNELPRO_INLINE_CACHE=0" "$w/wrong.py"
 	evaluate wrong-warm "$w/shared" "" "$w/wrong.py"
@@ -79,7 +82,7 @@ for a, b in (("plain", "warm"), ("wrong-plain", "wrong-warm")):
         continue
     same = key(v(a)) == key(v(b))
     print("%s vs %s: %s %s" % (a, b, "same verdict" if same else "VERDICTS DIFFER", key(v(a)) if same else (key(v(a)), key(v(b)))))
-for label in ("plain", "first", "warm"):
+for label in ("plain", "first", "warm", "warm-light"):
     d = v(label)
     s = d.get("seconds") or {}
     print("%-6s status %-12s build %s s, timeline: %s" % (label, d["status"], s.get("build"), d.get("timeline")))
