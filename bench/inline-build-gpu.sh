@@ -131,5 +131,7 @@ if [ -n "${CORPUS_RUN:-}" ]; then
 	"$py" "$root/bench/rejudge_phases.py" "$suites/rejudge" >"$out/rejudge-phases.txt" 2>&1
 	tail -n 6 "$out/rejudge-phases.txt" | tee -a "$out/summary.txt"
 	cp "$suites/rejudge/results.json" "$out/rejudge-results.json" 2>/dev/null
-	[ -n "${REJUDGE_SUITES:-}" ] || rm -rf "$out/suites/rejudge/runs" # the runs stay on the GPU machine
+	# the runs stay on the GPU machine, unless REJUDGE_KEEP=1 (they come back with the logs, to resume in a
+	# later call: carry them as REJUDGE_SUITES)
+	[ -n "${REJUDGE_SUITES:-}" ] || [ "${REJUDGE_KEEP:-0}" = 1 ] || rm -rf "$out/suites/rejudge/runs"
 fi
