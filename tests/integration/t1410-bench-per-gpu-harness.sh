@@ -60,6 +60,8 @@ import json, sqlite3, sys
 for db in sys.argv[1:]:
     (v,), = sqlite3.connect(db).execute("select verdict_json from evaluations where node_id = 2").fetchall()
     assert "gpu_wait" in json.loads(v)["timeline"], (db, json.loads(v)["timeline"])
+    # the reference's probe memory went back to the driver before the lock did (the stand-in keeps 64 MiB)
+    assert json.loads(v)["runtime_evidence"]["gpu_released_mib"] == 64.0, (db, json.loads(v)["runtime_evidence"])
 PY
 # --no-worker at one slot per GPU: cold too.
 rm -f "$KP_TMP"/span-*

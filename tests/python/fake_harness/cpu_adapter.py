@@ -91,6 +91,19 @@ class _Event:
         return 1.0
 
 
+class _Reserved:
+    """What the stand-in allocator keeps: 64 MiB until empty_cache() (the GPU lock's release empties it)."""
+    mib = 64
+
+    @classmethod
+    def now(cls, device=None):
+        return cls.mib * 2**20
+
+    @classmethod
+    def empty(cls):
+        cls.mib = 0
+
+
 def fake_torch(cfg):
     """A module with the calls the adapter's set-up, compile and checks make. Its compile() starts
     cfg["compile_threads"] threads that stay (until release()), as inductor's pool does."""
@@ -102,7 +115,8 @@ def fake_torch(cfg):
     t.cuda = types.SimpleNamespace(
         is_available=lambda: True, set_device=lambda i: None, get_device_name=lambda d=None: "CPU stand-in",
         Event=_Event, synchronize=lambda d=None: None, current_stream=lambda d=None: stream,
-        manual_seed=lambda s: None, is_initialized=lambda: False)
+        manual_seed=lambda s: None, is_initialized=lambda: False,
+        memory_reserved=_Reserved.now, empty_cache=_Reserved.empty)
     t.backends = types.SimpleNamespace(cuda=types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=False)),
                                        cudnn=types.SimpleNamespace(allow_tf32=False))
     t.device = _Device
