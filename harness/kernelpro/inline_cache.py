@@ -464,12 +464,16 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
                                      "written, so it was not built again" % (label, type(e).__name__))
                     raise
                 fails.append((label, type(e).__name__))
+                if not may_be_headers(str(e)):
+                    break  # the compiler's errors are the source's own: a lighter build would fail alike
                 continue
             note["light_s"] = round((note.get("light_s") or 0.0) + time.monotonic() - t0, 3)
             note["light"] = label + ": " + what_tier + ("" if not fails else " (after %s)" % _failed(fails))
             return module
         if fails:
             note["light"] = "as written: %s, so it was built again as written" % _failed(fails)
+            if len(fails) < len(tiers):
+                note["light"] += " (its errors are the source's own, which a lighter header cannot cause)"
             _fresh_lists(a, written)
         return original(*bound.args, **bound.kwargs)
 
@@ -477,6 +481,25 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
     load_inline.__wrapped__ = original
     cpp_extension.load_inline = load_inline
     return True
+
+
+# What a compiler says when a declaration is missing, which a heavier header could supply (EDG's words
+# for nvcc's front end, g++'s for the host compile after it); anything else is the source's own error.
+HEADERISH = re.compile(
+    r'is undefined|has no member|no instance of|no operator "|incomplete type|is not a template|'
+    r'must be a class or namespace name|expected a type specifier|cannot open source file|'
+    r"was not declared|is not a member of|no match(?:ing)? (?:for|function)|does not name a type|"
+    r"has not been declared|No such file or directory|invalid use of incomplete")
+
+
+def may_be_headers(message):
+    """Whether a failed lighter build's error text (torch puts ninja's output in the exception) could come
+    from what the lighter header leaves out. False only when compiler errors are there and none is of
+    that kind; then the build as written follows at once, since the next lighter one would fail the
+    same way (a genuine compile error costs two builds, not three). Either answer keeps the verdict."""
+    if "error" not in message:
+        return True  # no compiler output to judge by (a killed build, another failure): try the next
+    return bool(HEADERISH.search(message))
 
 
 def _children_cpu():

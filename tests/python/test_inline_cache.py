@@ -46,6 +46,8 @@ def fake_cpp_extension(cxx, include):
             cpp_sources.insert(0, "#include <torch/extension.h>")  # as torch does, into the caller's list
         if "needs_extension_h" in text and "#include <torch/extension.h>\n" not in text:
             raise RuntimeError("Error building extension '%s': needs_extension_h is undefined" % name)
+        if "own_error" in text:  # the source's own error, whatever the headers
+            raise RuntimeError("Error building extension '%s': cuda.cu(9): error: expected a \";\"" % name)
         if "needs_types_h" in text and no_implicit_headers:
             raise RuntimeError("Error building extension '%s': needs_types_h is undefined" % name)
         return "module " + name
@@ -444,6 +446,25 @@ class MinWrapperTest(WrapperTest):
         self.assertEqual(inline_cache.calls[0]["light"],
                          "as written: the min and light builds failed (RuntimeError, RuntimeError), "
                          "so it was built again as written")
+
+    def test_own_error_skips_light(self):
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        with self.assertRaisesRegex(RuntimeError, "expected a"):
+            self.ext.load_inline("a", "int f();", cuda_sources=KERNEL + "int own_error\n")
+        self.assertEqual(len(self.ext.seen), 2)  # min, then as written (its error is the verdict's)
+        self.assertEqual(self.ext.seen[1]["cuda_sources"], KERNEL + "int own_error\n")
+        self.assertIn("its errors are the source's own", inline_cache.calls[0]["light"])
+
+    def test_may_be_headers(self):
+        for text in ('cuda.cu(4): error: identifier "at_check" is undefined',
+                     'error: namespace "torch" has no member "kInt8x"',
+                     'error: no operator "+" matches these operands',
+                     "cuda.cu:7:5: error: 'empty' is not a member of 'torch'",
+                     "Error building extension 'a'"):  # no compiler error to judge by
+            self.assertTrue(inline_cache.may_be_headers(text), text)
+        for text in ('cuda.cu(9): error: expected a ";"',
+                     'error: a value of type "float *" cannot be used to initialize an entity of type "int *"'):
+            self.assertFalse(inline_cache.may_be_headers(text), text)
 
     def test_min_needs_no_heavy_include(self):
         inline_cache.install(self.cache, self.ext, torch_version="v")
