@@ -145,7 +145,8 @@ def ensure(cache_dir, cxx, compiler_id, torch_version, flags):
             ok, log = False, "%s: %s" % (type(e).__name__, e)
         p.seconds = time.monotonic() - t0
         if not ok:
-            os.unlink(tmp)
+            if os.path.exists(tmp):  # g++ removes its output when it fails
+                os.unlink(tmp)
             with open(p.failed, "w") as f:
                 f.write(shlex.join(cmd) + "\n" + log)
             return None
@@ -397,7 +398,11 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
         extra = a.get("extra_cflags")
         extra = [extra] if isinstance(extra, str) else list(extra or [])
         flags = main_cpp_flags(cpp_extension, extra, a.get("extra_include_paths"), with_cuda)
-        p = ensure(cache_dir, cxx, state["id"], torch_version, flags)
+        try:
+            p = ensure(cache_dir, cxx, state["id"], torch_version, flags)
+        except OSError as e:  # the cache cannot be written: the candidate builds as it would without
+            note["why"] = "the precompiled header's cache failed (%s: %s)" % (type(e).__name__, e)
+            return
         if p is None:
             note["why"] = "the precompiled header could not be built (see %s/pch/*/failed.log)" % cache_dir
             return
@@ -464,8 +469,8 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
                                      "written, so it was not built again" % (label, type(e).__name__))
                     raise
                 fails.append((label, type(e).__name__))
-                if not may_be_headers(str(e)):
-                    break  # the compiler's errors are the source's own: a lighter build would fail alike
+                if isinstance(e, ImportError) or not may_be_headers(str(e)):
+                    break  # built but not loadable, or the compiler's errors are the source's own: alike lighter
                 continue
             note["light_s"] = round((note.get("light_s") or 0.0) + time.monotonic() - t0, 3)
             note["light"] = label + ": " + what_tier + ("" if not fails else " (after %s)" % _failed(fails))

@@ -26,8 +26,9 @@ FAKE_GXX = """#!/bin/sh
 # A stand-in g++: -v says it is gcc; a header build writes -o (or fails when $FAIL_PCH is set).
 if [ "$1" = "-v" ]; then echo "gcc version 12.2.0 (fake)" >&2; exit 0; fi
 echo "$*" >> "$(dirname "$0")/calls"
-[ -n "${FAIL_PCH:-}" ] && { echo "fatal error: torch/extension.h: No such file" >&2; exit 1; }
 out=""; while [ $# -gt 0 ]; do [ "$1" = "-o" ] && out=$2; shift; done
+# as g++ does, a failed build removes its output
+[ -n "${FAIL_PCH:-}" ] && { rm -f "$out"; echo "fatal error: torch/extension.h: No such file" >&2; exit 1; }
 echo gch > "$out"
 """
 
@@ -465,6 +466,18 @@ class MinWrapperTest(WrapperTest):
         for text in ('cuda.cu(9): error: expected a ";"',
                      'error: a value of type "float *" cannot be used to initialize an entity of type "int *"'):
             self.assertFalse(inline_cache.may_be_headers(text), text)
+
+    def test_import_error_skips_light(self):
+        def load_inline(name, cpp_sources, cuda_sources=None, no_implicit_headers=False, **kw):
+            self.ext.seen.append({"cuda_sources": cuda_sources})
+            if self.ext.seen[-1]["cuda_sources"] != KERNEL:
+                raise ImportError("custom.so: undefined symbol: _ZN3c106detail23torchInternalAssertFail")
+            return "module " + name
+        self.ext.load_inline = load_inline
+        inline_cache.install(self.cache, self.ext, torch_version="v")
+        self.assertEqual(self.ext.load_inline("a", "int f();", cuda_sources=KERNEL), "module a")
+        self.assertEqual(len(self.ext.seen), 2)  # min, then as written: a load failure is not the headers'
+        self.assertIn("its errors are the source's own", inline_cache.calls[0]["light"])
 
     def test_min_needs_no_heavy_include(self):
         inline_cache.install(self.cache, self.ext, torch_version="v")
