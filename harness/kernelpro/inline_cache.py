@@ -478,7 +478,7 @@ def install(cache_dir, cpp_extension=None, torch_version=None):
         if fails:
             note["light"] = "as written: %s, so it was built again as written" % _failed(fails)
             if len(fails) < len(tiers):
-                note["light"] += " (its errors are the source's own, which a lighter header cannot cause)"
+                note["light"] += " (the failure is the source's own, which a lighter header cannot cause)"
             _fresh_lists(a, written)
         return original(*bound.args, **bound.kwargs)
 

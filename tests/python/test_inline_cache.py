@@ -454,7 +454,7 @@ class MinWrapperTest(WrapperTest):
             self.ext.load_inline("a", "int f();", cuda_sources=KERNEL + "int own_error\n")
         self.assertEqual(len(self.ext.seen), 2)  # min, then as written (its error is the verdict's)
         self.assertEqual(self.ext.seen[1]["cuda_sources"], KERNEL + "int own_error\n")
-        self.assertIn("its errors are the source's own", inline_cache.calls[0]["light"])
+        self.assertIn("the failure is the source's own", inline_cache.calls[0]["light"])
 
     def test_may_be_headers(self):
         for text in ('cuda.cu(4): error: identifier "at_check" is undefined',
@@ -477,7 +477,7 @@ class MinWrapperTest(WrapperTest):
         inline_cache.install(self.cache, self.ext, torch_version="v")
         self.assertEqual(self.ext.load_inline("a", "int f();", cuda_sources=KERNEL), "module a")
         self.assertEqual(len(self.ext.seen), 2)  # min, then as written: a load failure is not the headers'
-        self.assertIn("its errors are the source's own", inline_cache.calls[0]["light"])
+        self.assertIn("the failure is the source's own", inline_cache.calls[0]["light"])
 
     def test_min_needs_no_heavy_include(self):
         inline_cache.install(self.cache, self.ext, torch_version="v")
