@@ -78,8 +78,8 @@ void kp_bench_cli_close_slots(struct bench_state *B);
 	     "correct",                                                                                      \
 	     "all"},                                                                                         \
 	{"tolerance-mode", 0, KP_OPT_CHOICE, "current|kernelbench-v0.1",                                     \
-	 "with --kernels: default tolerances of KernelBench HEAD (1e-4 fp32) or of v0/v0.1 (1e-2, as older "  \
-	 "runs were judged); give it again with --resume",                                                  \
+	 "default tolerances of KernelBench HEAD (1e-4 fp32) or of v0/v0.1 (1e-2, as older runs were "        \
+	 "judged); give it again with --resume",                                                            \
 	 NULL},                                                                                              \
 	{"recorded", 0, KP_OPT_STR, "FILE",                                                                  \
 	 "with --kernels: the eval_results.json to compare with (default: the one beside the kernels)",     \
@@ -91,8 +91,6 @@ void kp_bench_cli_close_slots(struct bench_state *B);
 		    NULL                                                                                     \
 	}
 int kp_bench_cli_kernels(struct bench_state *B);
-/* --tolerance-mode into B->eval (after kp_evalopts_from_args, which resets it). */
-void kp_bench_cli_tolerance(struct bench_state *B);
 void kp_bench_cli_print_rejudge(FILE *o, const json_t *rejudge);
 int kp_bench_cli_kernel_session(const struct kp_args *a, struct kp_runopts_parts *p,
                                 const struct kp_bench_task_info *t, struct kp_run_session *s);

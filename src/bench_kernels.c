@@ -144,17 +144,11 @@ int kp_bench_cli_kernels(struct bench_state *B)
 	if ((rc = kp_evalopts_from_args(B->cli, B->args, &B->eval)) || (rc = kp_bench_cli_parse_gpus(B)) ||
 	    (rc = new_kernels_suite(B, &l)))
 		goto out;
-	kp_bench_cli_tolerance(B);
+	B->eval.tol_mode = kp_evalopts_tol_mode(B->args);
 	rc = kp_bench_cli_run(B, 1);
 out:
 	kp_bench_list_release(&l);
 	return rc;
-}
-
-void kp_bench_cli_tolerance(struct bench_state *B)
-{
-	const char *mode = kp_arg_str(B->args, "tolerance-mode");
-	B->eval.tol_mode = mode && !strcmp(mode, "kernelbench-v0.1") ? KP_TOL_KB_V01 : KP_TOL_CURRENT;
 }
 
 int kp_bench_cli_kernel_session(const struct kp_args *a, struct kp_runopts_parts *p,

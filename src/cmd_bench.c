@@ -170,7 +170,7 @@ static int run_bench(struct kp_cli *cli, const struct kp_args *args)
 	}
 	if ((rc = kp_evalopts_from_args(cli, args, &B.eval)) || (rc = kp_bench_cli_parse_gpus(&B)))
 		goto out;
-	kp_bench_cli_tolerance(&B);
+	B.eval.tol_mode = kp_evalopts_tol_mode(args); /* after kp_evalopts_from_args, which resets it */
 	if (!existing && B.per_gpu > 1) { /* a resumed suite's search tasks are refused one by one */
 		rc = kp_bench_cli_usage(cli, "--per-gpu is for bench --kernels: a search profiles and measures energy "
 		                             "outside the evaluation's lock (give --per-gpu 1)");

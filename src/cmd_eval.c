@@ -178,7 +178,6 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 	struct kp_eval_opts o;
 	struct kp_verdict v;
 	struct kp_error err = KP_ERROR_INIT;
-	const char *mode = kp_arg_str(args, "tolerance-mode");
 	long ct = kp_arg_int(args, "correct-trials", 5);
 	struct kp_buf reply = KP_BUF_INIT; /* the code of a model's whole reply given as CANDIDATE */
 	int rc, is_reply = 0;
@@ -204,7 +203,7 @@ static int run_eval(struct kp_cli *cli, const struct kp_args *args)
 	o.correct_trials = (int)ct;
 	if (kp_arg_given(args, "tolerance"))
 		o.atol = o.rtol = kp_arg_num(args, "tolerance", NAN);
-	o.tol_mode = mode && !strcmp(mode, "kernelbench-v0.1") ? KP_TOL_KB_V01 : KP_TOL_CURRENT;
+	o.tol_mode = kp_evalopts_tol_mode(args);
 	o.time_candidate = !kp_arg_flag(args, "no-timing");
 	o.time_reference = o.time_candidate && !kp_arg_flag(args, "no-reference-timing");
 	o.time_compiled = o.time_reference && kp_arg_flag(args, "vs-compile");

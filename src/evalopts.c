@@ -2,6 +2,7 @@
 #include "base/setup.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "evalopts.h"
 
@@ -37,6 +38,12 @@ int kp_evalopts_from_args(struct kp_cli *cli, const struct kp_args *a, struct kp
 	o->worker = kp_arg_flag(a, "worker");
 	o->cpu_inputs = kp_arg_flag(a, "cpu-inputs");
 	return 0;
+}
+
+enum kp_tol_mode kp_evalopts_tol_mode(const struct kp_args *a)
+{
+	const char *mode = kp_arg_str(a, "tolerance-mode");
+	return mode && !strcmp(mode, "kernelbench-v0.1") ? KP_TOL_KB_V01 : KP_TOL_CURRENT;
 }
 
 const char *kp_fmt_ms(double ms, char *buf, size_t n)

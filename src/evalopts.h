@@ -51,6 +51,10 @@
  * comes from --seed, so a table without KP_EVAL_COMMON_OPTS's must set o->seed after. */
 int kp_evalopts_from_args(struct kp_cli *cli, const struct kp_args *a, struct kp_eval_opts *o);
 
+/* The tolerances --tolerance-mode names (eval, bench): KernelBench v0/v0.1's, else HEAD's. Only for a
+ * command whose table has the option. */
+enum kp_tol_mode kp_evalopts_tol_mode(const struct kp_args *a);
+
 /* "0.412 ms" style: three significant digits, unit chosen by size. */
 const char *kp_fmt_ms(double ms, char *buf, size_t n);
 
